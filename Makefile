@@ -1,0 +1,94 @@
+# npukit - one non-recursive Makefile.
+#   make                 build libir, formats and every program into bin/
+#   make check           run the whole test suite (SAN=1: ASan+UBSan build)
+#   make install PREFIX= programs, man pages and share/npu/
+#   make deps            install the Debian packages the build and tests need
+#   make demo            the main job on the bundled example
+
+PREFIX  ?= /usr/local
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WFLAGS   = -std=c11 -Wall -Wextra -Werror -Wno-missing-field-initializers
+CPPFLAGS_ALL = -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ilibir -Iformats -I$(O)/gen $(CPPFLAGS)
+LIBS     = -lprotobuf-c -lmsgpackc -lzstd -lzip -lz -lyaml -lm -lpthread
+
+ifeq ($(SAN),1)
+O       := build/san
+BIN     := build/san/bin
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+O       := build/rel
+BIN     := bin
+SANFLAGS =
+endif
+
+ALL_CFLAGS = $(WFLAGS) $(CFLAGS) $(SANFLAGS) $(CPPFLAGS_ALL)
+
+ONNX_PROTO = /usr/include/onnx/onnx.proto
+GEN_SRC    = $(O)/gen/onnx/onnx.pb-c.c
+GEN_HDR    = $(GEN_SRC:.c=.h)
+
+LIBIR_SRC   = $(wildcard libir/*.c) $(wildcard share/npu/runtime/*.c)
+FORMATS_SRC = $(wildcard formats/*/*.c)
+TOOLS       = $(patsubst tools/%.c,%,$(wildcard tools/npu*.c))
+UNIT_SRC    = $(wildcard tests/unit/test_*.c)
+
+LIBIR_OBJ   = $(patsubst %.c,$(O)/%.o,$(LIBIR_SRC))
+FORMATS_OBJ = $(patsubst %.c,$(O)/%.o,$(FORMATS_SRC)) $(GEN_SRC:.c=.o)
+PROGS       = $(addprefix $(BIN)/,$(TOOLS))
+UNIT_BINS   = $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
+
+.PHONY: all check install deps demo clean bench
+all: $(PROGS)
+
+$(GEN_SRC): $(ONNX_PROTO)
+	@mkdir -p $(O)/gen/onnx
+	cd $(dir $(ONNX_PROTO)) && protoc-c --c_out=$(CURDIR)/$(O)/gen/onnx onnx.proto
+
+$(GEN_SRC:.c=.o): $(GEN_SRC)
+	$(CC) $(filter-out -Werror,$(ALL_CFLAGS)) -w -c -o $@ $<
+
+$(O)/%.o: %.c | $(GEN_SRC)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(O)/libir.a: $(LIBIR_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(O)/libformats.a: $(FORMATS_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BIN)/%: $(O)/tools/%.o $(O)/libformats.a $(O)/libir.a
+	@mkdir -p $(BIN)
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(O)/tests/%: $(O)/tests/unit/%.o $(O)/libformats.a $(O)/libir.a
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+check: $(PROGS) $(UNIT_BINS)
+	NPU_BIN=$(CURDIR)/$(BIN) NPU_TESTS=$(CURDIR)/$(O)/tests prove -e '' $(UNIT_BINS) tests/pipeline/t*.sh
+
+install: $(PROGS)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7 $(DESTDIR)$(PREFIX)/share/npu
+	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 $(wildcard man/*.5) $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 644 $(wildcard man/*.7) $(DESTDIR)$(PREFIX)/share/man/man7
+	cp -R share/npu/. $(DESTDIR)$(PREFIX)/share/npu/
+
+DEB_PKGS = gcc make libc6-dev libprotobuf-c-dev protobuf-c-compiler libyaml-dev \
+	libmsgpack-dev libzstd-dev libzip-dev zlib1g-dev libonnx-dev libonnx-testdata perl
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	else echo "all build and test dependencies are installed"; fi
+
+demo: $(PROGS)
+	$(BIN)/npu-import-onnx share/npu/examples/squeezenet/squeezenet1_1.onnx | $(BIN)/npu-dump -v -m
+
+clean:
+	rm -rf build bin
+
+-include $(LIBIR_OBJ:.o=.d) $(FORMATS_OBJ:.o=.d) $(patsubst %,$(O)/tools/%.d,$(TOOLS)) $(UNIT_BINS:$(O)/tests/%=$(O)/tests/unit/%.d)

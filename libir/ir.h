@@ -1,0 +1,268 @@
+/* ir.h - the npukit intermediate representation (the one public libir header).
+ *
+ * A graph holds tensors and nodes addressed by integer ids. Tensors and nodes
+ * are plain structs that callers may read directly; change them through the
+ * functions below so that invariants (unique names, valid ids) hold.
+ *
+ * libir never prints and never exits: every fallible function returns 0 on
+ * success and -1 on failure, filling a caller-owned ir_diag. */
+#ifndef NPUKIT_IR_H
+#define NPUKIT_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define NPUKIT_VERSION "0.1.0"
+#define IR_FORMAT_VERSION 1
+#define IR_MAX_RANK 8
+/* Sanity bounds for anything a file dictates. */
+#define IR_MAX_DIM ((int64_t)1 << 40)
+#define IR_MAX_ELEMS ((int64_t)1 << 40)
+
+/* ---------------------------------------------------------------- value types */
+
+typedef enum {
+	IR_DTYPE_F32, IR_DTYPE_F16, IR_DTYPE_BF16, IR_DTYPE_I64, IR_DTYPE_I32,
+	IR_DTYPE_I16, IR_DTYPE_I8, IR_DTYPE_U8, IR_DTYPE_BOOL, IR_DTYPE_COUNT
+} ir_dtype;
+
+typedef enum {
+	IR_LAYOUT_NONE, IR_LAYOUT_NCHW, IR_LAYOUT_NHWC, IR_LAYOUT_NCL,
+	IR_LAYOUT_NLC, IR_LAYOUT_NC, IR_LAYOUT_COUNT
+} ir_layout;
+
+typedef enum {
+	IR_KIND_ACTIVATION, IR_KIND_INPUT, IR_KIND_CONST, IR_KIND_STATE,
+	IR_KIND_COUNT
+} ir_kind;
+
+typedef enum {
+	IR_PREC_NONE, IR_PREC_F32, IR_PREC_F16, IR_PREC_I16, IR_PREC_I8,
+	IR_PREC_COUNT
+} ir_precision;
+
+typedef struct {
+	int rank;
+	int64_t dim[IR_MAX_RANK];
+} ir_shape;
+
+/* Quantization parameters of a tensor. n == 1 means per tensor (axis = -1),
+ * otherwise one scale/zero point per index of `axis`. */
+typedef struct {
+	int bits;
+	bool symmetric;
+	int axis;
+	int n;
+	float *scale;
+	int32_t *zero_point;
+	bool has_range;
+	float range_min, range_max;
+} ir_quant;
+
+/* A diagnostic: message plus the node or tensor it concerns (-1 if none). */
+typedef struct {
+	char msg[512];
+	int node;
+	int tensor;
+} ir_diag;
+
+const char *ir_dtype_name(ir_dtype t);
+size_t ir_dtype_size(ir_dtype t);
+int ir_dtype_from_name(const char *s);		/* -1 if unknown */
+const char *ir_layout_name(ir_layout l);	/* "" for NONE */
+int ir_layout_from_name(const char *s);
+const char *ir_kind_name(ir_kind k);
+int ir_kind_from_name(const char *s);
+const char *ir_precision_name(ir_precision p);	/* "" for NONE */
+int ir_precision_from_name(const char *s);
+
+/* Element count; -1 if a dim is negative or the product overflows IR_MAX_ELEMS. */
+int64_t ir_shape_numel(const ir_shape *s);
+bool ir_shape_equal(const ir_shape *a, const ir_shape *b);
+/* Format as "1x3x224x224" ("scalar" for rank 0). Returns buf. */
+char *ir_shape_str(const ir_shape *s, char *buf, size_t size);
+/* Parse "1,3,224,224" (also accepts 'x' separators). 0 ok, -1 bad. */
+int ir_shape_parse(const char *text, ir_shape *out);
+
+/* Fill d (printf-style) and return -1, for one-line `return ir_fail(...)`. */
+int ir_fail(ir_diag *d, int node, int tensor, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* ---------------------------------------------------------------- ops */
+
+typedef enum {
+#define IR_OP(id, name, min_in, max_in, min_out, max_out, shape, macs, attrs) IR_OP_##id,
+#include "ir_ops.def"
+#undef IR_OP
+	IR_OP_COUNT
+} ir_op;
+
+const char *ir_op_name(int op);
+int ir_op_from_name(const char *name);	/* -1 if unknown */
+/* Attribute spec of an op: "name=T,..." where T is i f s I F (int, float,
+ * string, ints, floats). */
+const char *ir_op_attr_spec(int op);
+void ir_op_arity(int op, int *min_in, int *max_in, int *min_out, int *max_out);
+
+/* ---------------------------------------------------------------- attributes */
+
+typedef enum {
+	IR_ATTR_INT, IR_ATTR_FLOAT, IR_ATTR_STR, IR_ATTR_INTS, IR_ATTR_FLOATS
+} ir_attr_type;
+
+typedef struct {
+	char *name;
+	ir_attr_type type;
+	int64_t i;
+	double f;
+	char *s;
+	int n;		/* element count of ints/floats */
+	int64_t *ints;
+	double *floats;
+} ir_attr;
+
+/* ---------------------------------------------------------------- graph */
+
+typedef struct ir_tensor {
+	char *name;
+	ir_dtype dtype;
+	ir_shape shape;
+	ir_layout layout;
+	ir_kind kind;
+	ir_quant *quant;	/* NULL if not quantized */
+	void *data;		/* constants only: nbytes of little-endian data */
+	size_t nbytes;
+} ir_tensor;
+
+typedef struct ir_node {
+	char *name;
+	int op;			/* ir_op */
+	int n_inputs, n_outputs;
+	int *inputs;		/* tensor ids; -1 marks an absent optional input */
+	int *outputs;
+	int n_attrs;
+	ir_attr *attrs;		/* sorted by name */
+	ir_precision precision;
+	char *origin;		/* framework op/node it came from, or NULL */
+} ir_node;
+
+typedef struct ir_graph ir_graph;
+
+ir_graph *ir_graph_new(void);
+void ir_graph_free(ir_graph *g);
+ir_graph *ir_graph_clone(const ir_graph *g);
+
+int ir_graph_tensor_count(const ir_graph *g);
+int ir_graph_node_count(const ir_graph *g);
+ir_tensor *ir_graph_tensor(const ir_graph *g, int id);	/* NULL if out of range */
+ir_node *ir_graph_node(const ir_graph *g, int id);
+int ir_graph_find_tensor(const ir_graph *g, const char *name);	/* -1 if none */
+int ir_graph_find_node(const ir_graph *g, const char *name);
+/* The node producing tensor t, or -1 (inputs, constants). Linear scan. */
+int ir_graph_producer(const ir_graph *g, int t);
+
+/* Add a tensor; returns its id, or -1 (duplicate name, bad shape) with d set.
+ * Activations may be added with rank 0 and filled by shape inference. */
+int ir_graph_add_tensor(ir_graph *g, const char *name, ir_dtype dtype,
+			const ir_shape *shape, ir_kind kind, ir_diag *d);
+/* Add a constant tensor; data (numel * dtype size bytes) is copied. */
+int ir_graph_add_const(ir_graph *g, const char *name, ir_dtype dtype,
+		       const ir_shape *shape, const void *data, ir_diag *d);
+/* Replace a tensor's constant data (copied). */
+int ir_tensor_set_data(ir_graph *g, int t, const void *data, size_t nbytes, ir_diag *d);
+/* Set (copy) or clear (q == NULL) quantization parameters. */
+int ir_tensor_set_quant(ir_graph *g, int t, const ir_quant *q, ir_diag *d);
+size_t ir_tensor_nbytes(const ir_tensor *t);	/* numel * dtype size; 0 if invalid */
+
+/* Add a node; returns its id or -1. Tensor ids must exist (or be -1 for
+ * absent optional inputs). */
+int ir_graph_add_node(ir_graph *g, const char *name, int op, const int *inputs,
+		      int n_inputs, const int *outputs, int n_outputs, ir_diag *d);
+int ir_node_set_origin(ir_graph *g, int node, const char *origin);
+
+int ir_node_set_int(ir_graph *g, int node, const char *key, int64_t v);
+int ir_node_set_float(ir_graph *g, int node, const char *key, double v);
+int ir_node_set_str(ir_graph *g, int node, const char *key, const char *v);
+int ir_node_set_ints(ir_graph *g, int node, const char *key, const int64_t *v, int n);
+int ir_node_set_floats(ir_graph *g, int node, const char *key, const double *v, int n);
+void ir_node_remove_attr(ir_graph *g, int node, const char *key);
+const ir_attr *ir_node_attr(const ir_graph *g, int node, const char *key);
+int64_t ir_node_int(const ir_graph *g, int node, const char *key, int64_t def);
+double ir_node_float(const ir_graph *g, int node, const char *key, double def);
+const char *ir_node_str(const ir_graph *g, int node, const char *key, const char *def);
+/* Number of ints (and *v), or -1 if absent. */
+int ir_node_ints(const ir_graph *g, int node, const char *key, const int64_t **v);
+int ir_node_floats(const ir_graph *g, int node, const char *key, const double **v);
+
+int ir_graph_set_inputs(ir_graph *g, const int *ids, int n, ir_diag *d);
+int ir_graph_set_outputs(ir_graph *g, const int *ids, int n, ir_diag *d);
+int ir_graph_input_count(const ir_graph *g);
+int ir_graph_output_count(const ir_graph *g);
+int ir_graph_input(const ir_graph *g, int i);
+int ir_graph_output(const ir_graph *g, int i);
+
+/* Metadata: typed key/values kept sorted by key. */
+typedef enum { IR_META_STR, IR_META_INT, IR_META_FLOAT, IR_META_BOOL } ir_meta_type;
+typedef struct {
+	char *key;
+	ir_meta_type type;
+	char *s;
+	int64_t i;
+	double f;
+} ir_meta;
+
+int ir_meta_set_str(ir_graph *g, const char *key, const char *v);
+int ir_meta_set_int(ir_graph *g, const char *key, int64_t v);
+int ir_meta_set_float(ir_graph *g, const char *key, double v);
+int ir_meta_set_bool(ir_graph *g, const char *key, bool v);
+const ir_meta *ir_meta_get(const ir_graph *g, const char *key);	/* NULL if absent */
+int ir_meta_count(const ir_graph *g);
+const ir_meta *ir_meta_at(const ir_graph *g, int i);
+
+/* History: one entry per stage that touched the stream. */
+typedef struct {
+	char *program;
+	char *version;
+	int argc;
+	char **argv;
+} ir_history;
+
+int ir_graph_add_history(ir_graph *g, const char *program, const char *version,
+			 int argc, char *const argv[]);
+int ir_history_count(const ir_graph *g);
+const ir_history *ir_history_at(const ir_graph *g, int i);
+
+/* Reorder nodes topologically (stable: keeps the existing order where it
+ * is already valid). Fails on cycles. */
+int ir_graph_toposort(ir_graph *g, ir_diag *d);
+/* Compute dtype and shape of every node output from its inputs and attributes. */
+int ir_graph_infer_shapes(ir_graph *g, ir_diag *d);
+/* Check everything: ids, unique names, topological order, arity, attribute
+ * names and types, constants' byte sizes, dtypes and shapes against shape
+ * inference. Does not change g. */
+int ir_graph_verify(const ir_graph *g, ir_diag *d);
+/* Remove nodes whose outputs nobody needs and tensors nobody uses; renumbers
+ * ids (order preserved). */
+void ir_graph_prune(ir_graph *g);
+/* Multiply-accumulate count of a node (0 for ops without MACs). */
+int64_t ir_node_macs(const ir_graph *g, int node);
+
+/* ---------------------------------------------------------------- I/O */
+
+/* Serialize to / parse from memory. ir_graph_write verifies first. */
+int ir_graph_write_mem(const ir_graph *g, uint8_t **out, size_t *size, ir_diag *d);
+ir_graph *ir_graph_read_mem(const uint8_t *buf, size_t size, ir_diag *d);
+/* Guess what a non-IR file is ("a TensorFlow GraphDef", ...) from its
+ * first bytes; returns NULL if nothing recognisable. */
+const char *ir_sniff_format(const uint8_t *buf, size_t size, const char **hint);
+
+/* ---------------------------------------------------------------- shape inference helpers (for op implementations) */
+
+/* numpy broadcasting of two shapes. */
+int ir_shape_broadcast(const ir_shape *a, const ir_shape *b, ir_shape *out);
+/* Normalize a possibly negative axis for the given rank; -1 if out of range. */
+int ir_axis(int64_t axis, int rank);
+
+#endif

@@ -1,0 +1,266 @@
+/* ir_cli.c - diagnostics, input, atomic output for the npukit programs. */
+#include "ir_cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *cli_prog = "npu";
+int cli_verbose;
+
+static void vmsg(const char *file, const char *level, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", cli_prog);
+	if (file)
+		fprintf(stderr, "%s: ", file);
+	if (level)
+		fprintf(stderr, "%s: ", level);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cli_usage(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(NULL, NULL, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help'.\n", cli_prog);
+	exit(CLI_USAGE);
+}
+
+int cli_error(const char *file, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(file, "error", fmt, ap);
+	va_end(ap);
+	return CLI_FAIL;
+}
+
+void cli_warn(const char *file, const char *fmt, ...)
+{
+	if (cli_verbose < 0)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(file, "warning", fmt, ap);
+	va_end(ap);
+}
+
+void cli_info(int level, const char *fmt, ...)
+{
+	if (cli_verbose < level)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(NULL, NULL, fmt, ap);
+	va_end(ap);
+}
+
+int cli_diag(const ir_graph *g, const char *file, const ir_diag *d)
+{
+	const ir_node *n = g ? ir_graph_node(g, d->node) : NULL;
+	const ir_tensor *t = g ? ir_graph_tensor(g, d->tensor) : NULL;
+	if (n)
+		return cli_error(file, "node '%s' (%s): %s", n->name, ir_op_name(n->op), d->msg);
+	if (t && !strstr(d->msg, t->name))
+		return cli_error(file, "tensor '%s': %s", t->name, d->msg);
+	return cli_error(file, "%s", d->msg);
+}
+
+void cli_print_version(void)
+{
+	printf("%s (npukit) %s, IR format %d\n", cli_prog, NPUKIT_VERSION, IR_FORMAT_VERSION);
+	exit(fclose(stdout) ? CLI_FAIL : CLI_OK);
+}
+
+const char *cli_name(const char *path)
+{
+	return !path || !strcmp(path, "-") ? "<stdin>" : path;
+}
+
+int cli_read_file(const char *path, bool binary, uint8_t **buf, size_t *size)
+{
+	bool std = !path || !strcmp(path, "-");
+	const char *name = cli_name(path);
+	FILE *f = std ? stdin : fopen(path, "rb");
+	if (!f)
+		return cli_error(name, "%s", strerror(errno)), -1;
+	if (binary && isatty(fileno(f))) {
+		if (!std)
+			fclose(f);
+		return cli_error(name, "refusing to read binary input from a terminal (pipe a file in)"), -1;
+	}
+	size_t cap = 1 << 16, n = 0;
+	uint8_t *p = malloc(cap);
+	while (p) {
+		if (n == cap) {
+			uint8_t *q = cap > SIZE_MAX / 2 ? NULL : realloc(p, cap * 2);
+			if (!q) {
+				free(p);
+				p = NULL;
+				break;
+			}
+			p = q;
+			cap *= 2;
+		}
+		size_t k = fread(p + n, 1, cap - n, f);
+		n += k;
+		if (k == 0)
+			break;
+	}
+	int err = ferror(f);
+	if (!std)
+		fclose(f);
+	if (!p)
+		return cli_error(name, "out of memory"), -1;
+	if (err) {
+		free(p);
+		return cli_error(name, "read error: %s", strerror(errno)), -1;
+	}
+	*buf = p;
+	*size = n;
+	return 0;
+}
+
+ir_graph *cli_read_ir(const char *path)
+{
+	uint8_t *buf;
+	size_t size;
+	ir_diag d;
+	if (cli_read_file(path, true, &buf, &size))
+		return NULL;
+	ir_graph *g = ir_graph_read_mem(buf, size, &d);
+	free(buf);
+	if (!g)
+		cli_error(cli_name(path), "%s", d.msg);
+	return g;
+}
+
+/* ---------------------------------------------------------------- atomic output */
+
+/* The one temporary file in flight, removed if a signal ends the program. */
+static volatile sig_atomic_t have_tmp;
+static char tmp_path[4096];
+
+static void on_signal(int sig)
+{
+	if (have_tmp)
+		unlink(tmp_path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int cli_output_open(cli_output *o, const char *path, bool binary, bool force)
+{
+	memset(o, 0, sizeof *o);
+	if (!path || !strcmp(path, "-")) {
+		if (binary && !force && isatty(STDOUT_FILENO))
+			return cli_error(NULL, "refusing to write binary IR to a terminal; "
+				       "pipe into npu-dump, use -o FILE, or -f to force"), -1;
+		o->f = stdout;
+		return 0;
+	}
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path + 1) : 0;
+	int n = snprintf(tmp_path, sizeof tmp_path, "%.*s.%s.XXXXXX", dirlen, path, path + dirlen);
+	if (n < 0 || (size_t)n >= sizeof tmp_path)
+		return cli_error(path, "path too long"), -1;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	int fd = mkstemp(tmp_path);
+	if (fd < 0)
+		return cli_error(path, "cannot create a temporary file: %s", strerror(errno)), -1;
+	have_tmp = 1;
+	mode_t mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
+	o->f = fdopen(fd, binary ? "wb" : "w");
+	o->path = strdup(path);
+	o->tmp = strdup(tmp_path);
+	if (!o->f || !o->path || !o->tmp) {
+		if (o->f)
+			fclose(o->f);
+		else
+			close(fd);
+		unlink(tmp_path);
+		have_tmp = 0;
+		free(o->path);
+		free(o->tmp);
+		return cli_error(path, "out of memory"), -1;
+	}
+	return 0;
+}
+
+void cli_output_abort(cli_output *o)
+{
+	if (o->path) {
+		fclose(o->f);
+		unlink(o->tmp);
+		have_tmp = 0;
+		free(o->path);
+		free(o->tmp);
+	}
+	memset(o, 0, sizeof *o);
+}
+
+int cli_output_commit(cli_output *o)
+{
+	const char *name = o->path ? o->path : "<stdout>";
+	int err = fflush(o->f) != 0 || ferror(o->f);
+	if (!o->path) {
+		/* Standard output is closed here so write errors (a full disk,
+		 * /dev/full) are seen before the exit status is decided. */
+		err |= fclose(stdout) != 0;
+		o->f = NULL;
+		if (err)
+			return cli_error(name, "write error: %s", strerror(errno)), -1;
+		return 0;
+	}
+	err |= fclose(o->f) != 0;
+	o->f = NULL;
+	if (!err && rename(o->tmp, o->path) != 0)
+		err = 1;
+	int e = errno;
+	if (err)
+		unlink(o->tmp);
+	have_tmp = 0;
+	free(o->path);
+	free(o->tmp);
+	o->path = o->tmp = NULL;
+	if (err)
+		return cli_error(name, "write error: %s", strerror(e)), -1;
+	return 0;
+}
+
+int cli_write_ir(ir_graph *g, const char *path, bool force, int argc, char *const argv[])
+{
+	uint8_t *buf = NULL;
+	size_t size = 0;
+	ir_diag d;
+	cli_output o;
+	if (ir_graph_add_history(g, cli_prog, NPUKIT_VERSION, argc > 0 ? argc - 1 : 0, argv + (argc > 0)))
+		return cli_error(NULL, "out of memory"), -1;
+	if (ir_graph_write_mem(g, &buf, &size, &d))
+		return cli_diag(g, path ? cli_name(path) : "<output>", &d), -1;
+	if (cli_output_open(&o, path, true, force)) {
+		free(buf);
+		return -1;
+	}
+	if (fwrite(buf, 1, size, o.f) != size) {
+		cli_error(o.path ? o.path : "<stdout>", "write error: %s", strerror(errno));
+		cli_output_abort(&o);
+		free(buf);
+		return -1;
+	}
+	free(buf);
+	return cli_output_commit(&o);
+}

@@ -1,0 +1,62 @@
+/* ir_cli.h - helpers shared by the npukit programs (tools/npu-*.c).
+ *
+ * Unlike the rest of libir, these print diagnostics to stderr in the house
+ * format ("prog: file: node 'name' (op): error: message") and some exit:
+ * cli_usage() exits 2, cli_die() exits 1. Only programs use them. */
+#ifndef NPUKIT_IR_CLI_H
+#define NPUKIT_IR_CLI_H
+
+#include "ir.h"
+
+/* Set once from main: program name (basename of argv[0] is not used, so
+ * messages are stable) and verbosity (-1 quiet, 0 normal, 1.. verbose). */
+extern const char *cli_prog;
+extern int cli_verbose;
+
+/* Exit codes */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* "prog: message\nTry 'prog --help'.\n", exit 2. */
+void cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* "prog: file: error: message" (file may be NULL). Returns CLI_FAIL. */
+int cli_error(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Same with "warning:"; suppressed by -q. */
+void cli_warn(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Informational line on stderr when cli_verbose >= level. */
+void cli_info(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print a libir diagnostic, naming the node (and its op) or tensor when set. */
+int cli_diag(const ir_graph *g, const char *file, const ir_diag *d);
+/* Print "prog (npukit) VERSION, IR format N" and exit 0. */
+void cli_print_version(void) __attribute__((noreturn));
+
+/* Display name of a path ("<stdin>" / "<stdout>" for "-" or NULL). */
+const char *cli_name(const char *path);
+
+/* Read a whole file ("-" or NULL: standard input). If binary is set,
+ * refuse to read from a terminal. Returns 0, or prints an error and -1. */
+int cli_read_file(const char *path, bool binary, uint8_t **buf, size_t *size);
+/* Read and parse an IR stream; prints the error (including "this looks like
+ * ..." hints) and returns NULL on failure. */
+ir_graph *cli_read_ir(const char *path);
+
+/* An output that is atomic when it is a file: written to a temporary file
+ * next to it and renamed by cli_output_commit; removed on failure, on
+ * cli_output_abort and on SIGINT/SIGTERM/SIGHUP. */
+typedef struct {
+	FILE *f;
+	char *path;	/* NULL: standard output */
+	char *tmp;
+} cli_output;
+
+/* Open path ("-"/NULL: stdout). A binary output refuses a terminal unless
+ * force is set. Returns 0 or prints an error and -1. */
+int cli_output_open(cli_output *o, const char *path, bool binary, bool force);
+/* Flush, check errors, close and rename into place. 0 ok, else prints, -1. */
+int cli_output_commit(cli_output *o);
+void cli_output_abort(cli_output *o);
+
+/* Append history (prog, version, argv[1..]), serialize and write atomically.
+ * Returns 0 or prints the error and -1. */
+int cli_write_ir(ir_graph *g, const char *path, bool force, int argc, char *const argv[]);
+
+#endif

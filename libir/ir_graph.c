@@ -1,0 +1,924 @@
+/* ir_graph.c - the graph model: tensors, nodes, attributes, metadata,
+ * history, topological order and pruning. */
+#include "ir_internal.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- names of enums */
+
+static const char *const dtype_names[IR_DTYPE_COUNT] = {
+	"f32", "f16", "bf16", "i64", "i32", "i16", "i8", "u8", "bool"};
+static const size_t dtype_sizes[IR_DTYPE_COUNT] = {4, 2, 2, 8, 4, 2, 1, 1, 1};
+static const char *const layout_names[IR_LAYOUT_COUNT] = {
+	"", "nchw", "nhwc", "ncl", "nlc", "nc"};
+static const char *const kind_names[IR_KIND_COUNT] = {
+	"activation", "input", "const", "state"};
+static const char *const precision_names[IR_PREC_COUNT] = {
+	"", "f32", "f16", "i16", "i8"};
+
+static int name_index(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (s && strcmp(names[i], s) == 0)
+			return i;
+	return -1;
+}
+
+const char *ir_dtype_name(ir_dtype t) { return (unsigned)t < IR_DTYPE_COUNT ? dtype_names[t] : "?"; }
+size_t ir_dtype_size(ir_dtype t) { return (unsigned)t < IR_DTYPE_COUNT ? dtype_sizes[t] : 0; }
+int ir_dtype_from_name(const char *s) { return name_index(dtype_names, IR_DTYPE_COUNT, s); }
+const char *ir_layout_name(ir_layout l) { return (unsigned)l < IR_LAYOUT_COUNT ? layout_names[l] : "?"; }
+int ir_layout_from_name(const char *s) { return name_index(layout_names, IR_LAYOUT_COUNT, s); }
+const char *ir_kind_name(ir_kind k) { return (unsigned)k < IR_KIND_COUNT ? kind_names[k] : "?"; }
+int ir_kind_from_name(const char *s) { return name_index(kind_names, IR_KIND_COUNT, s); }
+const char *ir_precision_name(ir_precision p) { return (unsigned)p < IR_PREC_COUNT ? precision_names[p] : "?"; }
+int ir_precision_from_name(const char *s) { return name_index(precision_names, IR_PREC_COUNT, s); }
+
+int ir_fail(ir_diag *d, int node, int tensor, const char *fmt, ...)
+{
+	if (d) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+		va_end(ap);
+		d->node = node;
+		d->tensor = tensor;
+	}
+	return -1;
+}
+
+/* ---------------------------------------------------------------- shapes */
+
+int64_t ir_shape_numel(const ir_shape *s)
+{
+	if (s->rank < 0 || s->rank > IR_MAX_RANK)
+		return -1;
+	int64_t n = 1;
+	for (int i = 0; i < s->rank; i++) {
+		int64_t d = s->dim[i];
+		if (d < 0 || d > IR_MAX_DIM)
+			return -1;
+		if (d != 0 && n > IR_MAX_ELEMS / d)
+			return -1;
+		n *= d;
+	}
+	return n;
+}
+
+bool ir_shape_equal(const ir_shape *a, const ir_shape *b)
+{
+	if (a->rank != b->rank)
+		return false;
+	for (int i = 0; i < a->rank; i++)
+		if (a->dim[i] != b->dim[i])
+			return false;
+	return true;
+}
+
+char *ir_shape_str(const ir_shape *s, char *buf, size_t size)
+{
+	size_t len = 0;
+	if (size == 0)
+		return buf;
+	buf[0] = 0;
+	if (s->rank == 0) {
+		snprintf(buf, size, "scalar");
+		return buf;
+	}
+	for (int i = 0; i < s->rank && len < size; i++) {
+		int k = snprintf(buf + len, size - len, "%s%lld", i ? "x" : "", (long long)s->dim[i]);
+		if (k < 0)
+			break;
+		len += (size_t)k;
+	}
+	return buf;
+}
+
+int ir_shape_parse(const char *text, ir_shape *out)
+{
+	const char *p = text;
+	memset(out, 0, sizeof *out);
+	if (!p || !*p)
+		return -1;
+	for (;;) {
+		if (out->rank == IR_MAX_RANK || *p < '0' || *p > '9')
+			return -1;
+		char *end;
+		long long v = strtoll(p, &end, 10);
+		if (v < 0 || v > IR_MAX_DIM)
+			return -1;
+		out->dim[out->rank++] = v;
+		p = end;
+		if (!*p)
+			break;
+		if (*p != ',' && *p != 'x')
+			return -1;
+		p++;
+	}
+	return ir_shape_numel(out) < 0 ? -1 : 0;
+}
+
+int ir_axis(int64_t axis, int rank)
+{
+	if (axis < 0)
+		axis += rank;
+	return axis < 0 || axis >= rank ? -1 : (int)axis;
+}
+
+int ir_shape_broadcast(const ir_shape *a, const ir_shape *b, ir_shape *out)
+{
+	int r = a->rank > b->rank ? a->rank : b->rank;
+	ir_shape o = {.rank = r};
+	for (int i = 0; i < r; i++) {
+		int ia = i - (r - a->rank), ib = i - (r - b->rank);
+		int64_t da = ia >= 0 ? a->dim[ia] : 1, db = ib >= 0 ? b->dim[ib] : 1;
+		if (da != db && da != 1 && db != 1)
+			return -1;
+		o.dim[i] = da == 1 ? db : da;
+	}
+	*out = o;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- memory helpers */
+
+void *ir_xrealloc(void *p, size_t n, size_t size)
+{
+	if (n && size > SIZE_MAX / n)
+		return NULL;
+	return realloc(p, n * size > 0 ? n * size : 1);
+}
+
+char *ir_strdup(const char *s)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen(s) + 1;
+	char *p = malloc(n);
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
+/* Grow an array to hold at least n elements; capacity doubles. */
+#define GROW(arr, cap, n)                                                      \
+	((n) <= (cap) ? 0 : ir_grow((void **)&(arr), &(cap), (n), sizeof *(arr)))
+
+static int ir_grow(void **arr, int *cap, int n, size_t size)
+{
+	int c = *cap ? *cap : 16;
+	while (c < n)
+		c *= 2;
+	void *p = ir_xrealloc(*arr, (size_t)c, size);
+	if (!p)
+		return -1;
+	*arr = p;
+	*cap = c;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- graph */
+
+ir_graph *ir_graph_new(void)
+{
+	return calloc(1, sizeof(ir_graph));
+}
+
+void ir_quant_free(ir_quant *q)
+{
+	if (q) {
+		free(q->scale);
+		free(q->zero_point);
+		free(q);
+	}
+}
+
+ir_quant *ir_quant_dup(const ir_quant *q)
+{
+	ir_quant *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	*c = *q;
+	c->scale = NULL;
+	c->zero_point = NULL;
+	if (q->n < 1 || q->n > (1 << 24))
+		goto fail;
+	c->scale = malloc(sizeof(float) * (size_t)q->n);
+	c->zero_point = malloc(sizeof(int32_t) * (size_t)q->n);
+	if (!c->scale || !c->zero_point)
+		goto fail;
+	memcpy(c->scale, q->scale, sizeof(float) * (size_t)q->n);
+	memcpy(c->zero_point, q->zero_point, sizeof(int32_t) * (size_t)q->n);
+	return c;
+fail:
+	ir_quant_free(c);
+	return NULL;
+}
+
+static void attr_clear(ir_attr *a)
+{
+	free(a->name);
+	free(a->s);
+	free(a->ints);
+	free(a->floats);
+}
+
+static void tensor_clear(ir_tensor *t)
+{
+	free(t->name);
+	ir_quant_free(t->quant);
+	free(t->data);
+}
+
+static void node_clear(ir_node *n)
+{
+	free(n->name);
+	free(n->inputs);
+	free(n->outputs);
+	for (int i = 0; i < n->n_attrs; i++)
+		attr_clear(&n->attrs[i]);
+	free(n->attrs);
+	free(n->origin);
+}
+
+static void history_clear(ir_history *h)
+{
+	free(h->program);
+	free(h->version);
+	for (int i = 0; i < h->argc; i++)
+		free(h->argv[i]);
+	free(h->argv);
+}
+
+void ir_graph_free(ir_graph *g)
+{
+	if (!g)
+		return;
+	for (int i = 0; i < g->n_tensors; i++)
+		tensor_clear(&g->tensors[i]);
+	for (int i = 0; i < g->n_nodes; i++)
+		node_clear(&g->nodes[i]);
+	for (int i = 0; i < g->n_meta; i++) {
+		free(g->meta[i].key);
+		free(g->meta[i].s);
+	}
+	for (int i = 0; i < g->n_history; i++)
+		history_clear(&g->history[i]);
+	free(g->tensors);
+	free(g->nodes);
+	free(g->meta);
+	free(g->history);
+	free(g->inputs);
+	free(g->outputs);
+	free(g);
+}
+
+int ir_graph_tensor_count(const ir_graph *g) { return g->n_tensors; }
+int ir_graph_node_count(const ir_graph *g) { return g->n_nodes; }
+
+ir_tensor *ir_graph_tensor(const ir_graph *g, int id)
+{
+	return id >= 0 && id < g->n_tensors ? &g->tensors[id] : NULL;
+}
+
+ir_node *ir_graph_node(const ir_graph *g, int id)
+{
+	return id >= 0 && id < g->n_nodes ? &g->nodes[id] : NULL;
+}
+
+int ir_graph_find_tensor(const ir_graph *g, const char *name)
+{
+	for (int i = 0; i < g->n_tensors; i++)
+		if (strcmp(g->tensors[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int ir_graph_find_node(const ir_graph *g, const char *name)
+{
+	for (int i = 0; i < g->n_nodes; i++)
+		if (strcmp(g->nodes[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int ir_graph_producer(const ir_graph *g, int t)
+{
+	for (int i = 0; i < g->n_nodes; i++)
+		for (int k = 0; k < g->nodes[i].n_outputs; k++)
+			if (g->nodes[i].outputs[k] == t)
+				return i;
+	return -1;
+}
+
+size_t ir_tensor_nbytes(const ir_tensor *t)
+{
+	int64_t n = ir_shape_numel(&t->shape);
+	return n < 0 ? 0 : (size_t)n * ir_dtype_size(t->dtype);
+}
+
+int ir_graph_add_tensor(ir_graph *g, const char *name, ir_dtype dtype,
+			const ir_shape *shape, ir_kind kind, ir_diag *d)
+{
+	if (!name || !*name)
+		return ir_fail(d, -1, -1, "tensor with an empty name");
+	if ((unsigned)dtype >= IR_DTYPE_COUNT || (unsigned)kind >= IR_KIND_COUNT)
+		return ir_fail(d, -1, -1, "tensor '%s': bad dtype or kind", name);
+	ir_shape s = {0};
+	if (shape) {
+		s = *shape;
+		if (ir_shape_numel(&s) < 0)
+			return ir_fail(d, -1, -1, "tensor '%s': invalid or too large shape", name);
+	}
+	if (ir_graph_find_tensor(g, name) >= 0)
+		return ir_fail(d, -1, -1, "duplicate tensor name '%s'", name);
+	if (GROW(g->tensors, g->cap_tensors, g->n_tensors + 1))
+		return ir_fail(d, -1, -1, "out of memory");
+	ir_tensor *t = &g->tensors[g->n_tensors];
+	memset(t, 0, sizeof *t);
+	if (!(t->name = ir_strdup(name)))
+		return ir_fail(d, -1, -1, "out of memory");
+	t->dtype = dtype;
+	t->shape = s;
+	t->kind = kind;
+	return g->n_tensors++;
+}
+
+int ir_tensor_set_data(ir_graph *g, int id, const void *data, size_t nbytes, ir_diag *d)
+{
+	ir_tensor *t = ir_graph_tensor(g, id);
+	if (!t)
+		return ir_fail(d, -1, id, "no tensor %d", id);
+	if (nbytes != ir_tensor_nbytes(t))
+		return ir_fail(d, -1, id, "tensor '%s': %zu data bytes for shape needing %zu",
+			       t->name, nbytes, ir_tensor_nbytes(t));
+	void *p = malloc(nbytes ? nbytes : 1);
+	if (!p)
+		return ir_fail(d, -1, id, "out of memory");
+	if (nbytes)
+		memcpy(p, data, nbytes);
+	free(t->data);
+	t->data = p;
+	t->nbytes = nbytes;
+	return 0;
+}
+
+int ir_graph_add_const(ir_graph *g, const char *name, ir_dtype dtype,
+		       const ir_shape *shape, const void *data, ir_diag *d)
+{
+	int id = ir_graph_add_tensor(g, name, dtype, shape, IR_KIND_CONST, d);
+	if (id < 0)
+		return -1;
+	if (ir_tensor_set_data(g, id, data, ir_tensor_nbytes(&g->tensors[id]), d) < 0) {
+		tensor_clear(&g->tensors[--g->n_tensors]);
+		return -1;
+	}
+	return id;
+}
+
+int ir_tensor_set_quant(ir_graph *g, int id, const ir_quant *q, ir_diag *d)
+{
+	ir_tensor *t = ir_graph_tensor(g, id);
+	if (!t)
+		return ir_fail(d, -1, id, "no tensor %d", id);
+	ir_quant *c = NULL;
+	if (q && !(c = ir_quant_dup(q)))
+		return ir_fail(d, -1, id, "tensor '%s': bad quantization parameters", t->name);
+	ir_quant_free(t->quant);
+	t->quant = c;
+	return 0;
+}
+
+int ir_graph_add_node(ir_graph *g, const char *name, int op, const int *inputs,
+		      int n_inputs, const int *outputs, int n_outputs, ir_diag *d)
+{
+	if (!name || !*name)
+		return ir_fail(d, -1, -1, "node with an empty name");
+	if (op < 0 || op >= IR_OP_COUNT)
+		return ir_fail(d, -1, -1, "node '%s': unknown op %d", name, op);
+	if (n_inputs < 0 || n_outputs < 0 || n_inputs > 65536 || n_outputs > 65536)
+		return ir_fail(d, -1, -1, "node '%s': bad arity", name);
+	for (int i = 0; i < n_inputs; i++)
+		if (inputs[i] < -1 || inputs[i] >= g->n_tensors)
+			return ir_fail(d, -1, -1, "node '%s': input %d refers to no tensor", name, i);
+	for (int i = 0; i < n_outputs; i++)
+		if (outputs[i] < 0 || outputs[i] >= g->n_tensors)
+			return ir_fail(d, -1, -1, "node '%s': output %d refers to no tensor", name, i);
+	if (ir_graph_find_node(g, name) >= 0)
+		return ir_fail(d, -1, -1, "duplicate node name '%s'", name);
+	if (GROW(g->nodes, g->cap_nodes, g->n_nodes + 1))
+		return ir_fail(d, -1, -1, "out of memory");
+	ir_node *n = &g->nodes[g->n_nodes];
+	memset(n, 0, sizeof *n);
+	n->name = ir_strdup(name);
+	n->op = op;
+	n->inputs = malloc(sizeof(int) * (size_t)(n_inputs + 1));
+	n->outputs = malloc(sizeof(int) * (size_t)(n_outputs + 1));
+	if (!n->name || !n->inputs || !n->outputs) {
+		node_clear(n);
+		return ir_fail(d, -1, -1, "out of memory");
+	}
+	if (n_inputs)
+		memcpy(n->inputs, inputs, sizeof(int) * (size_t)n_inputs);
+	if (n_outputs)
+		memcpy(n->outputs, outputs, sizeof(int) * (size_t)n_outputs);
+	n->n_inputs = n_inputs;
+	n->n_outputs = n_outputs;
+	return g->n_nodes++;
+}
+
+int ir_node_set_origin(ir_graph *g, int node, const char *origin)
+{
+	ir_node *n = ir_graph_node(g, node);
+	if (!n)
+		return -1;
+	char *o = origin ? ir_strdup(origin) : NULL;
+	if (origin && !o)
+		return -1;
+	free(n->origin);
+	n->origin = o;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- attributes */
+
+static int attr_find(const ir_node *n, const char *key, bool *found)
+{
+	int lo = 0, hi = n->n_attrs;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2, c = strcmp(n->attrs[mid].name, key);
+		if (c == 0) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = false;
+	return lo;
+}
+
+/* Slot for key in node (created empty, or the existing one cleared). */
+static ir_attr *attr_slot(ir_graph *g, int node, const char *key)
+{
+	ir_node *n = ir_graph_node(g, node);
+	if (!n || !key || !*key)
+		return NULL;
+	bool found;
+	int i = attr_find(n, key, &found);
+	if (found) {
+		ir_attr *a = &n->attrs[i];
+		free(a->s);
+		free(a->ints);
+		free(a->floats);
+		char *name = a->name;
+		memset(a, 0, sizeof *a);
+		a->name = name;
+		return a;
+	}
+	char *name = ir_strdup(key);
+	ir_attr *p = ir_xrealloc(n->attrs, (size_t)n->n_attrs + 1, sizeof *p);
+	if (!name || !p) {
+		free(name);
+		if (p)
+			n->attrs = p;
+		return NULL;
+	}
+	n->attrs = p;
+	memmove(&p[i + 1], &p[i], sizeof *p * (size_t)(n->n_attrs - i));
+	memset(&p[i], 0, sizeof *p);
+	p[i].name = name;
+	n->n_attrs++;
+	return &p[i];
+}
+
+int ir_node_set_int(ir_graph *g, int node, const char *key, int64_t v)
+{
+	ir_attr *a = attr_slot(g, node, key);
+	if (!a)
+		return -1;
+	a->type = IR_ATTR_INT;
+	a->i = v;
+	return 0;
+}
+
+int ir_node_set_float(ir_graph *g, int node, const char *key, double v)
+{
+	ir_attr *a = attr_slot(g, node, key);
+	if (!a)
+		return -1;
+	a->type = IR_ATTR_FLOAT;
+	a->f = v;
+	return 0;
+}
+
+int ir_node_set_str(ir_graph *g, int node, const char *key, const char *v)
+{
+	ir_attr *a = attr_slot(g, node, key);
+	if (!a)
+		return -1;
+	a->type = IR_ATTR_STR;
+	a->s = ir_strdup(v ? v : "");
+	return a->s ? 0 : -1;
+}
+
+int ir_node_set_ints(ir_graph *g, int node, const char *key, const int64_t *v, int n)
+{
+	ir_attr *a = attr_slot(g, node, key);
+	if (!a || n < 0)
+		return -1;
+	a->type = IR_ATTR_INTS;
+	a->ints = ir_xrealloc(NULL, (size_t)n, sizeof *v);
+	if (!a->ints)
+		return -1;
+	if (n)
+		memcpy(a->ints, v, sizeof *v * (size_t)n);
+	a->n = n;
+	return 0;
+}
+
+int ir_node_set_floats(ir_graph *g, int node, const char *key, const double *v, int n)
+{
+	ir_attr *a = attr_slot(g, node, key);
+	if (!a || n < 0)
+		return -1;
+	a->type = IR_ATTR_FLOATS;
+	a->floats = ir_xrealloc(NULL, (size_t)n, sizeof *v);
+	if (!a->floats)
+		return -1;
+	if (n)
+		memcpy(a->floats, v, sizeof *v * (size_t)n);
+	a->n = n;
+	return 0;
+}
+
+void ir_node_remove_attr(ir_graph *g, int node, const char *key)
+{
+	ir_node *n = ir_graph_node(g, node);
+	bool found;
+	if (!n)
+		return;
+	int i = attr_find(n, key, &found);
+	if (!found)
+		return;
+	attr_clear(&n->attrs[i]);
+	memmove(&n->attrs[i], &n->attrs[i + 1], sizeof *n->attrs * (size_t)(n->n_attrs - i - 1));
+	n->n_attrs--;
+}
+
+const ir_attr *ir_node_attr(const ir_graph *g, int node, const char *key)
+{
+	const ir_node *n = ir_graph_node(g, node);
+	bool found;
+	if (!n)
+		return NULL;
+	int i = attr_find(n, key, &found);
+	return found ? &n->attrs[i] : NULL;
+}
+
+int64_t ir_node_int(const ir_graph *g, int node, const char *key, int64_t def)
+{
+	const ir_attr *a = ir_node_attr(g, node, key);
+	return a && a->type == IR_ATTR_INT ? a->i : def;
+}
+
+double ir_node_float(const ir_graph *g, int node, const char *key, double def)
+{
+	const ir_attr *a = ir_node_attr(g, node, key);
+	return a && a->type == IR_ATTR_FLOAT ? a->f : def;
+}
+
+const char *ir_node_str(const ir_graph *g, int node, const char *key, const char *def)
+{
+	const ir_attr *a = ir_node_attr(g, node, key);
+	return a && a->type == IR_ATTR_STR ? a->s : def;
+}
+
+int ir_node_ints(const ir_graph *g, int node, const char *key, const int64_t **v)
+{
+	const ir_attr *a = ir_node_attr(g, node, key);
+	if (!a || a->type != IR_ATTR_INTS)
+		return -1;
+	*v = a->ints;
+	return a->n;
+}
+
+int ir_node_floats(const ir_graph *g, int node, const char *key, const double **v)
+{
+	const ir_attr *a = ir_node_attr(g, node, key);
+	if (!a || a->type != IR_ATTR_FLOATS)
+		return -1;
+	*v = a->floats;
+	return a->n;
+}
+
+/* ---------------------------------------------------------------- interface */
+
+static int set_ids(ir_graph *g, int **dst, int *ndst, const int *ids, int n, ir_diag *d)
+{
+	for (int i = 0; i < n; i++)
+		if (ids[i] < 0 || ids[i] >= g->n_tensors)
+			return ir_fail(d, -1, -1, "graph interface refers to no tensor (%d)", ids[i]);
+	int *p = ir_xrealloc(NULL, (size_t)n, sizeof(int));
+	if (!p)
+		return ir_fail(d, -1, -1, "out of memory");
+	if (n)
+		memcpy(p, ids, sizeof(int) * (size_t)n);
+	free(*dst);
+	*dst = p;
+	*ndst = n;
+	return 0;
+}
+
+int ir_graph_set_inputs(ir_graph *g, const int *ids, int n, ir_diag *d)
+{
+	return set_ids(g, &g->inputs, &g->n_inputs, ids, n, d);
+}
+
+int ir_graph_set_outputs(ir_graph *g, const int *ids, int n, ir_diag *d)
+{
+	return set_ids(g, &g->outputs, &g->n_outputs, ids, n, d);
+}
+
+int ir_graph_input_count(const ir_graph *g) { return g->n_inputs; }
+int ir_graph_output_count(const ir_graph *g) { return g->n_outputs; }
+int ir_graph_input(const ir_graph *g, int i) { return i >= 0 && i < g->n_inputs ? g->inputs[i] : -1; }
+int ir_graph_output(const ir_graph *g, int i) { return i >= 0 && i < g->n_outputs ? g->outputs[i] : -1; }
+
+/* ---------------------------------------------------------------- metadata */
+
+static ir_meta *meta_slot(ir_graph *g, const char *key)
+{
+	if (!key || !*key)
+		return NULL;
+	int i = 0;
+	while (i < g->n_meta && strcmp(g->meta[i].key, key) < 0)
+		i++;
+	if (i < g->n_meta && strcmp(g->meta[i].key, key) == 0) {
+		free(g->meta[i].s);
+		g->meta[i].s = NULL;
+		return &g->meta[i];
+	}
+	char *k = ir_strdup(key);
+	ir_meta *p = ir_xrealloc(g->meta, (size_t)g->n_meta + 1, sizeof *p);
+	if (!k || !p) {
+		free(k);
+		if (p)
+			g->meta = p;
+		return NULL;
+	}
+	g->meta = p;
+	memmove(&p[i + 1], &p[i], sizeof *p * (size_t)(g->n_meta - i));
+	memset(&p[i], 0, sizeof *p);
+	p[i].key = k;
+	g->n_meta++;
+	return &p[i];
+}
+
+int ir_meta_set_str(ir_graph *g, const char *key, const char *v)
+{
+	ir_meta *m = meta_slot(g, key);
+	if (!m)
+		return -1;
+	m->type = IR_META_STR;
+	m->s = ir_strdup(v ? v : "");
+	return m->s ? 0 : -1;
+}
+
+int ir_meta_set_int(ir_graph *g, const char *key, int64_t v)
+{
+	ir_meta *m = meta_slot(g, key);
+	if (!m)
+		return -1;
+	m->type = IR_META_INT;
+	m->i = v;
+	return 0;
+}
+
+int ir_meta_set_float(ir_graph *g, const char *key, double v)
+{
+	ir_meta *m = meta_slot(g, key);
+	if (!m)
+		return -1;
+	m->type = IR_META_FLOAT;
+	m->f = v;
+	return 0;
+}
+
+int ir_meta_set_bool(ir_graph *g, const char *key, bool v)
+{
+	ir_meta *m = meta_slot(g, key);
+	if (!m)
+		return -1;
+	m->type = IR_META_BOOL;
+	m->i = v;
+	return 0;
+}
+
+const ir_meta *ir_meta_get(const ir_graph *g, const char *key)
+{
+	for (int i = 0; i < g->n_meta; i++)
+		if (strcmp(g->meta[i].key, key) == 0)
+			return &g->meta[i];
+	return NULL;
+}
+
+int ir_meta_count(const ir_graph *g) { return g->n_meta; }
+const ir_meta *ir_meta_at(const ir_graph *g, int i) { return i >= 0 && i < g->n_meta ? &g->meta[i] : NULL; }
+
+/* ---------------------------------------------------------------- history */
+
+int ir_graph_add_history(ir_graph *g, const char *program, const char *version,
+			 int argc, char *const argv[])
+{
+	ir_history *p = ir_xrealloc(g->history, (size_t)g->n_history + 1, sizeof *p);
+	if (!p || argc < 0)
+		return -1;
+	g->history = p;
+	ir_history *h = &p[g->n_history];
+	memset(h, 0, sizeof *h);
+	h->program = ir_strdup(program ? program : "");
+	h->version = ir_strdup(version ? version : "");
+	h->argv = calloc((size_t)argc + 1, sizeof(char *));
+	if (!h->program || !h->version || !h->argv)
+		goto fail;
+	for (; h->argc < argc; h->argc++)
+		if (!(h->argv[h->argc] = ir_strdup(argv[h->argc])))
+			goto fail;
+	g->n_history++;
+	return 0;
+fail:
+	history_clear(h);
+	return -1;
+}
+
+int ir_history_count(const ir_graph *g) { return g->n_history; }
+const ir_history *ir_history_at(const ir_graph *g, int i) { return i >= 0 && i < g->n_history ? &g->history[i] : NULL; }
+
+/* ---------------------------------------------------------------- order */
+
+/* Kahn's algorithm, taking the lowest-numbered ready node each time so an
+ * already valid order is kept. order[] receives node ids. */
+int ir_topo_order(const ir_graph *g, int *order, ir_diag *d)
+{
+	int nn = g->n_nodes, nt = g->n_tensors;
+	int *prod = malloc(sizeof(int) * (size_t)(nt + 1));
+	int *pending = calloc((size_t)nn + 1, sizeof(int));
+	char *done = calloc((size_t)nn + 1, 1);
+	int rc = -1, k = 0;
+	if (!prod || !pending || !done) {
+		ir_fail(d, -1, -1, "out of memory");
+		goto out;
+	}
+	for (int t = 0; t < nt; t++)
+		prod[t] = -1;
+	for (int i = 0; i < nn; i++)
+		for (int j = 0; j < g->nodes[i].n_outputs; j++) {
+			int t = g->nodes[i].outputs[j];
+			if (prod[t] >= 0) {
+				ir_fail(d, i, t, "tensor '%s' is produced by two nodes ('%s' and '%s')",
+					g->tensors[t].name, g->nodes[prod[t]].name, g->nodes[i].name);
+				goto out;
+			}
+			prod[t] = i;
+		}
+	for (int i = 0; i < nn; i++)
+		for (int j = 0; j < g->nodes[i].n_inputs; j++) {
+			int t = g->nodes[i].inputs[j];
+			if (t >= 0 && prod[t] >= 0)
+				pending[i]++;
+		}
+	/* Quadratic scans; graphs are thousands of nodes at most. */
+	while (k < nn) {
+		int pick = -1;
+		for (int i = 0; i < nn && pick < 0; i++)
+			if (!done[i] && pending[i] == 0)
+				pick = i;
+		if (pick < 0) {
+			for (int i = 0; i < nn; i++)
+				if (!done[i]) {
+					ir_fail(d, i, -1, "graph has a cycle through node '%s'", g->nodes[i].name);
+					break;
+				}
+			goto out;
+		}
+		done[pick] = 1;
+		order[k++] = pick;
+		for (int j = 0; j < g->nodes[pick].n_outputs; j++) {
+			int t = g->nodes[pick].outputs[j];
+			for (int i = 0; i < nn; i++)
+				for (int m = 0; m < g->nodes[i].n_inputs; m++)
+					if (g->nodes[i].inputs[m] == t)
+						pending[i]--;
+		}
+	}
+	rc = 0;
+out:
+	free(prod);
+	free(pending);
+	free(done);
+	return rc;
+}
+
+int ir_graph_toposort(ir_graph *g, ir_diag *d)
+{
+	int nn = g->n_nodes;
+	int *order = malloc(sizeof(int) * (size_t)(nn + 1));
+	ir_node *nodes = malloc(sizeof(ir_node) * (size_t)(nn + 1));
+	if (!order || !nodes) {
+		free(order);
+		free(nodes);
+		return ir_fail(d, -1, -1, "out of memory");
+	}
+	int rc = ir_topo_order(g, order, d);
+	if (rc == 0) {
+		for (int i = 0; i < nn; i++)
+			nodes[i] = g->nodes[order[i]];
+		memcpy(g->nodes, nodes, sizeof(ir_node) * (size_t)nn);
+	}
+	free(order);
+	free(nodes);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- pruning */
+
+void ir_graph_prune(ir_graph *g)
+{
+	int nt = g->n_tensors, nn = g->n_nodes;
+	char *live = calloc((size_t)nt + 1, 1);
+	char *keep = calloc((size_t)nn + 1, 1);
+	int *remap = malloc(sizeof(int) * (size_t)(nt + 1));
+	if (!live || !keep || !remap)
+		goto out;
+	for (int i = 0; i < g->n_outputs; i++)
+		live[g->outputs[i]] = 1;
+	for (int i = 0; i < g->n_inputs; i++)
+		live[g->inputs[i]] = 1;
+	/* Nodes are in topological order: walk backwards. */
+	for (int i = nn - 1; i >= 0; i--) {
+		ir_node *n = &g->nodes[i];
+		for (int j = 0; j < n->n_outputs && !keep[i]; j++)
+			keep[i] = live[n->outputs[j]];
+		if (!keep[i])
+			continue;
+		for (int j = 0; j < n->n_inputs; j++)
+			if (n->inputs[j] >= 0)
+				live[n->inputs[j]] = 1;
+		for (int j = 0; j < n->n_outputs; j++)
+			live[n->outputs[j]] = 1;
+	}
+	int k = 0;
+	for (int t = 0; t < nt; t++) {
+		if (live[t]) {
+			remap[t] = k;
+			g->tensors[k++] = g->tensors[t];
+		} else {
+			remap[t] = -1;
+			tensor_clear(&g->tensors[t]);
+		}
+	}
+	g->n_tensors = k;
+	k = 0;
+	for (int i = 0; i < nn; i++) {
+		if (!keep[i]) {
+			node_clear(&g->nodes[i]);
+			continue;
+		}
+		ir_node *n = &g->nodes[i];
+		for (int j = 0; j < n->n_inputs; j++)
+			if (n->inputs[j] >= 0)
+				n->inputs[j] = remap[n->inputs[j]];
+		for (int j = 0; j < n->n_outputs; j++)
+			n->outputs[j] = remap[n->outputs[j]];
+		g->nodes[k++] = *n;
+	}
+	g->n_nodes = k;
+	for (int i = 0; i < g->n_inputs; i++)
+		g->inputs[i] = remap[g->inputs[i]];
+	for (int i = 0; i < g->n_outputs; i++)
+		g->outputs[i] = remap[g->outputs[i]];
+out:
+	free(live);
+	free(keep);
+	free(remap);
+}
+
+/* ---------------------------------------------------------------- clone */
+
+ir_graph *ir_graph_clone(const ir_graph *g)
+{
+	uint8_t *buf = NULL;
+	size_t size = 0;
+	ir_diag d;
+	/* Serialization is the one complete deep copy; cloning is rare. */
+	if (ir_graph_serialize(g, &buf, &size, &d) < 0)
+		return NULL;
+	ir_graph *c = ir_graph_read_mem(buf, size, &d);
+	free(buf);
+	return c;
+}

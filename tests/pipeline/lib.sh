@@ -1,0 +1,41 @@
+# lib.sh - TAP helpers for the pipeline tests (sourced by tests/pipeline/t*.sh).
+# Tests run programs from $NPU_BIN (default: bin/) in a scratch directory $T.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+NPU_BIN=${NPU_BIN:-$TOP/bin}
+PATH=$NPU_BIN:$PATH
+DATA=$TOP/tests/data
+ONNX_NODE=${ONNX_NODE:-/usr/share/libonnx-testdata/data/node}
+T=$(mktemp -d "${TMPDIR:-/tmp}/npukit-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+_n=0
+_fail=0
+
+ok() {	# ok COND-EXIT-STATUS DESCRIPTION
+	_n=$((_n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $_n - $2"
+	else echo "not ok $_n - $2"; _fail=$((_fail + 1)); fi
+}
+diag() { printf '# %s\n' "$@" >&2; }
+
+# expect_fail CODE 'STDERR-REGEX' DESC -- CMD...
+# Runs CMD (which should use $T/out as its output file if it has one) and
+# checks: exit status CODE, stderr is exactly one line matching the regex,
+# and no $T/out (nor temporaries next to it) was left behind.
+expect_fail() {
+	code=$1 re=$2 desc=$3; shift 4
+	rm -f "$T"/out "$T"/.out.* "$T"/err
+	"$@" >"$T/stdout" 2>"$T/err" </dev/null
+	st=$?
+	res=0
+	[ "$st" -eq "$code" ] || { diag "$desc: exit $st, want $code"; res=1; }
+	[ "$(wc -l <"$T/err")" -eq 1 ] || { diag "$desc: stderr has $(wc -l <"$T/err") lines"; res=1; }
+	grep -Eq -- "$re" "$T/err" || { diag "$desc: stderr '$(head -c 300 "$T/err")' does not match '$re'"; res=1; }
+	ls -A "$T" | grep -q '^\(out\|\.out\..*\)$' && { diag "$desc: output file left behind"; res=1; }
+	ok $res "$desc"
+}
+
+done_testing() {
+	echo "1..$_n"
+	[ "$_fail" -eq 0 ]
+}
