@@ -258,6 +258,31 @@ ir_graph *ir_graph_read_mem(const uint8_t *buf, size_t size, ir_diag *d);
  * first bytes; returns NULL if nothing recognisable. */
 const char *ir_sniff_format(const uint8_t *buf, size_t size, const char **hint);
 
+/* ---------------------------------------------------------------- reference interpreter (libir/ir_exec.c) */
+
+typedef enum { IR_MODE_F32, IR_MODE_F16 } ir_exec_mode;
+typedef struct ir_exec ir_exec;
+/* Called after every node output is computed (data in the tensor's dtype,
+ * ir_tensor_nbytes bytes). Return non-zero to stop the run. */
+typedef int (*ir_tensor_hook)(void *user, const ir_graph *g, int node, int tensor,
+			      const void *data);
+
+/* Prepare to execute g (not copied: g must outlive the executor and stay
+ * unchanged). threads <= 1: single-threaded. */
+ir_exec *ir_exec_new(const ir_graph *g, ir_exec_mode mode, int threads, ir_diag *d);
+void ir_exec_free(ir_exec *e);
+void ir_exec_set_hook(ir_exec *e, ir_tensor_hook hook, void *user);
+/* Copy graph input i (nbytes must equal the input tensor's size). */
+int ir_exec_set_input(ir_exec *e, int i, const void *data, size_t nbytes, ir_diag *d);
+int ir_exec_run(ir_exec *e, ir_diag *d);
+/* Graph output i after a run (owned by the executor). */
+const void *ir_exec_output(const ir_exec *e, int i, size_t *nbytes);
+/* Time spent in each node during the last run, in seconds (array of
+ * ir_graph_node_count entries, owned by the executor). */
+const double *ir_exec_node_times(const ir_exec *e);
+/* Values that overflowed to +-inf in fp16 mode during the last run. */
+int64_t ir_exec_f16_overflows(const ir_exec *e);
+
 /* ---------------------------------------------------------------- shape inference helpers (for op implementations) */
 
 /* numpy broadcasting of two shapes. */
