@@ -28,4 +28,8 @@ int ir_graph_serialize(const ir_graph *g, uint8_t **out, size_t *size, ir_diag *
 /* Shape inference of one node into out[] (dtype+shape of each output). */
 int ir_node_infer(const ir_graph *g, int node, ir_dtype *dt, ir_shape *sh, ir_diag *d);
 
+/* ONNX Slice on one axis of size dim: first index and element count. */
+int ir_slice_axis(int64_t dim, int64_t start, int64_t end, int64_t step,
+		  int64_t *first, int64_t *count);
+
 #endif
