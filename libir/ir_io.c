@@ -1008,8 +1008,8 @@ static int rd_graph(rd *r, ir_graph *g)
 	int rc = -1, *ids = NULL, n = 0;
 	bool seen[8] = {0};
 	static const char *const keys[] = {"meta", "history", "tensors", "nodes", "inputs", "outputs", "blob"};
-	if (rd_expect(r, &top, MP_MAP, "IR stream") || top.n < 1)
-		return rd_fail(r, "%snot an IR stream", "");
+	if (rd_val(r, &top) || top.type != MP_MAP || top.n < 1)
+		return rd_fail(r, "%snot an IR stream (nor a model format npukit recognises)", "");
 	if (rd_str(r, key, sizeof key, "first key") || strcmp(key, "npu-ir"))
 		return rd_fail(r, "%snot an IR stream (first key is not \"npu-ir\")", "");
 	if (rd_expect(r, &v, MP_INT, "format version"))
@@ -1130,7 +1130,18 @@ ir_graph *ir_graph_read_mem(const uint8_t *buf, size_t size, ir_diag *d)
 		return NULL;
 	}
 	rd r = {.p = buf, .end = buf + size, .d = d};
-	if (rd_graph(&r, g) || ir_graph_verify(g, d)) {
+	if (rd_graph(&r, g)) {
+		ir_graph_free(g);
+		return NULL;
+	}
+	if (ir_graph_verify(g, d)) {
+		/* Name the node here: the caller never sees this graph. */
+		const ir_node *n = ir_graph_node(g, d->node);
+		if (n) {
+			char m[2 * sizeof d->msg];
+			snprintf(m, sizeof m, "node '%s' (%s): %s", n->name, ir_op_name(n->op), d->msg);
+			ir_fail(d, -1, -1, "%s", m);
+		}
 		ir_graph_free(g);
 		return NULL;
 	}
