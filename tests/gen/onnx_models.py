@@ -6,6 +6,7 @@ Writes, for each model, MODEL.onnx plus MODEL.input.npy and MODEL.output.npy
 (PyTorch's own output for that input, the reference for npu-run):
   share/npu/examples/squeezenet1_1.onnx  torchvision squeezenet1_1, random weights
   tests/data/tinycnn.onnx               small CNN: conv/bn/relu6/depthwise/pool/fc/softmax
+and MODEL.expect: ONNX shape inference per tensor and op counts per op type.
 """
 import os
 import numpy as np
@@ -62,3 +63,26 @@ os.makedirs("tests/data", exist_ok=True)
 export(torchvision.models.squeezenet1_1(), (1, 3, 224, 224),
        "share/npu/examples/squeezenet1_1.onnx")
 export(TinyCNN(), (1, 1, 16, 16), "tests/data/tinycnn.onnx")
+
+
+def write_expectations(onnx_path, out_path):
+    """ONNX's own shape inference and op counts, the reference for the
+    importer's shapes (tests/unit/test_import_shapes.c)."""
+    import onnx
+    from onnx import shape_inference
+    m = shape_inference.infer_shapes(onnx.load(onnx_path))
+    lines = []
+    for vi in list(m.graph.value_info) + list(m.graph.output):
+        dims = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+        lines.append("shape %s %s" % (vi.name, ",".join(map(str, dims))))
+    counts = {}
+    for n in m.graph.node:
+        counts[n.op_type] = counts.get(n.op_type, 0) + 1
+    for op in sorted(counts):
+        lines.append("count %s %d" % (op, counts[op]))
+    with open(out_path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+write_expectations("share/npu/examples/squeezenet1_1.onnx", "tests/data/squeezenet1_1.expect")
+write_expectations("tests/data/tinycnn.onnx", "tests/data/tinycnn.expect")
