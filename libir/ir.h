@@ -93,7 +93,7 @@ int ir_fail(ir_diag *d, int node, int tensor, const char *fmt, ...)
 /* ---------------------------------------------------------------- ops */
 
 typedef enum {
-#define IR_OP(id, name, min_in, max_in, min_out, max_out, shape, macs, attrs) IR_OP_##id,
+#define IR_OP(id, name, min_in, max_in, min_out, max_out, shape, macs, kern, attrs) IR_OP_##id,
 #include "ir_ops.def"
 #undef IR_OP
 	IR_OP_COUNT

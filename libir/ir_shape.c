@@ -425,7 +425,7 @@ static int ir_shape_concat(sctx *c)
 {
 	if (need_rank(c, 0, 1, 8))
 		return -1;
-	const ir_tensor *x = c->g ? ir_graph_tensor(c->g, c->n->inputs[0]) : NULL;
+	const ir_tensor *x = IN(c, 0);
 	int r = x->shape.rank, axis = ir_axis(ai(c, "axis", 0), r);
 	if (axis < 0)
 		return FAIL(c, "axis out of range");
@@ -988,7 +988,7 @@ typedef struct {
 } op_info;
 
 static const op_info ops[IR_OP_COUNT] = {
-#define IR_OP(id, nm, a, b, c, d, shape, macs, attrs) \
+#define IR_OP(id, nm, a, b, c, d, shape, macs, kern, attrs) \
 	[IR_OP_##id] = {nm, a, b, c, d, ir_shape_##shape, ir_macs_##macs, attrs},
 #include "ir_ops.def"
 #undef IR_OP

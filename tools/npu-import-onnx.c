@@ -1,0 +1,145 @@
+/* npu-import-onnx - ONNX model to npukit IR. See npu-import-onnx(1). */
+#include "ir_cli.h"
+#include "onnx/onnx_import.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	const char *in;		/* model file, "-" or NULL: stdin */
+	const char *out;	/* IR file, NULL: stdout */
+	bool force;
+	onnx_input_shape inputs[256];
+	int n_inputs;
+	const char *outputs[256];
+	int n_outputs;
+} options;
+
+static void help(void)
+{
+	printf("Usage: %s [MODEL.onnx|-] [--input NAME:SHAPE]... [--output NAME]... [-o OUT] [-f] [-v|-q]\n"
+	       "Convert an ONNX model (opsets 7 to 17) into an npukit IR stream.\n"
+	       "\n"
+	       "  --input NAME:SHAPE  shape of graph input NAME, e.g. data:1,3,224,224\n"
+	       "                      (needed for inputs with dynamic dimensions)\n"
+	       "  --output NAME       make value NAME a graph output (repeatable; default:\n"
+	       "                      the model's outputs); only what it needs is imported\n"
+	       "  -o, --out FILE      write the IR to FILE (default: standard output)\n"
+	       "  -f, --force         write binary IR even to a terminal\n"
+	       "  -v, --verbose       report what was imported on standard error\n"
+	       "  -q, --quiet         no warnings\n"
+	       "      --help          show this help and exit\n"
+	       "      --version       show the version and exit\n"
+	       "\n"
+	       "Exit status: 0 success, 1 the model cannot be imported or I/O failed, 2 usage.\n"
+	       "The op mapping is in npu-import-onnx(1).\n", cli_prog);
+	exit(fclose(stdout) ? CLI_FAIL : CLI_OK);
+}
+
+static void add_input(options *o, const char *arg)
+{
+	const char *colon = strrchr(arg, ':');
+	ir_shape s;
+	if (!colon || colon == arg)
+		cli_usage("--input '%s': expected NAME:SHAPE, e.g. --input data:1,3,224,224", arg);
+	if (ir_shape_parse(colon + 1, &s))
+		cli_usage("--input '%s': bad shape '%s' (expected dimensions separated by commas)", arg, colon + 1);
+	size_t len = (size_t)(colon - arg);
+	for (int i = 0; i < o->n_inputs; i++)
+		if (strlen(o->inputs[i].name) == len && !strncmp(o->inputs[i].name, arg, len))
+			cli_usage("--input '%.*s' is given twice", (int)len, arg);
+	if (o->n_inputs == (int)(sizeof o->inputs / sizeof o->inputs[0]))
+		cli_usage("too many --input options");
+	char *name = malloc(len + 1);
+	if (!name) {
+		cli_error(NULL, "out of memory");
+		exit(CLI_FAIL);
+	}
+	memcpy(name, arg, len);
+	name[len] = 0;
+	o->inputs[o->n_inputs++] = (onnx_input_shape){.name = name, .shape = s};
+}
+
+static void parse_args(int argc, char **argv, options *o)
+{
+	enum { OPT_INPUT = 256, OPT_OUTPUT, OPT_HELP, OPT_VERSION };
+	static const struct option longopts[] = {
+		{"input", required_argument, NULL, OPT_INPUT},
+		{"output", required_argument, NULL, OPT_OUTPUT},
+		{"out", required_argument, NULL, 'o'},
+		{"force", no_argument, NULL, 'f'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, OPT_HELP},
+		{"version", no_argument, NULL, OPT_VERSION},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:fvq", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_INPUT: add_input(o, optarg); break;
+		case OPT_OUTPUT:
+			if (!*optarg)
+				cli_usage("--output needs a value name");
+			if (o->n_outputs == (int)(sizeof o->outputs / sizeof o->outputs[0]))
+				cli_usage("too many --output options");
+			o->outputs[o->n_outputs++] = optarg;
+			break;
+		case 'o': o->out = optarg; break;
+		case 'f': o->force = true; break;
+		case 'v': cli_verbose = cli_verbose < 0 ? 1 : cli_verbose + 1; break;
+		case 'q': cli_verbose = -1; break;
+		case OPT_HELP: help(); break;
+		case OPT_VERSION: cli_print_version(); break;
+		case ':': cli_usage("option '%s' needs an argument", argv[optind - 1]);
+		default: {
+			const char *arg = argv[optind - 1], *eq = strchr(arg, '=');
+			if (strncmp(arg, "--", 2))
+				cli_usage("unknown option '-%c'", optopt);
+			if (optopt && eq)
+				cli_usage("option '%.*s' takes no argument", (int)(eq - arg), arg);
+			cli_usage("unknown option '%s'", arg);
+		}
+		}
+	}
+	if (optind < argc)
+		o->in = argv[optind++];
+	if (optind < argc)
+		cli_usage("unexpected argument '%s' (one model at a time)", argv[optind]);
+}
+
+int main(int argc, char **argv)
+{
+	options o = {0};
+	uint8_t *buf;
+	size_t size;
+	ir_diag d;
+	cli_prog = "npu-import-onnx";
+	parse_args(argc, argv, &o);
+	const char *name = cli_name(o.in), *slash = strrchr(name, '/');
+	bool std = !o.in || !strcmp(o.in, "-");
+	int rc = CLI_FAIL;
+	if (cli_read_file(o.in, true, &buf, &size))
+		goto out;
+	onnx_import_opts io = {.inputs = o.inputs, .n_inputs = o.n_inputs, .outputs = o.outputs,
+			       .n_outputs = o.n_outputs, .file = std ? NULL : slash ? slash + 1 : name};
+	ir_graph *g = onnx_import(buf, size, &io, &d);
+	free(buf);
+	if (!g) {
+		cli_diag(NULL, name, &d);
+		goto out;
+	}
+	const ir_meta *opset = ir_meta_get(g, "source.opset");
+	cli_info(1, "%s: opset %lld: %d nodes, %d tensors, %d inputs, %d outputs", name,
+		 opset ? (long long)opset->i : 0LL, ir_graph_node_count(g), ir_graph_tensor_count(g),
+		 ir_graph_input_count(g), ir_graph_output_count(g));
+	if (cli_write_ir(g, o.out, o.force, argc, argv) == 0)
+		rc = CLI_OK;
+	ir_graph_free(g);
+out:
+	for (int i = 0; i < o.n_inputs; i++)
+		free((char *)o.inputs[i].name);
+	return rc;
+}
