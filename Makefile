@@ -37,6 +37,7 @@ LIBIR_OBJ   = $(patsubst %.c,$(O)/%.o,$(LIBIR_SRC))
 FORMATS_OBJ = $(patsubst %.c,$(O)/%.o,$(FORMATS_SRC)) $(GEN_SRC:.c=.o)
 PROGS       = $(addprefix $(BIN)/,$(TOOLS))
 UNIT_BINS   = $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
+CONFORM     = $(O)/tests/onnx_conform
 
 .PHONY: all check install deps demo clean bench
 all: $(PROGS)
@@ -64,7 +65,10 @@ $(BIN)/%: $(O)/tools/%.o $(O)/libformats.a $(O)/libir.a
 $(O)/tests/%: $(O)/tests/unit/%.o $(O)/libformats.a $(O)/libir.a
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-check: $(PROGS) $(UNIT_BINS)
+$(CONFORM): $(O)/tests/conform/onnx_conform.o $(O)/libformats.a $(O)/libir.a
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+check: $(PROGS) $(UNIT_BINS) $(CONFORM)
 	NPU_BIN=$(CURDIR)/$(BIN) NPU_TESTS=$(CURDIR)/$(O)/tests prove -e '' $(UNIT_BINS) tests/pipeline/t*.sh
 
 install: $(PROGS)
@@ -85,10 +89,15 @@ deps:
 	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	else echo "all build and test dependencies are installed"; fi
 
+EX = share/npu/examples/squeezenet1_1
 demo: $(PROGS)
-	$(BIN)/npu-import-onnx share/npu/examples/squeezenet/squeezenet1_1.onnx | $(BIN)/npu-dump -v -m
+	$(BIN)/npu-import-onnx $(EX).onnx | $(BIN)/npu-dump -v -m
+	$(BIN)/npu-import-onnx $(EX).onnx | $(BIN)/npu-run -i $(EX).input.npy -o $(O)/demo-out.npy --compare $(EX).output.npy
+
+bench: $(PROGS)
+	bench/interp.sh
 
 clean:
 	rm -rf build bin
 
--include $(LIBIR_OBJ:.o=.d) $(FORMATS_OBJ:.o=.d) $(patsubst %,$(O)/tools/%.d,$(TOOLS)) $(UNIT_BINS:$(O)/tests/%=$(O)/tests/unit/%.d)
+-include $(CONFORM:$(O)/tests/%=$(O)/tests/conform/%.d) $(LIBIR_OBJ:.o=.d) $(FORMATS_OBJ:.o=.d) $(patsubst %,$(O)/tools/%.d,$(TOOLS)) $(UNIT_BINS:$(O)/tests/%=$(O)/tests/unit/%.d)

@@ -40,16 +40,27 @@
 
 static double RTOL = 1e-3, ATOL = 1e-5;
 
-/* Tests that are in scope but known to differ, with the reason. */
+/* Tests that are in scope but known to differ, with the reason; fp16 ones
+ * only in --mode fp16, where they show half precision itself, not a bug. */
 #define BF16_TRUNC "this test data truncates float to bfloat16; cast rounds to nearest even " \
 		   "(as PyTorch, TensorFlow and later ONNX releases do)"
+#define F16_BIG "inputs near 10000 differ by less than the fp16 spacing there (8), so they " \
+		"round to equal values and the softmax flattens"
+#define F16_CANCEL "the expanded form rounds x - mean to half before squaring: cancellation " \
+		   "costs more than the fused layer_norm's fp32 accumulation"
 static const struct {
 	const char *name, *why;
+	bool f16_only;
 } known_gaps[] = {
-	{"test_cast_FLOAT_to_BFLOAT16", BF16_TRUNC},
-	{"test_castlike_FLOAT_to_BFLOAT16", BF16_TRUNC},
-	{"test_castlike_FLOAT_to_BFLOAT16_expanded", BF16_TRUNC},
-	{NULL, NULL},
+	{"test_cast_FLOAT_to_BFLOAT16", BF16_TRUNC, false},
+	{"test_castlike_FLOAT_to_BFLOAT16", BF16_TRUNC, false},
+	{"test_castlike_FLOAT_to_BFLOAT16_expanded", BF16_TRUNC, false},
+	{"test_softmax_large_number", F16_BIG, true},
+	{"test_softmax_large_number_expanded", F16_BIG, true},
+	{"test_logsoftmax_large_number", F16_BIG, true},
+	{"test_logsoftmax_large_number_expanded", F16_BIG, true},
+	{"test_layer_normalization_4d_axis_negative_2_expanded", F16_CANCEL, true},
+	{NULL, NULL, false},
 };
 
 static int verbose;
@@ -566,7 +577,7 @@ static int run_test(const char *dir, char *why, size_t whyn, bool *frozen)
 static const char *known_gap(const char *name)
 {
 	for (size_t i = 0; known_gaps[i].name; i++)
-		if (!strcmp(known_gaps[i].name, name))
+		if (!strcmp(known_gaps[i].name, name) && (!known_gaps[i].f16_only || mode == IR_MODE_F16))
 			return known_gaps[i].why;
 	return NULL;
 }
