@@ -7,7 +7,7 @@
 #   bench/interp.sh [REPEAT]        (default 10; run `make` first)
 #
 # Both sides report the best of REPEAT runs after warm-up: npu-run's time
-# per run is taken from its own -v report of the timed runs, so model
+# per run is the minimum in its own -v report of the timed runs, so model
 # loading is not counted on either side.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,7 +21,7 @@ while read -r name tms; do
 	"$BIN/npu-import-onnx" "$W/$name.onnx" -o "$W/$name.ir"
 	"$BIN/npu-run" "$W/$name.ir" -i "$W/$name.input.npy" --threads 1 --repeat "$R" \
 		-o "$W/$name.out.npy" -v 2>"$W/$name.log"
-	nms=$(sed -n 's/.*best run: \([0-9.]*\) ms.*/\1/p' "$W/$name.log")
+	nms=$(sed -n "s/.*ms per run (min \([0-9.]*\),.*/\1/p" "$W/$name.log")
 	if "$BIN/npu-run" "$W/$name.ir" -i "$W/$name.input.npy" -o "$W/$name.out2.npy" \
 		--compare "$W/$name.output.npy" >/dev/null 2>&1; then chk="matches torch"; else chk="MISMATCH"; fi
 	printf '%-14s %10.2f %10.2f %8.2f  %s\n' "$name" "$tms" "$nms" \

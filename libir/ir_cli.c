@@ -163,9 +163,23 @@ int cli_output_open(cli_output *o, const char *path, bool binary, bool force)
 	memset(o, 0, sizeof *o);
 	if (!path || !strcmp(path, "-")) {
 		if (binary && !force && isatty(STDOUT_FILENO))
-			return cli_error(NULL, "refusing to write binary IR to a terminal; "
-				       "pipe into npu-dump, use -o FILE, or -f to force"), -1;
+			return cli_error(NULL, "refusing to write binary output to a terminal; "
+				       "pipe it into another program (npu-dump reads IR), use -o FILE, or -f to force"), -1;
 		o->f = stdout;
+		return 0;
+	}
+	/* A device or FIFO (-o /dev/null) is written in place: renaming a
+	 * temporary file over it would replace the device. */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (!(o->path = strdup(path)))
+			return cli_error(path, "out of memory"), -1;
+		if (!(o->f = fopen(path, binary ? "wb" : "w"))) {
+			int e = errno;
+			free(o->path);
+			o->path = NULL;
+			return cli_error(path, "%s", strerror(e)), -1;
+		}
 		return 0;
 	}
 	const char *slash = strrchr(path, '/');
@@ -204,8 +218,10 @@ void cli_output_abort(cli_output *o)
 {
 	if (o->path) {
 		fclose(o->f);
-		unlink(o->tmp);
-		have_tmp = 0;
+		if (o->tmp) {
+			unlink(o->tmp);
+			have_tmp = 0;
+		}
 		free(o->path);
 		free(o->tmp);
 	}
@@ -227,18 +243,19 @@ int cli_output_commit(cli_output *o)
 	}
 	err |= fclose(o->f) != 0;
 	o->f = NULL;
-	if (!err && rename(o->tmp, o->path) != 0)
+	if (!err && o->tmp && rename(o->tmp, o->path) != 0)
 		err = 1;
-	int e = errno;
-	if (err)
-		unlink(o->tmp);
-	have_tmp = 0;
+	if (err) {
+		cli_error(name, "write error: %s", strerror(errno));
+		if (o->tmp)
+			unlink(o->tmp);
+	}
+	if (o->tmp)
+		have_tmp = 0;
 	free(o->path);
 	free(o->tmp);
 	o->path = o->tmp = NULL;
-	if (err)
-		return cli_error(name, "write error: %s", strerror(e)), -1;
-	return 0;
+	return err ? -1 : 0;
 }
 
 int cli_write_ir(ir_graph *g, const char *path, bool force, int argc, char *const argv[])

@@ -41,11 +41,12 @@ ir_graph *cli_read_ir(const char *path);
 
 /* An output that is atomic when it is a file: written to a temporary file
  * next to it and renamed by cli_output_commit; removed on failure, on
- * cli_output_abort and on SIGINT/SIGTERM/SIGHUP. */
+ * cli_output_abort and on SIGINT/SIGTERM/SIGHUP. An existing path that is
+ * not a regular file (/dev/null, a FIFO) is written in place. */
 typedef struct {
 	FILE *f;
 	char *path;	/* NULL: standard output */
-	char *tmp;
+	char *tmp;	/* NULL: written in place */
 } cli_output;
 
 /* Open path ("-"/NULL: stdout). A binary output refuses a terminal unless

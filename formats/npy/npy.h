@@ -8,9 +8,9 @@
  * in any byte order ('<', '>', '|', and '=' taken as little-endian), and
  * f8, converted to f32 (npy_array.from_f64 says so: numpy's default float
  * type is float64); fortran_order arrays are transposed to C order.
- * Write: version 1.0 (2.0 if the header needs it), little-endian, C order,
- * the data 64-byte aligned; .npz archives stored (not compressed), with
- * fixed timestamps, so the same arrays give the same bytes. */
+ * Write: version 1.0, little-endian, C order, the data 64-byte aligned;
+ * .npz archives stored (not compressed), with fixed timestamps and modes,
+ * so the same arrays give the same bytes. */
 #ifndef NPUKIT_NPY_H
 #define NPUKIT_NPY_H
 

@@ -20,7 +20,8 @@ diag() { printf '# %s\n' "$@" >&2; }
 
 # expect_fail CODE 'STDERR-REGEX' DESC -- CMD...
 # Runs CMD (which should use $T/out as its output file if it has one) and
-# checks: exit status CODE, stderr is exactly one line matching the regex,
+# checks: exit status CODE, stderr is exactly one line matching the regex
+# (for usage errors, CODE 2, followed by the line "Try 'PROG --help'."),
 # and no $T/out (nor temporaries next to it) was left behind.
 expect_fail() {
 	code=$1 re=$2 desc=$3; shift 4
@@ -29,8 +30,11 @@ expect_fail() {
 	st=$?
 	res=0
 	[ "$st" -eq "$code" ] || { diag "$desc: exit $st, want $code"; res=1; }
-	[ "$(wc -l <"$T/err")" -eq 1 ] || { diag "$desc: stderr has $(wc -l <"$T/err") lines"; res=1; }
-	grep -Eq -- "$re" "$T/err" || { diag "$desc: stderr '$(head -c 300 "$T/err")' does not match '$re'"; res=1; }
+	lines=1
+	[ "$code" -eq 2 ] && lines=2 && { sed -n 2p "$T/err" | grep -Eq "^Try '[a-z-]+ --help'\.\$" ||
+		{ diag "$desc: no --help hint after the usage message"; res=1; }; }
+	[ "$(wc -l <"$T/err")" -eq $lines ] || { diag "$desc: stderr has $(wc -l <"$T/err") lines"; res=1; }
+	head -n 1 "$T/err" | grep -Eq -- "$re" || { diag "$desc: stderr '$(head -c 300 "$T/err")' does not match '$re'"; res=1; }
 	ls -A "$T" | grep -q '^\(out\|\.out\..*\)$' && { diag "$desc: output file left behind"; res=1; }
 	ok $res "$desc"
 }
