@@ -181,6 +181,18 @@ size_t ir_tensor_nbytes(const ir_tensor *t);	/* numel * dtype size; 0 if invalid
 int ir_graph_add_node(ir_graph *g, const char *name, int op, const int *inputs,
 		      int n_inputs, const int *outputs, int n_outputs, ir_diag *d);
 int ir_node_set_origin(ir_graph *g, int node, const char *origin);
+/* Replace a node's input list (ids must exist or be -1). */
+int ir_node_set_inputs(ir_graph *g, int node, const int *inputs, int n_inputs, ir_diag *d);
+/* Delete a node (later node ids shift down by one); its tensors stay until
+ * ir_graph_prune. */
+int ir_graph_remove_node(ir_graph *g, int node);
+/* Make every node input and graph output that is tensor `from` use `to`;
+ * returns how many uses changed (-1: bad id). */
+int ir_graph_replace_uses(ir_graph *g, int from, int to);
+/* Uses of tensor t: node inputs plus graph outputs. */
+int ir_graph_consumers(const ir_graph *g, int t);
+/* base, or base_N, unused as a tensor and a node name (malloc'ed; NULL: OOM). */
+char *ir_graph_unique_name(const ir_graph *g, const char *base);
 
 int ir_node_set_int(ir_graph *g, int node, const char *key, int64_t v);
 int ir_node_set_float(ir_graph *g, int node, const char *key, double v);
@@ -282,6 +294,31 @@ const void *ir_exec_output(const ir_exec *e, int i, size_t *nbytes);
 const double *ir_exec_node_times(const ir_exec *e);
 /* Values that overflowed to +-inf in fp16 mode during the last run. */
 int64_t ir_exec_f16_overflows(const ir_exec *e);
+
+/* ---------------------------------------------------------------- graph rewrites (libir/ir_pass.c) */
+
+typedef enum {
+#define IR_PASS(id, name, fn, help) IR_PASS_##id,
+#include "ir_passes.def"
+#undef IR_PASS
+	IR_PASS_COUNT
+} ir_pass;
+
+/* Called for a pattern a pass leaves alone (node: its id in the graph as it
+ * is at that moment), with the reason. */
+typedef void (*ir_pass_note)(void *user, const ir_graph *g, int node, const char *msg);
+typedef struct {
+	int changed;		/* rewrites made by the last ir_pass_run */
+	char summary[256];	/* what they were: "folded 3 batch_norm into conv" */
+	ir_pass_note note;	/* may be NULL */
+	void *user;
+} ir_pass_report;
+
+const char *ir_pass_name(int pass);
+const char *ir_pass_help(int pass);
+int ir_pass_from_name(const char *name);	/* -1 if unknown */
+/* Run one pass (then remove what became dead). r may be NULL. */
+int ir_pass_run(ir_graph *g, int pass, ir_pass_report *r, ir_diag *d);
 
 /* ---------------------------------------------------------------- shape inference helpers (for op implementations) */
 

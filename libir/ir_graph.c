@@ -429,6 +429,79 @@ int ir_graph_add_node(ir_graph *g, const char *name, int op, const int *inputs,
 	return g->n_nodes++;
 }
 
+int ir_node_set_inputs(ir_graph *g, int node, const int *inputs, int n_inputs, ir_diag *d)
+{
+	ir_node *n = ir_graph_node(g, node);
+	if (!n)
+		return ir_fail(d, node, -1, "no node %d", node);
+	if (n_inputs < 0 || n_inputs > 65536)
+		return ir_fail(d, node, -1, "node '%s': bad arity", n->name);
+	for (int i = 0; i < n_inputs; i++)
+		if (inputs[i] < -1 || inputs[i] >= g->n_tensors)
+			return ir_fail(d, node, -1, "node '%s': input %d refers to no tensor", n->name, i);
+	int *v = malloc(sizeof(int) * (size_t)(n_inputs + 1));
+	if (!v)
+		return ir_fail(d, node, -1, "out of memory");
+	if (n_inputs)
+		memcpy(v, inputs, sizeof(int) * (size_t)n_inputs);
+	free(n->inputs);
+	n->inputs = v;
+	n->n_inputs = n_inputs;
+	return 0;
+}
+
+int ir_graph_remove_node(ir_graph *g, int node)
+{
+	if (node < 0 || node >= g->n_nodes)
+		return -1;
+	node_clear(&g->nodes[node]);
+	memmove(&g->nodes[node], &g->nodes[node + 1], sizeof *g->nodes * (size_t)(g->n_nodes - node - 1));
+	g->n_nodes--;
+	return 0;
+}
+
+int ir_graph_replace_uses(ir_graph *g, int from, int to)
+{
+	if (!ir_graph_tensor(g, from) || !ir_graph_tensor(g, to))
+		return -1;
+	int count = 0;
+	for (int i = 0; i < g->n_nodes; i++)
+		for (int j = 0; j < g->nodes[i].n_inputs; j++)
+			if (g->nodes[i].inputs[j] == from) {
+				g->nodes[i].inputs[j] = to;
+				count++;
+			}
+	for (int i = 0; i < g->n_outputs; i++)
+		if (g->outputs[i] == from) {
+			g->outputs[i] = to;
+			count++;
+		}
+	return count;
+}
+
+int ir_graph_consumers(const ir_graph *g, int t)
+{
+	int count = 0;
+	for (int i = 0; i < g->n_nodes; i++)
+		for (int j = 0; j < g->nodes[i].n_inputs; j++)
+			count += g->nodes[i].inputs[j] == t;
+	for (int i = 0; i < g->n_outputs; i++)
+		count += g->outputs[i] == t;
+	return count;
+}
+
+char *ir_graph_unique_name(const ir_graph *g, const char *base)
+{
+	size_t len = strlen(base) + 24;
+	char *s = malloc(len);
+	if (!s)
+		return NULL;
+	snprintf(s, len, "%s", base);
+	for (int k = 1; ir_graph_find_tensor(g, s) >= 0 || ir_graph_find_node(g, s) >= 0; k++)
+		snprintf(s, len, "%s_%d", base, k);
+	return s;
+}
+
 int ir_node_set_origin(ir_graph *g, int node, const char *origin)
 {
 	ir_node *n = ir_graph_node(g, node);

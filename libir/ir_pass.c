@@ -1,0 +1,660 @@
+/* ir_pass.c - the graph rewrites behind npu-fuse (table: ir_passes.def).
+ *
+ * A pass walks the nodes, rewrites each pattern whose preconditions hold and
+ * reports through r->note why it left the others alone. Folding never
+ * changes a constant in place (other nodes may share it): it adds new
+ * constants and ir_graph_prune drops the old ones once unused. Removing a
+ * node whose output is a graph output renames the value instead (its
+ * producer writes the output tensor), so graph output names never change. */
+#include "ir_kern.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	ir_graph *g;
+	ir_pass_report *r;
+	ir_diag *d;
+	int count[IR_OP_COUNT];	/* rewrites by the op they went into */
+} pass_ctx;
+
+static void note(pass_ctx *c, int node, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note(pass_ctx *c, int node, const char *fmt, ...)
+{
+	if (!c->r || !c->r->note)
+		return;
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	c->r->note(c->r->user, c->g, node, msg);
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static bool is_output(const ir_graph *g, int t)
+{
+	for (int i = 0; i < ir_graph_output_count(g); i++)
+		if (ir_graph_output(g, i) == t)
+			return true;
+	return false;
+}
+
+/* Constant f32 data of tensor t, or NULL. */
+static const float *const_f32(const ir_graph *g, int t)
+{
+	const ir_tensor *x = t >= 0 ? ir_graph_tensor(g, t) : NULL;
+	return x && x->kind == IR_KIND_CONST && x->dtype == IR_DTYPE_F32 ? x->data : NULL;
+}
+
+static bool channel_last(const ir_tensor *t) { return t->layout == IR_LAYOUT_NHWC || t->layout == IR_LAYOUT_NLC; }
+
+static bool has_act(const ir_graph *g, int node)
+{
+	const char *a = ir_node_str(g, node, "act", NULL);
+	return a && *a && strcmp(a, "none");
+}
+
+/* Remove node `node` that computes y from x without changing values (so
+ * dtype and shape agree): its consumers read x instead, or, when y is a
+ * graph output, x's producer writes y. -1 (nothing changed) when neither is
+ * possible. */
+static int bypass(ir_graph *g, int node, int x, int y)
+{
+	if (!is_output(g, y)) {
+		ir_graph_replace_uses(g, y, x);
+		return ir_graph_remove_node(g, node);
+	}
+	int p = ir_graph_producer(g, x);
+	if (p < 0 || is_output(g, x) || ir_graph_consumers(g, x) != 1)
+		return -1;
+	ir_node *pn = ir_graph_node(g, p);
+	for (int j = 0; j < pn->n_outputs; j++)
+		if (pn->outputs[j] == x)
+			pn->outputs[j] = y;
+	return ir_graph_remove_node(g, node);
+}
+
+/* The single node reading tensor t (which is no graph output), or -1. */
+static int only_consumer(const ir_graph *g, int t)
+{
+	if (is_output(g, t) || ir_graph_consumers(g, t) != 1)
+		return -1;
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		const ir_node *n = ir_graph_node(g, i);
+		for (int j = 0; j < n->n_inputs; j++)
+			if (n->inputs[j] == t)
+				return i;
+	}
+	return -1;
+}
+
+/* Add a constant named after `base` (made unique). */
+static int add_const(ir_graph *g, const char *base, ir_dtype dt, const ir_shape *s, const void *data, ir_diag *d)
+{
+	char *name = ir_graph_unique_name(g, base);
+	if (!name)
+		return ir_fail(d, -1, -1, "out of memory");
+	int id = ir_graph_add_const(g, name, dt, s, data, d);
+	free(name);
+	return id;
+}
+
+static int copy_attrs(ir_graph *dst, int dn, const ir_node *n)
+{
+	for (int i = 0; i < n->n_attrs; i++) {
+		const ir_attr *a = &n->attrs[i];
+		int rc = 0;
+		switch (a->type) {
+		case IR_ATTR_INT: rc = ir_node_set_int(dst, dn, a->name, a->i); break;
+		case IR_ATTR_FLOAT: rc = ir_node_set_float(dst, dn, a->name, a->f); break;
+		case IR_ATTR_STR: rc = ir_node_set_str(dst, dn, a->name, a->s); break;
+		case IR_ATTR_INTS: rc = ir_node_set_ints(dst, dn, a->name, a->ints, a->n); break;
+		case IR_ATTR_FLOATS: rc = ir_node_set_floats(dst, dn, a->name, a->floats, a->n); break;
+		}
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- identity, dce */
+
+static int pass_identity(pass_ctx *c)
+{
+	ir_graph *g = c->g;
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		const ir_node *n = ir_graph_node(g, i);
+		if (n->op != IR_OP_IDENTITY)
+			continue;
+		if (bypass(g, i, n->inputs[0], n->outputs[0]) == 0) {
+			c->count[IR_OP_IDENTITY]++;
+			i--;
+		} else {
+			note(c, i, "kept: it copies graph input or output '%s' to graph output '%s'",
+			     ir_graph_tensor(g, n->inputs[0])->name, ir_graph_tensor(g, n->outputs[0])->name);
+		}
+	}
+	return 0;
+}
+
+static int pass_dce(pass_ctx *c)
+{
+	int before = ir_graph_node_count(c->g);
+	ir_graph_prune(c->g);
+	c->count[0] += before - ir_graph_node_count(c->g);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- constant folding */
+
+#define FOLD_MAX_BYTES ((size_t)64 << 20)
+
+/* Run node i alone on its constant inputs; outputs into a new graph h. */
+static ir_graph *eval_node(const ir_graph *g, int i, ir_exec **ex, ir_diag *d)
+{
+	const ir_node *n = ir_graph_node(g, i);
+	ir_graph *h = ir_graph_new();
+	int in[IR_MAX_RANK * 8], out[IR_MAX_RANK * 8];
+	if (!h || n->n_inputs > (int)(sizeof in / sizeof in[0]) || n->n_outputs > (int)(sizeof out / sizeof out[0]))
+		goto fail;
+	for (int j = 0; j < n->n_inputs; j++) {
+		in[j] = -1;
+		if (n->inputs[j] < 0)
+			continue;
+		const ir_tensor *t = ir_graph_tensor(g, n->inputs[j]);
+		if ((in[j] = ir_graph_add_const(h, t->name, t->dtype, &t->shape, t->data, d)) < 0)
+			goto fail;
+		ir_graph_tensor(h, in[j])->layout = t->layout;
+	}
+	for (int j = 0; j < n->n_outputs; j++) {
+		const ir_tensor *t = ir_graph_tensor(g, n->outputs[j]);
+		if ((out[j] = ir_graph_add_tensor(h, t->name, t->dtype, NULL, IR_KIND_ACTIVATION, d)) < 0)
+			goto fail;
+		ir_graph_tensor(h, out[j])->layout = t->layout;
+	}
+	int hn = ir_graph_add_node(h, n->name, n->op, in, n->n_inputs, out, n->n_outputs, d);
+	if (hn < 0 || copy_attrs(h, hn, n) || ir_graph_set_outputs(h, out, n->n_outputs, d) ||
+	    ir_graph_infer_shapes(h, d) || !(*ex = ir_exec_new(h, IR_MODE_F32, 1, d)))
+		goto fail;
+	if (ir_exec_run(*ex, d)) {
+		ir_exec_free(*ex);
+		goto fail;
+	}
+	return h;
+fail:
+	ir_graph_free(h);
+	return NULL;
+}
+
+static int pass_fold(pass_ctx *c)
+{
+	ir_graph *g = c->g;
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		const ir_node *n = ir_graph_node(g, i);
+		bool all_const = n->n_inputs > 0;
+		size_t bytes = 0;
+		for (int j = 0; j < n->n_inputs && all_const; j++)
+			all_const = n->inputs[j] < 0 || ir_graph_tensor(g, n->inputs[j])->kind == IR_KIND_CONST;
+		for (int j = 0; j < n->n_outputs; j++)
+			bytes += ir_tensor_nbytes(ir_graph_tensor(g, n->outputs[j]));
+		if (!all_const)
+			continue;
+		if (bytes > FOLD_MAX_BYTES) {
+			note(c, i, "not folded: its outputs would add %zu bytes of constants", bytes);
+			continue;
+		}
+		ir_diag tmp;
+		ir_exec *ex = NULL;
+		ir_graph *h = eval_node(g, i, &ex, &tmp);
+		if (!h) {
+			note(c, i, "not folded: %s", tmp.msg);
+			continue;
+		}
+		int outs[IR_MAX_RANK * 8], no = n->n_outputs, op = n->op;
+		memcpy(outs, n->outputs, sizeof(int) * (size_t)no);
+		ir_graph_remove_node(g, i);
+		int rc = 0;
+		for (int j = 0; j < no && !rc; j++) {
+			size_t nb;
+			const void *v = ir_exec_output(ex, j, &nb);
+			ir_tensor *t = ir_graph_tensor(g, outs[j]);
+			t->kind = IR_KIND_CONST;
+			rc = ir_tensor_set_data(g, outs[j], v, nb, c->d);
+		}
+		ir_exec_free(ex);
+		ir_graph_free(h);
+		if (rc)
+			return -1;
+		c->count[op]++;
+		i--;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- reshape chains, transposes */
+
+static bool is_reshape_like(int op)
+{
+	return op == IR_OP_RESHAPE || op == IR_OP_FLATTEN || op == IR_OP_SQUEEZE || op == IR_OP_UNSQUEEZE;
+}
+
+/* Turn node i into `reshape` of tensor x to its own output shape. */
+static int make_reshape(ir_graph *g, int i, int x, ir_diag *d)
+{
+	ir_node *n = ir_graph_node(g, i);
+	const ir_shape *s = &ir_graph_tensor(g, n->outputs[0])->shape;
+	int64_t dims[IR_MAX_RANK];
+	for (int k = 0; k < s->rank; k++)
+		dims[k] = s->dim[k];
+	if (ir_node_set_inputs(g, i, &x, 1, d))
+		return -1;
+	n = ir_graph_node(g, i);
+	n->op = IR_OP_RESHAPE;
+	while (n->n_attrs)
+		ir_node_remove_attr(g, i, n->attrs[0].name);
+	return ir_node_set_ints(g, i, "shape", dims, s->rank);
+}
+
+static int pass_reshape(pass_ctx *c)
+{
+	ir_graph *g = c->g;
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		const ir_node *n = ir_graph_node(g, i);
+		if (!is_reshape_like(n->op))
+			continue;
+		int x = n->inputs[0], y = n->outputs[0], p = ir_graph_producer(g, x);
+		const ir_tensor *tx = ir_graph_tensor(g, x), *ty = ir_graph_tensor(g, y);
+		if (ir_shape_equal(&tx->shape, &ty->shape)) {
+			if (bypass(g, i, x, y) == 0) {
+				c->count[IR_OP_RESHAPE]++;
+				i--;
+			}
+			continue;
+		}
+		const ir_node *pn = p >= 0 ? ir_graph_node(g, p) : NULL;
+		if (!pn || !is_reshape_like(pn->op))
+			continue;
+		if (only_consumer(g, x) != i) {
+			note(c, i, "not merged with '%s': its output has other consumers", pn->name);
+			continue;
+		}
+		if (make_reshape(g, i, pn->inputs[0], c->d))
+			return -1;
+		c->count[IR_OP_RESHAPE]++;
+	}
+	return 0;
+}
+
+static int pass_transpose(pass_ctx *c)
+{
+	ir_graph *g = c->g;
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		const ir_node *n = ir_graph_node(g, i);
+		if (n->op != IR_OP_TRANSPOSE)
+			continue;
+		int x = n->inputs[0], p = ir_graph_producer(g, x);
+		if (p < 0 || ir_graph_node(g, p)->op != IR_OP_TRANSPOSE)
+			continue;
+		if (only_consumer(g, x) != i) {
+			note(c, i, "not merged with '%s': its output has other consumers", ir_graph_node(g, p)->name);
+			continue;
+		}
+		const int64_t *p1, *p2;
+		int r1 = ir_node_ints(g, p, "perm", &p1), r2 = ir_node_ints(g, i, "perm", &p2);
+		int rank = ir_graph_tensor(g, x)->shape.rank;
+		int64_t q[IR_MAX_RANK];
+		bool ident = true;
+		/* y = x^p1 has y[k] = x[p1[k]]; z = y^p2 has z[k] = x[p1[p2[k]]]
+		 * (an absent perm reverses the axes) */
+		for (int k = 0; k < rank; k++) {
+			int64_t a = r2 == rank ? p2[k] : rank - 1 - k;
+			q[k] = r1 == rank ? p1[a] : rank - 1 - a;
+			ident &= q[k] == k;
+		}
+		int src = ir_graph_node(g, p)->inputs[0];
+		if (ident) {
+			if (bypass(g, i, src, n->outputs[0]) == 0) {
+				c->count[IR_OP_TRANSPOSE]++;
+				i--;
+			}
+			continue;
+		}
+		if (ir_node_set_inputs(g, i, &src, 1, c->d) || ir_node_set_ints(g, i, "perm", q, rank))
+			return -1;
+		c->count[IR_OP_TRANSPOSE]++;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- folding into weights */
+
+/* A producer whose output channels can absorb a per-channel y = x * s + t. */
+typedef struct {
+	int node, w, b;		/* node, weight and bias tensor ids (b: -1 absent) */
+	int64_t cout;		/* output channels */
+	int64_t per;		/* weights per output channel and group layout (see scale_weights) */
+} foldable;
+
+/* Can node p's output channels (axis 1 of its output) absorb an affine map?
+ * Fills f, or returns a reason. */
+static const char *foldable_producer(const ir_graph *g, int p, foldable *f)
+{
+	const ir_node *n = ir_graph_node(g, p);
+	if (n->op != IR_OP_CONV && n->op != IR_OP_CONV_TRANSPOSE && n->op != IR_OP_FULLY_CONNECTED &&
+	    n->op != IR_OP_GEMM)
+		return "its input is not made by conv, conv_transpose, fully_connected or gemm";
+	if (has_act(g, p))
+		return "the producer has a fused activation";
+	const ir_tensor *y = ir_graph_tensor(g, n->outputs[0]);
+	if (channel_last(y))
+		return "channel-last layout";
+	f->node = p;
+	f->w = n->inputs[1];
+	f->b = n->n_inputs > 2 ? n->inputs[2] : -1;
+	if (!const_f32(g, f->w) || (f->b >= 0 && !const_f32(g, f->b)))
+		return "the producer's weights or bias are not f32 constants";
+	if (y->shape.rank < 2)
+		return "the producer's output has no channel axis";
+	f->cout = y->shape.dim[1];
+	if (n->op == IR_OP_GEMM) {
+		if (y->shape.rank != 2)
+			return "gemm output is not 2-D";
+		if (f->b >= 0 && ir_shape_numel(&ir_graph_tensor(g, f->b)->shape) != f->cout)
+			return "gemm's C is not one value per column";
+		if (ir_node_float(g, p, "beta", 1.0) != 1.0 && f->b >= 0)
+			return "gemm has beta != 1";
+	}
+	return NULL;
+}
+
+/* Write new weight and bias constants for y' = y * s + t per output channel
+ * (s may be NULL: 1) and make the producer use them. */
+static int fold_affine(pass_ctx *c, const foldable *f, const float *s, const float *t)
+{
+	ir_graph *g = c->g;
+	ir_node *n = ir_graph_node(g, f->node);
+	const ir_tensor *wt = ir_graph_tensor(g, f->w);
+	int64_t nw = ir_shape_numel(&wt->shape), C = f->cout;
+	float *w = malloc(sizeof(float) * (size_t)(nw + 1)), *b = malloc(sizeof(float) * (size_t)(C + 1));
+	if (!w || !b) {
+		free(w);
+		free(b);
+		return ir_fail(c->d, f->node, -1, "out of memory");
+	}
+	memcpy(w, wt->data, sizeof(float) * (size_t)nw);
+	const float *b0 = f->b >= 0 ? const_f32(g, f->b) : NULL;
+	for (int64_t o = 0; o < C; o++)
+		b[o] = (b0 ? b0[o] : 0.0f) * (s ? s[o] : 1.0f) + (t ? t[o] : 0.0f);
+	if (s) {
+		if (n->op == IR_OP_CONV || n->op == IR_OP_FULLY_CONNECTED ||
+		    (n->op == IR_OP_GEMM && ir_node_int(g, f->node, "trans_b", 0))) {
+			int64_t per = nw / C;	/* [C, ...] */
+			for (int64_t i = 0; i < nw; i++)
+				w[i] *= s[i / per];
+		} else if (n->op == IR_OP_GEMM) {	/* B is [K, N] */
+			for (int64_t i = 0; i < nw; i++)
+				w[i] *= s[i % C];
+		} else {	/* conv_transpose: [Cin, Cout/group, k...] */
+			int64_t group = ir_node_int(g, f->node, "group", 1), cin = wt->shape.dim[0];
+			int64_t cg = wt->shape.dim[1], ksz = nw / (cin * cg);
+			for (int64_t ci = 0; ci < cin; ci++)
+				for (int64_t j = 0; j < cg; j++) {
+					int64_t o = ci / (cin / group) * cg + j;
+					for (int64_t k = 0; k < ksz; k++)
+						w[(ci * cg + j) * ksz + k] *= s[o];
+				}
+		}
+	}
+	char base[300];
+	snprintf(base, sizeof base, "%s.weight", n->name);
+	int nwid = s ? add_const(g, base, IR_DTYPE_F32, &wt->shape, w, c->d) : f->w;
+	ir_shape bs = {.rank = 1, .dim = {C}};
+	if (n->op == IR_OP_GEMM && f->b >= 0)
+		bs = ir_graph_tensor(g, f->b)->shape;
+	snprintf(base, sizeof base, "%s.bias", ir_graph_node(g, f->node)->name);
+	int nbid = nwid < 0 ? -1 : add_const(g, base, IR_DTYPE_F32, &bs, b, c->d);
+	free(w);
+	free(b);
+	if (nbid < 0)
+		return -1;
+	n = ir_graph_node(g, f->node);
+	int in[3] = {n->inputs[0], nwid, nbid};
+	if (ir_node_set_inputs(g, f->node, in, 3, c->d))
+		return -1;
+	if (n->op == IR_OP_GEMM && ir_node_set_float(g, f->node, "beta", 1.0))
+		return ir_fail(c->d, f->node, -1, "out of memory");
+	return 0;
+}
+
+static int pass_bn(pass_ctx *c)
+{
+	ir_graph *g = c->g;
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		const ir_node *n = ir_graph_node(g, i);
+		if (n->op != IR_OP_BATCH_NORM)
+			continue;
+		int x = n->inputs[0], p = ir_graph_producer(g, x);
+		foldable f;
+		const char *why = p < 0 ? "its input is not made by a node" : foldable_producer(g, p, &f);
+		if (!why && only_consumer(g, x) != i)
+			why = "the producer's output has other consumers";
+		const float *sc = const_f32(g, n->inputs[1]), *bi = const_f32(g, n->inputs[2]),
+			    *mean = const_f32(g, n->inputs[3]), *var = const_f32(g, n->inputs[4]);
+		if (!why && (!sc || !bi || !mean || !var))
+			why = "its statistics are not f32 constants";
+		if (why) {
+			note(c, i, "not folded: %s", why);
+			continue;
+		}
+		int64_t C = f.cout;
+		float *s = malloc(sizeof(float) * (size_t)(2 * C + 1)), *t = s + C;
+		if (!s)
+			return ir_fail(c->d, i, -1, "out of memory");
+		double eps = ir_node_float(g, i, "epsilon", 1e-5);
+		for (int64_t o = 0; o < C; o++) {
+			s[o] = (float)(sc[o] / sqrt((double)var[o] + eps));
+			t[o] = bi[o] - mean[o] * s[o];
+		}
+		int pop = ir_graph_node(g, p)->op, y = n->outputs[0];
+		int rc = fold_affine(c, &f, s, t);
+		free(s);
+		if (rc)
+			return -1;
+		if (bypass(g, i, x, y))	/* cannot fail: x has this one consumer */
+			return ir_fail(c->d, i, -1, "internal error: batch_norm not removable");
+		c->count[pop]++;
+		i--;
+	}
+	return 0;
+}
+
+static int pass_mul_add(pass_ctx *c)
+{
+	ir_graph *g = c->g;
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		const ir_node *n = ir_graph_node(g, i);
+		if (n->op != IR_OP_MUL && n->op != IR_OP_ADD)
+			continue;
+		int a = n->inputs[0], k = n->inputs[1];
+		if (!const_f32(g, k) && const_f32(g, a)) {
+			int tmp = a;
+			a = k;
+			k = tmp;
+		}
+		int p = ir_graph_producer(g, a);
+		foldable f;
+		if (p < 0 || foldable_producer(g, p, &f))
+			continue;	/* not this pattern */
+		const char *why = NULL;
+		const ir_tensor *ta = ir_graph_tensor(g, a), *tk = ir_graph_tensor(g, k);
+		const float *kv = const_f32(g, k);
+		if (!kv)
+			why = "the other operand is not an f32 constant";
+		else if (only_consumer(g, a) != i)
+			why = "the producer's output has other consumers";
+		else if (has_act(g, i))
+			why = "it has a fused activation";
+		else if (tk->shape.rank > ta->shape.rank)
+			why = "the constant has more dimensions than the output";
+		int64_t nk = ir_shape_numel(&tk->shape);
+		for (int d = 0; !why && d < tk->shape.rank; d++) {
+			int axis = ta->shape.rank - tk->shape.rank + d;
+			if (tk->shape.dim[d] != 1 && axis != 1)
+				why = "the constant varies along an axis other than the channels";
+		}
+		if (why) {
+			note(c, i, "not folded into '%s': %s", ir_graph_node(g, p)->name, why);
+			continue;
+		}
+		int64_t C = f.cout;
+		float *v = malloc(sizeof(float) * (size_t)(C + 1));
+		if (!v)
+			return ir_fail(c->d, i, -1, "out of memory");
+		for (int64_t o = 0; o < C; o++)
+			v[o] = kv[nk == 1 ? 0 : o];
+		bool mul = n->op == IR_OP_MUL;
+		int pop = ir_graph_node(g, p)->op, y = n->outputs[0];
+		int rc = fold_affine(c, &f, mul ? v : NULL, mul ? NULL : v);
+		free(v);
+		if (rc)
+			return -1;
+		if (bypass(g, i, a, y))
+			return ir_fail(c->d, i, -1, "internal error: %s not removable", mul ? "mul" : "add");
+		c->count[pop]++;
+		i--;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- activations */
+
+static int pass_act(pass_ctx *c)
+{
+	ir_graph *g = c->g;
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		ir_act act;
+		if (ir_act_from_unary_node(g, i, &act))
+			continue;
+		const ir_node *n = ir_graph_node(g, i);
+		int x = n->inputs[0], y = n->outputs[0], p = ir_graph_producer(g, x);
+		if (p < 0)
+			continue;
+		const ir_node *pn = ir_graph_node(g, p);
+		const char *why = NULL;
+		if (!strstr(ir_op_attr_spec(pn->op), "act=s"))
+			why = "its producer cannot carry an activation";
+		else if (has_act(g, p))
+			why = "its producer has an activation already";
+		else if (only_consumer(g, x) != i)
+			why = "its input has other consumers";
+		if (why) {
+			note(c, i, "not fused into '%s': %s", pn->name, why);
+			continue;
+		}
+		double params[2];
+		int np = 0;
+		if (n->op == IR_OP_CLIP) {
+			params[np++] = ir_node_float(g, i, "min", -INFINITY);
+			params[np++] = ir_node_float(g, i, "max", INFINITY);
+		} else {
+			const char *spec = ir_op_attr_spec(n->op);
+			if (strstr(spec, "alpha=f"))
+				params[np++] = ir_node_float(g, i, "alpha", act.p[0]);
+			if (strstr(spec, "beta=f"))
+				params[np++] = ir_node_float(g, i, "beta", act.p[1]);
+		}
+		if (ir_node_set_str(g, p, "act", ir_op_name(n->op)) ||
+		    (np && ir_node_set_floats(g, p, "act_params", params, np)))
+			return ir_fail(c->d, p, -1, "out of memory");
+		int pop = pn->op;
+		if (bypass(g, i, x, y))
+			return ir_fail(c->d, i, -1, "internal error: activation not removable");
+		c->count[pop]++;
+		i--;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- table */
+
+static const struct {
+	const char *name, *help;
+	int (*fn)(pass_ctx *c);
+} passes[] = {
+#define IR_PASS(id, name, fn, help) {name, help, pass_##fn},
+#include "ir_passes.def"
+#undef IR_PASS
+};
+_Static_assert(sizeof passes / sizeof passes[0] == IR_PASS_COUNT, "pass table");
+
+/* How each pass words its summary. */
+static const char *const verbs[IR_PASS_COUNT] = {
+	[IR_PASS_IDENTITY] = "removed", [IR_PASS_FOLD] = "folded", [IR_PASS_RESHAPE] = "simplified",
+	[IR_PASS_TRANSPOSE] = "simplified", [IR_PASS_BN] = "folded", [IR_PASS_MUL_ADD] = "folded",
+	[IR_PASS_ACT] = "fused", [IR_PASS_DCE] = "removed",
+};
+
+const char *ir_pass_name(int p) { return p >= 0 && p < IR_PASS_COUNT ? passes[p].name : "?"; }
+const char *ir_pass_help(int p) { return p >= 0 && p < IR_PASS_COUNT ? passes[p].help : "?"; }
+
+int ir_pass_from_name(const char *name)
+{
+	for (int p = 0; p < IR_PASS_COUNT; p++)
+		if (!strcmp(passes[p].name, name))
+			return p;
+	return -1;
+}
+
+static void cat(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void cat(char *buf, size_t cap, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, cap - len, fmt, ap);
+	va_end(ap);
+}
+
+/* "folded batch_norm: 20 into conv, 1 into fully_connected", "removed 3 identity" */
+static void summarize(int pass, const int *count, ir_pass_report *r)
+{
+	static const char *const into[IR_PASS_COUNT] = {
+		[IR_PASS_BN] = "batch_norm", [IR_PASS_MUL_ADD] = "mul/add", [IR_PASS_ACT] = "activations",
+	};
+	r->summary[0] = 0;
+	if (pass == IR_PASS_DCE) {
+		if (count[0])
+			cat(r->summary, sizeof r->summary, "removed %d dead nodes", count[0]);
+		return;
+	}
+	for (int op = 0; op < IR_OP_COUNT; op++) {
+		if (!count[op])
+			continue;
+		if (!r->summary[0])
+			cat(r->summary, sizeof r->summary, "%s%s%s ", verbs[pass], into[pass] ? " " : "",
+			    into[pass] ? into[pass] : "");
+		else
+			cat(r->summary, sizeof r->summary, ", ");
+		cat(r->summary, sizeof r->summary, into[pass] ? "%d into %s" : "%d %s", count[op], ir_op_name(op));
+	}
+}
+
+int ir_pass_run(ir_graph *g, int pass, ir_pass_report *r, ir_diag *d)
+{
+	if (pass < 0 || pass >= IR_PASS_COUNT)
+		return ir_fail(d, -1, -1, "no pass %d", pass);
+	pass_ctx c = {.g = g, .r = r, .d = d};
+	int rc = passes[pass].fn(&c);
+	ir_graph_prune(g);
+	if (r) {
+		r->changed = 0;
+		for (int op = 0; op < IR_OP_COUNT; op++)
+			r->changed += c.count[op];
+		summarize(pass, c.count, r);
+	}
+	return rc;
+}

@@ -1,0 +1,91 @@
+#!/bin/sh
+# npu-fuse: every pass keeps what the graph computes and removes its
+# pattern. Fixtures (tests/gen/fuse_fixtures.py) are PyTorch models exported
+# with their BatchNormalization nodes kept, with PyTorch's outputs; each is
+# run with npu-run before and after npu-fuse: the fused graph must match the
+# unfused one within 1e-5 relative to the output's magnitude, and PyTorch's
+# output within 1e-4. Node counts come from npu-dump --json.
+. "$(dirname "$0")/lib.sh"
+F=$DATA/fuse
+
+ops() {	# ops OP IR: how many nodes of op OP the IR has
+	npu-dump --json "$2" | grep -o "\"op\": \"$1\"" | wc -l
+}
+
+# fused M PASSES...: import M, fuse, check outputs; leaves $T/M.ir, $T/M.fused.ir
+fused() {
+	m=$1; shift
+	res=0
+	d=${FD:-$F}
+	npu-import-onnx "$d/$m.onnx" -o "$T/$m.ir" &&
+		npu-run "$T/$m.ir" -i "$d/$m.input.npy" -o "$T/$m.ref.npy" || res=1
+	npu-fuse --verify-each "$@" "$T/$m.ir" -o "$T/$m.fused.ir" 2>"$T/err" || { diag "$m: $(cat "$T/err")"; res=1; }
+	npu-run -q "$T/$m.fused.ir" -i "$d/$m.input.npy" --compare "$T/$m.ref.npy" --rtol 1e-5 --atol 0 ||
+		{ diag "$m: fused output differs from the unfused one"; res=1; }
+	npu-run -q "$T/$m.fused.ir" -i "$d/$m.input.npy" --compare "$d/$m.output.npy" ||
+		{ diag "$m: fused output differs from PyTorch's"; res=1; }
+	ok $res "$m: fused graph computes the same ($*)"
+}
+
+fused convbn --bn
+[ "$(ops batch_norm "$T/convbn.ir")" -eq 4 ] && [ "$(ops batch_norm "$T/convbn.fused.ir")" -eq 0 ] &&
+	[ "$(ops conv "$T/convbn.fused.ir")" -eq 2 ] && [ "$(ops conv_transpose "$T/convbn.fused.ir")" -eq 1 ]
+ok $? "convbn: batch_norm folded into conv, depthwise conv, conv_transpose and gemm"
+npu-fuse -v --bn "$T/convbn.ir" -o "$T/x.ir" 2>"$T/err"
+grep -q "^npu-fuse: .*: bn: folded batch_norm 2 into conv, 1 into conv_transpose, 1 into gemm$" "$T/err"
+ok $? "convbn: -v says what the pass folded"
+
+fused convbn --all
+[ "$(ops relu "$T/convbn.fused.ir")" -eq 0 ] && [ "$(ops clip "$T/convbn.fused.ir")" -eq 0 ] &&
+	[ "$(npu-dump --json "$T/convbn.fused.ir" | grep -c '"act": "relu"')" -eq 1 ] &&
+	[ "$(npu-dump --json "$T/convbn.fused.ir" | grep -c '"act": "clip", "act_params": \[0, 6\]')" -eq 1 ]
+ok $? "convbn: relu and relu6 recorded as the convs' activations"
+
+fused shared --all
+[ "$(ops batch_norm "$T/shared.fused.ir")" -eq 1 ]
+ok $? "shared: a batch_norm whose conv output has another consumer stays"
+npu-fuse -v -v --bn "$T/shared.ir" -o "$T/x.ir" 2>"$T/err"
+grep -q "bn: node '.*' (batch_norm): not folded: the producer's output has other consumers" "$T/err"
+ok $? "shared: -v -v says why"
+
+fused muladd --passes=mul-add
+[ "$(ops mul "$T/muladd.ir")" -eq 3 ] && [ "$(ops add "$T/muladd.ir")" -eq 1 ] &&
+	[ "$(ops mul "$T/muladd.fused.ir")" -eq 2 ] && [ "$(ops add "$T/muladd.fused.ir")" -eq 0 ]
+ok $? "muladd: per-channel constant mul and add folded; mul by a tensor and along H stay"
+npu-fuse -v -v --passes=mul-add "$T/muladd.ir" -o "$T/x.ir" 2>"$T/err"
+grep -q "not an f32 constant" "$T/err" && grep -q "varies along an axis other than the channels" "$T/err"
+ok $? "muladd: -v -v says why the two others stay"
+
+fused shapes --passes=reshape
+[ "$(ops reshape "$T/shapes.fused.ir")" -eq 1 ] && [ "$(ops unsqueeze "$T/shapes.fused.ir")" -eq 0 ] &&
+	[ "$(ops flatten "$T/shapes.fused.ir")" -eq 0 ]
+ok $? "shapes: reshape, unsqueeze, flatten chain merged into one reshape"
+
+fused transposes --passes=transpose
+[ "$(ops transpose "$T/transposes.ir")" -eq 5 ] && [ "$(ops transpose "$T/transposes.fused.ir")" -eq 2 ]
+ok $? "transposes: a cancelling pair removed, a pair merged, a shared one kept"
+
+fused mobilenet_v2 --all
+[ "$(ops batch_norm "$T/mobilenet_v2.ir")" -eq 52 ] && [ "$(ops batch_norm "$T/mobilenet_v2.fused.ir")" -eq 0 ] &&
+	[ "$(ops identity "$T/mobilenet_v2.fused.ir")" -eq 0 ] && [ "$(ops clip "$T/mobilenet_v2.fused.ir")" -eq 0 ]
+ok $? "mobilenet_v2: no batch_norm, identity or relu6 node left"
+
+FD=$DATA fused tinycnn --all
+npu-import-onnx "$DATA/tinycnn.onnx" -o "$T/t.ir" && npu-fuse "$T/t.ir" -o "$T/t1.ir" && npu-fuse "$T/t1.ir" -o "$T/t2.ir" &&
+	[ "$(npu-dump "$T/t1.ir" | sed -n '/^nodes:/,$p')" = "$(npu-dump "$T/t2.ir" | sed -n '/^nodes:/,$p')" ]
+ok $? "running npu-fuse twice changes nothing the second time"
+npu-fuse "$T/mobilenet_v2.fused.ir" -o "$T/m2.ir" && cmp -s "$T/mobilenet_v2.fused.ir" "$T/m2.ir"
+[ $? -ne 0 ] && [ "$(npu-dump "$T/mobilenet_v2.fused.ir" | sed -n '/^nodes:/,$p')" = "$(npu-dump "$T/m2.ir" | sed -n '/^nodes:/,$p')" ]
+ok $? "mobilenet_v2: a second --all keeps every node (only the history grows)"
+
+# the pass table
+npu-fuse --list >"$T/list" && [ "$(wc -l <"$T/list")" -ge 8 ] && head -n 1 "$T/list" | grep -q "^identity " &&
+	tail -n 1 "$T/list" | grep -q "^dce "
+ok $? "--list shows the passes in run order"
+
+# errors
+expect_fail 2 "unknown pass 'frobnicate'" "unknown pass" -- npu-fuse --passes=bn,frobnicate "$T/t.ir" -o "$T/out"
+expect_fail 2 "unknown option '--frob'" "unknown option" -- npu-fuse --frob "$T/t.ir" -o "$T/out"
+expect_fail 1 "looks like an ONNX model" "ONNX model given to npu-fuse" -- npu-fuse "$DATA/tinycnn.onnx" -o "$T/out"
+expect_fail 1 "truncated IR stream" "truncated IR" -- sh -c "head -c 300 '$T/t.ir' | npu-fuse -o '$T/out'"
+done_testing
