@@ -91,8 +91,8 @@ deps:
 
 EX = share/npu/examples/squeezenet1_1
 demo: $(PROGS)
-	$(BIN)/npu-import-onnx $(EX).onnx | $(BIN)/npu-dump -v -m
-	$(BIN)/npu-import-onnx $(EX).onnx | $(BIN)/npu-run -i $(EX).input.npy -o $(O)/demo-out.npy --compare $(EX).output.npy
+	$(BIN)/npu-import-onnx $(EX).onnx | $(BIN)/npu-fuse --all -v | $(BIN)/npu-dump -v -m
+	$(BIN)/npu-import-onnx $(EX).onnx | $(BIN)/npu-fuse | $(BIN)/npu-run -i $(EX).input.npy -o $(O)/demo-out.npy --compare $(EX).output.npy
 
 bench: $(PROGS)
 	bench/interp.sh
