@@ -330,6 +330,123 @@ static int pass_transpose(pass_ctx *c)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- grouped convolution */
+
+/* Do convs a and b compute with the same geometry? */
+static bool same_conv(const ir_graph *g, int a, int b)
+{
+	static const char *const keys[] = {"strides", "pads", "dilations"};
+	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+		const int64_t *va, *vb;
+		int na = ir_node_ints(g, a, keys[k], &va), nb = ir_node_ints(g, b, keys[k], &vb);
+		if (na != nb || (na > 0 && memcmp(va, vb, sizeof *va * (size_t)na)))
+			return false;
+	}
+	const ir_node *x = ir_graph_node(g, a), *y = ir_graph_node(g, b);
+	return x->n_inputs == y->n_inputs &&
+	       ir_shape_equal(&ir_graph_tensor(g, x->inputs[1])->shape, &ir_graph_tensor(g, y->inputs[1])->shape);
+}
+
+/* Is tensor t part j of G equal channel parts of a tensor (split output j,
+ * or a slice of channels [j*n, (j+1)*n))? Returns that tensor, or -1. */
+static int channel_part(const ir_graph *g, int t, int j, int G)
+{
+	int p = ir_graph_producer(g, t);
+	if (p < 0)
+		return -1;
+	const ir_node *n = ir_graph_node(g, p);
+	const ir_tensor *x = ir_graph_tensor(g, n->inputs[0]);
+	if (x->shape.rank < 3 || channel_last(x) || x->shape.dim[1] % G)
+		return -1;
+	int64_t part = x->shape.dim[1] / G;
+	if (n->op == IR_OP_SPLIT)
+		return n->n_outputs == G && n->outputs[j] == t && ir_axis(ir_node_int(g, p, "axis", 0), x->shape.rank) == 1 &&
+		       ir_graph_tensor(g, t)->shape.dim[1] == part ? n->inputs[0] : -1;
+	if (n->op != IR_OP_SLICE)
+		return -1;
+	const int64_t *st, *en, *ax, *sp;
+	int ns = ir_node_ints(g, p, "starts", &st), ne = ir_node_ints(g, p, "ends", &en);
+	int na = ir_node_ints(g, p, "axes", &ax), nsp = ir_node_ints(g, p, "steps", &sp);
+	int64_t first, count;
+	if (ns != 1 || ne != 1 || na != 1 || ir_axis(ax[0], x->shape.rank) != 1 || (nsp >= 0 && (nsp != 1 || sp[0] != 1)) ||
+	    ir_slice_axis(x->shape.dim[1], st[0], en[0], 1, &first, &count) || first != j * part || count != part)
+		return -1;
+	return n->inputs[0];
+}
+
+/* G equal channel parts of x (split or slices) -> G convs -> concat along
+ * the channels, in order, as one conv with group G (how exporters write
+ * grouped convolutions that a framework ran as separate layers). */
+static int pass_group_conv(pass_ctx *c)
+{
+	ir_graph *g = c->g;
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		const ir_node *cat = ir_graph_node(g, i);
+		int G = cat->n_inputs;
+		if (cat->op != IR_OP_CONCAT || G < 2 || G > 1024 ||
+		    ir_axis(ir_node_int(g, i, "axis", 0), ir_graph_tensor(g, cat->outputs[0])->shape.rank) != 1)
+			continue;
+		int conv[1024], x = -1;
+		const char *why = NULL;
+		for (int j = 0; j < G && !why; j++) {
+			int cj = ir_graph_producer(g, cat->inputs[j]);
+			const ir_node *cn = cj >= 0 ? ir_graph_node(g, cj) : NULL;
+			conv[j] = cj;
+			if (!cn || cn->op != IR_OP_CONV) {
+				why = "not every input is made by a conv";
+				break;
+			}
+			int xj = channel_part(g, cn->inputs[0], j, G);
+			if (xj < 0 || (j && xj != x))
+				why = "the convs do not read equal channel parts of one tensor, in order";
+			else if (only_consumer(g, cat->inputs[j]) != i || only_consumer(g, cn->inputs[0]) != cj)
+				why = "a part or a conv output has other consumers";
+			else if (ir_node_int(g, cj, "group", 1) != 1 || has_act(g, cj) || !const_f32(g, cn->inputs[1]) ||
+				 (cn->n_inputs > 2 && !const_f32(g, cn->inputs[2])))
+				why = "a conv is grouped, has an activation or non-constant weights";
+			else if (j && !same_conv(g, conv[0], cj))
+				why = "the convs differ in geometry or weight shape";
+			x = xj;
+		}
+		if (why) {
+			if (conv[0] >= 0 && ir_graph_node(g, conv[0])->op == IR_OP_CONV)
+				note(c, i, "not a grouped conv: %s", why);
+			continue;
+		}
+		const ir_node *c0 = ir_graph_node(g, conv[0]);
+		const ir_tensor *w0 = ir_graph_tensor(g, c0->inputs[1]);
+		bool bias = c0->n_inputs > 2;
+		int64_t nw = ir_shape_numel(&w0->shape), co = w0->shape.dim[0];
+		float *w = malloc(sizeof(float) * (size_t)(nw * G + co * G + 1)), *b = w + nw * G;
+		if (!w)
+			return ir_fail(c->d, i, -1, "out of memory");
+		for (int j = 0; j < G; j++) {
+			const ir_node *cj = ir_graph_node(g, conv[j]);
+			memcpy(w + nw * j, const_f32(g, cj->inputs[1]), sizeof(float) * (size_t)nw);
+			if (bias)
+				memcpy(b + co * j, const_f32(g, cj->inputs[2]), sizeof(float) * (size_t)co);
+		}
+		ir_shape ws = w0->shape, bs = {.rank = 1, .dim = {co * G}};
+		ws.dim[0] *= G;
+		char base[300];
+		snprintf(base, sizeof base, "%s.weight", c0->name);
+		int wid = add_const(g, base, IR_DTYPE_F32, &ws, w, c->d);
+		snprintf(base, sizeof base, "%s.bias", ir_graph_node(g, conv[0])->name);
+		int bid = wid >= 0 && bias ? add_const(g, base, IR_DTYPE_F32, &bs, b, c->d) : -1;
+		free(w);
+		int in[3] = {x, wid, bid};
+		if (wid < 0 || (bias && bid < 0) || ir_node_set_inputs(g, conv[0], in, bias ? 3 : 2, c->d) ||
+		    ir_node_set_int(g, conv[0], "group", G))
+			return -1;
+		int y = ir_graph_node(g, i)->outputs[0];
+		ir_graph_remove_node(g, i);	/* the concat, after conv[0]: its id stays */
+		ir_graph_node(g, conv[0])->outputs[0] = y;
+		c->count[IR_OP_CONV]++;
+		i--;
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------- folding into weights */
 
 /* A producer whose output channels can absorb a per-channel y = x * s + t. */
@@ -472,19 +589,29 @@ static int pass_bn(pass_ctx *c)
 	return 0;
 }
 
+/* y = x OP k with a constant k as an affine map of x: scale (mul, div) or
+ * shift (add, sub). Only add and mul commute. */
+static bool affine_op(const ir_graph *g, const ir_node *n, int *x, int *k)
+{
+	if (n->op != IR_OP_MUL && n->op != IR_OP_ADD && n->op != IR_OP_SUB && n->op != IR_OP_DIV)
+		return false;
+	*x = n->inputs[0];
+	*k = n->inputs[1];
+	if ((n->op == IR_OP_MUL || n->op == IR_OP_ADD) && !const_f32(g, *k) && const_f32(g, *x)) {
+		*k = n->inputs[0];
+		*x = n->inputs[1];
+	}
+	return true;
+}
+
 static int pass_mul_add(pass_ctx *c)
 {
 	ir_graph *g = c->g;
 	for (int i = 0; i < ir_graph_node_count(g); i++) {
 		const ir_node *n = ir_graph_node(g, i);
-		if (n->op != IR_OP_MUL && n->op != IR_OP_ADD)
+		int a, k;
+		if (!affine_op(g, n, &a, &k))
 			continue;
-		int a = n->inputs[0], k = n->inputs[1];
-		if (!const_f32(g, k) && const_f32(g, a)) {
-			int tmp = a;
-			a = k;
-			k = tmp;
-		}
 		int p = ir_graph_producer(g, a);
 		foldable f;
 		if (p < 0 || foldable_producer(g, p, &f))
@@ -506,6 +633,9 @@ static int pass_mul_add(pass_ctx *c)
 			if (tk->shape.dim[d] != 1 && axis != 1)
 				why = "the constant varies along an axis other than the channels";
 		}
+		for (int64_t o = 0; !why && n->op == IR_OP_DIV && o < nk; o++)
+			if (kv[o] == 0)
+				why = "it divides by zero";
 		if (why) {
 			note(c, i, "not folded into '%s': %s", ir_graph_node(g, p)->name, why);
 			continue;
@@ -514,16 +644,19 @@ static int pass_mul_add(pass_ctx *c)
 		float *v = malloc(sizeof(float) * (size_t)(C + 1));
 		if (!v)
 			return ir_fail(c->d, i, -1, "out of memory");
-		for (int64_t o = 0; o < C; o++)
-			v[o] = kv[nk == 1 ? 0 : o];
-		bool mul = n->op == IR_OP_MUL;
+		int op = n->op;
+		for (int64_t o = 0; o < C; o++) {
+			float e = kv[nk == 1 ? 0 : o];
+			v[o] = op == IR_OP_DIV ? 1.0f / e : op == IR_OP_SUB ? -e : e;
+		}
+		bool scale = op == IR_OP_MUL || op == IR_OP_DIV;
 		int pop = ir_graph_node(g, p)->op, y = n->outputs[0];
-		int rc = fold_affine(c, &f, mul ? v : NULL, mul ? NULL : v);
+		int rc = fold_affine(c, &f, scale ? v : NULL, scale ? NULL : v);
 		free(v);
 		if (rc)
 			return -1;
 		if (bypass(g, i, a, y))
-			return ir_fail(c->d, i, -1, "internal error: %s not removable", mul ? "mul" : "add");
+			return ir_fail(c->d, i, -1, "internal error: %s not removable", ir_op_name(op));
 		c->count[pop]++;
 		i--;
 	}
@@ -594,7 +727,7 @@ _Static_assert(sizeof passes / sizeof passes[0] == IR_PASS_COUNT, "pass table");
 /* How each pass words its summary. */
 static const char *const verbs[IR_PASS_COUNT] = {
 	[IR_PASS_IDENTITY] = "removed", [IR_PASS_FOLD] = "folded", [IR_PASS_RESHAPE] = "simplified",
-	[IR_PASS_TRANSPOSE] = "simplified", [IR_PASS_BN] = "folded", [IR_PASS_MUL_ADD] = "folded",
+	[IR_PASS_TRANSPOSE] = "simplified", [IR_PASS_GROUP_CONV] = "merged", [IR_PASS_BN] = "folded", [IR_PASS_MUL_ADD] = "folded",
 	[IR_PASS_ACT] = "fused", [IR_PASS_DCE] = "removed",
 };
 
@@ -623,7 +756,7 @@ static void cat(char *buf, size_t cap, const char *fmt, ...)
 static void summarize(int pass, const int *count, ir_pass_report *r)
 {
 	static const char *const into[IR_PASS_COUNT] = {
-		[IR_PASS_BN] = "batch_norm", [IR_PASS_MUL_ADD] = "mul/add", [IR_PASS_ACT] = "activations",
+		[IR_PASS_GROUP_CONV] = "split/concat convs", [IR_PASS_BN] = "batch_norm", [IR_PASS_MUL_ADD] = "mul/add", [IR_PASS_ACT] = "activations",
 	};
 	r->summary[0] = 0;
 	if (pass == IR_PASS_DCE) {

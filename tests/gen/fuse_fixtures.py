@@ -73,6 +73,26 @@ class Shapes(nn.Module):
         return w * 2
 
 
+class SplitConv(nn.Module):
+    """a grouped conv written as chunk -> two convs -> cat, then bn; and a
+    batch norm written out by hand (sub, div by sqrt, mul, add on constant
+    statistics, as Keras' fused=False writes it)."""
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Conv2d(2, 3, 3, padding=1), nn.Conv2d(2, 3, 3, padding=1)
+        self.bn = nn.BatchNorm2d(6)
+        self.c = nn.Conv2d(6, 5, 1)
+        for k, v in (("mean", torch.rand(1, 5, 1, 1)), ("var", torch.rand(1, 5, 1, 1) + 0.5),
+                     ("gamma", torch.rand(1, 5, 1, 1) + 0.5), ("beta", torch.rand(1, 5, 1, 1))):
+            self.register_buffer(k, v)
+
+    def forward(self, x):
+        x0, x1 = x.chunk(2, dim=1)
+        y = torch.relu(self.bn(torch.cat([self.a(x0), self.b(x1)], 1)))
+        z = self.c(y)
+        return (z - self.mean) / torch.sqrt(self.var + 1e-3) * self.gamma + self.beta
+
+
 def realistic_bn(m, shape):
     m.train()
     with torch.no_grad():
@@ -130,6 +150,7 @@ def main():
     save("shapes", Shapes(), (1, 3, 8, 8))
     transposes()
     save("mobilenet_v2", torchvision.models.mobilenet_v2(width_mult=0.25, num_classes=10), (1, 3, 32, 32))
+    save("splitconv", SplitConv(), (1, 4, 8, 8))
 
 
 if __name__ == "__main__":

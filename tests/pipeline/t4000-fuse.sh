@@ -65,6 +65,15 @@ fused transposes --passes=transpose
 [ "$(ops transpose "$T/transposes.ir")" -eq 5 ] && [ "$(ops transpose "$T/transposes.fused.ir")" -eq 2 ]
 ok $? "transposes: a cancelling pair removed, a pair merged, a shared one kept"
 
+fused splitconv --all
+[ "$(ops conv "$T/splitconv.ir")" -eq 3 ] && [ "$(ops batch_norm "$T/splitconv.ir")" -eq 1 ] &&
+	[ "$(npu-dump "$T/splitconv.fused.ir" | sed -n '/^nodes:/,$p' | tail -n +3 | awk '{print $3}' | tr '\n' ' ')" = "conv conv " ] &&
+	npu-dump --json "$T/splitconv.fused.ir" | grep -q '"group": 2'
+ok $? "splitconv: slices -> convs -> concat made one grouped conv; bn, relu and the hand-written batch norm folded"
+npu-fuse -v "$T/splitconv.ir" -o "$T/x.ir" 2>"$T/err"
+grep -q "mul-add: folded mul/add 4 into conv" "$T/err" && grep -q "fold-constants: folded 1 sqrt" "$T/err"
+ok $? "splitconv: the sub/div/mul/add chain on constant statistics folded after constant folding"
+
 fused mobilenet_v2 --all
 [ "$(ops batch_norm "$T/mobilenet_v2.ir")" -eq 52 ] && [ "$(ops batch_norm "$T/mobilenet_v2.fused.ir")" -eq 0 ] &&
 	[ "$(ops identity "$T/mobilenet_v2.fused.ir")" -eq 0 ] && [ "$(ops clip "$T/mobilenet_v2.fused.ir")" -eq 0 ]
