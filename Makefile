@@ -96,6 +96,7 @@ demo: $(PROGS)
 
 bench: $(PROGS)
 	bench/interp.sh
+	bench/import_pt.sh
 
 clean:
 	rm -rf build bin
