@@ -251,6 +251,9 @@ const ir_history *ir_history_at(const ir_graph *g, int i);
 int ir_graph_toposort(ir_graph *g, ir_diag *d);
 /* Compute dtype and shape of every node output from its inputs and attributes. */
 int ir_graph_infer_shapes(ir_graph *g, ir_diag *d);
+/* The same for one node whose inputs are known (importers building a graph
+ * node by node); outputs inherit input 0's layout where the op keeps it. */
+int ir_graph_infer_node(ir_graph *g, int node, ir_diag *d);
 /* Check everything: ids, unique names, topological order, arity, attribute
  * names and types, constants' byte sizes, dtypes and shapes against shape
  * inference. Does not change g. */

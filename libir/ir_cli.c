@@ -2,6 +2,7 @@
 #include "ir_cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -33,6 +34,18 @@ void cli_usage(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "Try '%s --help'.\n", cli_prog);
 	exit(CLI_USAGE);
+}
+
+void cli_bad_option(int c, char **argv)
+{
+	const char *arg = argv[optind - 1], *eq = strchr(arg, '=');
+	if (c == ':')
+		cli_usage("option '%s' needs an argument", arg);
+	if (strncmp(arg, "--", 2))
+		cli_usage("unknown option '-%c'", optopt);
+	if (optopt && eq)
+		cli_usage("option '%.*s' takes no argument", (int)(eq - arg), arg);
+	cli_usage("unknown option '%s'", arg);
 }
 
 int cli_error(const char *file, const char *fmt, ...)

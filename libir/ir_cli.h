@@ -18,6 +18,9 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
 /* "prog: message\nTry 'prog --help'.\n", exit 2. */
 void cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* getopt_long's ':' (missing argument) or '?' (unknown option; optstring
+ * starts with ':', opterr = 0) as a usage error naming the option. */
+void cli_bad_option(int c, char **argv) __attribute__((noreturn));
 /* "prog: file: error: message" (file may be NULL). Returns CLI_FAIL. */
 int cli_error(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Same with "warning:"; suppressed by -q. */

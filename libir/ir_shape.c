@@ -1094,47 +1094,51 @@ static bool keeps_layout(int op)
 	       op != IR_OP_GEMM && op != IR_OP_FULLY_CONNECTED;
 }
 
+int ir_graph_infer_node(ir_graph *g, int id, ir_diag *d)
+{
+	const ir_node *n = ir_graph_node(g, id);
+	if (!n)
+		return ir_fail(d, -1, -1, "no node %d", id);
+	ir_dtype *dt = malloc(sizeof *dt * (size_t)(n->n_outputs + 1));
+	ir_shape *sh = malloc(sizeof *sh * (size_t)(n->n_outputs + 1));
+	int rc = -1;
+	if (!dt || !sh) {
+		ir_fail(d, id, -1, "out of memory");
+		goto out;
+	}
+	if (ir_node_infer(g, id, dt, sh, d))
+		goto out;
+	const ir_tensor *x = n->n_inputs && n->inputs[0] >= 0 ? &g->tensors[n->inputs[0]] : NULL;
+	for (int i = 0; i < n->n_outputs; i++) {
+		ir_tensor *t = &g->tensors[n->outputs[i]];
+		if (t->kind == IR_KIND_CONST || t->kind == IR_KIND_INPUT) {
+			ir_fail(d, id, n->outputs[i], "node output '%s' is a %s tensor", t->name, ir_kind_name(t->kind));
+			goto out;
+		}
+		t->dtype = dt[i];
+		t->shape = sh[i];
+		if (t->layout == IR_LAYOUT_NONE && x && keeps_layout(n->op) && x->shape.rank == sh[i].rank)
+			t->layout = x->layout;
+	}
+	rc = 0;
+out:
+	free(dt);
+	free(sh);
+	return rc;
+}
+
 int ir_graph_infer_shapes(ir_graph *g, ir_diag *d)
 {
 	int nn = g->n_nodes, rc = -1;
 	int *order = malloc(sizeof(int) * (size_t)(nn + 1));
-	ir_dtype *dt = NULL;
-	ir_shape *sh = NULL;
-	int maxo = 1;
-	for (int i = 0; i < nn; i++)
-		if (g->nodes[i].n_outputs > maxo)
-			maxo = g->nodes[i].n_outputs;
-	dt = malloc(sizeof *dt * (size_t)maxo);
-	sh = malloc(sizeof *sh * (size_t)maxo);
-	if (!order || !dt || !sh) {
-		ir_fail(d, -1, -1, "out of memory");
-		goto out;
+	if (!order)
+		return ir_fail(d, -1, -1, "out of memory");
+	if (ir_topo_order(g, order, d) == 0) {
+		rc = 0;
+		for (int k = 0; k < nn && !rc; k++)
+			rc = ir_graph_infer_node(g, order[k], d);
 	}
-	if (ir_topo_order(g, order, d))
-		goto out;
-	for (int k = 0; k < nn; k++) {
-		int id = order[k];
-		ir_node *n = &g->nodes[id];
-		if (ir_node_infer(g, id, dt, sh, d))
-			goto out;
-		const ir_tensor *x = n->n_inputs && n->inputs[0] >= 0 ? &g->tensors[n->inputs[0]] : NULL;
-		for (int i = 0; i < n->n_outputs; i++) {
-			ir_tensor *t = &g->tensors[n->outputs[i]];
-			if (t->kind == IR_KIND_CONST || t->kind == IR_KIND_INPUT) {
-				ir_fail(d, id, n->outputs[i], "node output '%s' is a %s tensor", t->name, ir_kind_name(t->kind));
-				goto out;
-			}
-			t->dtype = dt[i];
-			t->shape = sh[i];
-			if (t->layout == IR_LAYOUT_NONE && x && keeps_layout(n->op) && x->shape.rank == sh[i].rank)
-				t->layout = x->layout;
-		}
-	}
-	rc = 0;
-out:
 	free(order);
-	free(dt);
-	free(sh);
 	return rc;
 }
 

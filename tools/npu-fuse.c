@@ -99,15 +99,7 @@ static void parse_args(int argc, char **argv, options *o)
 		case 'q': cli_verbose = -1; break;
 		case OPT_HELP: help(); break;
 		case OPT_VERSION: cli_print_version(); break;
-		case ':': cli_usage("option '%s' needs an argument", argv[optind - 1]);
-		default: {
-			const char *arg = argv[optind - 1], *eq = strchr(arg, '=');
-			if (strncmp(arg, "--", 2))
-				cli_usage("unknown option '-%c'", optopt);
-			if (optopt && eq)
-				cli_usage("option '%.*s' takes no argument", (int)(eq - arg), arg);
-			cli_usage("unknown option '%s'", arg);
-		}
+		default: cli_bad_option(c, argv);
 		}
 	}
 	if (o->list)

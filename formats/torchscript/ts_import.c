@@ -592,68 +592,14 @@ static void set_fs(cx *c, int n, const char *k, const double *v, int cnt)
 
 static ts_val *unsup(cx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Shape inference of one new node: libir infers whole graphs only, so the
- * node is copied into a scratch graph with its inputs. 0 ok, 1 the node is
- * wrong (a problem is recorded), -1 fatal. */
+/* Shape inference of one new node. 0 ok, 1 the node is wrong (a problem
+ * is recorded), -1 fatal. */
 static int infer(cx *c, int node)
 {
-	imp *im = c->im;
-	const ir_node *n = ir_graph_node(im->g, node);
-	ir_graph *s = ir_graph_new();
-	int *ids = malloc(sizeof(int) * (size_t)(n->n_inputs + n->n_outputs + 1));
 	ir_diag sd;
-	int rc = -1;
-	if (!s || !ids) {
-		oom(im);
-		goto out;
-	}
-	for (int j = 0; j < n->n_inputs + n->n_outputs; j++) {
-		bool is_in = j < n->n_inputs;
-		int t = is_in ? n->inputs[j] : n->outputs[j - n->n_inputs];
-		ids[j] = -1;
-		for (int k = 0; k < j && is_in; k++)
-			if (n->inputs[k] == t)
-				ids[j] = ids[k];
-		if (t < 0 || ids[j] >= 0)
-			continue;
-		const ir_tensor *x = ir_graph_tensor(im->g, t);
-		ids[j] = ir_graph_add_tensor(s, x->name, x->dtype, is_in ? &x->shape : NULL,
-					     is_in ? IR_KIND_INPUT : IR_KIND_ACTIVATION, &sd);
-		if (ids[j] < 0)
-			goto bad;
-	}
-	int sn = ir_graph_add_node(s, n->name, n->op, ids, n->n_inputs, ids + n->n_inputs, n->n_outputs, &sd);
-	if (sn < 0)
-		goto bad;
-	for (int i = 0; i < n->n_attrs; i++) {
-		const ir_attr *a = &n->attrs[i];
-		int r = a->type == IR_ATTR_INT ? ir_node_set_int(s, sn, a->name, a->i) :
-			a->type == IR_ATTR_FLOAT ? ir_node_set_float(s, sn, a->name, a->f) :
-			a->type == IR_ATTR_STR ? ir_node_set_str(s, sn, a->name, a->s) :
-			a->type == IR_ATTR_INTS ? ir_node_set_ints(s, sn, a->name, a->ints, a->n) :
-			ir_node_set_floats(s, sn, a->name, a->floats, a->n);
-		if (r) {
-			oom(im);
-			goto out;
-		}
-	}
-	if (ir_graph_infer_shapes(s, &sd))
-		goto bad;
-	for (int j = 0; j < n->n_outputs; j++) {
-		ir_tensor *o = ir_graph_tensor(im->g, n->outputs[j]);
-		const ir_tensor *so = ir_graph_tensor(s, ids[n->n_inputs + j]);
-		o->dtype = so->dtype;
-		o->shape = so->shape;
-		o->layout = so->layout;
-	}
-	rc = 0;
-	goto out;
-bad:
-	rc = unsup(c, "%s", sd.msg) ? 1 : -1;
-out:
-	ir_graph_free(s);
-	free(ids);
-	return rc;
+	if (ir_graph_infer_node(c->im->g, node, &sd) == 0)
+		return 0;
+	return unsup(c, "%s", sd.msg) ? 1 : -1;
 }
 
 /* After the attributes: infer the node. 0 ok, 1 problem, -1 fatal. */
