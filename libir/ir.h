@@ -301,7 +301,7 @@ int64_t ir_exec_f16_overflows(const ir_exec *e);
 /* ---------------------------------------------------------------- graph rewrites (libir/ir_pass.c) */
 
 typedef enum {
-#define IR_PASS(id, name, fn, help) IR_PASS_##id,
+#define IR_PASS(id, name, fn, in_all, help) IR_PASS_##id,
 #include "ir_passes.def"
 #undef IR_PASS
 	IR_PASS_COUNT
@@ -319,6 +319,7 @@ typedef struct {
 
 const char *ir_pass_name(int pass);
 const char *ir_pass_help(int pass);
+bool ir_pass_in_all(int pass);		/* part of "every pass" */
 int ir_pass_from_name(const char *name);	/* -1 if unknown */
 /* Run one pass (then remove what became dead). r may be NULL. */
 int ir_pass_run(ir_graph *g, int pass, ir_pass_report *r, ir_diag *d);

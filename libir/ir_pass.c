@@ -712,13 +712,127 @@ static int pass_act(pass_ctx *c)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- softmax for NPUs without it */
+
+/* Add node OP(in...) -> a new activation named NAME (shape inferred);
+ * returns the output tensor, or -1. out >= 0: write that tensor instead. */
+static int add_op(pass_ctx *c, const char *name, int op, const int *in, int nin, int out)
+{
+	ir_graph *g = c->g;
+	char *nm = ir_graph_unique_name(g, name);
+	if (!nm)
+		return ir_fail(c->d, -1, -1, "out of memory");
+	int t = out >= 0 ? out : ir_graph_add_tensor(g, nm, IR_DTYPE_F32, NULL, IR_KIND_ACTIVATION, c->d);
+	int n = t < 0 ? -1 : ir_graph_add_node(g, nm, op, in, nin, &t, 1, c->d);
+	free(nm);
+	return n < 0 ? -1 : t;
+}
+
+/* The output of node n computed from x (1 x len) as gxnpuc's manual
+ * rewrites softmax by hand: the maximum by max_pools over windows of at
+ * most 15 (exact divisors where there are, else ceil mode), subtracted,
+ * exp, reduce_sum, div (log_softmax: x - max - log(sum)). */
+static int rewrite_softmax(pass_ctx *c, int i)
+{
+	ir_graph *g = c->g;
+	const ir_node *n = ir_graph_node(g, i);
+	int x = n->inputs[0], y = n->outputs[0], op = n->op;
+	int64_t len = ir_graph_tensor(g, x)->shape.dim[1];
+	char base[300], nm[340];
+	snprintf(base, sizeof base, "%s", n->name);
+	ir_graph_remove_node(g, i);
+	int64_t shape4[4] = {1, 1, 1, len}, shape2[2] = {1, 1};
+	snprintf(nm, sizeof nm, "%s/reshape", base);
+	int t = add_op(c, nm, IR_OP_RESHAPE, &x, 1, -1);
+	if (t < 0 || ir_node_set_ints(g, ir_graph_node_count(g) - 1, "shape", shape4, 4))
+		return -1;
+	for (int step = 0; len > 1; step++) {
+		int64_t k = 0;
+		for (int64_t d = 15; d >= 2 && !k; d--)
+			if (len % d == 0)
+				k = d;
+		bool ceil = !k;
+		if (!k)
+			k = len < 15 ? len : 15;
+		snprintf(nm, sizeof nm, "%s/max%d", base, step);
+		if ((t = add_op(c, nm, IR_OP_MAX_POOL, &t, 1, -1)) < 0)
+			return -1;
+		int nn = ir_graph_node_count(g) - 1;
+		int64_t ker[2] = {1, k};
+		if (ir_node_set_ints(g, nn, "kernel", ker, 2) || ir_node_set_ints(g, nn, "strides", ker, 2) ||
+		    (ceil && ir_node_set_int(g, nn, "ceil_mode", 1)))
+			return ir_fail(c->d, -1, -1, "out of memory");
+		len = (len + k - 1) / k;
+	}
+	snprintf(nm, sizeof nm, "%s/max", base);
+	if ((t = add_op(c, nm, IR_OP_RESHAPE, &t, 1, -1)) < 0 ||
+	    ir_node_set_ints(g, ir_graph_node_count(g) - 1, "shape", shape2, 2))
+		return -1;
+	int in[2] = {x, t}, d, e, s;
+	snprintf(nm, sizeof nm, "%s/sub", base);
+	if ((d = add_op(c, nm, IR_OP_SUB, in, 2, -1)) < 0)
+		return -1;
+	snprintf(nm, sizeof nm, "%s/exp", base);
+	if ((e = add_op(c, nm, IR_OP_EXP, &d, 1, -1)) < 0)
+		return -1;
+	int64_t axis = 1;
+	snprintf(nm, sizeof nm, "%s/sum", base);
+	if ((s = add_op(c, nm, IR_OP_REDUCE_SUM, &e, 1, -1)) < 0 ||
+	    ir_node_set_ints(g, ir_graph_node_count(g) - 1, "axes", &axis, 1) ||
+	    ir_node_set_int(g, ir_graph_node_count(g) - 1, "keepdims", 1))
+		return -1;
+	if (op == IR_OP_LOG_SOFTMAX) {
+		snprintf(nm, sizeof nm, "%s/log", base);
+		if ((s = add_op(c, nm, IR_OP_LOG, &s, 1, -1)) < 0)
+			return -1;
+		in[0] = d;
+		in[1] = s;
+		snprintf(nm, sizeof nm, "%s/logsub", base);
+		return add_op(c, nm, IR_OP_SUB, in, 2, y) < 0 ? -1 : 0;
+	}
+	in[0] = e;
+	in[1] = s;
+	snprintf(nm, sizeof nm, "%s/div", base);
+	return add_op(c, nm, IR_OP_DIV, in, 2, y) < 0 ? -1 : 0;
+}
+
+static int pass_softmax(pass_ctx *c)
+{
+	ir_graph *g = c->g;
+	bool done = false;	/* the new nodes, at the end, are no softmax */
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		const ir_node *n = ir_graph_node(g, i);
+		if (n->op != IR_OP_SOFTMAX && n->op != IR_OP_LOG_SOFTMAX)
+			continue;
+		const ir_tensor *x = ir_graph_tensor(g, n->inputs[0]);
+		if (x->shape.rank != 2 || x->shape.dim[0] != 1 || x->dtype != IR_DTYPE_F32 ||
+		    ir_axis(ir_node_int(g, i, "axis", -1), 2) != 1) {
+			note(c, i, "not rewritten: the input is not 1xN with the softmax along N");
+			continue;
+		}
+		int op = n->op;
+		if (rewrite_softmax(c, i))
+			return -1;
+		done = true;
+		c->count[op]++;
+		i--;
+	}
+	if (done && ir_graph_toposort(g, c->d))
+		return -1;
+	for (int i = 0; done && i < ir_graph_node_count(g); i++)
+		if (ir_graph_infer_node(g, i, c->d))
+			return -1;
+	return 0;
+}
+
 /* ---------------------------------------------------------------- table */
 
 static const struct {
 	const char *name, *help;
 	int (*fn)(pass_ctx *c);
+	bool in_all;
 } passes[] = {
-#define IR_PASS(id, name, fn, help) {name, help, pass_##fn},
+#define IR_PASS(id, name, fn, in_all, help) {name, help, pass_##fn, in_all},
 #include "ir_passes.def"
 #undef IR_PASS
 };
@@ -728,11 +842,12 @@ _Static_assert(sizeof passes / sizeof passes[0] == IR_PASS_COUNT, "pass table");
 static const char *const verbs[IR_PASS_COUNT] = {
 	[IR_PASS_IDENTITY] = "removed", [IR_PASS_FOLD] = "folded", [IR_PASS_RESHAPE] = "simplified",
 	[IR_PASS_TRANSPOSE] = "simplified", [IR_PASS_GROUP_CONV] = "merged", [IR_PASS_BN] = "folded", [IR_PASS_MUL_ADD] = "folded",
-	[IR_PASS_ACT] = "fused", [IR_PASS_DCE] = "removed",
+	[IR_PASS_ACT] = "fused", [IR_PASS_SOFTMAX] = "rewrote", [IR_PASS_DCE] = "removed",
 };
 
 const char *ir_pass_name(int p) { return p >= 0 && p < IR_PASS_COUNT ? passes[p].name : "?"; }
 const char *ir_pass_help(int p) { return p >= 0 && p < IR_PASS_COUNT ? passes[p].help : "?"; }
+bool ir_pass_in_all(int p) { return p >= 0 && p < IR_PASS_COUNT && passes[p].in_all; }
 
 int ir_pass_from_name(const char *name)
 {

@@ -20,7 +20,7 @@ static void help(void)
 	       "\n"
 	       "  -p, --passes=LIST   run these passes (comma-separated; see --list)\n"
 	       "      --bn            shorthand for --passes=identity,fold-constants,bn,dce\n"
-	       "      --all           every pass (the default when none is chosen)\n"
+	       "      --all           every pass but those marked in --list (the default)\n"
 	       "      --list          list the passes in the order they run, and exit\n"
 	       "      --verify-each   verify the graph after every pass\n"
 	       "  -o, --out FILE      write the IR to FILE (default: standard output)\n"
@@ -38,7 +38,7 @@ static void help(void)
 static void list_passes(void)
 {
 	for (int p = 0; p < IR_PASS_COUNT; p++)
-		printf("%-15s %s\n", ir_pass_name(p), ir_pass_help(p));
+		printf("%-15s %s%s\n", ir_pass_name(p), ir_pass_help(p), ir_pass_in_all(p) ? "" : " [not in --all]");
 	exit(fclose(stdout) ? CLI_FAIL : CLI_OK);
 }
 
@@ -88,7 +88,7 @@ static void parse_args(int argc, char **argv, options *o)
 			break;
 		case OPT_ALL:
 			for (int p = 0; p < IR_PASS_COUNT; p++)
-				o->pass[p] = true;
+				o->pass[p] |= ir_pass_in_all(p);
 			o->any = true;
 			break;
 		case OPT_LIST: o->list = true; break;
@@ -106,7 +106,7 @@ static void parse_args(int argc, char **argv, options *o)
 		list_passes();
 	if (!o->any)
 		for (int p = 0; p < IR_PASS_COUNT; p++)
-			o->pass[p] = true;
+			o->pass[p] = ir_pass_in_all(p);
 	if (optind < argc)
 		o->in = argv[optind++];
 	if (optind < argc)

@@ -93,6 +93,18 @@ class SplitConv(nn.Module):
         return (z - self.mean) / torch.sqrt(self.var + 1e-3) * self.gamma + self.beta
 
 
+class Softmax(nn.Module):
+    """softmax and log_softmax of 1xN for N = 10 (one max_pool), 40 (two)
+    and 17 (a prime above 15: ceil-mode windows)."""
+    def __init__(self):
+        super().__init__()
+        self.a, self.b, self.c = nn.Linear(8, 10), nn.Linear(8, 17), nn.Linear(8, 40)
+
+    def forward(self, x):
+        return torch.cat([torch.softmax(self.a(x) * 4, 1), torch.log_softmax(self.b(x) * 4, 1),
+                          torch.softmax(self.c(x) * 4, 1)], 1)
+
+
 def realistic_bn(m, shape):
     m.train()
     with torch.no_grad():
@@ -151,6 +163,7 @@ def main():
     transposes()
     save("mobilenet_v2", torchvision.models.mobilenet_v2(width_mult=0.25, num_classes=10), (1, 3, 32, 32))
     save("splitconv", SplitConv(), (1, 4, 8, 8))
+    save("softmax", Softmax(), (1, 8))
 
 
 if __name__ == "__main__":

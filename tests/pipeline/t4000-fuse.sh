@@ -74,6 +74,14 @@ npu-fuse -v "$T/splitconv.ir" -o "$T/x.ir" 2>"$T/err"
 grep -q "mul-add: folded mul/add 4 into conv" "$T/err" && grep -q "fold-constants: folded 1 sqrt" "$T/err"
 ok $? "splitconv: the sub/div/mul/add chain on constant statistics folded after constant folding"
 
+fused softmax --passes=softmax
+[ "$(ops softmax "$T/softmax.fused.ir")" -eq 0 ] && [ "$(ops log_softmax "$T/softmax.fused.ir")" -eq 0 ] &&
+	[ "$(ops max_pool "$T/softmax.fused.ir")" -eq 5 ] && [ "$(ops exp "$T/softmax.fused.ir")" -eq 3 ] &&
+	[ "$(npu-dump --json "$T/softmax.fused.ir" | grep -c '"ceil_mode": 1')" -eq 1 ]
+ok $? "softmax: 1x10, 1x17 and 1x40 softmax/log_softmax rewritten with max_pool windows of at most 15"
+npu-fuse --all "$T/softmax.ir" -o "$T/x.ir" && [ "$(ops softmax "$T/x.ir")" -eq 2 ]
+ok $? "softmax: --all leaves softmax alone (the rewrite is for NPUs without it)"
+
 fused mobilenet_v2 --all
 [ "$(ops batch_norm "$T/mobilenet_v2.ir")" -eq 52 ] && [ "$(ops batch_norm "$T/mobilenet_v2.fused.ir")" -eq 0 ] &&
 	[ "$(ops identity "$T/mobilenet_v2.fused.ir")" -eq 0 ] && [ "$(ops clip "$T/mobilenet_v2.fused.ir")" -eq 0 ]
@@ -88,8 +96,8 @@ npu-fuse "$T/mobilenet_v2.fused.ir" -o "$T/m2.ir" && cmp -s "$T/mobilenet_v2.fus
 ok $? "mobilenet_v2: a second --all keeps every node (only the history grows)"
 
 # the pass table
-npu-fuse --list >"$T/list" && [ "$(wc -l <"$T/list")" -ge 8 ] && head -n 1 "$T/list" | grep -q "^identity " &&
-	tail -n 1 "$T/list" | grep -q "^dce "
+npu-fuse --list >"$T/list" && [ "$(wc -l <"$T/list")" -ge 10 ] && head -n 1 "$T/list" | grep -q "^identity " &&
+	tail -n 1 "$T/list" | grep -q "^dce " && grep -q "^softmax .*\[not in --all\]$" "$T/list"
 ok $? "--list shows the passes in run order"
 
 # errors
