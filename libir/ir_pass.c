@@ -712,6 +712,42 @@ static int pass_act(pass_ctx *c)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- relu6 under a quantized range */
+
+/* A clamp to [0, 6] is a relu when the quantized output cannot exceed 6
+ * anyway (AMCT does this before requantization: the clip then costs
+ * nothing and the range calibration decided). */
+static int pass_relu6(pass_ctx *c)
+{
+	ir_graph *g = c->g;
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		const ir_node *n = ir_graph_node(g, i);
+		const char *act = ir_node_str(g, i, "act", "");
+		const double *p;
+		bool clip06 = (n->op == IR_OP_CLIP && ir_node_float(g, i, "min", -INFINITY) == 0 &&
+			       ir_node_float(g, i, "max", INFINITY) == 6) ||
+			      (!strcmp(act, "clip") && ir_node_floats(g, i, "act_params", &p) == 2 && p[0] == 0 && p[1] == 6);
+		if (n->op != IR_OP_RELU6 && strcmp(act, "relu6") && !clip06)
+			continue;
+		const ir_tensor *y = ir_graph_tensor(g, n->outputs[0]);
+		if (!y->quant || !y->quant->has_range || y->quant->range_max > 6) {
+			note(c, i, "kept: the output has no quantized range ending at or below 6");
+			continue;
+		}
+		if (n->op == IR_OP_RELU6 || n->op == IR_OP_CLIP) {
+			ir_node_remove_attr(g, i, "min");
+			ir_node_remove_attr(g, i, "max");
+			ir_graph_node(g, i)->op = IR_OP_RELU;
+		} else {
+			ir_node_remove_attr(g, i, "act_params");
+			if (ir_node_set_str(g, i, "act", "relu"))
+				return ir_fail(c->d, i, -1, "out of memory");
+		}
+		c->count[IR_OP_RELU]++;
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------- softmax for NPUs without it */
 
 /* Add node OP(in...) -> a new activation named NAME (shape inferred);
@@ -842,7 +878,7 @@ _Static_assert(sizeof passes / sizeof passes[0] == IR_PASS_COUNT, "pass table");
 static const char *const verbs[IR_PASS_COUNT] = {
 	[IR_PASS_IDENTITY] = "removed", [IR_PASS_FOLD] = "folded", [IR_PASS_RESHAPE] = "simplified",
 	[IR_PASS_TRANSPOSE] = "simplified", [IR_PASS_GROUP_CONV] = "merged", [IR_PASS_BN] = "folded", [IR_PASS_MUL_ADD] = "folded",
-	[IR_PASS_ACT] = "fused", [IR_PASS_SOFTMAX] = "rewrote", [IR_PASS_DCE] = "removed",
+	[IR_PASS_ACT] = "fused", [IR_PASS_RELU6] = "relaxed", [IR_PASS_SOFTMAX] = "rewrote", [IR_PASS_DCE] = "removed",
 };
 
 const char *ir_pass_name(int p) { return p >= 0 && p < IR_PASS_COUNT ? passes[p].name : "?"; }

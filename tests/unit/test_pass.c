@@ -1,0 +1,149 @@
+/* test_pass.c - graph editing and the rewrite passes on hand-built graphs,
+ * for what the fixtures of tests/pipeline/t4000-fuse.sh cannot show: the
+ * folding arithmetic worked by hand, output names kept when the removed
+ * node wrote a graph output, and relu6 -> relu under a quantized range
+ * (which needs quantization parameters no importer writes). */
+#include "check.h"
+#include "ir.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ir_diag d;
+
+static int input(ir_graph *g, const char *name, int rank, const int64_t *dims)
+{
+	ir_shape s = {.rank = rank};
+	for (int i = 0; i < rank; i++)
+		s.dim[i] = dims[i];
+	return ir_graph_add_tensor(g, name, IR_DTYPE_F32, &s, IR_KIND_INPUT, &d);
+}
+
+static int cnst(ir_graph *g, const char *name, int rank, const int64_t *dims, const float *v)
+{
+	ir_shape s = {.rank = rank};
+	for (int i = 0; i < rank; i++)
+		s.dim[i] = dims[i];
+	return ir_graph_add_const(g, name, IR_DTYPE_F32, &s, v, &d);
+}
+
+static int node(ir_graph *g, const char *name, int op, const int *in, int nin, const char *out)
+{
+	int t = ir_graph_add_tensor(g, out, IR_DTYPE_F32, NULL, IR_KIND_ACTIVATION, &d);
+	ir_graph_add_node(g, name, op, in, nin, &t, 1, &d);
+	return t;
+}
+
+static int count_op(const ir_graph *g, int op)
+{
+	int n = 0;
+	for (int i = 0; i < ir_graph_node_count(g); i++)
+		n += ir_graph_node(g, i)->op == op;
+	return n;
+}
+
+static const float *const_of(const ir_graph *g, int node, int input)
+{
+	return ir_graph_tensor(g, ir_graph_node(g, node)->inputs[input])->data;
+}
+
+/* x[1,2] -> fully_connected(w = [[1,2],[3,4]], b = [1,-1]) -> batch_norm ->
+ * output "y". BN: scale (2, 1), bias (0, 5), mean (1, 0), var (3, 0.25),
+ * epsilon 1: s = scale / sqrt(var + eps) = (2/2, 1/1.118034) = (1, 0.894427);
+ * folded w rows (1,2) and (3*0.894427, 4*0.894427) = (2.683282, 3.577709);
+ * b' = b * s + bias - mean * s = (1 - 1, -0.894427 + 5) = (0, 4.105573). */
+static void test_bn_fc(void)
+{
+	ir_graph *g = ir_graph_new();
+	int64_t xd[] = {1, 2}, wd[] = {2, 2}, cd[] = {2};
+	float w[] = {1, 2, 3, 4}, b[] = {1, -1}, sc[] = {2, 1}, bi[] = {0, 5}, mean[] = {1, 0}, var[] = {3, .25f};
+	int x = input(g, "x", 2, xd);
+	int in[5] = {x, cnst(g, "w", 2, wd, w), cnst(g, "b", 1, cd, b)};
+	int f = node(g, "fc", IR_OP_FULLY_CONNECTED, in, 3, "f");
+	int bn[5] = {f, cnst(g, "sc", 1, cd, sc), cnst(g, "bi", 1, cd, bi), cnst(g, "mean", 1, cd, mean),
+		     cnst(g, "var", 1, cd, var)};
+	int y = node(g, "bn", IR_OP_BATCH_NORM, bn, 5, "y");
+	ir_node_set_float(g, 1, "epsilon", 1.0);
+	ir_graph_set_inputs(g, &x, 1, &d);
+	ir_graph_set_outputs(g, &y, 1, &d);
+	CHECK(ir_graph_infer_shapes(g, &d) == 0);
+	ir_pass_report r = {0};
+	CHECK(ir_pass_run(g, IR_PASS_BN, &r, &d) == 0);
+	CHECK(r.changed == 1);
+	CHECK_MSG(!strcmp(r.summary, "folded batch_norm 1 into fully_connected"), "%s", r.summary);
+	CHECK(ir_graph_node_count(g) == 1 && count_op(g, IR_OP_FULLY_CONNECTED) == 1);
+	CHECK(ir_graph_verify(g, &d) == 0);
+	/* the graph output keeps its name: the fc now writes "y" */
+	CHECK(!strcmp(ir_graph_tensor(g, ir_graph_output(g, 0))->name, "y"));
+	CHECK(ir_graph_node(g, 0)->outputs[0] == ir_graph_output(g, 0));
+	const float *w2 = const_of(g, 0, 1), *b2 = const_of(g, 0, 2);
+	CHECK(fabsf(w2[0] - 1) < 1e-6f && fabsf(w2[1] - 2) < 1e-6f);
+	CHECK(fabsf(w2[2] - 2.683282f) < 1e-5f && fabsf(w2[3] - 3.577709f) < 1e-5f);
+	CHECK(fabsf(b2[0]) < 1e-6f && fabsf(b2[1] - 4.105573f) < 1e-5f);
+	/* the old constants are gone (nothing uses them), the new ones named after the node */
+	CHECK(ir_graph_find_tensor(g, "w") < 0 && ir_graph_find_tensor(g, "fc.weight") >= 0);
+	ir_graph_free(g);
+}
+
+/* relu6 is a relu when the quantized range of its output ends at 6 or below */
+static void test_relu6(void)
+{
+	ir_graph *g = ir_graph_new();
+	int64_t xd[] = {1, 4};
+	int x = input(g, "x", 2, xd);
+	int a = node(g, "r6", IR_OP_RELU6, &x, 1, "a");
+	int b = node(g, "r6b", IR_OP_RELU6, &a, 1, "b");
+	ir_graph_set_inputs(g, &x, 1, &d);
+	ir_graph_set_outputs(g, &b, 1, &d);
+	CHECK(ir_graph_infer_shapes(g, &d) == 0);
+	float s = 6.0f / 255;
+	int32_t zp = 0;
+	ir_quant q = {.bits = 8, .axis = -1, .n = 1, .scale = &s, .zero_point = &zp, .has_range = true,
+		      .range_min = 0, .range_max = 5.5f};
+	CHECK(ir_tensor_set_quant(g, a, &q, &d) == 0);
+	q.range_max = 6.5f;
+	CHECK(ir_tensor_set_quant(g, b, &q, &d) == 0);
+	ir_pass_report r = {0};
+	CHECK(ir_pass_run(g, IR_PASS_RELU6, &r, &d) == 0);
+	CHECK(r.changed == 1);
+	CHECK(ir_graph_node(g, 0)->op == IR_OP_RELU && ir_graph_node(g, 1)->op == IR_OP_RELU6);
+	CHECK(ir_graph_verify(g, &d) == 0);
+	ir_graph_free(g);
+}
+
+/* the editing primitives */
+static void test_edit(void)
+{
+	ir_graph *g = ir_graph_new();
+	int64_t xd[] = {2, 3};
+	int x = input(g, "x", 2, xd);
+	int a = node(g, "n1", IR_OP_RELU, &x, 1, "a");
+	int in[2] = {a, a};
+	int b = node(g, "n2", IR_OP_ADD, in, 2, "b");
+	ir_graph_set_inputs(g, &x, 1, &d);
+	ir_graph_set_outputs(g, &b, 1, &d);
+	CHECK(ir_graph_consumers(g, a) == 2 && ir_graph_consumers(g, b) == 1 && ir_graph_consumers(g, x) == 1);
+	CHECK(ir_graph_replace_uses(g, a, x) == 2 && ir_graph_consumers(g, a) == 0);
+	char *nm = ir_graph_unique_name(g, "a");
+	CHECK(nm && !strcmp(nm, "a_1"));
+	free(nm);
+	CHECK(ir_graph_remove_node(g, 0) == 0 && ir_graph_node_count(g) == 1);
+	CHECK(!strcmp(ir_graph_node(g, 0)->name, "n2"));
+	CHECK(ir_graph_remove_node(g, 5) == -1);
+	int one[1] = {x};
+	CHECK(ir_node_set_inputs(g, 0, one, 1, &d) == 0 && ir_graph_node(g, 0)->n_inputs == 1);
+	int bad[1] = {99};
+	CHECK(ir_node_set_inputs(g, 0, bad, 1, &d) == -1);
+	CHECK(ir_pass_from_name("bn") == IR_PASS_BN && ir_pass_from_name("nope") == -1);
+	CHECK(ir_pass_in_all(IR_PASS_BN) && !ir_pass_in_all(IR_PASS_SOFTMAX));
+	ir_graph_free(g);
+}
+
+int main(void)
+{
+	test_bn_fc();
+	test_relu6();
+	test_edit();
+	return check_done();
+}
