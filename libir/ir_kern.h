@@ -185,6 +185,18 @@ void ir_im2col_pack(const void *ctx, int64_t k0, int64_t kc, int64_t j0, int64_t
  * output positions); ctx is an ir_im2col. */
 void ir_im2col_pack_a(const void *ctx, int64_t i0, int64_t rows, int w, int64_t K, float *dst);
 
+/* ---- Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions (ir_kern_wino.c) */
+
+/* Floats of the 16 transformed, packed weight matrices for O x C filters. */
+size_t ir_wino_packed_floats(int64_t O, int64_t C);
+/* Transform and pack O x C x 3 x 3 weights w into dst; -1 if out of memory. */
+int ir_wino_pack(float *dst, const float *w, int64_t O, int64_t C);
+/* y (N x O x OH x OW) = clamp(conv(x) + bias, lo, hi) for x N x C x H x W,
+ * top and left padding pt, pl (zeros beyond the input everywhere). */
+int ir_conv_winograd(ir_kctx *k, const float *packed, int64_t N, int64_t C, int64_t O, int64_t H, int64_t W,
+		     int64_t OH, int64_t OW, int64_t pt, int64_t pl, const float *x, const float *bias, float *y,
+		     float lo, float hi);
+
 /* ---- helpers shared by kernels */
 
 /* Channel-last layout of input 0 (nhwc or nlc). */

@@ -204,6 +204,7 @@ static const float *pplane_tap(const pplane *pp, const float *buf, int64_t oh, i
 
 typedef struct {
 	bool depthwise;
+	bool winograd;			/* 3x3 stride 1: ir_conv_winograd, packed by ir_wino_pack */
 	bool transposed;		/* computes Y^T = im2col^T . W^T (W packed as B) */
 	bool flat;			/* depthwise in the flattened form: masks follow */
 	int64_t off[64], nwords;	/* its tap offsets and mask words per tap */
@@ -427,6 +428,16 @@ static int conv_padded_width(ir_kctx *k, const conv_geom *cg, const conv_state *
 	return 0;
 }
 
+/* 3x3, stride 1, undilated, ungrouped: Winograd F(2x2, 3x3)
+ * (ir_kern_wino.c), where it measured faster than the direct GEMM: with at
+ * least 64 input channels (K of its 16 GEMMs) and 36 tiles (N). */
+static bool conv_winograd_applies(const conv_geom *cg)
+{
+	int64_t tiles = (cg->out[1] + 1) / 2 * ((cg->out[2] + 1) / 2);
+	return cg->nsp == 2 && cg->G == 1 && cg->ks[1] == 3 && cg->ks[2] == 3 && cg->st[1] == 1 && cg->st[2] == 1 &&
+	       cg->dil[1] == 1 && cg->dil[2] == 1 && cg->C >= 64 && cg->O >= 16 && tiles >= 36;
+}
+
 static int conv_prepare(ir_kctx *k)
 {
 	if (need_f32(k, 0) || need_f32(k, 1) || need_f32(k, 2) || need_channel_first(k))
@@ -439,6 +450,15 @@ static int conv_prepare(ir_kctx *k)
 	bool dw = cg.Cg == 1 && cg.nsp <= 2 && cg.G > 1;
 	if (!is_const(k->it[1]) && !dw)
 		return 0;	/* weights packed at run time */
+	if (conv_winograd_applies(&cg)) {
+		conv_state *s = ir_kalloc(conv_state_offset() + ir_wino_packed_floats(cg.O, cg.C) * sizeof(float) + 64, 1);
+		if (!s)
+			return KFAIL(k, "out of memory packing weights");
+		memset(s, 0, sizeof *s);
+		s->winograd = true;
+		*k->state = s;
+		return ir_wino_pack((float *)conv_packed(s, 0), k->in[1], cg.O, cg.C) ? KFAIL(k, "out of memory") : 0;
+	}
 	bool tr = !dw && conv_transposed_better(&cg), flat = dw && dw_flat_applies(&cg);
 	int64_t nwords = (cg.P + 15) / 16;
 	size_t gf = dw ? 0 : tr ? ir_gemm_pack_b_size(cg.Kg, cg.Og) : ir_gemm_pack_a_size(cg.Og, cg.Kg);
@@ -447,6 +467,7 @@ static int conv_prepare(ir_kctx *k)
 	conv_state *s = ir_kalloc(conv_state_offset() + (size_t)cg.G * gf * sizeof(float) + extra + 64, 1);
 	if (!s)
 		return KFAIL(k, "out of memory packing weights");
+	memset(s, 0, sizeof *s);
 	s->depthwise = dw;
 	s->transposed = tr;
 	s->flat = flat;
@@ -485,6 +506,10 @@ int ir_kern_conv(ir_kctx *k)
 			if (!ir_kscratch(k, t, IR_SCRATCH_K0, sizeof(float) * pplane_floats(&pp, 1)))
 				return KFAIL(k, "out of memory");
 		ir_kparallel(k, (int)tasks, dw_task, &j);
+	} else if (s && s->winograd) {
+		if (ir_conv_winograd(k, conv_packed(s, 0), cg.N, cg.C, cg.O, cg.in[1], cg.in[2], cg.out[1], cg.out[2],
+				     cg.pb[1], cg.pb[2], x, b, y, act.lo, act.hi))
+			return -1;
 	} else if (s && s->transposed) {
 		if (conv_transposed(k, &cg, s, &act))
 			return -1;
@@ -542,7 +567,7 @@ int ir_kern_conv_transpose(ir_kctx *k)
 		conv_state *s = ir_kalloc(conv_state_offset() + (size_t)cg.G * gf * sizeof(float) + 64, 1);
 		if (!s)
 			return KFAIL(k, "out of memory packing weights");
-		s->depthwise = false;
+		memset(s, 0, sizeof *s);
 		s->group_floats = gf;
 		const float *w = k->in[1];
 		for (int64_t g = 0; g < cg.G; g++)
