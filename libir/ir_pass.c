@@ -461,9 +461,14 @@ typedef struct {
 static const char *foldable_producer(const ir_graph *g, int p, foldable *f)
 {
 	const ir_node *n = ir_graph_node(g, p);
-	if (n->op != IR_OP_CONV && n->op != IR_OP_CONV_TRANSPOSE && n->op != IR_OP_FULLY_CONNECTED &&
-	    n->op != IR_OP_GEMM)
-		return "its input is not made by conv, conv_transpose, fully_connected or gemm";
+	if (n->op == IR_OP_MATMUL) {	/* x[M,K] . W[K,N] folds as a gemm */
+		const ir_tensor *w = ir_graph_tensor(g, n->inputs[1]), *x = ir_graph_tensor(g, n->inputs[0]);
+		if (w->shape.rank != 2 || x->shape.rank != 2)
+			return "the matmul is not 2-D by 2-D";
+	} else if (n->op != IR_OP_CONV && n->op != IR_OP_CONV_TRANSPOSE && n->op != IR_OP_FULLY_CONNECTED &&
+		   n->op != IR_OP_GEMM) {
+		return "its input is not made by conv, conv_transpose, fully_connected, gemm or matmul";
+	}
 	if (has_act(g, p))
 		return "the producer has a fused activation";
 	const ir_tensor *y = ir_graph_tensor(g, n->outputs[0]);
@@ -477,7 +482,7 @@ static const char *foldable_producer(const ir_graph *g, int p, foldable *f)
 	if (y->shape.rank < 2)
 		return "the producer's output has no channel axis";
 	f->cout = y->shape.dim[1];
-	if (n->op == IR_OP_GEMM) {
+	if (n->op == IR_OP_GEMM || n->op == IR_OP_MATMUL) {
 		if (y->shape.rank != 2)
 			return "gemm output is not 2-D";
 		if (f->b >= 0 && ir_shape_numel(&ir_graph_tensor(g, f->b)->shape) != f->cout)
@@ -488,12 +493,43 @@ static const char *foldable_producer(const ir_graph *g, int p, foldable *f)
 	return NULL;
 }
 
+/* Ops between a producer and a per-channel affine map that keep every
+ * value in its channel (axis 1), so the map can move before them:
+ * batch_to_space (atrous convolutions), and reshapes keeping axes 0 and 1
+ * (the reshapes around a matmul). */
+static bool keeps_channels(const ir_graph *g, int node)
+{
+	const ir_node *n = ir_graph_node(g, node);
+	const ir_tensor *x = ir_graph_tensor(g, n->inputs[0]), *y = ir_graph_tensor(g, n->outputs[0]);
+	if (channel_last(x) || channel_last(y) || x->shape.rank < 2 || y->shape.rank < 2)
+		return false;
+	if (n->op == IR_OP_BATCH_TO_SPACE)
+		return true;
+	return is_reshape_like(n->op) && x->shape.dim[0] == y->shape.dim[0] && x->shape.dim[1] == y->shape.dim[1];
+}
+
+/* The node whose output channels become tensor x's, through single-consumer
+ * channel-keeping ops; -1 if x is not made by a node. */
+static int channel_source(const ir_graph *g, int x)
+{
+	int p = ir_graph_producer(g, x);
+	while (p >= 0 && ir_graph_node(g, p)->n_inputs >= 1 && keeps_channels(g, p)) {
+		int in = ir_graph_node(g, p)->inputs[0], q = ir_graph_producer(g, in);
+		if (q < 0 || only_consumer(g, in) != p)
+			break;
+		p = q;
+	}
+	return p;
+}
+
 /* Write new weight and bias constants for y' = y * s + t per output channel
  * (s may be NULL: 1) and make the producer use them. */
 static int fold_affine(pass_ctx *c, const foldable *f, const float *s, const float *t)
 {
 	ir_graph *g = c->g;
 	ir_node *n = ir_graph_node(g, f->node);
+	if (n->op == IR_OP_MATMUL)
+		n->op = IR_OP_GEMM;	/* same product, and it takes a bias */
 	const ir_tensor *wt = ir_graph_tensor(g, f->w);
 	int64_t nw = ir_shape_numel(&wt->shape), C = f->cout;
 	float *w = malloc(sizeof(float) * (size_t)(nw + 1)), *b = malloc(sizeof(float) * (size_t)(C + 1));
@@ -554,7 +590,7 @@ static int pass_bn(pass_ctx *c)
 		const ir_node *n = ir_graph_node(g, i);
 		if (n->op != IR_OP_BATCH_NORM)
 			continue;
-		int x = n->inputs[0], p = ir_graph_producer(g, x);
+		int x = n->inputs[0], p = channel_source(g, x);
 		foldable f;
 		const char *why = p < 0 ? "its input is not made by a node" : foldable_producer(g, p, &f);
 		if (!why && only_consumer(g, x) != i)
@@ -612,7 +648,7 @@ static int pass_mul_add(pass_ctx *c)
 		int a, k;
 		if (!affine_op(g, n, &a, &k))
 			continue;
-		int p = ir_graph_producer(g, a);
+		int p = channel_source(g, a);
 		foldable f;
 		if (p < 0 || foldable_producer(g, p, &f))
 			continue;	/* not this pattern */

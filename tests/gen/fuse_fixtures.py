@@ -105,6 +105,19 @@ class Softmax(nn.Module):
                           torch.softmax(self.c(x) * 4, 1)], 1)
 
 
+class MatmulBn(nn.Module):
+    """x @ W between reshapes, then a 2-D batch norm: the batch norm folds
+    into the matmul through the reshape."""
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(16, 8) / 4)
+        self.bn = nn.BatchNorm2d(8)
+
+    def forward(self, x):
+        y = torch.matmul(x.flatten(1), self.w).reshape(-1, 8, 1, 1)
+        return self.bn(y).flatten(1)
+
+
 def realistic_bn(m, shape):
     m.train()
     with torch.no_grad():
@@ -164,6 +177,7 @@ def main():
     save("mobilenet_v2", torchvision.models.mobilenet_v2(width_mult=0.25, num_classes=10), (1, 3, 32, 32))
     save("splitconv", SplitConv(), (1, 4, 8, 8))
     save("softmax", Softmax(), (1, 8))
+    save("matmulbn", MatmulBn(), (1, 16, 1, 1))
 
 
 if __name__ == "__main__":

@@ -74,6 +74,11 @@ npu-fuse -v "$T/splitconv.ir" -o "$T/x.ir" 2>"$T/err"
 grep -q "mul-add: folded mul/add 4 into conv" "$T/err" && grep -q "fold-constants: folded 1 sqrt" "$T/err"
 ok $? "splitconv: the sub/div/mul/add chain on constant statistics folded after constant folding"
 
+fused matmulbn --all
+[ "$(ops batch_norm "$T/matmulbn.fused.ir")" -eq 0 ] && [ "$(ops matmul "$T/matmulbn.fused.ir")" -eq 0 ] &&
+	[ "$(ops gemm "$T/matmulbn.fused.ir")" -eq 1 ] && [ "$(ops reshape "$T/matmulbn.fused.ir")" -eq 0 ]
+ok $? "matmulbn: batch_norm folded through the reshape into the matmul (now a gemm with bias)"
+
 fused softmax --passes=softmax
 [ "$(ops softmax "$T/softmax.fused.ir")" -eq 0 ] && [ "$(ops log_softmax "$T/softmax.fused.ir")" -eq 0 ] &&
 	[ "$(ops max_pool "$T/softmax.fused.ir")" -eq 5 ] && [ "$(ops exp "$T/softmax.fused.ir")" -eq 3 ] &&

@@ -112,6 +112,61 @@ static void test_relu6(void)
 	ir_graph_free(g);
 }
 
+/* An atrous convolution as TensorFlow writes it: conv on the batch of
+ * space_to_batch, then batch_to_space, then batch_norm. The batch_norm
+ * scales channels, which batch_to_space keeps, so it folds into the conv;
+ * the graph computes the same before and after (run by the interpreter). */
+static void test_bn_through_batch_to_space(void)
+{
+	ir_graph *g = ir_graph_new();
+	int64_t xd[] = {4, 2, 5, 5}, wd[] = {3, 2, 3, 3}, cd[] = {3};
+	float w[54], sc[] = {2, .5f, 1}, bi[] = {.1f, -.2f, .3f}, mean[] = {.5f, -1, 0}, var[] = {1, 4, .25f};
+	for (int i = 0; i < 54; i++)
+		w[i] = (float)((i * 7) % 11 - 5) / 8;
+	int x = input(g, "x", 4, xd);
+	int in[2] = {x, cnst(g, "w", 4, wd, w)};
+	int c = node(g, "conv", IR_OP_CONV, in, 2, "c");
+	int s = node(g, "b2s", IR_OP_BATCH_TO_SPACE, &c, 1, "s");
+	int64_t block[] = {2, 2}, crops[] = {0, 1, 0, 1};
+	ir_node_set_ints(g, 1, "block", block, 2);
+	ir_node_set_ints(g, 1, "crops", crops, 4);
+	int bn[5] = {s, cnst(g, "sc", 1, cd, sc), cnst(g, "bi", 1, cd, bi), cnst(g, "mean", 1, cd, mean),
+		     cnst(g, "var", 1, cd, var)};
+	int y = node(g, "bn", IR_OP_BATCH_NORM, bn, 5, "y");
+	ir_graph_set_inputs(g, &x, 1, &d);
+	ir_graph_set_outputs(g, &y, 1, &d);
+	if (!CHECK_MSG(ir_graph_infer_shapes(g, &d) == 0, "%s", d.msg))
+		return;
+	float xv[200];
+	for (int i = 0; i < 200; i++)
+		xv[i] = (float)((i * 13) % 17 - 8) / 4;
+	float before[3 * 5 * 5], after[3 * 5 * 5];
+	size_t nb = 0;
+	ir_exec *e = ir_exec_new(g, IR_MODE_F32, 1, &d);
+	CHECK(e && ir_exec_set_input(e, 0, xv, sizeof xv, &d) == 0 && ir_exec_run(e, &d) == 0);
+	const float *o = e ? ir_exec_output(e, 0, &nb) : NULL;
+	CHECK(nb == sizeof before);
+	if (o)
+		memcpy(before, o, sizeof before);
+	ir_exec_free(e);
+	ir_pass_report r = {0};
+	CHECK(ir_pass_run(g, IR_PASS_BN, &r, &d) == 0 && r.changed == 1);
+	CHECK(count_op(g, IR_OP_BATCH_NORM) == 0 && count_op(g, IR_OP_BATCH_TO_SPACE) == 1);
+	CHECK(ir_graph_verify(g, &d) == 0);
+	e = ir_exec_new(g, IR_MODE_F32, 1, &d);
+	CHECK(e && ir_exec_set_input(e, 0, xv, sizeof xv, &d) == 0 && ir_exec_run(e, &d) == 0);
+	o = e ? ir_exec_output(e, 0, &nb) : NULL;
+	double worst = 0, scale = 0;
+	for (int i = 0; o && i < 75; i++) {
+		after[i] = o[i];
+		worst = fmax(worst, fabs(after[i] - before[i]));
+		scale = fmax(scale, fabs(before[i]));
+	}
+	CHECK_MSG(o && worst <= 1e-5 * scale, "worst %g of %g", worst, scale);
+	ir_exec_free(e);
+	ir_graph_free(g);
+}
+
 /* the editing primitives */
 static void test_edit(void)
 {
@@ -144,6 +199,7 @@ int main(void)
 {
 	test_bn_fc();
 	test_relu6();
+	test_bn_through_batch_to_space();
 	test_edit();
 	return check_done();
 }
