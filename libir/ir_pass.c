@@ -493,33 +493,56 @@ static const char *foldable_producer(const ir_graph *g, int p, foldable *f)
 	return NULL;
 }
 
-/* Ops between a producer and a per-channel affine map that keep every
- * value in its channel (axis 1), so the map can move before them:
- * batch_to_space (atrous convolutions), and reshapes keeping axes 0 and 1
- * (the reshapes around a matmul). */
-static bool keeps_channels(const ir_graph *g, int node)
+/* The channel axis of a tensor as batch_norm reads it. */
+static int channel_axis(const ir_tensor *t) { return channel_last(t) ? t->shape.rank - 1 : 1; }
+
+/* The axis of node q's input that its output axis a comes from, when q
+ * moves whole channels and nothing else is mixed into them (transpose,
+ * batch_to_space on its channel axis, a reshape that keeps axis a and
+ * everything before it); -1 otherwise. A per-channel affine map after q
+ * can then move before it. */
+static int axis_source(const ir_graph *g, int q, int a)
 {
-	const ir_node *n = ir_graph_node(g, node);
+	const ir_node *n = ir_graph_node(g, q);
+	if (n->n_inputs < 1 || n->inputs[0] < 0)
+		return -1;
 	const ir_tensor *x = ir_graph_tensor(g, n->inputs[0]), *y = ir_graph_tensor(g, n->outputs[0]);
-	if (channel_last(x) || channel_last(y) || x->shape.rank < 2 || y->shape.rank < 2)
-		return false;
+	if (n->op == IR_OP_TRANSPOSE) {
+		const int64_t *perm;
+		int r = ir_node_ints(g, q, "perm", &perm);
+		return r == y->shape.rank ? (int)perm[a] : y->shape.rank - 1 - a;
+	}
 	if (n->op == IR_OP_BATCH_TO_SPACE)
-		return true;
-	return is_reshape_like(n->op) && x->shape.dim[0] == y->shape.dim[0] && x->shape.dim[1] == y->shape.dim[1];
+		return a == channel_axis(x) && a == channel_axis(y) ? a : -1;
+	if (!is_reshape_like(n->op))
+		return -1;
+	int64_t before = 1;
+	for (int k = 0; k < a; k++)
+		before *= y->shape.dim[k];
+	int64_t p = 1;
+	for (int b = 0; b < x->shape.rank; p *= x->shape.dim[b++])
+		if (p == before && x->shape.dim[b] == y->shape.dim[a])
+			return b;
+	return -1;
 }
 
-/* The node whose output channels become tensor x's, through single-consumer
- * channel-keeping ops; -1 if x is not made by a node. */
-static int channel_source(const ir_graph *g, int x)
+/* The node whose output channels (axis 1) become axis `axis` of tensor x,
+ * through single-consumer channel-moving ops; -1 if there is none. */
+static int channel_source(const ir_graph *g, int x, int axis)
 {
 	int p = ir_graph_producer(g, x);
-	while (p >= 0 && ir_graph_node(g, p)->n_inputs >= 1 && keeps_channels(g, p)) {
-		int in = ir_graph_node(g, p)->inputs[0], q = ir_graph_producer(g, in);
+	while (p >= 0) {
+		const ir_node *n = ir_graph_node(g, p);
+		int a = axis_source(g, p, axis);
+		if (a < 0)
+			break;
+		int in = n->inputs[0], q = ir_graph_producer(g, in);
 		if (q < 0 || only_consumer(g, in) != p)
 			break;
 		p = q;
+		axis = a;
 	}
-	return p;
+	return axis == 1 ? p : -1;
 }
 
 /* Write new weight and bias constants for y' = y * s + t per output channel
@@ -590,9 +613,9 @@ static int pass_bn(pass_ctx *c)
 		const ir_node *n = ir_graph_node(g, i);
 		if (n->op != IR_OP_BATCH_NORM)
 			continue;
-		int x = n->inputs[0], p = channel_source(g, x);
+		int x = n->inputs[0], p = channel_source(g, x, channel_axis(ir_graph_tensor(g, x)));
 		foldable f;
-		const char *why = p < 0 ? "its input is not made by a node" : foldable_producer(g, p, &f);
+		const char *why = p < 0 ? "its channels do not come from a node's channel axis" : foldable_producer(g, p, &f);
 		if (!why && only_consumer(g, x) != i)
 			why = "the producer's output has other consumers";
 		const float *sc = const_f32(g, n->inputs[1]), *bi = const_f32(g, n->inputs[2]),
@@ -648,7 +671,7 @@ static int pass_mul_add(pass_ctx *c)
 		int a, k;
 		if (!affine_op(g, n, &a, &k))
 			continue;
-		int p = channel_source(g, a);
+		int cax = channel_axis(ir_graph_tensor(g, a)), p = channel_source(g, a, cax);
 		foldable f;
 		if (p < 0 || foldable_producer(g, p, &f))
 			continue;	/* not this pattern */
@@ -666,7 +689,7 @@ static int pass_mul_add(pass_ctx *c)
 		int64_t nk = ir_shape_numel(&tk->shape);
 		for (int d = 0; !why && d < tk->shape.rank; d++) {
 			int axis = ta->shape.rank - tk->shape.rank + d;
-			if (tk->shape.dim[d] != 1 && axis != 1)
+			if (tk->shape.dim[d] != 1 && axis != cax)
 				why = "the constant varies along an axis other than the channels";
 		}
 		for (int64_t o = 0; !why && n->op == IR_OP_DIV && o < nk; o++)

@@ -112,17 +112,61 @@ static void test_relu6(void)
 	ir_graph_free(g);
 }
 
+/* Run g on x; copies the first output (n floats) to y. */
+static bool run(const ir_graph *g, const float *x, size_t xbytes, float *y, size_t n)
+{
+	size_t nb = 0;
+	ir_exec *e = ir_exec_new(g, IR_MODE_F32, 1, &d);
+	bool ok = e && ir_exec_set_input(e, 0, x, xbytes, &d) == 0 && ir_exec_run(e, &d) == 0;
+	const float *o = ok ? ir_exec_output(e, 0, &nb) : NULL;
+	ok = ok && nb == n * sizeof(float);
+	if (ok)
+		memcpy(y, o, nb);
+	ir_exec_free(e);
+	return ok;
+}
+
+/* Fold the batch_norm of g (input x of xn floats, output of yn <= 128
+ * floats): it must go, and the graph compute the same (interpreter). */
+static void check_bn_folds(ir_graph *g, const float *x, size_t xn, size_t yn)
+{
+	float before[128], after[128];
+	if (!CHECK_MSG(ir_graph_infer_shapes(g, &d) == 0, "%s", d.msg) ||
+	    !CHECK_MSG(run(g, x, xn * sizeof(float), before, yn), "%s", d.msg))
+		return;
+	ir_pass_report r = {0};
+	CHECK(ir_pass_run(g, IR_PASS_BN, &r, &d) == 0 && r.changed == 1);
+	CHECK(count_op(g, IR_OP_BATCH_NORM) == 0 && ir_graph_verify(g, &d) == 0);
+	double worst = 0, scale = 0;
+	CHECK_MSG(run(g, x, xn * sizeof(float), after, yn), "%s", d.msg);
+	for (size_t i = 0; i < yn; i++) {
+		worst = fmax(worst, fabs(after[i] - before[i]));
+		scale = fmax(scale, fabs(before[i]));
+	}
+	CHECK_MSG(worst <= 1e-5 * scale, "worst %g of %g", worst, scale);
+}
+
+static int bn_after(ir_graph *g, int t)
+{
+	int64_t cd[] = {3};
+	float sc[] = {2, .5f, 1}, bi[] = {.1f, -.2f, .3f}, mean[] = {.5f, -1, 0}, var[] = {1, 4, .25f};
+	int bn[5] = {t, cnst(g, "sc", 1, cd, sc), cnst(g, "bi", 1, cd, bi), cnst(g, "mean", 1, cd, mean),
+		     cnst(g, "var", 1, cd, var)};
+	return node(g, "bn", IR_OP_BATCH_NORM, bn, 5, "y");
+}
+
 /* An atrous convolution as TensorFlow writes it: conv on the batch of
  * space_to_batch, then batch_to_space, then batch_norm. The batch_norm
- * scales channels, which batch_to_space keeps, so it folds into the conv;
- * the graph computes the same before and after (run by the interpreter). */
+ * scales channels, which batch_to_space keeps, so it folds into the conv. */
 static void test_bn_through_batch_to_space(void)
 {
 	ir_graph *g = ir_graph_new();
-	int64_t xd[] = {4, 2, 5, 5}, wd[] = {3, 2, 3, 3}, cd[] = {3};
-	float w[54], sc[] = {2, .5f, 1}, bi[] = {.1f, -.2f, .3f}, mean[] = {.5f, -1, 0}, var[] = {1, 4, .25f};
+	int64_t xd[] = {4, 2, 5, 5}, wd[] = {3, 2, 3, 3};
+	float w[54], xv[200];
 	for (int i = 0; i < 54; i++)
 		w[i] = (float)((i * 7) % 11 - 5) / 8;
+	for (int i = 0; i < 200; i++)
+		xv[i] = (float)((i * 13) % 17 - 8) / 4;
 	int x = input(g, "x", 4, xd);
 	int in[2] = {x, cnst(g, "w", 4, wd, w)};
 	int c = node(g, "conv", IR_OP_CONV, in, 2, "c");
@@ -130,40 +174,42 @@ static void test_bn_through_batch_to_space(void)
 	int64_t block[] = {2, 2}, crops[] = {0, 1, 0, 1};
 	ir_node_set_ints(g, 1, "block", block, 2);
 	ir_node_set_ints(g, 1, "crops", crops, 4);
-	int bn[5] = {s, cnst(g, "sc", 1, cd, sc), cnst(g, "bi", 1, cd, bi), cnst(g, "mean", 1, cd, mean),
-		     cnst(g, "var", 1, cd, var)};
-	int y = node(g, "bn", IR_OP_BATCH_NORM, bn, 5, "y");
+	int y = bn_after(g, s);	/* 1x3x5x5 */
 	ir_graph_set_inputs(g, &x, 1, &d);
 	ir_graph_set_outputs(g, &y, 1, &d);
-	if (!CHECK_MSG(ir_graph_infer_shapes(g, &d) == 0, "%s", d.msg))
-		return;
-	float xv[200];
-	for (int i = 0; i < 200; i++)
-		xv[i] = (float)((i * 13) % 17 - 8) / 4;
-	float before[3 * 5 * 5], after[3 * 5 * 5];
-	size_t nb = 0;
-	ir_exec *e = ir_exec_new(g, IR_MODE_F32, 1, &d);
-	CHECK(e && ir_exec_set_input(e, 0, xv, sizeof xv, &d) == 0 && ir_exec_run(e, &d) == 0);
-	const float *o = e ? ir_exec_output(e, 0, &nb) : NULL;
-	CHECK(nb == sizeof before);
-	if (o)
-		memcpy(before, o, sizeof before);
-	ir_exec_free(e);
-	ir_pass_report r = {0};
-	CHECK(ir_pass_run(g, IR_PASS_BN, &r, &d) == 0 && r.changed == 1);
-	CHECK(count_op(g, IR_OP_BATCH_NORM) == 0 && count_op(g, IR_OP_BATCH_TO_SPACE) == 1);
-	CHECK(ir_graph_verify(g, &d) == 0);
-	e = ir_exec_new(g, IR_MODE_F32, 1, &d);
-	CHECK(e && ir_exec_set_input(e, 0, xv, sizeof xv, &d) == 0 && ir_exec_run(e, &d) == 0);
-	o = e ? ir_exec_output(e, 0, &nb) : NULL;
-	double worst = 0, scale = 0;
-	for (int i = 0; o && i < 75; i++) {
-		after[i] = o[i];
-		worst = fmax(worst, fabs(after[i] - before[i]));
-		scale = fmax(scale, fabs(before[i]));
-	}
-	CHECK_MSG(o && worst <= 1e-5 * scale, "worst %g of %g", worst, scale);
-	ir_exec_free(e);
+	check_bn_folds(g, xv, 200, 75);
+	CHECK(count_op(g, IR_OP_BATCH_TO_SPACE) == 1);
+	ir_graph_free(g);
+}
+
+/* A channel-last graph as the TensorFlow importer writes it: an NHWC
+ * tensor transposed to NCHW for the conv and back, then a batch_norm over
+ * the last axis. The transposes carry the conv's channels to that axis. */
+static void test_bn_channel_last(void)
+{
+	ir_graph *g = ir_graph_new();
+	int64_t xd[] = {1, 4, 4, 2}, wd[] = {3, 2, 3, 3};
+	int64_t to_nchw[] = {0, 3, 1, 2}, to_nhwc[] = {0, 2, 3, 1}, pads[] = {1, 1, 1, 1};
+	float w[54], xv[32];
+	for (int i = 0; i < 54; i++)
+		w[i] = (float)((i * 5) % 13 - 6) / 8;
+	for (int i = 0; i < 32; i++)
+		xv[i] = (float)((i * 11) % 19 - 9) / 4;
+	int x = input(g, "x", 4, xd);
+	ir_graph_tensor(g, x)->layout = IR_LAYOUT_NHWC;
+	int t = node(g, "to_nchw", IR_OP_TRANSPOSE, &x, 1, "t");
+	ir_node_set_ints(g, 0, "perm", to_nchw, 4);
+	ir_graph_tensor(g, t)->layout = IR_LAYOUT_NCHW;
+	int in[2] = {t, cnst(g, "w", 4, wd, w)};
+	int c = node(g, "conv", IR_OP_CONV, in, 2, "c");
+	ir_node_set_ints(g, 1, "pads", pads, 4);
+	int u = node(g, "to_nhwc", IR_OP_TRANSPOSE, &c, 1, "u");
+	ir_node_set_ints(g, 2, "perm", to_nhwc, 4);
+	ir_graph_tensor(g, u)->layout = IR_LAYOUT_NHWC;
+	int y = bn_after(g, u);	/* 1x4x4x3, channels last */
+	ir_graph_set_inputs(g, &x, 1, &d);
+	ir_graph_set_outputs(g, &y, 1, &d);
+	check_bn_folds(g, xv, 32, 48);
 	ir_graph_free(g);
 }
 
@@ -200,6 +246,7 @@ int main(void)
 	test_bn_fc();
 	test_relu6();
 	test_bn_through_batch_to_space();
+	test_bn_channel_last();
 	test_edit();
 	return check_done();
 }
