@@ -606,6 +606,107 @@ static int fold_affine(pass_ctx *c, const foldable *f, const float *s, const flo
 	return 0;
 }
 
+/* y = x OP k with a constant k as an affine map of x: scale (mul, div) or
+ * shift (add, sub). Only add and mul commute. */
+static bool affine_op(const ir_graph *g, const ir_node *n, int *x, int *k)
+{
+	if (n->op != IR_OP_MUL && n->op != IR_OP_ADD && n->op != IR_OP_SUB && n->op != IR_OP_DIV)
+		return false;
+	*x = n->inputs[0];
+	*k = n->inputs[1];
+	if ((n->op == IR_OP_MUL || n->op == IR_OP_ADD) && !const_f32(g, *k) && const_f32(g, *x)) {
+		*k = n->inputs[0];
+		*x = n->inputs[1];
+	}
+	return true;
+}
+
+/* Values of constant k broadcast against tensor x when k varies only along
+ * x's channel axis (or not at all): n = channels floats into v; NULL (and
+ * the reason) otherwise. */
+static float *per_channel(const ir_graph *g, int k, int x, const char **why)
+{
+	const ir_tensor *tx = ir_graph_tensor(g, x), *tk = ir_graph_tensor(g, k);
+	const float *kv = const_f32(g, k);
+	int cax = channel_axis(tx);
+	*why = NULL;
+	if (!kv || tk->shape.rank > tx->shape.rank || tx->shape.rank < 2) {
+		*why = "the other operand is not a suitable f32 constant";
+		return NULL;
+	}
+	for (int d = 0; d < tk->shape.rank; d++)
+		if (tk->shape.dim[d] != 1 && tx->shape.rank - tk->shape.rank + d != cax) {
+			*why = "the constant varies along an axis other than the channels";
+			return NULL;
+		}
+	int64_t C = tx->shape.dim[cax], nk = ir_shape_numel(&tk->shape);
+	float *v = malloc(sizeof(float) * (size_t)(C + 1));
+	for (int64_t o = 0; v && o < C; o++)
+		v[o] = kv[nk == 1 ? 0 : o];
+	if (!v)
+		*why = "out of memory";
+	return v;
+}
+
+/* x * s + t with s and t constant per channel (Keras' unfused batch norm
+ * after constant folding: x * gamma / sqrt(var + eps) + (beta - mean * ...))
+ * as batch_norm(x, s, t, 0, 1) with epsilon 0: one op an NPU runs as
+ * such, and one the bn pass folds into a producing conv. */
+static int pass_bn_recognize(pass_ctx *c)
+{
+	ir_graph *g = c->g;
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		const ir_node *n = ir_graph_node(g, i);
+		int x, k;
+		if (n->op != IR_OP_MUL || !affine_op(g, n, &x, &k) || !const_f32(g, k) || has_act(g, i))
+			continue;
+		int m = n->outputs[0], a = only_consumer(g, m), tx, tk;
+		const ir_node *an = a >= 0 ? ir_graph_node(g, a) : NULL;
+		if (!an || an->op != IR_OP_ADD || !affine_op(g, an, &tx, &tk) || tx != m || has_act(g, a) ||
+		    ir_graph_tensor(g, x)->dtype != IR_DTYPE_F32)
+			continue;
+		const char *why;
+		float *s = per_channel(g, k, x, &why), *t = s ? per_channel(g, tk, x, &why) : NULL;
+		if (!t) {
+			free(s);
+			note(c, i, "not a batch norm with '%s': %s", an->name, why);
+			continue;
+		}
+		int64_t C = ir_graph_tensor(g, x)->shape.dim[channel_axis(ir_graph_tensor(g, x))];
+		float *zero = calloc((size_t)C + 1, sizeof(float)), *one = malloc(sizeof(float) * (size_t)(C + 1));
+		for (int64_t o = 0; one && o < C; o++)
+			one[o] = 1;
+		char base[300];
+		int ids[5] = {x};
+		ir_shape cs = {.rank = 1, .dim = {C}};
+		const float *vals[4] = {s, t, zero, one};
+		static const char *const what[4] = {"scale", "bias", "mean", "var"};
+		for (int j = 0; j < 4 && zero && one; j++) {
+			snprintf(base, sizeof base, "%s.%s", ir_graph_node(g, i)->name, what[j]);
+			ids[j + 1] = add_const(g, base, IR_DTYPE_F32, &cs, vals[j], c->d);
+		}
+		free(s);
+		free(t);
+		free(zero);
+		free(one);
+		if (!zero || !one || ids[1] < 0 || ids[2] < 0 || ids[3] < 0 || ids[4] < 0)
+			return ids[1] < 0 ? -1 : ir_fail(c->d, i, -1, "out of memory");
+		/* the add becomes the batch_norm (it writes the output), the mul goes */
+		if (ir_node_set_inputs(g, a, ids, 5, c->d))
+			return -1;
+		ir_node *bn = ir_graph_node(g, a);
+		bn->op = IR_OP_BATCH_NORM;
+		if (ir_node_set_float(g, a, "epsilon", 0.0))
+			return ir_fail(c->d, a, -1, "out of memory");
+		ir_node_remove_attr(g, a, "act");
+		ir_node_remove_attr(g, a, "act_params");
+		ir_graph_remove_node(g, i);
+		c->count[IR_OP_BATCH_NORM]++;
+		i--;
+	}
+	return 0;
+}
+
 static int pass_bn(pass_ctx *c)
 {
 	ir_graph *g = c->g;
@@ -646,21 +747,6 @@ static int pass_bn(pass_ctx *c)
 		i--;
 	}
 	return 0;
-}
-
-/* y = x OP k with a constant k as an affine map of x: scale (mul, div) or
- * shift (add, sub). Only add and mul commute. */
-static bool affine_op(const ir_graph *g, const ir_node *n, int *x, int *k)
-{
-	if (n->op != IR_OP_MUL && n->op != IR_OP_ADD && n->op != IR_OP_SUB && n->op != IR_OP_DIV)
-		return false;
-	*x = n->inputs[0];
-	*k = n->inputs[1];
-	if ((n->op == IR_OP_MUL || n->op == IR_OP_ADD) && !const_f32(g, *k) && const_f32(g, *x)) {
-		*k = n->inputs[0];
-		*x = n->inputs[1];
-	}
-	return true;
 }
 
 static int pass_mul_add(pass_ctx *c)
@@ -936,7 +1022,7 @@ _Static_assert(sizeof passes / sizeof passes[0] == IR_PASS_COUNT, "pass table");
 /* How each pass words its summary. */
 static const char *const verbs[IR_PASS_COUNT] = {
 	[IR_PASS_IDENTITY] = "removed", [IR_PASS_FOLD] = "folded", [IR_PASS_RESHAPE] = "simplified",
-	[IR_PASS_TRANSPOSE] = "simplified", [IR_PASS_GROUP_CONV] = "merged", [IR_PASS_BN] = "folded", [IR_PASS_MUL_ADD] = "folded",
+	[IR_PASS_TRANSPOSE] = "simplified", [IR_PASS_GROUP_CONV] = "merged", [IR_PASS_BN_RECOGNIZE] = "recognised", [IR_PASS_BN] = "folded", [IR_PASS_MUL_ADD] = "folded",
 	[IR_PASS_ACT] = "fused", [IR_PASS_RELU6] = "relaxed", [IR_PASS_SOFTMAX] = "rewrote", [IR_PASS_DCE] = "removed",
 };
 

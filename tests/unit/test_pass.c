@@ -213,6 +213,37 @@ static void test_bn_channel_last(void)
 	ir_graph_free(g);
 }
 
+/* Keras' unfused batch norm after constant folding: x * s + t with
+ * per-channel constants, on a channel-last tensor. It becomes one
+ * batch_norm computing the same. */
+static void test_bn_recognize(void)
+{
+	ir_graph *g = ir_graph_new();
+	int64_t xd[] = {1, 2, 2, 3}, cd[] = {3};
+	float sv[] = {2, -1, .5f}, tv[] = {1, 0, -3}, xv[12], before[12], after[12];
+	for (int i = 0; i < 12; i++)
+		xv[i] = (float)(i - 6) / 3;
+	int x = input(g, "x", 4, xd);
+	ir_graph_tensor(g, x)->layout = IR_LAYOUT_NHWC;
+	int in[2] = {x, cnst(g, "s", 1, cd, sv)};
+	int m = node(g, "mul", IR_OP_MUL, in, 2, "m");
+	int in2[2] = {cnst(g, "t", 1, cd, tv), m};
+	int y = node(g, "add", IR_OP_ADD, in2, 2, "y");
+	ir_graph_set_inputs(g, &x, 1, &d);
+	ir_graph_set_outputs(g, &y, 1, &d);
+	CHECK(ir_graph_infer_shapes(g, &d) == 0 && run(g, xv, sizeof xv, before, 12));
+	ir_pass_report r = {0};
+	CHECK(ir_pass_run(g, IR_PASS_BN_RECOGNIZE, &r, &d) == 0 && r.changed == 1);
+	CHECK(ir_graph_node_count(g) == 1 && count_op(g, IR_OP_BATCH_NORM) == 1 && ir_graph_verify(g, &d) == 0);
+	CHECK(run(g, xv, sizeof xv, after, 12));
+	/* y = x * s + t on the last axis, worked by hand for x[0] = -2 (channel 0)
+	 * and x[4] = -2/3 (channel 1): -3 and 2/3 */
+	CHECK(fabsf(after[0] - -3.0f) < 1e-6f && fabsf(after[4] - 2.0f / 3) < 1e-6f);
+	for (int i = 0; i < 12; i++)
+		CHECK_MSG(fabsf(after[i] - before[i]) < 1e-6f, "%d: %g %g", i, after[i], before[i]);
+	ir_graph_free(g);
+}
+
 /* the editing primitives */
 static void test_edit(void)
 {
@@ -247,6 +278,7 @@ int main(void)
 	test_relu6();
 	test_bn_through_batch_to_space();
 	test_bn_channel_last();
+	test_bn_recognize();
 	test_edit();
 	return check_done();
 }
