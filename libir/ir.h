@@ -324,6 +324,53 @@ int ir_pass_from_name(const char *name);	/* -1 if unknown */
 /* Run one pass (then remove what became dead). r may be NULL. */
 int ir_pass_run(ir_graph *g, int pass, ir_pass_report *r, ir_diag *d);
 
+/* ---------------------------------------------------------------- memory plan (libir/ir_plan.c) */
+
+/* The static arena plan: every activation (graph inputs and outputs too,
+ * unless io_outside) gets an offset in one arena. Lifetimes come from the
+ * node order: a tensor lives from the node producing it (graph inputs and
+ * other unproduced tensors: node 0) to its last consumer (graph outputs: the
+ * last node). Buffers are placed greedily, largest first, at the lowest
+ * offset not overlapping a placed buffer alive at the same time (TensorFlow
+ * Lite Micro's planner); a few orderings are tried and the smallest arena
+ * is kept. reshape/flatten/squeeze/unsqueeze/identity outputs share their
+ * input's buffer; elementwise ops may write over an input that dies at
+ * that node. */
+typedef struct {
+	int64_t offset;		/* in the arena; -1: not in the arena */
+	int64_t size;		/* bytes, a multiple of the alignment; 0 if not in the arena */
+	int first, last;	/* lifetime: node indices (inclusive); -1 if not in the arena */
+	int alias_of;		/* the tensor owning the buffer this one shares, or -1 */
+} ir_plan_buf;
+
+/* A zero-initialized struct means the defaults. */
+typedef struct {
+	bool io_outside;	/* graph inputs and outputs live outside the arena */
+	bool no_in_place;	/* no elementwise op writes over its input */
+	int64_t align;		/* offsets and sizes (bytes); 0: 16; a power of two */
+} ir_plan_opts;
+
+typedef struct {
+	int n;			/* tensor count of the graph */
+	ir_plan_buf *buf;	/* one per tensor id */
+	int64_t arena;		/* bytes */
+	int64_t lower_bound;	/* largest sum of buffers alive at one node */
+	int peak_node;		/* where that sum peaks (-1: no node) */
+	int64_t align;
+	bool io_outside;
+	const char *strategy;	/* the placement order that won (static string) */
+} ir_plan;
+
+/* Plan g's memory. o may be NULL (defaults). On failure p is empty. */
+int ir_plan_make(const ir_graph *g, const ir_plan_opts *o, ir_plan *p, ir_diag *d);
+void ir_plan_free(ir_plan *p);
+/* Verify a plan against g from scratch: every activation that needs memory
+ * has it, within the arena and aligned; lifetimes cover every use; buffers
+ * alive at the same time do not overlap unless they share data legitimately
+ * (a view of the same bytes, or an elementwise op writing over an input
+ * that dies at that node). */
+int ir_plan_check(const ir_graph *g, const ir_plan *p, ir_diag *d);
+
 /* ---------------------------------------------------------------- shape inference helpers (for op implementations) */
 
 /* numpy broadcasting of two shapes. */

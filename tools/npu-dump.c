@@ -16,6 +16,7 @@ typedef struct {
 	const char *out;	/* text file, NULL: stdout */
 	view view;
 	const char *view_flag;	/* the option that chose the view, for messages */
+	bool io_outside;	/* -m: graph inputs and outputs outside the arena */
 } options;
 
 /* ---------------------------------------------------------------- small helpers */
@@ -341,18 +342,88 @@ static node_cost cost_of(const ir_graph *g, int id)
 	return c;
 }
 
-static void view_memory(FILE *f, const ir_graph *g)
+/* Node i's outputs' arena offsets, joined by commas ("-": not in the arena). */
+static void print_offsets(FILE *f, const ir_graph *g, const ir_plan *p, int i)
+{
+	const ir_node *n = ir_graph_node(g, i);
+	char buf[128] = "", *at = buf;
+	for (int k = 0; k < n->n_outputs && at < buf + sizeof buf - 24; k++) {
+		int t = n->outputs[k];
+		int64_t off = p && t >= 0 && t < p->n ? p->buf[t].offset : -1;
+		at += off >= 0 ? sprintf(at, "%s%" PRId64, k ? "," : "", off) : sprintf(at, "%s-", k ? "," : "");
+	}
+	fprintf(f, "  %12s", buf);
+}
+
+/* -v -v: one row per arena buffer (by offset), one column per node (or per
+ * run of nodes beyond 100), '#' where the buffer is alive. */
+static void print_timeline(FILE *f, const ir_graph *g, const ir_plan *p)
+{
+	int nn = ir_graph_node_count(g), cols = nn > 100 ? 100 : nn;
+	fprintf(f, "\narena timeline (one row per buffer, '#' alive; ");
+	if (cols == nn)
+		fprintf(f, "one column per node, 0 to %d):\n", nn - 1);
+	else
+		fprintf(f, "%d columns over nodes 0 to %d):\n", cols, nn - 1);
+	fprintf(f, "  %10s  %10s  %-*s  tensor\n", "offset", "size", cols, "nodes");
+	/* buffers by offset, then first use: selection over the owners */
+	int64_t last_off = -1;
+	int last_first = -1, last_id = -1;
+	for (;;) {
+		int best = -1;
+		for (int t = 0; t < p->n; t++) {
+			const ir_plan_buf *b = &p->buf[t], *c = best >= 0 ? &p->buf[best] : NULL;
+			if (b->offset < 0 || b->alias_of >= 0)
+				continue;
+			bool after = b->offset > last_off || (b->offset == last_off &&
+				     (b->first > last_first || (b->first == last_first && t > last_id)));
+			if (after && (!c || b->offset < c->offset || (b->offset == c->offset && b->first < c->first)))
+				best = t;
+		}
+		if (best < 0)
+			break;
+		/* the group's lifetime and size: the union over its members */
+		int first = p->buf[best].first, last = p->buf[best].last, members = 0;
+		int64_t size = p->buf[best].size;
+		for (int t = 0; t < p->n; t++)
+			if (p->buf[t].alias_of == best) {
+				first = p->buf[t].first < first ? p->buf[t].first : first;
+				last = p->buf[t].last > last ? p->buf[t].last : last;
+				size = p->buf[t].size > size ? p->buf[t].size : size;
+				members++;
+			}
+		fprintf(f, "  %10" PRId64 "  %10" PRId64 "  ", p->buf[best].offset, size);
+		for (int c = 0; c < cols; c++) {
+			int lo = (int)((int64_t)c * nn / cols), hi = (int)((int64_t)(c + 1) * nn / cols) - 1;
+			fputc(first <= hi && last >= lo ? '#' : '.', f);
+		}
+		fputs("  ", f);
+		put_text(f, ir_graph_tensor(g, best)->name, NULL);
+		if (members)
+			fprintf(f, " (+%d sharing)", members);
+		fputc('\n', f);
+		last_off = p->buf[best].offset, last_first = p->buf[best].first, last_id = best;
+	}
+}
+
+static void view_memory(FILE *f, const ir_graph *g, const options *o)
 {
 	int nw, ow, peak_node = -1, n_const = 0, n_act = 0;
 	int64_t macs = 0, weights = 0, acts = 0, peak = 0;
+	ir_plan plan;
+	ir_diag d;
+	ir_plan_opts po = {.io_outside = o->io_outside};
+	bool planned = ir_plan_make(g, &po, &plan, &d) == 0;
 	node_columns(g, &nw, &ow);
 	print_header(f, g);
-	fprintf(f, "\n  %4s  %-*s  %-*s  %10s  %10s  %10s  %12s\n", "#", nw, "name", ow, "op",
-		"in bytes", "out bytes", "weights", "MACs");
+	fprintf(f, "\n  %4s  %-*s  %-*s  %10s  %10s  %10s  %12s  %12s\n", "#", nw, "name", ow, "op",
+		"in bytes", "out bytes", "weights", "MACs", "arena offset");
 	for (int i = 0; i < ir_graph_node_count(g); i++) {
 		node_cost c = cost_of(g, i);
 		print_node_start(f, g, i, nw, ow);
-		fprintf(f, "%10" PRId64 "  %10" PRId64 "  %10" PRId64 "  %12" PRId64 "\n", c.in, c.out, c.weights, c.macs);
+		fprintf(f, "%10" PRId64 "  %10" PRId64 "  %10" PRId64 "  %12" PRId64, c.in, c.out, c.weights, c.macs);
+		print_offsets(f, g, planned ? &plan : NULL, i);
+		fputc('\n', f);
 		macs = add_sat(macs, c.macs);
 		if (peak_node < 0 || add_sat(c.in, c.out) > peak) {
 			peak = add_sat(c.in, c.out);
@@ -377,6 +448,22 @@ static void view_memory(FILE *f, const ir_graph *g)
 		fputs("')", f);
 	}
 	fputc('\n', f);
+	if (!planned) {
+		fputs("arena:             - (", f);
+		put_text(f, d.msg, NULL);
+		fputs(")\n", f);
+		return;
+	}
+	fprintf(f, "arena:             %" PRId64 " bytes, lower bound: %" PRId64 " bytes", plan.arena, plan.lower_bound);
+	if (plan.peak_node >= 0) {
+		fprintf(f, " (node %d '", plan.peak_node);
+		put_text(f, ir_graph_node(g, plan.peak_node)->name, NULL);
+		fputs("')", f);
+	}
+	fprintf(f, ", ratio %.3f\n", plan.lower_bound ? (double)plan.arena / (double)plan.lower_bound : 1.0);
+	if (cli_verbose >= 2 && ir_graph_node_count(g) > 0)
+		print_timeline(f, g, &plan);
+	ir_plan_free(&plan);
 }
 
 /* Quantization parameters, abbreviated: per-channel values as their range. */
@@ -732,12 +819,14 @@ static void view_dot(FILE *f, const ir_graph *g)
 
 static void help(void)
 {
-	printf("Usage: %s [IR|-] [-m|-w|--json|--dot|--history] [-o OUT] [-v|-q]\n"
+	printf("Usage: %s [IR|-] [-m [--io-outside]|-w|--json|--dot|--history] [-o OUT] [-v|-q]\n"
 	       "Show an npukit IR stream: by default a listing of its inputs, outputs and\n"
 	       "nodes (op, input and output shapes, attributes).\n"
 	       "\n"
-	       "  -m, --memory     per node: activation bytes in and out, weight bytes, MACs;\n"
-	       "                   totals\n"
+	       "  -m, --memory     per node: activation bytes in and out, weight bytes, MACs,\n"
+	       "                   the arena offsets of its outputs; totals, the arena size\n"
+	       "                   and its lower bound (-v -v: a timeline of the buffers)\n"
+	       "      --io-outside (-m) plan graph inputs and outputs outside the arena\n"
 	       "  -w, --weights    per constant: shape, bytes, min, max, mean, std, quantization\n"
 	       "      --json       the whole IR but the weight bytes as JSON\n"
 	       "      --dot        the graph for Graphviz (dot -Tsvg)\n"
@@ -764,13 +853,14 @@ static void set_view(options *o, view v, const char *flag)
 
 static void parse_args(int argc, char **argv, options *o)
 {
-	enum { OPT_JSON = 256, OPT_DOT, OPT_HISTORY, OPT_HELP, OPT_VERSION };
+	enum { OPT_JSON = 256, OPT_DOT, OPT_HISTORY, OPT_IO_OUTSIDE, OPT_HELP, OPT_VERSION };
 	static const struct option longopts[] = {
 		{"memory", no_argument, NULL, 'm'},
 		{"weights", no_argument, NULL, 'w'},
 		{"json", no_argument, NULL, OPT_JSON},
 		{"dot", no_argument, NULL, OPT_DOT},
 		{"history", no_argument, NULL, OPT_HISTORY},
+		{"io-outside", no_argument, NULL, OPT_IO_OUTSIDE},
 		{"out", required_argument, NULL, 'o'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -787,6 +877,7 @@ static void parse_args(int argc, char **argv, options *o)
 		case OPT_JSON: set_view(o, VIEW_JSON, "--json"); break;
 		case OPT_DOT: set_view(o, VIEW_DOT, "--dot"); break;
 		case OPT_HISTORY: set_view(o, VIEW_HISTORY, "--history"); break;
+		case OPT_IO_OUTSIDE: o->io_outside = true; break;
 		case 'o': o->out = optarg; break;
 		case 'v': cli_verbose = cli_verbose < 0 ? 1 : cli_verbose + 1; break;
 		case 'q': cli_verbose = -1; break;
@@ -804,7 +895,7 @@ static void parse_args(int argc, char **argv, options *o)
 int main(int argc, char **argv)
 {
 	static void (*const print[])(FILE *, const ir_graph *) = {
-		[VIEW_LIST] = view_list, [VIEW_MEMORY] = view_memory, [VIEW_WEIGHTS] = view_weights,
+		[VIEW_LIST] = view_list, [VIEW_WEIGHTS] = view_weights,
 		[VIEW_JSON] = view_json, [VIEW_DOT] = view_dot, [VIEW_HISTORY] = view_history,
 	};
 	options o = {0};
@@ -816,7 +907,10 @@ int main(int argc, char **argv)
 		return CLI_FAIL;
 	int rc = CLI_FAIL;
 	if (cli_output_open(&out, o.out, false, false) == 0) {
-		print[o.view](out.f, g);
+		if (o.view == VIEW_MEMORY)
+			view_memory(out.f, g, &o);
+		else
+			print[o.view](out.f, g);
 		rc = cli_output_commit(&out) ? CLI_FAIL : CLI_OK;
 	}
 	ir_graph_free(g);

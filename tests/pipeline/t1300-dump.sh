@@ -88,9 +88,41 @@ want=$(awk "$NUMEL"' $1 != "shape" { next }
 grep -q "^total MACs:        $want$" "$T/squeezenet1_1.memory"
 ok $? "squeezenet1_1: total MACs from ONNX's shapes ($want)"
 for m in $MODELS; do
-	awk '$1 ~ /^[0-9]+$/ && NF == 7 { s += $7 } /^total MACs:/ { t = $3 } END { exit !(s == t && t > 0) }' "$T/$m.memory"
+	awk '$1 ~ /^[0-9]+$/ && NF == 8 { s += $7 } /^total MACs:/ { t = $3 } END { exit !(s == t && t > 0) }' "$T/$m.memory"
 	ok $? "$m: -m per-node MACs add up to the total"
 done
+
+# The arena plan. tinycnn (shapes in tinycnn.expect, f32): conv1's output
+# 1x8x16x16 (8192 bytes) is alive from node 0 to the pool at node 2 (the
+# relu writes over it in place), the pool's 1x8x8x8 output (2048) is born
+# there: 10240 bytes at node 2 is the most ever alive, and the greedy plan
+# reaches it. Offsets: conv1 and the relu at 0, the pool above them at 8192.
+grep -q "^arena:             10240 bytes, lower bound: 10240 bytes (node 2 '/pool/MaxPool'), ratio 1.000$" "$T/tinycnn.memory" &&
+	grep -Eq '^     1  /Relu .* 0$' "$T/tinycnn.memory" && grep -Eq '^     2  /pool/MaxPool .* 8192$' "$T/tinycnn.memory"
+ok $? "tinycnn: -m arena and lower bound (10240 at the first pool), offsets"
+# squeezenet1_1: at the first MaxPool (node 20) the relu'd features.0 output
+# 1x64x111x111 and the pool's 1x64x55x55 are alive, with the 18 biases the
+# export passes through Identity nodes (every one read later): the lower
+# bound, and the arena equals it.
+want=$(awk "$NUMEL"' $1 == "shape" && ($2 ~ /features\.0\/Conv_output_0$|features\.2\/MaxPool_output_0$/ || $2 ~ /bias$/) { s += 4 * numel($3) } END { print s }' "$DATA/squeezenet1_1.expect")
+grep -q "^arena:             $want bytes, lower bound: $want bytes (node 20 '/features/features.2/MaxPool'), ratio 1.000$" "$T/squeezenet1_1.memory"
+ok $? "squeezenet1_1: -m arena and lower bound ($want at the first MaxPool)"
+# --io-outside: the graph input and output have no offset; the output's
+# producer shows '-'.
+npu-dump -m --io-outside "$T/tinycnn.ir" >"$T/io.memory" &&
+	grep -Eq '^    10  /Softmax .* -$' "$T/io.memory" && ! grep -Eq '^    10  /Softmax .* -$' "$T/tinycnn.memory" &&
+	grep -q '^arena:             10240 bytes' "$T/io.memory"
+ok $? "-m --io-outside: graph inputs and outputs outside the arena"
+# -v -v: a timeline row per buffer; conv1's output and the relu over it
+# alive at nodes 0-2; one column per node up to 100, 100 columns beyond.
+npu-dump -m -v -v "$T/tinycnn.ir" >"$T/timeline" &&
+	grep -q "^           0        8192  ###........  /conv1/Conv_output_0 (+1 sharing)$" "$T/timeline" &&
+	[ "$(sed -n '/^arena timeline/,$p' "$T/timeline" | grep -c '^ *[0-9]')" -eq 8 ] &&
+	! npu-dump -m -v "$T/tinycnn.ir" | grep -q '^arena timeline'
+ok $? "-m -v -v: the arena timeline"
+(cd "$TOP" && npu-import-onnx tests/data/fuse/mobilenet_v2.onnx) | npu-dump -m -v -v |
+	awk '/^arena timeline/ { on = 1; next } on && $1 ~ /^[0-9]+$/ { n++; if (length($3) != 100 || $3 !~ /^[#.]+$/) bad++ } END { exit !(n > 50 && !bad) }'
+ok $? "-m -v -v: 100 columns for a model of more than 100 nodes"
 
 # Weight bytes. tinycnn after export's BN folding: conv1 8x1x3x3 + 8,
 # depthwise 8x1x3x3, pointwise 16x8 + 16, fc 10x256 + 10 floats.
@@ -330,7 +362,7 @@ npu-dump --version >"$T/version" && grep -Eq "^npu-dump \(npukit\) [0-9]+\.[0-9]
 ok $? "--version: $(cat "$T/version")"
 npu-dump --help >"$T/help" 2>&1
 st=$?
-missing=$(for o in --memory --weights --json --dot --history --out --verbose --quiet --version; do
+missing=$(for o in --memory --io-outside --weights --json --dot --history --out --verbose --quiet --version; do
 	grep -q -- "$o" "$T/help" || echo "$o"; done)
 [ $st -eq 0 ] && grep -q "^Usage: npu-dump \[IR|-\]" "$T/help" && [ -z "$missing" ]
 ok $? "--help lists every option $missing"
