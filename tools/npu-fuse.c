@@ -1,4 +1,5 @@
 /* npu-fuse - graph rewrites that keep what the graph computes. See npu-fuse(1). */
+#include "config/target.h"
 #include "ir_cli.h"
 
 #include <getopt.h>
@@ -6,7 +7,7 @@
 #include <string.h>
 
 typedef struct {
-	const char *in, *out;
+	const char *in, *out, *target;
 	bool force, list, verify_each;
 	bool pass[IR_PASS_COUNT];
 	bool any;
@@ -14,7 +15,7 @@ typedef struct {
 
 static void help(void)
 {
-	printf("Usage: %s [IR|-] [--passes=a,b,...] [--bn] [--all] [--verify-each] [-o OUT] [-f] [-v|-q]\n"
+	printf("Usage: %s [IR|-] [--passes=a,b,...] [--bn] [--all] [--target T] [--verify-each] [-o OUT] [-f] [-v|-q]\n"
 	       "       %s --list\n"
 	       "Rewrite an npukit IR graph without changing what it computes.\n"
 	       "\n"
@@ -23,6 +24,8 @@ static void help(void)
 	       "      --all           every pass but those marked in --list (the default)\n"
 	       "      --list          list the passes in the order they run, and exit\n"
 	       "      --verify-each   verify the graph after every pass\n"
+	       "  -t, --target NAME|PATH  also the rewrites this NPU profile needs (softmax when it\n"
+	       "                      has none); see npu-target(5)\n"
 	       "  -o, --out FILE      write the IR to FILE (default: standard output)\n"
 	       "  -f, --force         write binary IR even to a terminal\n"
 	       "  -v, --verbose       say what each pass changed; twice: also why patterns were left alone\n"
@@ -69,6 +72,7 @@ static void parse_args(int argc, char **argv, options *o)
 		{"all", no_argument, NULL, OPT_ALL},
 		{"list", no_argument, NULL, OPT_LIST},
 		{"verify-each", no_argument, NULL, OPT_VERIFY},
+		{"target", required_argument, NULL, 't'},
 		{"out", required_argument, NULL, 'o'},
 		{"force", no_argument, NULL, 'f'},
 		{"verbose", no_argument, NULL, 'v'},
@@ -79,7 +83,7 @@ static void parse_args(int argc, char **argv, options *o)
 	};
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:o:fvq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:o:t:fvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': select_passes(o, optarg); break;
 		case OPT_BN:	/* with the clean-up that exposes constant weights */
@@ -93,6 +97,7 @@ static void parse_args(int argc, char **argv, options *o)
 			break;
 		case OPT_LIST: o->list = true; break;
 		case OPT_VERIFY: o->verify_each = true; break;
+		case 't': o->target = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'f': o->force = true; break;
 		case 'v': cli_verbose = cli_verbose < 0 ? 1 : cli_verbose + 1; break;
@@ -151,9 +156,20 @@ int main(int argc, char **argv)
 	cli_prog = "npu-fuse";
 	parse_args(argc, argv, &o);
 	in_name = cli_name(o.in);
+	npu_target t = {0};
+	if (o.target) {
+		if (npu_target_load(o.target, &t, &d))
+			return cli_error(NULL, "%s", d.msg);
+		if (!t.ops[IR_OP_SOFTMAX] || !t.ops[IR_OP_LOG_SOFTMAX])
+			o.pass[IR_PASS_SOFTMAX] = true;
+	}
 	ir_graph *g = cli_read_ir(o.in);
-	if (!g)
-		return CLI_FAIL;
+	if (!g || (o.target && ir_meta_set_str(g, "target.name", t.name))) {
+		npu_target_free(&t);
+		ir_graph_free(g);
+		return g ? cli_error(NULL, "out of memory") : CLI_FAIL;
+	}
+	npu_target_free(&t);
 	int rc = CLI_FAIL, nodes = ir_graph_node_count(g);
 	/* Repeat until a round changes nothing: one pass can make room for
 	 * another that ran before it (a mul folded, then a batch_norm). */

@@ -6,6 +6,9 @@ NPU_BIN=${NPU_BIN:-$TOP/bin}
 PATH=$NPU_BIN:$PATH
 DATA=$TOP/tests/data
 ONNX_NODE=${ONNX_NODE:-/usr/share/libonnx-testdata/data/node}
+# target profiles from the source tree, whichever build's programs run
+NPU_TARGETS=${NPU_TARGETS:-$TOP/share/npu/targets}
+export NPU_TARGETS
 T=$(mktemp -d "${TMPDIR:-/tmp}/npukit-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 _n=0

@@ -88,6 +88,29 @@ ok $? "softmax: 1x10, 1x17 and 1x40 softmax/log_softmax rewritten with max_pool 
 npu-fuse --all "$T/softmax.ir" -o "$T/x.ir" && [ "$(ops softmax "$T/x.ir")" -eq 2 ]
 ok $? "softmax: --all leaves softmax alone (the rewrite is for NPUs without it)"
 
+# target profiles (share/npu/targets, npu-target(5))
+npu-fuse --target grus "$T/softmax.ir" -o "$T/x.ir" && [ "$(ops softmax "$T/x.ir")" -eq 0 ] &&
+	[ "$(npu-dump --json "$T/x.ir" | grep -c '"target.name": "grus"')" -eq 1 ]
+ok $? "--target grus (no softmax on that NPU) rewrites softmax and records the target"
+npu-fuse --target int8 "$T/softmax.ir" -o "$T/x.ir" && [ "$(ops softmax "$T/x.ir")" -eq 2 ]
+ok $? "--target int8 (softmax supported) keeps it"
+if [ -d "$NPU_BIN/../share/npu/targets" ]; then
+	env -u NPU_TARGETS npu-fuse --target grus "$T/softmax.ir" -o "$T/x.ir"
+	ok $? "profiles are found next to the program (bin/../share/npu/targets)"
+else
+	echo "ok $((_n += 1)) # SKIP no share/npu/targets next to $NPU_BIN"
+fi
+printf 'name: x\nfamily: fp32\n' >"$T/bad1.yaml"
+printf 'name: x\nfamily: int\nops: [conv, frob]\n' >"$T/bad2.yaml"
+printf 'name: [x\n' >"$T/bad3.yaml"
+printf 'name: x\nfamily: int\nspeed: 3\n' >"$T/bad4.yaml"
+expect_fail 1 "bad1.yaml: 'family' must be fp16 or int" "profile with a bad family" -- npu-fuse -t "$T/bad1.yaml" "$T/softmax.ir" -o "$T/out"
+expect_fail 1 "bad2.yaml: 'ops': unknown entry 'frob'" "profile with an unknown op" -- npu-fuse -t "$T/bad2.yaml" "$T/softmax.ir" -o "$T/out"
+expect_fail 1 "bad3.yaml:2: " "profile that is not YAML" -- npu-fuse -t "$T/bad3.yaml" "$T/softmax.ir" -o "$T/out"
+expect_fail 1 "bad4.yaml: unknown key 'speed'" "profile with an unknown key" -- npu-fuse -t "$T/bad4.yaml" "$T/softmax.ir" -o "$T/out"
+expect_fail 1 "target 'nosuch': .*No such file" "unknown target name" -- npu-fuse -t nosuch "$T/softmax.ir" -o "$T/out"
+expect_fail 1 "target 'x;y': not a profile name or path" "target name with odd characters" -- npu-fuse -t 'x;y' "$T/softmax.ir" -o "$T/out"
+
 fused mobilenet_v2 --all
 [ "$(ops batch_norm "$T/mobilenet_v2.ir")" -eq 52 ] && [ "$(ops batch_norm "$T/mobilenet_v2.fused.ir")" -eq 0 ] &&
 	[ "$(ops identity "$T/mobilenet_v2.fused.ir")" -eq 0 ] && [ "$(ops clip "$T/mobilenet_v2.fused.ir")" -eq 0 ]

@@ -1,0 +1,177 @@
+/* target.c - NPU target profiles from YAML (libyaml's document API). */
+#include "config/target.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#define MAX_PROFILE_BYTES (1 << 20)
+
+static const char *scalar(yaml_document_t *doc, yaml_node_t *n)
+{
+	(void)doc;
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* A list of names into flags[] via lookup(); -1 naming the first unknown. */
+static int name_list(yaml_document_t *doc, yaml_node_t *n, const char *file, const char *key, bool *flags,
+		     int count, int (*lookup)(const char *), ir_diag *d)
+{
+	if (n->type != YAML_SEQUENCE_NODE)
+		return ir_fail(d, -1, -1, "%s: '%s' must be a list", file, key);
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		const char *s = scalar(doc, yaml_document_get_node(doc, *it));
+		int v = s ? lookup(s) : -1;
+		if (v < 0 || v >= count)
+			return ir_fail(d, -1, -1, "%s: '%s': unknown entry '%s'", file, key, s ? s : "(not a name)");
+		flags[v] = true;
+	}
+	return 0;
+}
+
+static int op_lookup(const char *s) { return ir_op_from_name(s); }
+static int dtype_lookup(const char *s) { return ir_dtype_from_name(s); }
+
+static int set_string(char **dst, const char *s, const char *file, const char *key, ir_diag *d)
+{
+	if (!s)
+		return ir_fail(d, -1, -1, "%s: '%s' must be a string", file, key);
+	free(*dst);
+	if (!(*dst = strdup(s)))
+		return ir_fail(d, -1, -1, "out of memory");
+	return 0;
+}
+
+static int parse_doc(yaml_document_t *doc, const char *file, npu_target *t, ir_diag *d)
+{
+	yaml_node_t *root = yaml_document_get_root_node(doc);
+	if (!root || root->type != YAML_MAPPING_NODE)
+		return ir_fail(d, -1, -1, "%s: a target profile is a YAML mapping", file);
+	bool have_family = false;
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+		const char *key = scalar(doc, yaml_document_get_node(doc, p->key));
+		yaml_node_t *v = yaml_document_get_node(doc, p->value);
+		const char *s = scalar(doc, v);
+		int rc = 0;
+		if (!key)
+			return ir_fail(d, -1, -1, "%s: keys must be names", file);
+		if (!strcmp(key, "name")) {
+			rc = set_string(&t->name, s, file, key, d);
+		} else if (!strcmp(key, "description")) {
+			rc = set_string(&t->description, s, file, key, d);
+		} else if (!strcmp(key, "family")) {
+			if (!s || (strcmp(s, "fp16") && strcmp(s, "int")))
+				return ir_fail(d, -1, -1, "%s: 'family' must be fp16 or int", file);
+			t->family = strcmp(s, "fp16") ? NPU_FAMILY_INT : NPU_FAMILY_FP16;
+			have_family = true;
+		} else if (!strcmp(key, "output_f32")) {
+			if (!s || (strcmp(s, "true") && strcmp(s, "false")))
+				return ir_fail(d, -1, -1, "%s: 'output_f32' must be true or false", file);
+			t->output_f32 = !strcmp(s, "true");
+		} else if (!strcmp(key, "sram_bytes")) {
+			char *end;
+			errno = 0;
+			long long n = s ? strtoll(s, &end, 0) : -1;
+			if (!s || *end || errno || n < 0 || n > (1LL << 40))
+				return ir_fail(d, -1, -1, "%s: 'sram_bytes' must be a byte count", file);
+			t->sram_bytes = n;
+		} else if (!strcmp(key, "ops")) {
+			rc = name_list(doc, v, file, key, t->ops, IR_OP_COUNT, op_lookup, d);
+		} else if (!strcmp(key, "activation_types")) {
+			rc = name_list(doc, v, file, key, t->activation_types, IR_DTYPE_COUNT, dtype_lookup, d);
+		} else if (!strcmp(key, "weight_types")) {
+			rc = name_list(doc, v, file, key, t->weight_types, IR_DTYPE_COUNT, dtype_lookup, d);
+		} else {
+			return ir_fail(d, -1, -1, "%s: unknown key '%s' (see npu-target(5))", file, key);
+		}
+		if (rc)
+			return -1;
+	}
+	if (!t->name || !have_family)
+		return ir_fail(d, -1, -1, "%s: a profile needs 'name' and 'family'", file);
+	return 0;
+}
+
+int npu_target_parse(const uint8_t *buf, size_t size, const char *file, npu_target *t, ir_diag *d)
+{
+	memset(t, 0, sizeof *t);
+	if (size > MAX_PROFILE_BYTES)
+		return ir_fail(d, -1, -1, "%s: too large for a target profile", file);
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	if (!yaml_parser_initialize(&parser))
+		return ir_fail(d, -1, -1, "out of memory");
+	yaml_parser_set_input_string(&parser, buf, size);
+	int rc;
+	if (!yaml_parser_load(&parser, &doc)) {
+		rc = ir_fail(d, -1, -1, "%s:%zu: %s", file, parser.problem_mark.line + 1,
+			     parser.problem ? parser.problem : "not YAML");
+	} else {
+		rc = parse_doc(&doc, file, t, d);
+		yaml_document_delete(&doc);
+	}
+	yaml_parser_delete(&parser);
+	if (rc)
+		npu_target_free(t);
+	return rc;
+}
+
+/* <directory of this program>/../share/npu/targets, or $NPU_TARGETS */
+static int targets_dir(char *out, size_t size)
+{
+	const char *env = getenv("NPU_TARGETS");
+	if (env && *env)
+		return snprintf(out, size, "%s", env) < (int)size ? 0 : -1;
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return -1;
+	*slash = 0;
+	return snprintf(out, size, "%s/../share/npu/targets", exe) < (int)size ? 0 : -1;
+}
+
+int npu_target_load(const char *arg, npu_target *t, ir_diag *d)
+{
+	char path[PATH_MAX + 64];
+	size_t len = strlen(arg);
+	memset(t, 0, sizeof *t);
+	if (strchr(arg, '/') || (len > 5 && !strcmp(arg + len - 5, ".yaml"))) {
+		snprintf(path, sizeof path, "%s", arg);
+	} else {
+		char dir[PATH_MAX];
+		for (const char *c = arg; *c; c++)
+			if (!(*c >= 'a' && *c <= 'z') && !(*c >= '0' && *c <= '9') && *c != '_' && *c != '-')
+				return ir_fail(d, -1, -1, "target '%s': not a profile name or path", arg);
+		if (targets_dir(dir, sizeof dir))
+			return ir_fail(d, -1, -1, "target '%s': cannot find the profiles directory", arg);
+		snprintf(path, sizeof path, "%s/%s.yaml", dir, arg);
+	}
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return ir_fail(d, -1, -1, "target '%s': %s: %s", arg, path, strerror(errno));
+	uint8_t *buf = malloc(MAX_PROFILE_BYTES + 1);
+	size_t n = buf ? fread(buf, 1, MAX_PROFILE_BYTES + 1, f) : 0;
+	int err = ferror(f);
+	fclose(f);
+	if (!buf || err) {
+		free(buf);
+		return ir_fail(d, -1, -1, "target '%s': cannot read %s", arg, path);
+	}
+	int rc = npu_target_parse(buf, n, strchr(arg, '/') ? arg : path, t, d);
+	free(buf);
+	return rc;
+}
+
+void npu_target_free(npu_target *t)
+{
+	free(t->name);
+	free(t->description);
+	memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,30 @@
+/* target.h - NPU target profiles (share/npu/targets/NAME.yaml, described in
+ * npu-target(5)). Like libir, nothing here prints or exits: failures return
+ * -1 with the ir_diag filled. Profiles are read as hostile input. */
+#ifndef NPUKIT_TARGET_H
+#define NPUKIT_TARGET_H
+
+#include "ir.h"
+
+typedef enum { NPU_FAMILY_FP16, NPU_FAMILY_INT } npu_family;
+
+typedef struct {
+	char *name;
+	char *description;
+	npu_family family;
+	bool activation_types[IR_DTYPE_COUNT];
+	bool weight_types[IR_DTYPE_COUNT];
+	bool output_f32;		/* outputs converted to float32 */
+	int64_t sram_bytes;		/* on-chip memory for the arena; 0: unknown */
+	bool ops[IR_OP_COUNT];		/* what the NPU runs */
+} npu_target;
+
+/* Parse a profile from memory (file: the name used in messages). */
+int npu_target_parse(const uint8_t *buf, size_t size, const char *file, npu_target *t, ir_diag *d);
+/* Load NAME (share/npu/targets/NAME.yaml, found next to the program:
+ * <bindir>/../share/npu/targets, or $NPU_TARGETS) or a PATH (containing
+ * '/' or ending in .yaml). */
+int npu_target_load(const char *name_or_path, npu_target *t, ir_diag *d);
+void npu_target_free(npu_target *t);
+
+#endif
