@@ -25,6 +25,8 @@ endif
 ALL_CFLAGS = $(WFLAGS) $(CFLAGS) $(SANFLAGS) $(CPPFLAGS_ALL)
 
 ONNX_PROTO = /usr/include/onnx/onnx.proto
+TF_PROTO   = formats/tf/graph.proto
+TF_GEN_SRC = $(O)/gen/tf/graph.pb-c.c
 GEN_SRC    = $(O)/gen/onnx/onnx.pb-c.c
 GEN_HDR    = $(GEN_SRC:.c=.h)
 
@@ -34,7 +36,7 @@ TOOLS       = $(patsubst tools/%.c,%,$(wildcard tools/npu*.c))
 UNIT_SRC    = $(wildcard tests/unit/test_*.c)
 
 LIBIR_OBJ   = $(patsubst %.c,$(O)/%.o,$(LIBIR_SRC))
-FORMATS_OBJ = $(patsubst %.c,$(O)/%.o,$(FORMATS_SRC)) $(GEN_SRC:.c=.o)
+FORMATS_OBJ = $(patsubst %.c,$(O)/%.o,$(FORMATS_SRC)) $(GEN_SRC:.c=.o) $(TF_GEN_SRC:.c=.o)
 PROGS       = $(addprefix $(BIN)/,$(TOOLS))
 UNIT_BINS   = $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
 CONFORM     = $(O)/tests/onnx_conform
@@ -49,7 +51,15 @@ $(GEN_SRC): $(ONNX_PROTO)
 $(GEN_SRC:.c=.o): $(GEN_SRC)
 	$(CC) $(filter-out -Werror,$(ALL_CFLAGS)) -w -c -o $@ $<
 
-$(O)/%.o: %.c | $(GEN_SRC)
+# the TensorFlow GraphDef subset (formats/tf/graph.proto) is ours
+$(TF_GEN_SRC): $(TF_PROTO)
+	@mkdir -p $(O)/gen/tf
+	cd $(dir $(TF_PROTO)) && protoc-c --c_out=$(CURDIR)/$(O)/gen/tf $(notdir $(TF_PROTO))
+
+$(TF_GEN_SRC:.c=.o): $(TF_GEN_SRC)
+	$(CC) $(filter-out -Werror,$(ALL_CFLAGS)) -w -c -o $@ $<
+
+$(O)/%.o: %.c | $(GEN_SRC) $(TF_GEN_SRC)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 

@@ -1,0 +1,195 @@
+#!/bin/sh
+# t3000-import-tf.sh - npu-import-tf on frozen GraphDefs written by other
+# projects (uTensor's TF 1.x unit graphs, tensorflow-onnx's test models),
+# each run with npu-run and compared with the framework's own output
+# (TensorFlow for uTensor, TensorFlow.js for tensorflow-onnx); quantized
+# graphs and the error cases: one line, exit status, no output left.
+# tests/data/tf/* come from tests/gen/tf_fixtures.py (expected outputs from
+# TensorFlow.js).
+. "$(dirname "$0")/lib.sh"
+EXT=${NPU_EXTERNAL:-$TOP/../shared/external-testdata}/tf
+U=$EXT/utensor_cgen
+TF=$EXT/tf2onnx
+D=$DATA/tf
+
+count() { npu-dump "$2" | grep -c " $1 "; }
+
+# uTensor: every float graph with a reference output. Most read Const
+# nodes only (the IR then has no inputs); reshape_2/3 feed placeholder x.
+if [ -d "$U" ]; then
+	for dir in "$U"/*/; do
+		t=$(basename "$dir")
+		pb=$(ls "$dir"test_*.pb | grep -v /test_quant_ | head -n 1)
+		out=$(head -n 1 "$dir/output_nodes.txt")
+		ref=$(ls "$dir"output_*.npy "$dir"dropout_output.npy 2>/dev/null | head -n 1)
+		[ -n "$ref" ] || continue
+		set -- --output "$out"
+		in=""
+		[ "$t" = dropout ] && set -- "$@" --const keep_prob=1.0
+		[ "$t" = reshape_2 ] && set -- "$@" --input x:5,3 && in=$dir/input_x.npy
+		[ "$t" = reshape_3 ] && set -- "$@" --input x:1,5 && in=$dir/input_x.npy
+		tol=""
+		# quantized_add's reference came from its quantized graph
+		[ "$t" = quantized_add ] && tol="--atol 4e-3"
+		npu-import-tf "$pb" "$@" -o "$T/u.ir" 2>"$T/err"
+		st=$?
+		[ -s "$T/err" ] && diag "$t: $(cat "$T/err")"
+		# IDX files cannot hold a scalar: reductions over every axis are
+		# stored with shape (1,); compare with a 0-d copy
+		case $t in
+		max_1|max_1_1|min_1|min_1_1)
+			{ head -c 128 "$ref" | sed "s/'shape': (1,), }/'shape': (), }  /"; tail -c +129 "$ref"; } >"$T/ref.npy"
+			ref=$T/ref.npy ;;
+		esac
+		if [ $st -eq 0 ]; then
+			if [ -n "$in" ]; then
+				npu-run "$T/u.ir" -i "$in" --compare "$ref" $tol >"$T/rep" 2>&1
+			else
+				npu-run "$T/u.ir" --compare "$ref" $tol >"$T/rep" 2>&1
+			fi
+			st=$?
+			[ $st -eq 0 ] || diag "$t: $(cat "$T/rep")"
+		fi
+		ok $st "utensor $t matches TensorFlow"
+	done
+	npu-import-tf "$U/const/test_const.pb" --output x -o "$T/c.ir" && npu-run "$T/c.ir" -o "$T/c.npy" &&
+		npu-run "$T/c.ir" --compare "$U/const/x_0.npy" >/dev/null
+	ok $? "utensor const: a Const output (the IR has no inputs)"
+	npu-import-tf "$U/placeholder/test_placeholder.pb" --output y --input x:1 -o "$T/p.ir" &&
+		[ "$(npu-dump "$T/p.ir" | grep -c '^  x  *f32  *1 ')" -eq 1 ]
+	ok $? "utensor placeholder: an unknown-rank placeholder takes its --input shape"
+	npu-import-tf "$U/conv/test_conv.pb" --output out_conv -o "$T/conv.ir" &&
+		[ "$(count conv "$T/conv.ir")" -eq 1 ] && [ "$(count transpose "$T/conv.ir")" -eq 2 ] &&
+		npu-dump "$T/conv.ir" | grep -q "^  out_conv .* nhwc"
+	ok $? "NHWC Conv2D: conv between two transposes, the output tagged nhwc"
+	npu-import-tf "$U/dropout/test_dropout.pb" --output dropout_output/mul --const keep_prob=1.0 -o "$T/d.ir" &&
+		[ "$(count RandomUniform "$T/d.ir")" -eq 0 ] && [ "$(count floor "$T/d.ir")" -eq 0 ]
+	ok $? "dropout with keep_prob 1 folds away its random mask"
+
+	# quantized ("eightbit") graphs: where the rewrite quantized something,
+	# every quantized op is listed at once; the others are float graphs
+	nq=0 nf=0
+	for pb in "$U"/*/test_quant_*.pb; do
+		dir=$(dirname "$pb") t=$(basename "$(dirname "$pb")")
+		set -- --output "$(head -n 1 "$dir/output_nodes.txt")"
+		case $t in
+		dropout) continue ;;	# its quantized graph has other node names
+		placeholder) set -- "$@" --input x:1 ;;
+		reshape_2) set -- "$@" --input x:5,3 ;;
+		reshape_3) set -- "$@" --input x:1,5 ;;
+		esac
+		if grep -q Dequantize "$pb"; then
+			nq=$((nq + 1))
+			expect_fail 1 "error: quantized ops \(import the float graph instead\): .*'Dequantize' \(node" \
+				"utensor test_quant_$t: the quantized ops are listed" -- npu-import-tf "$pb" "$@" -o "$T/out"
+		else
+			nf=$((nf + 1))
+			npu-import-tf "$pb" "$@" -o "$T/q.ir"
+			ok $? "utensor test_quant_$t has no quantized op: it imports"
+		fi
+	done
+	[ $nq -eq 15 ] && [ $nf -eq 19 ]
+	ok $? "15 quantized graphs refused, 19 without quantized ops imported ($nq, $nf)"
+	expect_fail 1 "quantized ops \(import the float graph instead\): 'QuantizeV2' \(nodes 'z_eightbit/x/quantize', 'z_eightbit/y/quantize'\), 'QuantizedAdd' \(node 'z/eightbit'\), 'RequantizationRange' \(node 'z/eightbit/requant_range'\), 'Requantize' \(node 'z/eightbit/requantize'\), 'Dequantize' \(node 'z'\)$" \
+		"quantized ops grouped by op with their nodes" -- \
+		npu-import-tf "$U/quantized_add/test_quant_quantized_add.pb" --output z -o "$T/out"
+else
+	diag "no external test data at $U: uTensor cases skipped"
+fi
+
+# tensorflow-onnx: both provided inputs, against TensorFlow.js
+if [ -d "$TF" ]; then
+	for m in fc-layers ae0 lstm gru regression_graphdef; do
+		set -- --input X:1,784 --output output
+		[ "$m" = regression_graphdef ] && set -- --input X:1 --output pred
+		case $m in lstm|gru) set -- "$@" --const keep_prob=1.0 ;; esac
+		npu-import-tf "$TF/$m/frozen.pb" "$@" -o "$T/m.ir"
+		ok $? "tf2onnx $m: import"
+		for k in ramp rand; do
+			npu-run "$T/m.ir" -i "$TF/$m/input_X_$k.npy" --compare "$TF/$m/tfjs_output_$k.npy" >"$T/rep" 2>&1
+			st=$?
+			[ $st -eq 0 ] || diag "$m $k: $(cat "$T/rep")"
+			ok $st "tf2onnx $m ($k input) matches TensorFlow.js"
+		done
+	done
+	npu-import-tf "$TF/lstm/frozen.pb" --input X:1,784 --output output --const keep_prob=1.0 -o "$T/l.ir" &&
+		[ "$(count Shape "$T/l.ir")" -eq 0 ] && [ "$(count Fill "$T/l.ir")" -eq 0 ] &&
+		[ "$(count RandomUniform "$T/l.ir")" -eq 0 ]
+	ok $? "lstm: Shape, Fill and the dropout mask are evaluated at import"
+	expect_fail 1 "node 'keep_prob' \(Placeholder\): placeholder has no static shape \(unknown rank\); give it with --input keep_prob:SHAPE" \
+		"lstm without --const keep_prob" -- npu-import-tf "$TF/lstm/frozen.pb" --input X:1,784 --output output -o "$T/out"
+	expect_fail 1 "node 'X' \(Placeholder\): --input shape 1,3 does not match the placeholder's shape \?,784" \
+		"--input disagreeing with the placeholder" -- \
+		npu-import-tf "$TF/fc-layers/frozen.pb" --input X:1,3 --output output -o "$T/out"
+	npu-import-tf "$TF/fc-layers/frozen.pb" --input X:1,784 --output output -o "$T/a.ir" && mv "$T/a.ir" "$T/b.ir" &&
+		npu-import-tf "$TF/fc-layers/frozen.pb" --input X:1,784 --output output -o "$T/a.ir" && cmp -s "$T/a.ir" "$T/b.ir"
+	ok $? "output is deterministic"
+	npu-dump -v "$T/a.ir" 2>/dev/null | grep -q "source.framework.*tensorflow"
+	ok $? "meta names the framework"
+	npu-import-tf <"$TF/ae0/frozen.pb" --input X:1,784 --output output:0 >"$T/s.ir" &&
+		npu-run "$T/s.ir" -i "$TF/ae0/input_X_rand.npy" --compare "$TF/ae0/tfjs_output_rand.npy" >/dev/null
+	ok $? "standard input to standard output, name:0 output syntax"
+else
+	diag "no external test data at $TF: tensorflow-onnx cases skipped"
+fi
+
+# own fixtures, expected outputs from TensorFlow.js (tests/gen/tf_fixtures.py)
+for c in conv:lr bn_pool:sm slicing:cat deconv_resize:mirror matrices:sum gather:gather argmin:amin nchw:elu; do
+	n=${c%%:*}
+	npu-import-tf "$D/$n.pb" --output "${c#*:}" -o "$T/f.ir" &&
+		npu-run "$T/f.ir" -i "$D/$n.input.npy" --compare "$D/$n.expect.npy" >"$T/rep" 2>&1
+	st=$?
+	[ $st -eq 0 ] || diag "$n: $(cat "$T/rep")"
+	ok $st "fixture $n matches TensorFlow.js"
+done
+npu-dump "$T/f.ir" | grep -q "^  x .* nchw" && [ "$(count transpose "$T/f.ir")" -eq 0 ]
+ok $? "data_format NCHW: the input is tagged nchw, no transposes"
+npu-import-tf "$D/state.pb" --output y --state h=h_next -o "$T/st.ir" &&
+	npu-dump "$T/st.ir" | grep -q "1 input, 1 const, 1 state" &&
+	[ "$(npu-dump "$T/st.ir" | sed -n '/^outputs:/,/^$/p' | grep -c '^  ')" -eq 2 ]
+ok $? "--state: a state input and its next value as a second output (unused nodes pruned)"
+npu-import-tf "$D/switch.pb" --output y --const is_training=0 -o "$T/sw.ir" &&
+	[ "$(count relu "$T/sw.ir")" -eq 1 ] && [ "$(npu-dump "$T/sw.ir" | grep -c Foo)" -eq 0 ]
+ok $? "Switch/Merge with a constant predicate: only the taken side is imported"
+expect_fail 1 "switch.pb: error: unsupported ops: 'Foo' \(node 'train'\)$" "the other predicate takes the unsupported side" -- \
+	npu-import-tf "$D/switch.pb" --output y --const is_training=1 -o "$T/out"
+npu-import-tf "$D/dynamic.pb" --output y --input x:2,4 -o "$T/dy.ir" && npu-dump "$T/dy.ir" | grep -q "^  x  *f32  *2x4"
+ok $? "--input resolves an unknown batch dimension"
+
+# ---------------------------------------------------------------- errors
+expect_fail 1 "unsupported.pb: error: unsupported ops: 'Foo' \(node 'a'\), 'Bar' \(nodes 'b', 'b2'\); training-only ops \(freeze an inference graph\): 'ApplyAdam' \(node 'c'\)$" \
+	"every unsupported op is listed at once, training-only ops named as such" -- \
+	npu-import-tf "$D/unsupported.pb" --output y -o "$T/out"
+expect_fail 1 "dynamic.pb: error: node 'x' \(Placeholder\): placeholder has no static shape \(\?,4\); give it with --input x:SHAPE" \
+	"placeholder without a static shape" -- npu-import-tf "$D/dynamic.pb" --output y -o "$T/out"
+expect_fail 1 "error: the graph has no node named 'nosuch'" "missing output name" -- \
+	npu-import-tf "$D/dynamic.pb" --output nosuch -o "$T/out"
+expect_fail 1 "error: the graph has no node named 'nosuch'" "--input for a missing placeholder" -- \
+	npu-import-tf "$D/state.pb" --output y --input nosuch:1 -o "$T/out"
+expect_fail 1 "error: node 'two' is not a placeholder \(Const\)" "--const on a Const node" -- \
+	npu-import-tf "$D/state.pb" --output y --const two=3 -o "$T/out"
+expect_fail 1 "tinycnn.onnx: error: not a TensorFlow GraphDef \(this looks like an ONNX model\)" "an ONNX model" -- \
+	npu-import-tf "$DATA/tinycnn.onnx" --output y -o "$T/out"
+expect_fail 1 "error: not a TensorFlow GraphDef \(this looks like a NumPy .npy" "a .npy file" -- \
+	npu-import-tf "$DATA/tinycnn.input.npy" --output y -o "$T/out"
+printf 'this is not a graph\n' >"$T/text.pb"
+expect_fail 1 "text.pb: error: not a TensorFlow GraphDef \(this looks like a text file\)" "a text file" -- \
+	npu-import-tf "$T/text.pb" --output y -o "$T/out"
+head -c 150 "$D/state.pb" >"$T/cut.pb"
+expect_fail 1 "cut.pb: error: not a TensorFlow GraphDef \(protobuf parse failed\)" "truncated GraphDef" -- \
+	npu-import-tf "$T/cut.pb" --output y -o "$T/out"
+: >"$T/empty.pb"
+expect_fail 1 "empty.pb: error: empty file" "empty file" -- npu-import-tf "$T/empty.pb" --output y -o "$T/out"
+expect_fail 1 "nonexistent.pb: error: No such file or directory" "missing file" -- \
+	npu-import-tf "$T/nonexistent.pb" --output y -o "$T/out"
+expect_fail 2 "^npu-import-tf: no --output given" "no --output (usage)" -- npu-import-tf "$D/state.pb" -o "$T/out"
+expect_fail 2 "^npu-import-tf: --input 'x': expected NAME:SHAPE" "bad --input (usage)" -- \
+	npu-import-tf "$D/state.pb" --output y --input x -o "$T/out"
+expect_fail 2 "^npu-import-tf: --const 'k=abc': bad value 'abc'" "bad --const (usage)" -- \
+	npu-import-tf "$D/state.pb" --output y --const k=abc -o "$T/out"
+npu-import-tf --help >"$T/help" 2>&1 && grep -q "^Usage: npu-import-tf" "$T/help" && grep -q -- "--const NAME=VALUE" "$T/help"
+ok $? "--help"
+npu-import-tf --version >"$T/version" && grep -q "^npu-import-tf (npukit) .*, IR format [0-9]" "$T/version"
+ok $? "--version"
+
+done_testing

@@ -1,0 +1,186 @@
+/* npu-import-tf - TensorFlow frozen GraphDef to npukit IR. See npu-import-tf(1). */
+#include "ir_cli.h"
+#include "tf/tf_import.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	const char *in;		/* model file, "-" or NULL: stdin */
+	const char *out;	/* IR file, NULL: stdout */
+	bool force;
+	tf_input_shape inputs[256];
+	int n_inputs;
+	const char *outputs[256];
+	int n_outputs;
+	tf_const_value consts[256];
+	int n_consts;
+	tf_state states[256];
+	int n_states;
+} options;
+
+static void help(void)
+{
+	printf("Usage: %s [MODEL.pb|-] [--input NAME:SHAPE]... --output NAME[:K]... [--const NAME=VALUE]...\n"
+	       "       [--state IN=OUT]... [-o OUT] [-f] [-v|-q]\n"
+	       "Convert a frozen TensorFlow GraphDef (TF 1.x freeze_graph, TF 2.x frozen\n"
+	       "concrete function) into an npukit IR stream.\n"
+	       "\n"
+	       "  --input NAME:SHAPE  shape of placeholder NAME, e.g. Feats:1,1,64 (needed\n"
+	       "                      when the placeholder's shape is not fully known)\n"
+	       "  --output NAME[:K]   make output K (default 0) of node NAME a graph output\n"
+	       "                      (repeatable, at least one); only what it needs is imported\n"
+	       "  --const NAME=VALUE  freeze scalar placeholder NAME to VALUE (e.g. a dropout\n"
+	       "                      keep_prob=1.0)\n"
+	       "  --state IN=OUT      placeholder IN is recurrent state whose next value is\n"
+	       "                      node output OUT (IN becomes a state input, OUT an output)\n"
+	       "  -o, --out FILE      write the IR to FILE (default: standard output)\n"
+	       "  -f, --force         write binary IR even to a terminal\n"
+	       "  -v, --verbose       report what was imported on standard error\n"
+	       "  -q, --quiet         no warnings\n"
+	       "      --help          show this help and exit\n"
+	       "      --version       show the version and exit\n"
+	       "\n"
+	       "Exit status: 0 success, 1 the model cannot be imported or I/O failed, 2 usage.\n"
+	       "The op mapping is in npu-import-tf(1).\n", cli_prog);
+	exit(fclose(stdout) ? CLI_FAIL : CLI_OK);
+}
+
+static char *dup_n(const char *s, size_t len)
+{
+	char *name = malloc(len + 1);
+	if (!name) {
+		cli_error(NULL, "out of memory");
+		exit(CLI_FAIL);
+	}
+	memcpy(name, s, len);
+	name[len] = 0;
+	return name;
+}
+
+static void add_const(options *o, const char *arg)
+{
+	const char *eq = strrchr(arg, '=');
+	char *end;
+	if (!eq || eq == arg)
+		cli_usage("--const '%s': expected NAME=VALUE, e.g. --const keep_prob=1.0", arg);
+	double v = strtod(eq + 1, &end);
+	if (!eq[1] || *end)
+		cli_usage("--const '%s': bad value '%s' (expected a number)", arg, eq + 1);
+	if (o->n_consts == (int)(sizeof o->consts / sizeof o->consts[0]))
+		cli_usage("too many --const options");
+	o->consts[o->n_consts++] = (tf_const_value){.name = dup_n(arg, (size_t)(eq - arg)), .value = v};
+}
+
+static void add_state(options *o, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg || !eq[1])
+		cli_usage("--state '%s': expected IN=OUT, e.g. --state h_in=h_out", arg);
+	if (o->n_states == (int)(sizeof o->states / sizeof o->states[0]))
+		cli_usage("too many --state options");
+	o->states[o->n_states++] = (tf_state){.in = dup_n(arg, (size_t)(eq - arg)), .out = eq + 1};
+}
+
+static void add_input(options *o, const char *arg)
+{
+	const char *colon = strrchr(arg, ':');
+	ir_shape s;
+	if (!colon || colon == arg)
+		cli_usage("--input '%s': expected NAME:SHAPE, e.g. --input data:1,3,224,224", arg);
+	if (ir_shape_parse(colon + 1, &s))
+		cli_usage("--input '%s': bad shape '%s' (expected dimensions separated by commas)", arg, colon + 1);
+	size_t len = (size_t)(colon - arg);
+	for (int i = 0; i < o->n_inputs; i++)
+		if (strlen(o->inputs[i].name) == len && !strncmp(o->inputs[i].name, arg, len))
+			cli_usage("--input '%.*s' is given twice", (int)len, arg);
+	if (o->n_inputs == (int)(sizeof o->inputs / sizeof o->inputs[0]))
+		cli_usage("too many --input options");
+	o->inputs[o->n_inputs++] = (tf_input_shape){.name = dup_n(arg, len), .shape = s};
+}
+
+static void parse_args(int argc, char **argv, options *o)
+{
+	enum { OPT_INPUT = 256, OPT_OUTPUT, OPT_CONST, OPT_STATE, OPT_HELP, OPT_VERSION };
+	static const struct option longopts[] = {
+		{"input", required_argument, NULL, OPT_INPUT},
+		{"output", required_argument, NULL, OPT_OUTPUT},
+		{"const", required_argument, NULL, OPT_CONST},
+		{"state", required_argument, NULL, OPT_STATE},
+		{"out", required_argument, NULL, 'o'},
+		{"force", no_argument, NULL, 'f'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, OPT_HELP},
+		{"version", no_argument, NULL, OPT_VERSION},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:fvq", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_INPUT: add_input(o, optarg); break;
+		case OPT_CONST: add_const(o, optarg); break;
+		case OPT_STATE: add_state(o, optarg); break;
+		case OPT_OUTPUT:
+			if (!*optarg)
+				cli_usage("--output needs a node name");
+			if (o->n_outputs == (int)(sizeof o->outputs / sizeof o->outputs[0]))
+				cli_usage("too many --output options");
+			o->outputs[o->n_outputs++] = optarg;
+			break;
+		case 'o': o->out = optarg; break;
+		case 'f': o->force = true; break;
+		case 'v': cli_verbose = cli_verbose < 0 ? 1 : cli_verbose + 1; break;
+		case 'q': cli_verbose = -1; break;
+		case OPT_HELP: help(); break;
+		case OPT_VERSION: cli_print_version(); break;
+		default: cli_bad_option(c, argv);
+		}
+	}
+	if (optind < argc)
+		o->in = argv[optind++];
+	if (optind < argc)
+		cli_usage("unexpected argument '%s' (one model at a time)", argv[optind]);
+	if (o->n_outputs == 0)
+		cli_usage("no --output given (a GraphDef does not name its outputs)");
+}
+
+int main(int argc, char **argv)
+{
+	options o = {0};
+	uint8_t *buf;
+	size_t size;
+	ir_diag d;
+	cli_prog = "npu-import-tf";
+	parse_args(argc, argv, &o);
+	const char *name = cli_name(o.in), *slash = strrchr(name, '/');
+	bool std = !o.in || !strcmp(o.in, "-");
+	int rc = CLI_FAIL;
+	if (cli_read_file(o.in, true, &buf, &size))
+		goto out;
+	tf_import_opts io = {.inputs = o.inputs, .n_inputs = o.n_inputs, .outputs = o.outputs,
+			     .n_outputs = o.n_outputs, .consts = o.consts, .n_consts = o.n_consts,
+			     .states = o.states, .n_states = o.n_states,
+			     .file = std ? NULL : slash ? slash + 1 : name};
+	ir_graph *g = tf_import(buf, size, &io, &d);
+	free(buf);
+	if (!g) {
+		cli_diag(NULL, name, &d);
+		goto out;
+	}
+	cli_info(1, "%s: %d nodes, %d tensors, %d inputs, %d outputs", name, ir_graph_node_count(g),
+		 ir_graph_tensor_count(g), ir_graph_input_count(g), ir_graph_output_count(g));
+	if (cli_write_ir(g, o.out, o.force, argc, argv) == 0)
+		rc = CLI_OK;
+	ir_graph_free(g);
+out:
+	for (int i = 0; i < o.n_inputs; i++)
+		free((char *)o.inputs[i].name);
+	for (int i = 0; i < o.n_consts; i++)
+		free((char *)o.consts[i].name);
+	for (int i = 0; i < o.n_states; i++)
+		free((char *)o.states[i].in);
+	return rc;
+}
