@@ -821,13 +821,25 @@ static int pass_act(pass_ctx *c)
 		int x = n->inputs[0], y = n->outputs[0], p = ir_graph_producer(g, x);
 		if (p < 0)
 			continue;
+		/* An elementwise function commutes with ops that only move values
+		 * (transpose, reshapes, batch_to_space): look through a chain of
+		 * them, each the only reader of the one before, to the op that
+		 * computes the values (a channel-last conv between transposes). */
+		bool chain_ok = only_consumer(g, x) == i;
+		for (const ir_node *q = ir_graph_node(g, p); chain_ok && (q->op == IR_OP_TRANSPOSE ||
+		     q->op == IR_OP_BATCH_TO_SPACE || is_reshape_like(q->op)) && ir_graph_producer(g, q->inputs[0]) >= 0;
+		     q = ir_graph_node(g, p)) {
+			if (only_consumer(g, q->inputs[0]) != p)
+				break;
+			p = ir_graph_producer(g, q->inputs[0]);
+		}
 		const ir_node *pn = ir_graph_node(g, p);
 		const char *why = NULL;
 		if (!strstr(ir_op_attr_spec(pn->op), "act=s"))
 			why = "its producer cannot carry an activation";
 		else if (has_act(g, p))
 			why = "its producer has an activation already";
-		else if (only_consumer(g, x) != i)
+		else if (!chain_ok)
 			why = "its input has other consumers";
 		if (why) {
 			note(c, i, "not fused into '%s': %s", pn->name, why);

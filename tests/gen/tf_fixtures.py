@@ -375,6 +375,67 @@ def numerical():
           output_type=("type", np.dtype("int32")))
     case("argmin", g, {"x": rs.randn(3, 5).astype(f32)}, ["amin"])
 
+    # batch norms for npu-fuse (t4000): conv + FusedBatchNormV3 + Relu6,
+    # depthwise + FusedBatchNormV3, an atrous conv (SpaceToBatchND, Conv2D,
+    # BatchToSpaceND) + FusedBatchNormV3, and Keras' unfused batch norm
+    # (fused=False: x * rsqrt(var + eps) * gamma + (beta - mean * ...)) after
+    # a conv, with and without center/scale
+    g = Graph()
+    f32t = ("type", np.dtype("float32"))
+    i32t = ("type", np.dtype("int32"))
+
+    def fused_bn(name, x, c):
+        for k in ("scale", "offset", "mean"):
+            g.weight(name + "_" + k, [c])
+        g.const(name + "_var", np.abs(g.rng.randn(c)).astype(f32) + 0.5)
+        return g.add(name, "FusedBatchNormV3", [x] + [name + "_" + k for k in ("scale", "offset", "mean", "var")],
+                     T=f32t, U=f32t, epsilon=("f", 0.001), data_format=("s", "NHWC"), is_training=("b", False))
+
+    def keras_bn(name, x, c, center_scale):
+        g.const(name + "_var", np.abs(g.rng.randn(c)).astype(f32) + 0.5)
+        g.weight(name + "_mean", [c])
+        g.const(name + "_eps", np.array(0.001, f32))
+        g.op(name + "/add", "AddV2", [name + "_var", name + "_eps"])
+        g.op(name + "/rsqrt", "Rsqrt", [name + "/add"])
+        inv = name + "/rsqrt"
+        if center_scale:
+            g.weight(name + "_gamma", [c])
+            g.op(name + "/mul", "Mul", [inv, name + "_gamma"])
+            inv = name + "/mul"
+        g.op(name + "/mul_1", "Mul", [x, inv])
+        g.op(name + "/mul_2", "Mul", [name + "_mean", inv])
+        if center_scale:
+            g.weight(name + "_beta", [c])
+            g.op(name + "/sub", "Sub", [name + "_beta", name + "/mul_2"])
+        else:
+            g.op(name + "/sub", "Neg", [name + "/mul_2"])
+        return g.op(name + "/add_1", "AddV2", [name + "/mul_1", name + "/sub"])
+
+    def conv(name, x, shape, dil=1):
+        g.weight(name + "_w", shape)
+        return g.op(name, "Conv2D", [x, name + "_w"], strides=("ints", [1, 1, 1, 1]), padding=("s", "SAME"),
+                    data_format=("s", "NHWC"), dilations=("ints", [1, dil, dil, 1]))
+
+    g.placeholder("x", [1, 8, 8, 3])
+    conv("c1", "x", [3, 3, 3, 4])
+    g.op("r1", "Relu6", [fused_bn("bn1", "c1", 4)])
+    g.weight("dw_w", [3, 3, 4, 1])
+    g.op("dw", "DepthwiseConv2dNative", ["r1", "dw_w"], strides=("ints", [1, 1, 1, 1]), padding=("s", "SAME"),
+         data_format=("s", "NHWC"), dilations=("ints", [1, 1, 1, 1]))
+    g.op("r2", "Relu", [fused_bn("bn2", "dw", 4)])
+    g.const("blk", np.array([2, 2], np.int32))
+    g.const("spad", np.array([[2, 2], [2, 2]], np.int32))
+    g.add("s2b", "SpaceToBatchND", ["r2", "blk", "spad"], T=f32t, Tblock_shape=i32t, Tpaddings=i32t)
+    g.weight("c2_w", [3, 3, 4, 4])
+    g.op("c2", "Conv2D", ["s2b", "c2_w"], strides=("ints", [1, 1, 1, 1]), padding=("s", "VALID"),
+         data_format=("s", "NHWC"), dilations=("ints", [1, 1, 1, 1]))
+    g.const("crops", np.array([[0, 0], [0, 0]], np.int32))
+    g.add("b2s", "BatchToSpaceND", ["c2", "blk", "crops"], T=f32t, Tblock_shape=i32t, Tcrops=i32t)
+    g.op("r3", "Relu", [fused_bn("bn3", "b2s", 4)])
+    k1 = keras_bn("kbn1", conv("c3", "r3", [1, 1, 4, 5]), 5, True)
+    k2 = keras_bn("kbn2", conv("c4", k1, [1, 1, 5, 3]), 3, False)
+    case("bn_patterns", g, {"x": rs.randn(1, 8, 8, 3).astype(f32)}, [k2])
+
 
 if __name__ == "__main__":
     main()

@@ -88,6 +88,23 @@ ok $? "softmax: 1x10, 1x17 and 1x40 softmax/log_softmax rewritten with max_pool 
 npu-fuse --all "$T/softmax.ir" -o "$T/x.ir" && [ "$(ops softmax "$T/x.ir")" -eq 2 ]
 ok $? "softmax: --all leaves softmax alone (the rewrite is for NPUs without it)"
 
+# a TensorFlow graph (tests/gen/tf_fixtures.py, reference from TF.js):
+# channel-last convs between transposes with FusedBatchNormV3 + relu6/relu,
+# a depthwise conv, an atrous conv (space_to_batch, conv, batch_to_space),
+# and Keras' unfused batch norm with and without center/scale
+TF=$DATA/tf/bn_patterns
+npu-import-tf "$TF.pb" --input x:1,8,8,3 --output kbn2/add_1 -o "$T/tf.ir" &&
+	npu-run "$T/tf.ir" -i "$TF.input.npy" -o "$T/tf.ref.npy" &&
+	npu-fuse --verify-each "$T/tf.ir" -o "$T/tf.fused.ir" &&
+	npu-run -q "$T/tf.fused.ir" -i "$TF.input.npy" --compare "$T/tf.ref.npy" --rtol 1e-5 --atol 0 &&
+	npu-run -q "$T/tf.fused.ir" -i "$TF.input.npy" --compare "$TF.expect.npy"
+ok $? "tf bn_patterns: fused graph computes the same (and matches TF.js)"
+[ "$(ops batch_norm "$T/tf.ir")" -eq 3 ] && [ "$(ops batch_norm "$T/tf.fused.ir")" -eq 0 ] &&
+	[ "$(ops mul "$T/tf.fused.ir")" -eq 0 ] && [ "$(ops add "$T/tf.fused.ir")" -eq 0 ] &&
+	[ "$(ops relu "$T/tf.fused.ir")" -eq 0 ] && [ "$(ops relu6 "$T/tf.fused.ir")" -eq 0 ] &&
+	[ "$(ops conv "$T/tf.fused.ir")" -eq 5 ] && [ "$(ops transpose "$T/tf.fused.ir")" -lt "$(ops transpose "$T/tf.ir")" ]
+ok $? "tf bn_patterns: 3 fused and 2 Keras batch norms folded (through transposes and batch_to_space), activations on the convs"
+
 # target profiles (share/npu/targets, npu-target(5))
 npu-fuse --target grus "$T/softmax.ir" -o "$T/x.ir" && [ "$(ops softmax "$T/x.ir")" -eq 0 ] &&
 	[ "$(npu-dump --json "$T/x.ir" | grep -c '"target.name": "grus"')" -eq 1 ]
