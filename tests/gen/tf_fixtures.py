@@ -212,6 +212,8 @@ def case(name, g, inputs, outputs):
     write(name + ".pb", g.pb())
     if len(inputs) == 1:
         np.save(os.path.join(OUT, name + ".input.npy"), list(inputs.values())[0])
+    else:
+        np.savez(os.path.join(OUT, name + ".input.npz"), **inputs)
     tfjs = os.environ.get("TFJS", "/tmp/tfjs")
     d = tempfile.mkdtemp()
     model, data = g.tfjs(inputs, outputs)
@@ -435,6 +437,59 @@ def numerical():
     k1 = keras_bn("kbn1", conv("c3", "r3", [1, 1, 4, 5]), 5, True)
     k2 = keras_bn("kbn2", conv("c4", k1, [1, 1, 5, 3]), 3, False)
     case("bn_patterns", g, {"x": rs.randn(1, 8, 8, 3).astype(f32)}, [k2])
+
+    # softmax written out as gxnpuc's manual tells users to (for an NPU
+    # without softmax): the maximum by max_pool over windows of at most 15,
+    # subtracted, exp, sum, divide
+    g = Graph()
+    g.placeholder("x", [1, 64])
+    g.const("s4", np.array([1, 1, 64, 1], np.int32))
+    g.add("r4", "Reshape", ["x", "s4"], T=f32t, Tshape=i32t)
+    for i, src in ((1, "r4"), (2, "mp1")):
+        g.op("mp%d" % i, "MaxPool", [src], ksize=("ints", [1, 1, 8, 1]), strides=("ints", [1, 1, 8, 1]),
+             padding=("s", "VALID"), data_format=("s", "NHWC"))
+    g.const("s2", np.array([1, 1], np.int32))
+    g.add("mx", "Reshape", ["mp2", "s2"], T=f32t, Tshape=i32t)
+    g.op("d", "Sub", ["x", "mx"])
+    g.op("e", "Exp", ["d"])
+    g.const("ax", np.array([1], np.int32))
+    g.add("sm", "Sum", ["e", "ax"], T=f32t, Tidx=i32t, keep_dims=("b", True))
+    g.op("p", "RealDiv", ["e", "sm"])
+    case("softmax_maxpool", g, {"x": (rs.randn(1, 64) * 3).astype(f32)}, ["p"])
+
+    # a streaming FSMN-style memory block (gxnpuc's streaming example): the
+    # state holds the last 3 frames; the new state drops the oldest and
+    # appends this frame; the output mixes them. Run with
+    # --state State_c0=new_state (state as input and output).
+    g = Graph()
+    g.placeholder("Feats", [1, 1, 16])
+    g.placeholder("State_c0", [1, 3, 16])
+    g.const("b0", np.array([0, 1, 0], np.int32))
+    g.const("e0", np.array([0, 0, 0], np.int32))
+    g.const("st1", np.array([1, 1, 1], np.int32))
+    g.add("old", "StridedSlice", ["State_c0", "b0", "e0", "st1"], T=f32t, Index=i32t, begin_mask=("i", 5),
+          end_mask=("i", 7), ellipsis_mask=("i", 0), new_axis_mask=("i", 0), shrink_axis_mask=("i", 0))
+    g.const("cax", np.array(1, np.int32))
+    g.add("cat", "ConcatV2", ["old", "Feats", "cax"], T=f32t, Tidx=i32t, N=("i", 2))
+    g.op("new_state", "Identity", ["cat"])
+    g.weight("taps", [1, 3, 16])
+    g.op("mem", "Mul", ["cat", "taps"])
+    g.const("tax", np.array([1], np.int32))
+    g.add("msum", "Sum", ["mem", "tax"], T=f32t, Tidx=i32t, keep_dims=("b", False))
+    g.const("s16", np.array([1, 16], np.int32))
+    g.add("f2", "Reshape", ["Feats", "s16"], T=f32t, Tshape=i32t)
+    g.op("res", "AddV2", ["msum", "f2"])
+    g.weight("wo", [16, 8])
+    g.op("proj", "MatMul", ["res", "wo"], transpose_a=("b", False), transpose_b=("b", False))
+    g.op("Result", "Relu", ["proj"])
+    feats, state = rs.randn(1, 1, 16).astype(f32), rs.randn(1, 3, 16).astype(f32)
+    case("fsmn", g, {"Feats": feats, "State_c0": state}, ["Result"])
+    # both outputs in one .npz: Result from TF.js, the new state (frames
+    # 1..2 of the state, then this frame) by its definition
+    result = np.load(os.path.join(OUT, "fsmn.expect.npy"))
+    os.remove(os.path.join(OUT, "fsmn.expect.npy"))
+    np.savez(os.path.join(OUT, "fsmn.expect.npz"), Result=result,
+             new_state=np.concatenate([state[:, 1:], feats], axis=1))
 
 
 if __name__ == "__main__":

@@ -135,7 +135,7 @@ fi
 
 # own fixtures, expected outputs from TensorFlow.js (tests/gen/tf_fixtures.py)
 for c in conv:lr bn_pool:sm slicing:cat deconv_resize:mirror matrices:sum gather:gather argmin:amin \
-	bn_patterns:kbn2/add_1 nchw:elu; do	# nchw last: checked below
+	bn_patterns:kbn2/add_1 softmax_maxpool:p nchw:elu; do	# nchw last: checked below
 	n=${c%%:*}
 	npu-import-tf "$D/$n.pb" --output "${c#*:}" -o "$T/f.ir" &&
 		npu-run "$T/f.ir" -i "$D/$n.input.npy" --compare "$D/$n.expect.npy" >"$T/rep" 2>&1
@@ -145,6 +145,12 @@ for c in conv:lr bn_pool:sm slicing:cat deconv_resize:mirror matrices:sum gather
 done
 npu-dump "$T/f.ir" | grep -q "^  x .* nchw" && [ "$(count transpose "$T/f.ir")" -eq 0 ]
 ok $? "data_format NCHW: the input is tagged nchw, no transposes"
+# the streaming FSMN-style model: state in and out, both outputs checked
+npu-import-tf "$D/fsmn.pb" --input Feats:1,1,16 --input State_c0:1,3,16 --output Result \
+	--state State_c0=new_state -o "$T/fsmn.ir" &&
+	npu-dump "$T/fsmn.ir" | grep -q "1 input, 2 const, 1 state" &&
+	npu-run "$T/fsmn.ir" -i "$D/fsmn.input.npz" --compare "$D/fsmn.expect.npz" >"$T/rep" 2>&1
+ok $? "fsmn streaming model: state input marked, Result (TF.js) and new_state match"
 npu-import-tf "$D/state.pb" --output y --state h=h_next -o "$T/st.ir" &&
 	npu-dump "$T/st.ir" | grep -q "1 input, 1 const, 1 state" &&
 	[ "$(npu-dump "$T/st.ir" | sed -n '/^outputs:/,/^$/p' | grep -c '^  ')" -eq 2 ]
