@@ -48,6 +48,23 @@ void cli_bad_option(int c, char **argv)
 	cli_usage("unknown option '%s'", arg);
 }
 
+void cli_common_option(int c, char **argv, const char **out, bool *force, void (*help)(void))
+{
+	switch (c) {
+	case 'o': *out = optarg; return;
+	case 'f':
+		if (!force)
+			break;
+		*force = true;
+		return;
+	case 'v': cli_verbose = cli_verbose < 0 ? 1 : cli_verbose + 1; return;
+	case 'q': cli_verbose = -1; return;
+	case CLI_OPT_HELP: help(); return;
+	case CLI_OPT_VERSION: cli_print_version();
+	}
+	cli_bad_option(c, argv);
+}
+
 int cli_error(const char *file, const char *fmt, ...)
 {
 	va_list ap;

@@ -853,7 +853,7 @@ static void set_view(options *o, view v, const char *flag)
 
 static void parse_args(int argc, char **argv, options *o)
 {
-	enum { OPT_JSON = 256, OPT_DOT, OPT_HISTORY, OPT_IO_OUTSIDE, OPT_HELP, OPT_VERSION };
+	enum { OPT_JSON = 256, OPT_DOT, OPT_HISTORY, OPT_IO_OUTSIDE };
 	static const struct option longopts[] = {
 		{"memory", no_argument, NULL, 'm'},
 		{"weights", no_argument, NULL, 'w'},
@@ -861,11 +861,7 @@ static void parse_args(int argc, char **argv, options *o)
 		{"dot", no_argument, NULL, OPT_DOT},
 		{"history", no_argument, NULL, OPT_HISTORY},
 		{"io-outside", no_argument, NULL, OPT_IO_OUTSIDE},
-		{"out", required_argument, NULL, 'o'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, OPT_HELP},
-		{"version", no_argument, NULL, OPT_VERSION},
+		CLI_COMMON_OPTS,
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -878,12 +874,7 @@ static void parse_args(int argc, char **argv, options *o)
 		case OPT_DOT: set_view(o, VIEW_DOT, "--dot"); break;
 		case OPT_HISTORY: set_view(o, VIEW_HISTORY, "--history"); break;
 		case OPT_IO_OUTSIDE: o->io_outside = true; break;
-		case 'o': o->out = optarg; break;
-		case 'v': cli_verbose = cli_verbose < 0 ? 1 : cli_verbose + 1; break;
-		case 'q': cli_verbose = -1; break;
-		case OPT_HELP: help(); break;
-		case OPT_VERSION: cli_print_version(); break;
-		default: cli_bad_option(c, argv);
+		default: cli_common_option(c, argv, &o->out, NULL, help);
 		}
 	}
 	if (optind < argc)

@@ -65,7 +65,7 @@ static void select_passes(options *o, const char *list)
 
 static void parse_args(int argc, char **argv, options *o)
 {
-	enum { OPT_BN = 256, OPT_ALL, OPT_LIST, OPT_VERIFY, OPT_HELP, OPT_VERSION };
+	enum { OPT_BN = 256, OPT_ALL, OPT_LIST, OPT_VERIFY };
 	static const struct option longopts[] = {
 		{"passes", required_argument, NULL, 'p'},
 		{"bn", no_argument, NULL, OPT_BN},
@@ -73,12 +73,7 @@ static void parse_args(int argc, char **argv, options *o)
 		{"list", no_argument, NULL, OPT_LIST},
 		{"verify-each", no_argument, NULL, OPT_VERIFY},
 		{"target", required_argument, NULL, 't'},
-		{"out", required_argument, NULL, 'o'},
-		{"force", no_argument, NULL, 'f'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, OPT_HELP},
-		{"version", no_argument, NULL, OPT_VERSION},
+		CLI_COMMON_OPTS,
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -98,13 +93,7 @@ static void parse_args(int argc, char **argv, options *o)
 		case OPT_LIST: o->list = true; break;
 		case OPT_VERIFY: o->verify_each = true; break;
 		case 't': o->target = optarg; break;
-		case 'o': o->out = optarg; break;
-		case 'f': o->force = true; break;
-		case 'v': cli_verbose = cli_verbose < 0 ? 1 : cli_verbose + 1; break;
-		case 'q': cli_verbose = -1; break;
-		case OPT_HELP: help(); break;
-		case OPT_VERSION: cli_print_version(); break;
-		default: cli_bad_option(c, argv);
+		default: cli_common_option(c, argv, &o->out, &o->force, help);
 		}
 	}
 	if (o->list)

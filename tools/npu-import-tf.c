@@ -102,18 +102,13 @@ static void add_input(options *o, const char *arg)
 
 static void parse_args(int argc, char **argv, options *o)
 {
-	enum { OPT_INPUT = 256, OPT_OUTPUT, OPT_CONST, OPT_STATE, OPT_HELP, OPT_VERSION };
+	enum { OPT_INPUT = 256, OPT_OUTPUT, OPT_CONST, OPT_STATE };
 	static const struct option longopts[] = {
 		{"input", required_argument, NULL, OPT_INPUT},
 		{"output", required_argument, NULL, OPT_OUTPUT},
 		{"const", required_argument, NULL, OPT_CONST},
 		{"state", required_argument, NULL, OPT_STATE},
-		{"out", required_argument, NULL, 'o'},
-		{"force", no_argument, NULL, 'f'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, OPT_HELP},
-		{"version", no_argument, NULL, OPT_VERSION},
+		CLI_COMMON_OPTS,
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -130,13 +125,7 @@ static void parse_args(int argc, char **argv, options *o)
 				cli_usage("too many --output options");
 			o->outputs[o->n_outputs++] = optarg;
 			break;
-		case 'o': o->out = optarg; break;
-		case 'f': o->force = true; break;
-		case 'v': cli_verbose = cli_verbose < 0 ? 1 : cli_verbose + 1; break;
-		case 'q': cli_verbose = -1; break;
-		case OPT_HELP: help(); break;
-		case OPT_VERSION: cli_print_version(); break;
-		default: cli_bad_option(c, argv);
+		default: cli_common_option(c, argv, &o->out, &o->force, help);
 		}
 	}
 	if (optind < argc)

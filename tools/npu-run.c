@@ -81,12 +81,9 @@ static double parse_tol(const char *opt, const char *arg)
 
 static void parse_args(int argc, char **argv, options *o)
 {
-	enum { OPT_DUMP = 256, OPT_MODE, OPT_REPEAT, OPT_THREADS, OPT_COMPARE, OPT_RTOL, OPT_ATOL,
-	       OPT_HELP, OPT_VERSION };
+	enum { OPT_DUMP = 256, OPT_MODE, OPT_REPEAT, OPT_THREADS, OPT_COMPARE, OPT_RTOL, OPT_ATOL };
 	static const struct option longopts[] = {
 		{"input", required_argument, NULL, 'i'},
-		{"out", required_argument, NULL, 'o'},
-		{"force", no_argument, NULL, 'f'},
 		{"dump-dir", required_argument, NULL, OPT_DUMP},
 		{"mode", required_argument, NULL, OPT_MODE},
 		{"repeat", required_argument, NULL, OPT_REPEAT},
@@ -94,10 +91,7 @@ static void parse_args(int argc, char **argv, options *o)
 		{"compare", required_argument, NULL, OPT_COMPARE},
 		{"rtol", required_argument, NULL, OPT_RTOL},
 		{"atol", required_argument, NULL, OPT_ATOL},
-		{"verbose", no_argument, NULL, 'v'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, OPT_HELP},
-		{"version", no_argument, NULL, OPT_VERSION},
+		CLI_COMMON_OPTS,
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -109,8 +103,6 @@ static void parse_args(int argc, char **argv, options *o)
 				cli_usage("too many -i options");
 			o->inputs[o->n_inputs++] = optarg;
 			break;
-		case 'o': o->out = optarg; break;
-		case 'f': o->force = true; break;
 		case OPT_DUMP:
 			if (!*optarg)
 				cli_usage("--dump-dir needs a directory");
@@ -129,11 +121,7 @@ static void parse_args(int argc, char **argv, options *o)
 		case OPT_COMPARE: o->compare = optarg; break;
 		case OPT_RTOL: o->rtol = parse_tol("--rtol", optarg); break;
 		case OPT_ATOL: o->atol = parse_tol("--atol", optarg); break;
-		case 'v': cli_verbose = cli_verbose < 0 ? 1 : cli_verbose + 1; break;
-		case 'q': cli_verbose = -1; break;
-		case OPT_HELP: help(); break;
-		case OPT_VERSION: cli_print_version(); break;
-		default: cli_bad_option(c, argv);
+		default: cli_common_option(c, argv, &o->out, &o->force, help);
 		}
 	}
 	if (optind < argc)
