@@ -65,6 +65,21 @@ void cli_common_option(int c, char **argv, const char **out, bool *force, void (
 	cli_bad_option(c, argv);
 }
 
+char *cli_named_shape(const char *arg, ir_shape *shape)
+{
+	const char *colon = strrchr(arg, ':');
+	if (!colon || colon == arg)
+		cli_usage("--input '%s': expected NAME:SHAPE, e.g. --input data:1,3,224,224", arg);
+	if (ir_shape_parse(colon + 1, shape))
+		cli_usage("--input '%s': bad shape '%s' (expected dimensions separated by commas)", arg, colon + 1);
+	char *name = strndup(arg, (size_t)(colon - arg));
+	if (!name) {
+		cli_error(NULL, "out of memory");
+		exit(CLI_FAIL);
+	}
+	return name;
+}
+
 int cli_error(const char *file, const char *fmt, ...)
 {
 	va_list ap;

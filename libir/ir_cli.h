@@ -36,6 +36,9 @@ enum { CLI_OPT_HELP = 0x1000, CLI_OPT_VERSION };
  * count -v, set -q, run help() (which exits) or print the version; any
  * other code is a usage error. */
 void cli_common_option(int c, char **argv, const char **out, bool *force, void (*help)(void));
+/* --input NAME:SHAPE (e.g. data:1,3,224,224): the name (malloc'ed) and
+ * shape; a malformed argument is a usage error (exit 2). */
+char *cli_named_shape(const char *arg, ir_shape *shape);
 /* "prog: file: error: message" (file may be NULL). Returns CLI_FAIL. */
 int cli_error(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Same with "warning:"; suppressed by -q. */

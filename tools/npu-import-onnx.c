@@ -39,25 +39,13 @@ static void help(void)
 
 static void add_input(options *o, const char *arg)
 {
-	const char *colon = strrchr(arg, ':');
 	ir_shape s;
-	if (!colon || colon == arg)
-		cli_usage("--input '%s': expected NAME:SHAPE, e.g. --input data:1,3,224,224", arg);
-	if (ir_shape_parse(colon + 1, &s))
-		cli_usage("--input '%s': bad shape '%s' (expected dimensions separated by commas)", arg, colon + 1);
-	size_t len = (size_t)(colon - arg);
+	char *name = cli_named_shape(arg, &s);
 	for (int i = 0; i < o->n_inputs; i++)
-		if (strlen(o->inputs[i].name) == len && !strncmp(o->inputs[i].name, arg, len))
-			cli_usage("--input '%.*s' is given twice", (int)len, arg);
+		if (!strcmp(o->inputs[i].name, name))
+			cli_usage("--input '%s' is given twice", name);
 	if (o->n_inputs == (int)(sizeof o->inputs / sizeof o->inputs[0]))
 		cli_usage("too many --input options");
-	char *name = malloc(len + 1);
-	if (!name) {
-		cli_error(NULL, "out of memory");
-		exit(CLI_FAIL);
-	}
-	memcpy(name, arg, len);
-	name[len] = 0;
 	o->inputs[o->n_inputs++] = (onnx_input_shape){.name = name, .shape = s};
 }
 
