@@ -13,6 +13,20 @@
 
 const char *cli_prog = "npu";
 int cli_verbose;
+/* The arguments as given (getopt_long reorders argv), for the history. */
+static char **cli_args;
+static int cli_nargs;
+
+void cli_init(const char *prog, int argc, char **argv)
+{
+	cli_prog = prog;
+	cli_nargs = argc > 1 ? argc - 1 : 0;
+	cli_args = malloc(sizeof *cli_args * (size_t)(cli_nargs + 1));
+	if (!cli_args)
+		cli_nargs = 0;
+	for (int i = 0; i < cli_nargs; i++)
+		cli_args[i] = argv[i + 1];
+}
 
 static void vmsg(const char *file, const char *level, const char *fmt, va_list ap)
 {
@@ -303,13 +317,13 @@ int cli_output_commit(cli_output *o)
 	return err ? -1 : 0;
 }
 
-int cli_write_ir(ir_graph *g, const char *path, bool force, int argc, char *const argv[])
+int cli_write_ir(ir_graph *g, const char *path, bool force)
 {
 	uint8_t *buf = NULL;
 	size_t size = 0;
 	ir_diag d;
 	cli_output o;
-	if (ir_graph_add_history(g, cli_prog, NPUKIT_VERSION, argc > 0 ? argc - 1 : 0, argv + (argc > 0)))
+	if (ir_graph_add_history(g, cli_prog, NPUKIT_VERSION, cli_nargs, cli_args))
 		return cli_error(NULL, "out of memory"), -1;
 	if (ir_graph_write_mem(g, &buf, &size, &d))
 		return cli_diag(g, path ? cli_name(path) : "<output>", &d), -1;

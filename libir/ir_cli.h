@@ -12,6 +12,9 @@
  * messages are stable) and verbosity (-1 quiet, 0 normal, 1.. verbose). */
 extern const char *cli_prog;
 extern int cli_verbose;
+/* First thing in main: the program's name, and its arguments as given
+ * (recorded in the history of the IR it writes). */
+void cli_init(const char *prog, int argc, char **argv);
 
 /* Exit codes */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
@@ -77,8 +80,8 @@ int cli_output_open(cli_output *o, const char *path, bool binary, bool force);
 int cli_output_commit(cli_output *o);
 void cli_output_abort(cli_output *o);
 
-/* Append history (prog, version, argv[1..]), serialize and write atomically.
+/* Append history (prog, version, the arguments given to cli_init), serialize and write atomically.
  * Returns 0 or prints the error and -1. */
-int cli_write_ir(ir_graph *g, const char *path, bool force, int argc, char *const argv[]);
+int cli_write_ir(ir_graph *g, const char *path, bool force);
 
 #endif

@@ -891,7 +891,7 @@ int main(int argc, char **argv)
 	};
 	options o = {0};
 	cli_output out;
-	cli_prog = "npu-dump";
+	cli_init("npu-dump", argc, argv);
 	parse_args(argc, argv, &o);
 	ir_graph *g = cli_read_ir(o.in);
 	if (!g)

@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 {
 	options o = {0};
 	ir_diag d;
-	cli_prog = "npu-fuse";
+	cli_init("npu-fuse", argc, argv);
 	parse_args(argc, argv, &o);
 	in_name = cli_name(o.in);
 	npu_target t = {0};
@@ -186,7 +186,7 @@ int main(int argc, char **argv)
 	if (notes.len)
 		fputs(notes.text, stderr);
 	cli_info(1, "%s: %d nodes, %d before", in_name, ir_graph_node_count(g), nodes);
-	if (cli_write_ir(g, o.out, o.force, argc, argv) == 0)
+	if (cli_write_ir(g, o.out, o.force) == 0)
 		rc = CLI_OK;
 out:
 	free(notes.text);

@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 	uint8_t *buf;
 	size_t size;
 	ir_diag d;
-	cli_prog = "npu-import-onnx";
+	cli_init("npu-import-onnx", argc, argv);
 	parse_args(argc, argv, &o);
 	const char *name = cli_name(o.in), *slash = strrchr(name, '/');
 	bool std = !o.in || !strcmp(o.in, "-");
@@ -104,7 +104,7 @@ int main(int argc, char **argv)
 	cli_info(1, "%s: opset %lld: %d nodes, %d tensors, %d inputs, %d outputs", name,
 		 opset ? (long long)opset->i : 0LL, ir_graph_node_count(g), ir_graph_tensor_count(g),
 		 ir_graph_input_count(g), ir_graph_output_count(g));
-	if (cli_write_ir(g, o.out, o.force, argc, argv) == 0)
+	if (cli_write_ir(g, o.out, o.force) == 0)
 		rc = CLI_OK;
 	ir_graph_free(g);
 out:

@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 	uint8_t *buf;
 	size_t size;
 	ir_diag d;
-	cli_prog = "npu-import-tf";
+	cli_init("npu-import-tf", argc, argv);
 	parse_args(argc, argv, &o);
 	const char *name = cli_name(o.in), *slash = strrchr(name, '/');
 	bool std = !o.in || !strcmp(o.in, "-");
@@ -156,7 +156,7 @@ int main(int argc, char **argv)
 	}
 	cli_info(1, "%s: %d nodes, %d tensors, %d inputs, %d outputs", name, ir_graph_node_count(g),
 		 ir_graph_tensor_count(g), ir_graph_input_count(g), ir_graph_output_count(g));
-	if (cli_write_ir(g, o.out, o.force, argc, argv) == 0)
+	if (cli_write_ir(g, o.out, o.force) == 0)
 		rc = CLI_OK;
 	ir_graph_free(g);
 out:

@@ -624,7 +624,7 @@ static void report_times(const ir_graph *g, const double *sum, long runs)
 int main(int argc, char **argv)
 {
 	options o = {.rtol = 1e-4, .atol = 1e-6, .mode = IR_MODE_F32, .repeat = 1, .threads = 1};
-	cli_prog = "npu-run";
+	cli_init("npu-run", argc, argv);
 	parse_args(argc, argv, &o);
 	const char *irname = cli_name(o.ir);
 	const char *out = o.out ? o.out : o.compare ? NULL : "-";

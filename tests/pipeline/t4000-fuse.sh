@@ -141,6 +141,9 @@ npu-fuse "$T/mobilenet_v2.fused.ir" -o "$T/m2.ir" && cmp -s "$T/mobilenet_v2.fus
 [ $? -ne 0 ] && [ "$(npu-dump "$T/mobilenet_v2.fused.ir" | sed -n '/^nodes:/,$p')" = "$(npu-dump "$T/m2.ir" | sed -n '/^nodes:/,$p')" ]
 ok $? "mobilenet_v2: a second --all keeps every node (only the history grows)"
 
+npu-fuse "$T/t.ir" --bn -o "$T/h.ir" && [ "$(npu-dump --history "$T/h.ir" | tail -n 1 | sed 's/^npu-fuse [^ ]* //')" = "$T/t.ir --bn -o $T/h.ir" ]
+ok $? "the history records the arguments in the order given"
+
 # the pass table
 npu-fuse --list >"$T/list" && [ "$(wc -l <"$T/list")" -ge 10 ] && head -n 1 "$T/list" | grep -q "^identity " &&
 	tail -n 1 "$T/list" | grep -q "^dce " && grep -q "^softmax .*\[not in --all\]$" "$T/list"
