@@ -70,6 +70,9 @@ typedef struct {
 
 const char *ir_dtype_name(ir_dtype t);
 size_t ir_dtype_size(ir_dtype t);
+/* Element i of data (any alignment) as a double: f16/bf16 widened,
+ * integers converted (i64 beyond 2^53 rounded), bool 0 or 1. */
+double ir_elem_get(const void *data, ir_dtype t, int64_t i);
 int ir_dtype_from_name(const char *s);		/* -1 if unknown */
 const char *ir_layout_name(ir_layout l);	/* "" for NONE */
 int ir_layout_from_name(const char *s);

@@ -201,7 +201,5 @@ int ir_conv_winograd(ir_kctx *k, const float *packed, int64_t N, int64_t C, int6
 
 /* Channel-last layout of input 0 (nhwc or nlc). */
 bool ir_kern_channel_last(const ir_kctx *k);
-/* Numeric value of element i of data of dtype t, as double / stored from double. */
-double ir_kern_get(const void *data, ir_dtype t, int64_t i);
 
 #endif

@@ -1022,7 +1022,7 @@ static int pool_int(ir_kctx *k)
 	if (!fx)
 		return KFAIL(k, "out of memory");
 	for (int64_t i = 0; i < nx; i++)
-		fx[i] = (float)ir_kern_get(k->in[0], x->dtype, i);
+		fx[i] = (float)ir_elem_get(k->in[0], x->dtype, i);
 	int rc = pool_run(k, fx, fy);
 	for (int64_t i = 0; i < ny && !rc; i++) {
 		if (y->dtype == IR_DTYPE_U8)

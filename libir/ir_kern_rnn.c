@@ -134,7 +134,7 @@ static int run(ir_kctx *k)
 		return KFAIL(k, "out of memory");
 	}
 	for (int64_t b = 0; b < B; b++) {
-		int64_t l = sl ? (int64_t)ir_kern_get(k->in[4], sl->dtype, b) : S;
+		int64_t l = sl ? (int64_t)ir_elem_get(k->in[4], sl->dtype, b) : S;
 		len[b] = l < 0 ? 0 : l > S ? S : l;
 	}
 	if (Y)

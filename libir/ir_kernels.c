@@ -42,25 +42,25 @@ static int refuse_channel_last(ir_kctx *k)
 	return 0;
 }
 
-double ir_kern_get(const void *p, ir_dtype t, int64_t i)
+double ir_elem_get(const void *data, ir_dtype t, int64_t i)
 {
+	const unsigned char *p = (const unsigned char *)data + (size_t)i * ir_dtype_size(t);
+	/* memcpy: any alignment (plain loads once compiled) */
+#define LOAD(type) (memcpy(&v.type, p, sizeof v.type), v.type)
+	union { float f; uint16_t h; int64_t i64; int32_t i32; int16_t i16; int8_t i8; uint8_t u8; } v;
 	switch (t) {
-	case IR_DTYPE_F32: return ((const float *)p)[i];
-	case IR_DTYPE_F16: return npu_f16_to_f32(((const uint16_t *)p)[i]);
-	case IR_DTYPE_BF16: {
-		uint32_t u = (uint32_t)((const uint16_t *)p)[i] << 16;
-		float f;
-		memcpy(&f, &u, 4);
-		return f;
-	}
-	case IR_DTYPE_I64: return (double)((const int64_t *)p)[i];
-	case IR_DTYPE_I32: return ((const int32_t *)p)[i];
-	case IR_DTYPE_I16: return ((const int16_t *)p)[i];
-	case IR_DTYPE_I8: return ((const int8_t *)p)[i];
-	case IR_DTYPE_U8: return ((const uint8_t *)p)[i];
-	case IR_DTYPE_BOOL: return ((const uint8_t *)p)[i] != 0;
+	case IR_DTYPE_F32: return LOAD(f);
+	case IR_DTYPE_F16: return npu_f16_to_f32(LOAD(h));
+	case IR_DTYPE_BF16: return npu_bf16_to_f32(LOAD(h));
+	case IR_DTYPE_I64: return (double)LOAD(i64);
+	case IR_DTYPE_I32: return LOAD(i32);
+	case IR_DTYPE_I16: return LOAD(i16);
+	case IR_DTYPE_I8: return LOAD(i8);
+	case IR_DTYPE_U8: return LOAD(u8);
+	case IR_DTYPE_BOOL: return LOAD(u8) != 0;
 	default: return 0;
 	}
+#undef LOAD
 }
 
 /* Integer value of element i (exact for i64). */
@@ -74,7 +74,7 @@ static int64_t get_i64(const void *p, ir_dtype t, int64_t i)
 	case IR_DTYPE_U8: return ((const uint8_t *)p)[i];
 	case IR_DTYPE_BOOL: return ((const uint8_t *)p)[i] != 0;
 	default: {
-		double v = ir_kern_get(p, t, i);
+		double v = ir_elem_get(p, t, i);
 		/* C truncation toward zero, saturated, NaN -> 0. */
 		return v != v ? 0 : v >= 9.2233720368547758e18 ? INT64_MAX : v <= -9.2233720368547758e18 ? INT64_MIN : (int64_t)v;
 	}
@@ -83,23 +83,13 @@ static int64_t get_i64(const void *p, ir_dtype t, int64_t i)
 
 static bool is_float(ir_dtype t) { return t == IR_DTYPE_F32 || t == IR_DTYPE_F16 || t == IR_DTYPE_BF16; }
 
-static uint16_t f32_to_bf16(float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, 4);
-	if ((u & 0x7fffffffu) > 0x7f800000u)
-		return (uint16_t)((u >> 16) | 0x40);	/* quiet NaN */
-	u += 0x7fffu + ((u >> 16) & 1);		/* round to nearest even */
-	return (uint16_t)(u >> 16);
-}
-
 /* Store element i: floats from fv, integers from iv (wrapping like C). */
 static void put(void *p, ir_dtype t, int64_t i, double fv, int64_t iv)
 {
 	switch (t) {
 	case IR_DTYPE_F32: ((float *)p)[i] = (float)fv; break;
 	case IR_DTYPE_F16: ((uint16_t *)p)[i] = npu_f32_to_f16((float)fv); break;
-	case IR_DTYPE_BF16: ((uint16_t *)p)[i] = f32_to_bf16((float)fv); break;
+	case IR_DTYPE_BF16: ((uint16_t *)p)[i] = npu_f32_to_bf16((float)fv); break;
 	case IR_DTYPE_I64: ((int64_t *)p)[i] = iv; break;
 	case IR_DTYPE_I32: ((int32_t *)p)[i] = (int32_t)(uint32_t)(uint64_t)iv; break;
 	case IR_DTYPE_I16: ((int16_t *)p)[i] = (int16_t)(uint16_t)(uint64_t)iv; break;
@@ -495,7 +485,7 @@ static void binary_generic(ir_kctx *k)
 			ia += idx[d] * sa[d];
 			ib += idx[d] * sb[d];
 		}
-		double v = bin_double(k->n->op, ir_kern_get(k->in[0], a->dtype, ia), ir_kern_get(k->in[1], b->dtype, ib));
+		double v = bin_double(k->n->op, ir_elem_get(k->in[0], a->dtype, ia), ir_elem_get(k->in[1], b->dtype, ib));
 		if (is_float(o->dtype))
 			put(k->out[0], o->dtype, i, v, 0);
 		else
@@ -623,7 +613,7 @@ int ir_kern_reduce(ir_kctx *k)
 		a[i] = init;
 	int64_t idx[IR_MAX_RANK] = {0}, oi = 0;
 	for (int64_t i = 0; i < nx; i++) {
-		double v = ir_kern_get(k->in[0], x->dtype, i);
+		double v = ir_elem_get(k->in[0], x->dtype, i);
 		if (op == IR_OP_REDUCE_MAX)
 			a[oi] = v > a[oi] || v != v ? v : a[oi];
 		else if (op == IR_OP_REDUCE_MIN)
@@ -662,9 +652,9 @@ int ir_kern_argmax(ir_kctx *k)
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t j = 0; j < inner; j++) {
 			int64_t base = o * n * inner + j, best = 0;
-			double bv = n ? ir_kern_get(k->in[0], x->dtype, base) : 0;
+			double bv = n ? ir_elem_get(k->in[0], x->dtype, base) : 0;
 			for (int64_t i = 1; i < n; i++) {
-				double v = ir_kern_get(k->in[0], x->dtype, base + i * inner);
+				double v = ir_elem_get(k->in[0], x->dtype, base + i * inner);
 				if (v > bv || (last && v == bv)) {
 					bv = v;
 					best = i;
@@ -1158,7 +1148,7 @@ int ir_kern_cast(ir_kctx *k)
 	}
 	for (int64_t i = 0; i < n; i++) {
 		if (is_float(x->dtype)) {
-			double v = ir_kern_get(k->in[0], x->dtype, i);
+			double v = ir_elem_get(k->in[0], x->dtype, i);
 			put(k->out[0], o->dtype, i, v, o->dtype == IR_DTYPE_BOOL ? v != 0 : get_i64(k->in[0], x->dtype, i));
 		} else {
 			int64_t v = get_i64(k->in[0], x->dtype, i);

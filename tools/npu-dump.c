@@ -1,7 +1,6 @@
 /* npu-dump - show an IR stream: a listing of the graph, its memory and
  * weights, or all of it as JSON or Graphviz. See npu-dump(1). */
 #include "ir_cli.h"
-#include "../share/npu/runtime/npu_half.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -157,27 +156,6 @@ static void print_attr_value(FILE *f, const ir_attr *a)
 		}
 		return;
 	}
-}
-
-/* Element i of constant data as a double (data may be unaligned). */
-static double elem(const void *data, ir_dtype t, int64_t i)
-{
-	const unsigned char *p = (const unsigned char *)data + (size_t)i * ir_dtype_size(t);
-#define LOAD(type) (memcpy(&v.type, p, sizeof v.type), v.type)
-	union { float f; uint16_t h; int64_t i64; int32_t i32; int16_t i16; int8_t i8; uint8_t u8; } v;
-	switch (t) {
-	case IR_DTYPE_F32: return LOAD(f);
-	case IR_DTYPE_F16: return npu_f16_to_f32(LOAD(h));
-	case IR_DTYPE_BF16: return npu_bits_f32((uint32_t)LOAD(h) << 16);
-	case IR_DTYPE_I64: return (double)LOAD(i64);
-	case IR_DTYPE_I32: return LOAD(i32);
-	case IR_DTYPE_I16: return LOAD(i16);
-	case IR_DTYPE_I8: return LOAD(i8);
-	case IR_DTYPE_U8: return LOAD(u8);
-	case IR_DTYPE_BOOL: return LOAD(u8) != 0;
-	default: return 0;
-	}
-#undef LOAD
 }
 
 /* ---------------------------------------------------------------- text views */
@@ -511,12 +489,12 @@ static void view_weights(FILE *f, const ir_graph *g)
 		int64_t numel = x->data ? ir_shape_numel(&x->shape) : 0;
 		double lo = INFINITY, hi = -INFINITY, sum = 0, dev = 0;
 		for (int64_t i = 0; i < numel; i++) {
-			double v = elem(x->data, x->dtype, i);
+			double v = ir_elem_get(x->data, x->dtype, i);
 			lo = fmin(lo, v), hi = fmax(hi, v), sum += v;
 		}
 		double mean = numel > 0 ? sum / (double)numel : 0;
 		for (int64_t i = 0; i < numel; i++) {
-			double d = elem(x->data, x->dtype, i) - mean;
+			double d = ir_elem_get(x->data, x->dtype, i) - mean;
 			dev += d * d;
 		}
 		fputs("  ", f);

@@ -187,14 +187,6 @@ static const char *file_dtype(const npy_array *a)
 	return a->from_f64 ? "float64" : npy_dtype_name(a->dtype);
 }
 
-static uint16_t f32_to_bf16(float f)
-{
-	uint32_t u = npu_f32_bits(f);
-	if ((u & 0x7fffffffu) > 0x7f800000u)
-		return (uint16_t)((u >> 16) | 0x40);	/* quiet NaN */
-	return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-
 /* Check array a against graph input i and hand it to the executor. A float32
  * (or converted float64) array feeds a bf16 input, which NumPy cannot hold. */
 static int feed(ir_exec *e, const ir_graph *g, int i, npy_array *a, const char *file)
@@ -222,7 +214,7 @@ static int feed(ir_exec *e, const ir_graph *g, int i, npy_array *a, const char *
 		for (size_t k = 0; k < n; k++) {	/* in place: the 2-byte results trail the reads */
 			float f;
 			memcpy(&f, p + 4 * k, 4);
-			uint16_t h = f32_to_bf16(f);
+			uint16_t h = npu_f32_to_bf16(f);
 			memcpy(p + 2 * k, &h, 2);
 		}
 		a->nbytes = n * 2;
@@ -313,7 +305,7 @@ static npy_array as_array(const ir_tensor *t, const void *data, void **tmp)
 		size_t n = a.nbytes / 2;
 		float *f = *tmp = malloc(n * 4 + 1);
 		for (size_t k = 0; f && k < n; k++)
-			f[k] = npu_bits_f32((uint32_t)((const uint16_t *)data)[k] << 16);
+			f[k] = npu_bf16_to_f32(((const uint16_t *)data)[k]);
 		a = (npy_array){.name = t->name, .dtype = IR_DTYPE_F32, .shape = t->shape, .data = f, .nbytes = n * 4};
 	}
 	return a;
@@ -466,20 +458,6 @@ static void dump_free(dumper *du)
 
 /* ---------------------------------------------------------------- --compare */
 
-static double value(ir_dtype t, const void *p, size_t i)
-{
-	switch (t) {
-	case IR_DTYPE_F32: return ((const float *)p)[i];
-	case IR_DTYPE_F16: return npu_f16_to_f32(((const uint16_t *)p)[i]);
-	case IR_DTYPE_BF16: return npu_bits_f32((uint32_t)((const uint16_t *)p)[i] << 16);
-	case IR_DTYPE_I64: return (double)((const int64_t *)p)[i];
-	case IR_DTYPE_I32: return ((const int32_t *)p)[i];
-	case IR_DTYPE_I16: return ((const int16_t *)p)[i];
-	case IR_DTYPE_I8: return ((const int8_t *)p)[i];
-	default: return ((const uint8_t *)p)[i];
-	}
-}
-
 /* Match the reference arrays to the graph outputs (before running, so a
  * bad reference costs no run): ref[i] for output i. */
 static npy_array **match_refs(const ir_graph *g, const char *path, npy_array *a, int n, bool npz)
@@ -536,7 +514,7 @@ static int compare(const ir_graph *g, ir_exec *e, npy_array **ref, const options
 		double maxref = 0, maxerr = 0;
 		bool nan = false;
 		for (size_t k = 0; k < n; k++) {
-			double r = value(ref[i]->dtype, ref[i]->data, k), v = value(t->dtype, y, k);
+			double r = ir_elem_get(ref[i]->data, ref[i]->dtype, (int64_t)k), v = ir_elem_get(y, t->dtype, (int64_t)k);
 			double err = r == v || (isnan(r) && isnan(v)) ? 0 : fabs(v - r);
 			if (isfinite(r) && fabs(r) > maxref)
 				maxref = fabs(r);
@@ -566,8 +544,8 @@ static int compare(const ir_graph *g, ir_exec *e, npy_array **ref, const options
 			fprintf(rep, " at [");
 			for (int d = 0; d < t->shape.rank; d++)
 				fprintf(rep, "%s%lld", d ? ", " : "", (long long)idx[d]);
-			fprintf(rep, "]: %.9g, reference %.9g", value(t->dtype, y, at),
-				value(ref[i]->dtype, ref[i]->data, at));
+			fprintf(rep, "]: %.9g, reference %.9g", ir_elem_get(y, t->dtype, (int64_t)at),
+				ir_elem_get(ref[i]->data, ref[i]->dtype, (int64_t)at));
 		}
 		fputc('\n', rep);
 	}

@@ -11,6 +11,7 @@
  * attribute inputs) are collected and reported together at the end. */
 #include "onnx/onnx_import.h"
 #include "onnx/onnx.pb-c.h"
+#include "../../share/npu/runtime/npu_half.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -138,36 +139,6 @@ static bool dtype_is_int(ir_dtype t)
 	       t == IR_DTYPE_U8 || t == IR_DTYPE_BOOL;
 }
 
-static float half_to_float(uint16_t h)
-{
-	int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-	float v = e == 0 ? ldexpf((float)m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexpf((float)(m | 0x400), e - 25);
-	return h & 0x8000 ? -v : v;
-}
-
-static uint16_t float_to_half(float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, 4);
-	uint16_t sign = (uint16_t)((u >> 16) & 0x8000);
-	if (isnan(f))
-		return sign | 0x7e00;
-	float a = fabsf(f);
-	if (a >= 65520.0f)
-		return sign | 0x7c00;
-	if (a < ldexpf(1, -14)) {	/* subnormal: multiples of 2^-24, ties to even */
-		return sign | (uint16_t)lrintf(a * ldexpf(1, 24));
-	}
-	int e;
-	float m = frexpf(a, &e);	/* a = m * 2^e, m in [0.5, 1) */
-	long q = lrintf(ldexpf(m, 11));	/* 11 significant bits */
-	if (q == 2048) {
-		q = 1024;
-		e++;
-	}
-	return sign | (uint16_t)(((e + 14) << 10) | (q & 0x3ff));
-}
-
 /* A constant's element, read as what it is: integer or floating. */
 typedef struct {
 	bool is_int;
@@ -192,17 +163,8 @@ static num num_get(const ir_tensor *t, int64_t k)
 	num r = {.is_int = true};
 	switch (t->dtype) {
 	case IR_DTYPE_F32: { float v; memcpy(&v, p, 4); r.f = v; r.is_int = false; break; }
-	case IR_DTYPE_F16: { uint16_t h; memcpy(&h, p, 2); r.f = half_to_float(h); r.is_int = false; break; }
-	case IR_DTYPE_BF16: {
-		uint16_t h;
-		memcpy(&h, p, 2);
-		uint32_t u = (uint32_t)h << 16;
-		float v;
-		memcpy(&v, &u, 4);
-		r.f = v;
-		r.is_int = false;
-		break;
-	}
+	case IR_DTYPE_F16: { uint16_t h; memcpy(&h, p, 2); r.f = npu_f16_to_f32(h); r.is_int = false; break; }
+	case IR_DTYPE_BF16: { uint16_t h; memcpy(&h, p, 2); r.f = npu_bf16_to_f32(h); r.is_int = false; break; }
 	case IR_DTYPE_I64: memcpy(&r.i, p, 8); break;
 	case IR_DTYPE_I32: { int32_t v; memcpy(&v, p, 4); r.i = v; break; }
 	case IR_DTYPE_I16: { int16_t v; memcpy(&v, p, 2); r.i = v; break; }
@@ -229,15 +191,8 @@ static void num_put(ir_dtype dt, void *buf, int64_t k, num v)
 	uint64_t u = (uint64_t)num_i(v);
 	switch (dt) {
 	case IR_DTYPE_F32: { float f = (float)num_f(v); memcpy(p, &f, 4); break; }
-	case IR_DTYPE_F16: { uint16_t h = float_to_half((float)num_f(v)); memcpy(p, &h, 2); break; }
-	case IR_DTYPE_BF16: {
-		float f = (float)num_f(v);
-		uint32_t w;
-		memcpy(&w, &f, 4);
-		uint16_t h = isnan(f) ? 0x7fc0 : (uint16_t)((w + 0x7fff + ((w >> 16) & 1)) >> 16);
-		memcpy(p, &h, 2);
-		break;
-	}
+	case IR_DTYPE_F16: { uint16_t h = npu_f32_to_f16((float)num_f(v)); memcpy(p, &h, 2); break; }
+	case IR_DTYPE_BF16: { uint16_t h = npu_f32_to_bf16((float)num_f(v)); memcpy(p, &h, 2); break; }
 	case IR_DTYPE_I64: memcpy(p, &u, 8); break;
 	case IR_DTYPE_I32: { uint32_t w = (uint32_t)u; memcpy(p, &w, 4); break; }
 	case IR_DTYPE_I16: { uint16_t w = (uint16_t)u; memcpy(p, &w, 2); break; }

@@ -18,6 +18,7 @@
  * attribute inputs) are collected and reported together at the end. */
 #include "tf/tf_import.h"
 #include "tf/graph.pb-c.h"
+#include "../../share/npu/runtime/npu_half.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -65,35 +66,6 @@ static bool is_int(ir_dtype t)
 {
 	return t == IR_DTYPE_I64 || t == IR_DTYPE_I32 || t == IR_DTYPE_I16 || t == IR_DTYPE_I8 ||
 	       t == IR_DTYPE_U8 || t == IR_DTYPE_BOOL;
-}
-
-static float half_to_float(uint16_t h)
-{
-	int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-	float v = e == 0 ? ldexpf((float)m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexpf((float)(m | 0x400), e - 25);
-	return h & 0x8000 ? -v : v;
-}
-
-static uint16_t float_to_half(float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, 4);
-	uint16_t sign = (uint16_t)((u >> 16) & 0x8000);
-	if (isnan(f))
-		return sign | 0x7e00;
-	float a = fabsf(f);
-	if (a >= 65520.0f)
-		return sign | 0x7c00;
-	if (a < ldexpf(1, -14))
-		return sign | (uint16_t)lrintf(a * ldexpf(1, 24));
-	int e;
-	float m = frexpf(a, &e);
-	long q = lrintf(ldexpf(m, 11));
-	if (q == 2048) {
-		q = 1024;
-		e++;
-	}
-	return sign | (uint16_t)(((e + 14) << 10) | (q & 0x3ff));
 }
 
 static int64_t d2i(double f)
@@ -150,7 +122,7 @@ static double cast_to(ir_dtype dt, double v)
 {
 	switch (dt) {
 	case IR_DTYPE_F32: return (float)v;
-	case IR_DTYPE_F16: return half_to_float(float_to_half((float)v));
+	case IR_DTYPE_F16: return npu_f16_to_f32(npu_f32_to_f16((float)v));
 	case IR_DTYPE_BF16: return (float)v;
 	case IR_DTYPE_I64: return (double)d2i(v);
 	case IR_DTYPE_I32: return (int32_t)(uint32_t)(uint64_t)d2i(v);
@@ -174,15 +146,8 @@ static void *cval_bytes(const cval *c, size_t *nbytes)
 		double v = c->v[k];
 		switch (c->dt) {
 		case IR_DTYPE_F32: { float f = (float)v; memcpy(q, &f, 4); break; }
-		case IR_DTYPE_F16: { uint16_t h = float_to_half((float)v); memcpy(q, &h, 2); break; }
-		case IR_DTYPE_BF16: {
-			float f = (float)v;
-			uint32_t w;
-			memcpy(&w, &f, 4);
-			uint16_t h = isnan(f) ? 0x7fc0 : (uint16_t)((w + 0x7fff + ((w >> 16) & 1)) >> 16);
-			memcpy(q, &h, 2);
-			break;
-		}
+		case IR_DTYPE_F16: { uint16_t h = npu_f32_to_f16((float)v); memcpy(q, &h, 2); break; }
+		case IR_DTYPE_BF16: { uint16_t h = npu_f32_to_bf16((float)v); memcpy(q, &h, 2); break; }
 		case IR_DTYPE_I64: { int64_t i = d2i(v); memcpy(q, &i, 8); break; }
 		case IR_DTYPE_I32: { int32_t i = (int32_t)(uint32_t)(uint64_t)d2i(v); memcpy(q, &i, 4); break; }
 		case IR_DTYPE_I16: { int16_t i = (int16_t)(uint16_t)(uint64_t)d2i(v); memcpy(q, &i, 2); break; }
@@ -598,8 +563,8 @@ static cval *tensor_decode(const NpuTf__TensorProto *tp, const char *what, ir_di
 			switch (raw) {
 			case DT_FLOAT: { float f; memcpy(&f, p, 4); v = f; break; }
 			case DT_DOUBLE: { double f; memcpy(&f, p, 8); v = (float)f; break; }
-			case DT_HALF: { uint16_t h; memcpy(&h, p, 2); v = half_to_float(h); break; }
-			case DT_BFLOAT16: { uint32_t u = (uint32_t)(p[0] | p[1] << 8) << 16; float f; memcpy(&f, &u, 4); v = f; break; }
+			case DT_HALF: { uint16_t h; memcpy(&h, p, 2); v = npu_f16_to_f32(h); break; }
+			case DT_BFLOAT16: v = npu_bf16_to_f32((uint16_t)(p[0] | p[1] << 8)); break;
 			case DT_INT32: { int32_t i; memcpy(&i, p, 4); v = i; break; }
 			case DT_INT64: { int64_t i; memcpy(&i, p, 8); v = (double)i; break; }
 			case DT_INT16: { int16_t i; memcpy(&i, p, 2); v = i; break; }
@@ -631,14 +596,8 @@ static cval *tensor_decode(const NpuTf__TensorProto *tp, const char *what, ir_di
 		switch (raw) {
 		case DT_FLOAT: v = tp->float_val[j]; break;
 		case DT_DOUBLE: v = (float)tp->double_val[j]; break;
-		case DT_HALF: v = half_to_float((uint16_t)tp->half_val[j]); break;
-		case DT_BFLOAT16: {
-			uint32_t u = (uint32_t)(uint16_t)tp->half_val[j] << 16;
-			float f;
-			memcpy(&f, &u, 4);
-			v = f;
-			break;
-		}
+		case DT_HALF: v = npu_f16_to_f32((uint16_t)tp->half_val[j]); break;
+		case DT_BFLOAT16: v = npu_bf16_to_f32((uint16_t)tp->half_val[j]); break;
 		case DT_INT64: v = (double)tp->int64_val[j]; break;
 		case DT_BOOL: v = tp->bool_val[j]; break;
 		default: v = tp->int_val[j]; break;

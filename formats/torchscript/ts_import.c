@@ -309,20 +309,7 @@ static int64_t scalar_type_of(ir_dtype t)
 
 /* ================================================================ host tensors */
 
-static double hget(const ts_tensor *t, int64_t i)
-{
-	const uint8_t *p = (const uint8_t *)t->data + (size_t)i * ir_dtype_size(t->dtype);
-	switch (t->dtype) {
-	case IR_DTYPE_F32: { float f; memcpy(&f, p, 4); return f; }
-	case IR_DTYPE_F16: { uint16_t h; memcpy(&h, p, 2); return npu_f16_to_f32(h); }
-	case IR_DTYPE_BF16: { uint16_t h; memcpy(&h, p, 2); return npu_bits_f32((uint32_t)h << 16); }
-	case IR_DTYPE_I64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
-	case IR_DTYPE_I32: { int32_t v; memcpy(&v, p, 4); return v; }
-	case IR_DTYPE_I16: { int16_t v; memcpy(&v, p, 2); return v; }
-	case IR_DTYPE_I8: return (int8_t)p[0];
-	default: return p[0];
-	}
-}
+static double hget(const ts_tensor *t, int64_t i) { return ir_elem_get(t->data, t->dtype, i); }
 
 static int64_t hgeti(const ts_tensor *t, int64_t i)
 {

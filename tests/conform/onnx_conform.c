@@ -36,8 +36,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../share/npu/runtime/npu_half.h"
-
 static double RTOL = 1e-3, ATOL = 1e-5;
 
 /* Tests that are in scope but known to differ, with the reason; fp16 ones
@@ -328,26 +326,6 @@ static uint8_t *freeze_inputs(const uint8_t *model, size_t n, const dataset *ds,
 
 /* ---------------------------------------------------------------- running and comparing */
 
-static double value(const void *p, ir_dtype t, int64_t i)
-{
-	switch (t) {
-	case IR_DTYPE_F32: return ((const float *)p)[i];
-	case IR_DTYPE_F16: return npu_f16_to_f32(((const uint16_t *)p)[i]);
-	case IR_DTYPE_BF16: {
-		uint32_t u = (uint32_t)((const uint16_t *)p)[i] << 16;
-		float f;
-		memcpy(&f, &u, 4);
-		return f;
-	}
-	case IR_DTYPE_I64: return (double)((const int64_t *)p)[i];
-	case IR_DTYPE_I32: return ((const int32_t *)p)[i];
-	case IR_DTYPE_I16: return ((const int16_t *)p)[i];
-	case IR_DTYPE_I8: return ((const int8_t *)p)[i];
-	case IR_DTYPE_U8: case IR_DTYPE_BOOL: return ((const uint8_t *)p)[i];
-	default: return 0;
-	}
-}
-
 static bool is_float(ir_dtype t) { return t == IR_DTYPE_F32 || t == IR_DTYPE_F16 || t == IR_DTYPE_BF16; }
 
 /* Compare one output; on mismatch describe it in why. */
@@ -368,7 +346,7 @@ static bool compare(const ir_tensor *t, const void *got, const pbt *want, char *
 	int64_t bad = 0, worst = -1;
 	double worst_err = 0;
 	for (int64_t i = 0; i < n; i++) {
-		double a = value(got, t->dtype, i), b = value(want->data, want->dt, i);
+		double a = ir_elem_get(got, t->dtype, i), b = ir_elem_get(want->data, want->dt, i);
 		bool ok;
 		if (is_float(t->dtype))
 			ok = (isnan(a) && isnan(b)) || a == b || fabs(a - b) <= ATOL + RTOL * fabs(b);
@@ -385,8 +363,8 @@ static bool compare(const ir_tensor *t, const void *got, const pbt *want, char *
 	}
 	if (bad) {
 		snprintf(why, whyn, "output '%s': %lld of %lld values differ, worst at %lld: got %.9g, want %.9g",
-			 t->name, (long long)bad, (long long)n, (long long)worst, value(got, t->dtype, worst),
-			 value(want->data, want->dt, worst));
+			 t->name, (long long)bad, (long long)n, (long long)worst, ir_elem_get(got, t->dtype, worst),
+			 ir_elem_get(want->data, want->dt, worst));
 		return false;
 	}
 	return true;

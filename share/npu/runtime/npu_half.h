@@ -4,7 +4,7 @@
  * (fp16 emulation) include this same file, so both round identically.
  * Float to half rounds to nearest, ties to even; values too large become
  * +-inf, tiny ones become half subnormals (or signed zero); NaN stays NaN
- * (quiet, payload's top bits kept). */
+ * (quiet, payload's top bits kept). bfloat16 conversions too. */
 #ifndef NPU_HALF_H
 #define NPU_HALF_H
 
@@ -83,5 +83,17 @@ static inline float npu_f16_to_f32(uint16_t h)
 	}
 	return npu_bits_f32(sign | ((exp - 15 + 127) << 23) | (man << 13));
 }
+
+/* bfloat16: the top half of a float32. Rounding to nearest even; NaN
+ * stays a (quiet) NaN. */
+static inline uint16_t npu_f32_to_bf16(float f)
+{
+	uint32_t u = npu_f32_bits(f);
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		return (uint16_t)((u >> 16) | 0x40u);
+	return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+static inline float npu_bf16_to_f32(uint16_t h) { return npu_bits_f32((uint32_t)h << 16); }
 
 #endif
