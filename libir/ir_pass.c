@@ -153,30 +153,29 @@ static int pass_dce(pass_ctx *c)
 
 #define FOLD_MAX_BYTES ((size_t)64 << 20)
 
-/* Run node i alone on its constant inputs; outputs into a new graph h. */
+/* Run node i alone on its constant inputs: a graph h holding a copy of
+ * it, and *ex, the executor that ran h (its outputs are node i's). */
 static ir_graph *eval_node(const ir_graph *g, int i, ir_exec **ex, ir_diag *d)
 {
 	const ir_node *n = ir_graph_node(g, i);
 	ir_graph *h = ir_graph_new();
-	int in[IR_MAX_RANK * 8], out[IR_MAX_RANK * 8];
-	if (!h || n->n_inputs > (int)(sizeof in / sizeof in[0]) || n->n_outputs > (int)(sizeof out / sizeof out[0]))
+	int *ids = malloc(sizeof(int) * (size_t)(n->n_inputs + n->n_outputs + 1)), *out = ids + n->n_inputs;
+	if (!h || !ids) {
+		ir_fail(d, i, -1, "out of memory");
 		goto fail;
-	for (int j = 0; j < n->n_inputs; j++) {
-		in[j] = -1;
-		if (n->inputs[j] < 0)
-			continue;
-		const ir_tensor *t = ir_graph_tensor(g, n->inputs[j]);
-		if ((in[j] = ir_graph_add_const(h, t->name, t->dtype, &t->shape, t->data, d)) < 0)
-			goto fail;
-		ir_graph_tensor(h, in[j])->layout = t->layout;
 	}
-	for (int j = 0; j < n->n_outputs; j++) {
-		const ir_tensor *t = ir_graph_tensor(g, n->outputs[j]);
-		if ((out[j] = ir_graph_add_tensor(h, t->name, t->dtype, NULL, IR_KIND_ACTIVATION, d)) < 0)
+	for (int j = 0; j < n->n_inputs + n->n_outputs; j++) {
+		bool input = j < n->n_inputs;
+		int t = input ? n->inputs[j] : n->outputs[j - n->n_inputs];
+		const ir_tensor *x = t >= 0 ? ir_graph_tensor(g, t) : NULL;
+		ids[j] = !x ? -1 : input ? ir_graph_add_const(h, x->name, x->dtype, &x->shape, x->data, d)
+					 : ir_graph_add_tensor(h, x->name, x->dtype, NULL, IR_KIND_ACTIVATION, d);
+		if (x && ids[j] < 0)
 			goto fail;
-		ir_graph_tensor(h, out[j])->layout = t->layout;
+		if (x)
+			ir_graph_tensor(h, ids[j])->layout = x->layout;
 	}
-	int hn = ir_graph_add_node(h, n->name, n->op, in, n->n_inputs, out, n->n_outputs, d);
+	int hn = ir_graph_add_node(h, n->name, n->op, ids, n->n_inputs, out, n->n_outputs, d);
 	if (hn < 0 || copy_attrs(h, hn, n) || ir_graph_set_outputs(h, out, n->n_outputs, d) ||
 	    ir_graph_infer_shapes(h, d) || !(*ex = ir_exec_new(h, IR_MODE_F32, 1, d)))
 		goto fail;
@@ -184,8 +183,10 @@ static ir_graph *eval_node(const ir_graph *g, int i, ir_exec **ex, ir_diag *d)
 		ir_exec_free(*ex);
 		goto fail;
 	}
+	free(ids);
 	return h;
 fail:
+	free(ids);
 	ir_graph_free(h);
 	return NULL;
 }
@@ -214,17 +215,15 @@ static int pass_fold(pass_ctx *c)
 			note(c, i, "not folded: %s", tmp.msg);
 			continue;
 		}
-		int outs[IR_MAX_RANK * 8], no = n->n_outputs, op = n->op;
-		memcpy(outs, n->outputs, sizeof(int) * (size_t)no);
-		ir_graph_remove_node(g, i);
-		int rc = 0;
-		for (int j = 0; j < no && !rc; j++) {
+		/* the outputs become constants (names kept), the node goes */
+		int rc = 0, op = n->op;
+		for (int j = 0; j < n->n_outputs && !rc; j++) {
 			size_t nb;
 			const void *v = ir_exec_output(ex, j, &nb);
-			ir_tensor *t = ir_graph_tensor(g, outs[j]);
-			t->kind = IR_KIND_CONST;
-			rc = ir_tensor_set_data(g, outs[j], v, nb, c->d);
+			ir_graph_tensor(g, n->outputs[j])->kind = IR_KIND_CONST;
+			rc = ir_tensor_set_data(g, n->outputs[j], v, nb, c->d);
 		}
+		ir_graph_remove_node(g, i);
 		ir_exec_free(ex);
 		ir_graph_free(h);
 		if (rc)
