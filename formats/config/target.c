@@ -10,9 +10,8 @@
 
 #define MAX_PROFILE_BYTES (1 << 20)
 
-static const char *scalar(yaml_document_t *doc, yaml_node_t *n)
+static const char *scalar(const yaml_node_t *n)
 {
-	(void)doc;
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
@@ -23,7 +22,7 @@ static int name_list(yaml_document_t *doc, yaml_node_t *n, const char *file, con
 	if (n->type != YAML_SEQUENCE_NODE)
 		return ir_fail(d, -1, -1, "%s: '%s' must be a list", file, key);
 	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
-		const char *s = scalar(doc, yaml_document_get_node(doc, *it));
+		const char *s = scalar(yaml_document_get_node(doc, *it));
 		int v = s ? lookup(s) : -1;
 		if (v < 0 || v >= count)
 			return ir_fail(d, -1, -1, "%s: '%s': unknown entry '%s'", file, key, s ? s : "(not a name)");
@@ -52,9 +51,9 @@ static int parse_doc(yaml_document_t *doc, const char *file, npu_target *t, ir_d
 		return ir_fail(d, -1, -1, "%s: a target profile is a YAML mapping", file);
 	bool have_family = false;
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
-		const char *key = scalar(doc, yaml_document_get_node(doc, p->key));
+		const char *key = scalar(yaml_document_get_node(doc, p->key));
 		yaml_node_t *v = yaml_document_get_node(doc, p->value);
-		const char *s = scalar(doc, v);
+		const char *s = scalar(v);
 		int rc = 0;
 		if (!key)
 			return ir_fail(d, -1, -1, "%s: keys must be names", file);
