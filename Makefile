@@ -35,7 +35,9 @@ FORMATS_SRC = $(wildcard formats/*/*.c)
 TOOLS       = $(patsubst tools/%.c,%,$(wildcard tools/npu*.c))
 UNIT_SRC    = $(wildcard tests/unit/test_*.c)
 
-LIBIR_OBJ   = $(patsubst %.c,$(O)/%.o,$(LIBIR_SRC))
+RT_SRC      = share/npu/runtime/npu_half.h share/npu/runtime/npu_math.h share/npu/runtime/npu_rt.h share/npu/runtime/npu_rt.c
+RT_EMBED    = $(O)/gen/runtime_src.c
+LIBIR_OBJ   = $(patsubst %.c,$(O)/%.o,$(LIBIR_SRC)) $(RT_EMBED:.c=.o)
 FORMATS_OBJ = $(patsubst %.c,$(O)/%.o,$(FORMATS_SRC)) $(GEN_SRC:.c=.o) $(TF_GEN_SRC:.c=.o)
 PROGS       = $(addprefix $(BIN)/,$(TOOLS))
 UNIT_BINS   = $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
@@ -62,6 +64,17 @@ $(TF_GEN_SRC:.c=.o): $(TF_GEN_SRC)
 $(O)/%.o: %.c | $(GEN_SRC) $(TF_GEN_SRC)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+# the runtime sources as C strings, for npu-emit to copy into headers
+$(RT_EMBED): $(RT_SRC)
+	@mkdir -p $(dir $@)
+	for f in $(RT_SRC); do \
+	  echo "const char npu_src_$$(basename $$f | tr . _)[] ="; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $$f; echo ";"; \
+	done > $@.tmp && mv $@.tmp $@
+
+$(RT_EMBED:.c=.o): $(RT_EMBED)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(O)/libir.a: $(LIBIR_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -91,7 +104,8 @@ install: $(PROGS)
 	cp -R share/npu/. $(DESTDIR)$(PREFIX)/share/npu/
 
 DEB_PKGS = gcc make libc6-dev libprotobuf-c-dev protobuf-c-compiler libyaml-dev \
-	libmsgpack-dev libzstd-dev libzip-dev zlib1g-dev libonnx-dev libonnx-testdata perl
+	libmsgpack-dev libzstd-dev libzip-dev zlib1g-dev libonnx-dev libonnx-testdata perl \
+	$(if $(filter x86_64,$(shell uname -m)),gcc-multilib)
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -99,14 +113,35 @@ deps:
 	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	else echo "all build and test dependencies are installed"; fi
 
-EX = share/npu/examples/squeezenet1_1
+# The main job on the bundled digits CNN (share/npu/examples, made by
+# tests/gen/digits.py): import, fuse, quantize to int8 on the training
+# images, emit npu.h, build it with a tiny host program and compare the
+# test-set accuracy of the float32 and the int8 code.
+EX   = share/npu/examples
+DEMO = $(O)/demo
 demo: $(PROGS)
-	$(BIN)/npu-import-onnx $(EX).onnx | $(BIN)/npu-fuse --all -v | $(BIN)/npu-dump -v -m
-	$(BIN)/npu-import-onnx $(EX).onnx | $(BIN)/npu-fuse | $(BIN)/npu-run -i $(EX).input.npy -o $(O)/demo-out.npy --compare $(EX).output.npy
+	@mkdir -p $(DEMO)
+	$(BIN)/npu-import-pt $(EX)/digits.pt --input 0:1,1,8,8 | $(BIN)/npu-fuse --all -o $(DEMO)/digits.ir
+	$(BIN)/npu-quant $(DEMO)/digits.ir --target int8 --calib $(EX)/digits.calib.npy -v -o $(DEMO)/digits.q.ir
+	$(BIN)/npu-emit $(DEMO)/digits.ir --name fp32 -o $(DEMO)/npu_fp32.h
+	$(BIN)/npu-emit $(DEMO)/digits.q.ir --name digits -v -o $(DEMO)/npu_digits.h
+	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -Werror -I$(DEMO) -DNPU_HEADER='"npu_fp32.h"' \
+	  -DNPU_MODEL=npu_fp32_model $(EX)/npu_host.c -o $(DEMO)/host_fp32 -lm
+	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -Werror -I$(DEMO) -DNPU_HEADER='"npu_digits.h"' \
+	  -DNPU_MODEL=npu_digits_model $(EX)/npu_host.c -o $(DEMO)/host_int8 -lm
+	@echo
+	@printf 'fp32 (emitted float32 code): '; $(DEMO)/host_fp32 eval $(EX)/digits.test.npy $(EX)/digits.labels.npy
+	@printf 'int8 (emitted npu.h):        '; $(DEMO)/host_int8 eval $(EX)/digits.test.npy $(EX)/digits.labels.npy
+	@sed -n 's/^#define NPU_FP32_WEIGHT_SIZE \(.*\)u/weights: fp32 \1 bytes, /p' $(DEMO)/npu_fp32.h | tr -d '\n'
+	@sed -n 's/^#define NPU_DIGITS_WEIGHT_SIZE \(.*\)u/int8 \1 bytes; /p' $(DEMO)/npu_digits.h | tr -d '\n'
+	@sed -n 's/^#define NPU_DIGITS_ARENA_SIZE \(.*\)u/int8 arena \1 bytes/p' $(DEMO)/npu_digits.h
+	@echo "the header: $(DEMO)/npu_digits.h"
 
 bench: $(PROGS)
 	bench/interp.sh
 	bench/import_pt.sh
+	bench/quant.sh
+	bench/emit.sh
 
 clean:
 	rm -rf build bin

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../share/npu/runtime/npu_rt.h"
+
 #define NPUKIT_VERSION "0.1.0"
 #define IR_FORMAT_VERSION 1
 #define IR_MAX_RANK 8
@@ -292,6 +294,10 @@ void ir_exec_free(ir_exec *e);
 void ir_exec_set_hook(ir_exec *e, ir_tensor_hook hook, void *user);
 /* Copy graph input i (nbytes must equal the input tensor's size). */
 int ir_exec_set_input(ir_exec *e, int i, const void *data, size_t nbytes, ir_diag *d);
+/* Graph input i from n float32 values, converted to the input's type:
+ * rounded to f16/bf16, or quantized with the input's scale and zero point
+ * (round half to even, saturating) for integer inputs. */
+int ir_exec_set_input_f32(ir_exec *e, int i, const float *x, int64_t n, ir_diag *d);
 int ir_exec_run(ir_exec *e, ir_diag *d);
 /* Graph output i after a run (owned by the executor). */
 const void *ir_exec_output(const ir_exec *e, int i, size_t *nbytes);
@@ -374,11 +380,270 @@ void ir_plan_free(ir_plan *p);
  * that dies at that node). */
 int ir_plan_check(const ir_graph *g, const ir_plan *p, ir_diag *d);
 
+/* ---------------------------------------------------------------- lowering to the runtime (libir/ir_lower.c) */
+
+/* A graph whose nodes carry a precision (npu-quant's output) runs through
+ * the runtime in share/npu/runtime/npu_rt.h: every node becomes one or
+ * more kernel calls with integer parameters, every constant (and every
+ * derived constant: requantization multipliers, converted biases) goes
+ * into one weight blob, activations get offsets in one arena (ir_plan,
+ * graph inputs and outputs outside it). npu-run executes the result,
+ * npu-emit prints it: both run the same kernels on the same tables. */
+typedef struct {
+	npu_model m;			/* the tables below as the runtime sees them */
+	npu_tensor *tensors;
+	npu_op *ops;
+	int32_t *args, *params;
+	uint8_t *weights;
+	npu_io *inputs, *outputs;
+	char *strings;
+	uint32_t strings_size;
+	int *op_node;			/* the IR node each op implements */
+	int *tensor_of;			/* runtime tensor -> IR tensor (-1: derived constant) */
+	int *rt_of;			/* IR tensor -> runtime tensor (-1: none) */
+	uint32_t kernels_used;		/* bit k: kernel k appears */
+	ir_plan plan;			/* the arena plan of the activations */
+} ir_lowered;
+
+/* Does g need the runtime (some node has a precision)? */
+bool ir_graph_is_lowered(const ir_graph *g);
+/* Lower g (verified). Every node the runtime cannot run is reported (the
+ * first in d, all of them through note when given), then -1. */
+int ir_lower(const ir_graph *g, ir_lowered *out, ir_pass_note note, void *user, ir_diag *d);
+void ir_lowered_free(ir_lowered *l);
+
+/* Requantization: m = mult * 2^-shift with mult in [2^30, 2^31) (31 bits)
+ * and 0 <= shift <= 62. -1 if m is not positive and finite or too large
+ * (m >= 2^31). m below 2^-32 gives mult 0 (the product is always 0). */
+int ir_quant_multiplier(double m, int32_t *mult, int *shift);
+
 /* ---------------------------------------------------------------- shape inference helpers (for op implementations) */
 
 /* numpy broadcasting of two shapes. */
 int ir_shape_broadcast(const ir_shape *a, const ir_shape *b, ir_shape *out);
 /* Normalize a possibly negative axis for the given rank; -1 if out of range. */
 int ir_axis(int64_t axis, int rank);
+
+/* ---------------------------------------------------------------- calibration statistics (libir/ir_calib.c) */
+
+/* Calibration statistics for post-training quantization.
+ *
+ * The quantizer runs the float model on calibration batches and hands every
+ * activation tensor's values to ir_calib_observe, one call per batch; at the
+ * end it asks ir_calib_range for each tensor's clipping range under a method.
+ * Memory per tensor is fixed (IR_CALIB_BINS histogram bins plus a few exact
+ * accumulators): it does not grow with the number of samples.
+ *
+ * Statistics are exact and order-independent: sums are kept in fixed-point
+ * accumulators wide enough for any float32 input (no rounding), and the
+ * histogram's range only grows by doubling (bins merge pairwise). So merging
+ * shard statistics (ir_calib_merge, ir_calib_read) gives bit-identical ranges
+ * to observing all the batches in one run, for every method.
+ *
+ * Methods (see ir_calib_range for the exact definitions):
+ *   minmax  averaging  meanstd[:N]  percentile[:P]  kld  aciq
+ *
+ * Not thread-safe: give each thread its own ir_calib and merge them.
+ * Like the rest of libir: never prints, never exits; 0 / -1 plus an ir_diag. */
+/* Histogram bins over [-R, R), R = 2^e. Part of the stats file format. */
+#define IR_CALIB_BINS 4096
+/* Smallest histogram half-range exponent (R >= 2^-20, e.g. all-zero tensors). */
+#define IR_CALIB_MIN_EXP (-20)
+#define IR_CALIB_MAX_EXP 128
+#define IR_CALIB_FILE_MAGIC "npu-calib-stats"
+#define IR_CALIB_FILE_VERSION 1
+
+typedef struct ir_calib ir_calib;
+
+ir_calib *ir_calib_new(void);		/* NULL if out of memory */
+void ir_calib_free(ir_calib *c);	/* NULL is fine */
+
+/* Add one batch of values of the named tensor (created on first use; names
+ * are any non-empty NUL-terminated byte string). NaNs are ignored and
+ * counted; an infinity rejects the whole batch ("tensor 'X': calibration
+ * produced inf"), leaving the statistics unchanged. n == 0 is allowed. */
+int ir_calib_observe(ir_calib *c, const char *tensor, const float *x, int64_t n, ir_diag *d);
+
+/* Add every statistic of src into dst (tensors matched by name). dst is
+ * unchanged on failure (only a count overflow can fail). */
+int ir_calib_merge(ir_calib *dst, const ir_calib *src, ir_diag *d);
+
+typedef enum {
+	IR_CALIB_MINMAX, IR_CALIB_AVERAGING, IR_CALIB_MEANSTD,
+	IR_CALIB_PERCENTILE, IR_CALIB_KLD, IR_CALIB_ACIQ, IR_CALIB_MSE, IR_CALIB_KIND_COUNT
+} ir_calib_kind;
+
+/* param: N of meanstd:N (0 < N <= 1000), P of percentile:P (50 < P <= 100);
+ * 0 for the other methods. */
+typedef struct {
+	ir_calib_kind kind;
+	double param;
+} ir_calib_method;
+
+/* Parse "minmax", "averaging", "meanstd:N", "percentile:P", "kld", "aciq", "mse";
+ * "meanstd" alone means meanstd:3, "percentile" alone percentile:99.99.
+ * -1 with a message naming the text on error. */
+int ir_calib_method_parse(const char *s, ir_calib_method *m, ir_diag *d);
+/* Canonical text ("meanstd:3", "percentile:99.99", "kld"), parseable back
+ * to the same method. Returns buf. */
+const char *ir_calib_method_str(const ir_calib_method *m, char *buf, size_t size);
+
+/* The range [lo, hi] to quantize the tensor into with `bits` (2..16) bits,
+ * symmetric or not. Always lo <= 0 <= hi and lo < hi (an all-zero tensor
+ * gets [0, 2^-20]); never wider than [min(min, 0), max(max, 0)].
+ *
+ * Methods that choose a threshold t on |x| when symmetric (percentile, kld,
+ * aciq) return [max(min, -t), min(max, t)] widened to include 0, so that
+ * max(-lo, hi) == t: a symmetric quantizer takes that as its scale. The
+ * others (minmax, averaging, meanstd) ignore `symmetric`.
+ *
+ *   minmax        [min, max]
+ *   averaging     [mean of the batches' minima, mean of the batches' maxima]
+ *   meanstd:N     [max(min, mean - N*std), min(max, mean + N*std)]
+ *                 (population std over all values)
+ *   percentile:P  symmetric: t = P-th percentile of |x|; asymmetric:
+ *                 [(100-P)-th percentile, P-th percentile] of x. From the
+ *                 histogram, interpolating linearly inside a bin.
+ *   kld           TensorRT entropy calibration on the |x| histogram up to
+ *                 its last non-empty bin, spread evenly over 2048 bins
+ *                 (TensorRT's 2048 bins over [0, absmax]): for each
+ *                 candidate i from L to 2048, P = the first i bins
+ *                 with the rest added to bin i-1, Q = those i bins merged into
+ *                 L levels and spread back over P's non-empty bins, both
+ *                 smoothed (eps 1e-4) as MXNet/TVM do; t = (i + 0.5) * width
+ *                 for the i minimising KL(P||Q). L = 2^(bits-1) symmetric.
+ *                 Asymmetric: the positive and negative sides are searched
+ *                 separately with L = 2^(bits-1) each, or L = 2^bits for the
+ *                 only side if the tensor has values of one sign only. When
+ *                 L >= 2048: the side's absmax (minmax).
+ *   aciq          Banner et al. 2019, Laplace prior: b = mean absolute
+ *                 deviation from the mean (from the histogram, bin centres),
+ *                 alpha = k(bits) * b with k minimising the clipping plus
+ *                 rounding MSE 2 e^-k + k^2 / (3 * 4^bits) (solved numerically:
+ *                 2.83 for 2 bits, 9.89 for 8, ...). Symmetric: t = alpha;
+ *                 asymmetric: [mean - alpha, mean + alpha] clipped to
+ *                 [min, max], then widened to include 0.
+ *
+ *   mse           the range minimising the expected squared error of
+ *                 quantizing the histogram (bin centres): values outside
+ *                 clipped, (step^2)/12 rounding noise for those inside, with
+ *                 step = t / (2^(bits-1) - 1) symmetric, (b - a) / (2^bits - 1)
+ *                 asymmetric (what PyTorch's HistogramObserver minimises).
+ *                 Candidates are bin edges; asymmetric ends are found by
+ *                 alternating one-dimensional searches.
+ *
+ * -1 if the tensor was never observed (or only NaNs), or bad bits/method. */
+int ir_calib_range(const ir_calib *c, const char *tensor, const ir_calib_method *m,
+		   int bits, bool symmetric, float *lo, float *hi, ir_diag *d);
+
+/* ACIQ's clipping factor for a Laplace prior: the k minimising
+ * 2 e^-k + k^2 / (3 * 4^bits), e.g. 9.89 for 8 bits. 0 if bits not in 2..16. */
+double ir_calib_aciq_factor(int bits);
+
+/* For reports: min, max, number of (non-NaN) values, and number of batches
+ * that had at least one value. -1 if the tensor is unknown. Any output
+ * pointer may be NULL. min and max are 0 when no value was seen. */
+int ir_calib_summary(const ir_calib *c, const char *tensor, double *min, double *max,
+		     int64_t *count, int64_t *batches);
+/* NaNs seen for the tensor (0 if unknown). */
+int64_t ir_calib_nan_count(const ir_calib *c, const char *tensor);
+
+/* Tensors in name order (strcmp, bytewise), for iteration. */
+int ir_calib_tensor_count(const ir_calib *c);
+const char *ir_calib_tensor_name(const ir_calib *c, int i);	/* NULL if out of range */
+
+/* Bytes allocated (constant per tensor: does not grow with samples). */
+size_t ir_calib_bytes(const ir_calib *c);
+
+/* Write every statistic as text (format "npu-calib-stats 1", see ir_calib.c;
+ * deterministic, tensors in name order). -1 on a write error. */
+int ir_calib_write(const ir_calib *c, FILE *f, ir_diag *d);
+/* Parse a stats file and merge it into c. The input is treated as hostile:
+ * on any error ("FILE:LINE: message") c is left unchanged. */
+int ir_calib_read(ir_calib *c, const uint8_t *buf, size_t size, const char *file, ir_diag *d);
+
+/* ---------------------------------------------------------------- post-training quantization (libir/ir_quant.c) */
+
+/* Post-training quantization of a float graph.
+ *
+ * Two steps around calibration:
+ *   ir_quant_prepare  canonical float graph: gemm/matmul with constant
+ *                     weights become fully_connected; activations an integer
+ *                     kernel cannot fuse are split off. Calibrate this graph.
+ *   ir_quantize       give every node a precision (i8, i16, f16 or f32),
+ *                     quantize weights and biases, set activation scales from
+ *                     the calibration ranges, turn integer unary functions
+ *                     into lookup tables, and insert quantize / dequantize /
+ *                     cast nodes where precision changes.
+ * The result runs through the runtime (ir_lower.c): npu-run and npu-emit.
+ * Numerics: DESIGN.md section 6, npu-quant(1), npu-ir(5). */
+/* Weight quantization schemes (names as in Zhouyi Compass' optimizer). */
+typedef enum {
+	IR_WQ_SYMMETRIC_RESTRICTED,	/* zero point 0, [-(2^(b-1)-1), 2^(b-1)-1] */
+	IR_WQ_SYMMETRIC_FULL,		/* zero point 0, [-2^(b-1), 2^(b-1)-1] */
+	IR_WQ_ASYMMETRIC,		/* zero point chosen, full range */
+	IR_WQ_COUNT
+} ir_wq_scheme;
+
+/* One node's settings (a config file or --float-layers); unset fields
+ * (NONE, 0, -1, has_method false) take the global ones. */
+typedef struct {
+	ir_precision prec;
+	int wbits;
+	int wscheme;		/* ir_wq_scheme or -1 */
+	int per_channel;	/* 0, 1 or -1 */
+	bool has_method;
+	ir_calib_method method;
+} ir_qlayer;
+
+/* A named weight whose range is fixed (gxnpuc WEIGHT_MIN_MAX). */
+typedef struct {
+	const char *name;
+	float min, max;
+} ir_qrange;
+
+typedef struct {
+	bool fp16;			/* fp16 NPU: everything in half; else integer */
+	ir_precision act;		/* integer default: IR_PREC_I8 or IR_PREC_I16 */
+	bool act_symmetric;
+	int wbits;			/* 2..16 */
+	ir_wq_scheme wscheme;
+	bool per_channel;
+	ir_calib_method method;
+	int lut_bits;			/* int16 lookup tables: 2^lut_bits + 1 entries */
+	bool int_io;			/* graph inputs and outputs stay integer */
+	const bool *ops;		/* [IR_OP_COUNT]: what the target runs; NULL: all */
+	const bool *same_scale;		/* [IR_OP_COUNT]: ops whose integer inputs get the
+					 * output's scale first (requantize nodes); NULL: none */
+	const ir_qlayer *layer;		/* [node count of the prepared graph] or NULL */
+	/* fp16 family */
+	bool output_f32;		/* graph outputs converted to float32 ... */
+	const char *const *f16_outputs;	/* ... except these (state outputs) */
+	int n_f16_outputs;
+	bool compress_fc, compress_conv;	/* int8 weights per output channel */
+	const char *const *exclude;	/* weights (or their nodes) never compressed */
+	int n_exclude;
+	const ir_qrange *wrange;	/* fixed weight ranges */
+	int n_wrange;
+} ir_quant_opts;
+
+/* The defaults: int8 activations (asymmetric), int8 weights per channel
+ * symmetric restricted, minmax, lut_bits 10. */
+void ir_quant_defaults(ir_quant_opts *o);
+const char *ir_wq_scheme_name(int s);
+/* Also accepts Compass' per_tensor_/per_channel_ prefixed names, setting
+ * *per_channel (may be NULL) when a prefix is given. -1 if unknown. */
+int ir_wq_scheme_parse(const char *s, int *per_channel);
+
+int ir_quant_prepare(ir_graph *g, const ir_quant_opts *o, ir_diag *d);
+/* c: the statistics of the prepared graph's activations (may be NULL for
+ * the fp16 family, which needs none). note, user: what stayed in float and
+ * why (may be NULL). */
+int ir_quantize(ir_graph *g, const ir_calib *c, const ir_quant_opts *o, ir_pass_note note, void *user,
+		ir_diag *d);
+
+/* Can node i of a float graph run on the integer kernels? (NULL: yes,
+ * else the reason.) */
+const char *ir_quant_int_unsupported(const ir_graph *g, int i);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -339,4 +340,109 @@ int cli_write_ir(ir_graph *g, const char *path, bool force)
 	}
 	free(buf);
 	return cli_output_commit(&o);
+}
+
+/* ---------------------------------------------------------------- text */
+
+/* Length of the valid UTF-8 sequence at p (no overlong forms, surrogates or
+ * code points above U+10FFFF), or 0. */
+int cli_utf8_len(const unsigned char *p)
+{
+	unsigned c = p[0];
+	int len = c < 0x80 ? 1 : c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf5 ? 4 : 0;
+	for (int i = 1; i < len; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0) ||
+	    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return len;
+}
+
+/* Names come from files: text views show control characters and bytes that
+ * are not UTF-8 as '?', so a hostile name cannot drive the terminal or break
+ * a line. esc (may be NULL) maps ASCII characters to replacements (quoting).
+ * Returns the number of characters shown; f NULL only counts. */
+int cli_put_text(FILE *f, const char *s, const char *const esc[128])
+{
+	int n = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; n++) {
+		int len = cli_utf8_len(p);
+		if (len == 1 && esc && esc[*p]) {
+			if (f)
+				fputs(esc[*p], f);
+		} else if (len == 0 || (len == 1 && (*p < 0x20 || *p == 0x7f))) {
+			if (f)
+				fputc('?', f);
+			len = 1;
+		} else if (f) {
+			fwrite(p, 1, (size_t)len, f);
+		}
+		p += len;
+	}
+	return n;
+}
+
+/* -v -v: one row per arena buffer (by offset), one column per node (or per
+ * run of nodes beyond 100), '#' where the buffer is alive. */
+static void print_timeline(FILE *f, const ir_graph *g, const ir_plan *p)
+{
+	int nn = ir_graph_node_count(g), cols = nn > 100 ? 100 : nn;
+	fprintf(f, "\narena timeline (one row per buffer, '#' alive; ");
+	if (cols == nn)
+		fprintf(f, "one column per node, 0 to %d):\n", nn - 1);
+	else
+		fprintf(f, "%d columns over nodes 0 to %d):\n", cols, nn - 1);
+	fprintf(f, "  %10s  %10s  %-*s  tensor\n", "offset", "size", cols, "nodes");
+	/* buffers by offset, then first use: selection over the owners */
+	int64_t last_off = -1;
+	int last_first = -1, last_id = -1;
+	for (;;) {
+		int best = -1;
+		for (int t = 0; t < p->n; t++) {
+			const ir_plan_buf *b = &p->buf[t], *c = best >= 0 ? &p->buf[best] : NULL;
+			if (b->offset < 0 || b->alias_of >= 0)
+				continue;
+			bool after = b->offset > last_off || (b->offset == last_off &&
+				     (b->first > last_first || (b->first == last_first && t > last_id)));
+			if (after && (!c || b->offset < c->offset || (b->offset == c->offset && b->first < c->first)))
+				best = t;
+		}
+		if (best < 0)
+			break;
+		/* the group's lifetime and size: the union over its members */
+		int first = p->buf[best].first, last = p->buf[best].last, members = 0;
+		int64_t size = p->buf[best].size;
+		for (int t = 0; t < p->n; t++)
+			if (p->buf[t].alias_of == best) {
+				first = p->buf[t].first < first ? p->buf[t].first : first;
+				last = p->buf[t].last > last ? p->buf[t].last : last;
+				size = p->buf[t].size > size ? p->buf[t].size : size;
+				members++;
+			}
+		fprintf(f, "  %10" PRId64 "  %10" PRId64 "  ", p->buf[best].offset, size);
+		for (int c = 0; c < cols; c++) {
+			int lo = (int)((int64_t)c * nn / cols), hi = (int)((int64_t)(c + 1) * nn / cols) - 1;
+			fputc(first <= hi && last >= lo ? '#' : '.', f);
+		}
+		fputs("  ", f);
+		cli_put_text(f, ir_graph_tensor(g, best)->name, NULL);
+		if (members)
+			fprintf(f, " (+%d sharing)", members);
+		fputc('\n', f);
+		last_off = p->buf[best].offset, last_first = p->buf[best].first, last_id = best;
+	}
+}
+
+void cli_print_plan(FILE *f, const ir_graph *g, const ir_plan *p, bool timeline)
+{
+	fprintf(f, "arena:             %" PRId64 " bytes, lower bound: %" PRId64 " bytes", p->arena, p->lower_bound);
+	if (p->peak_node >= 0) {
+		fprintf(f, " (node %d '", p->peak_node);
+		cli_put_text(f, ir_graph_node(g, p->peak_node)->name, NULL);
+		fputs("')", f);
+	}
+	fprintf(f, ", ratio %.3f\n", p->lower_bound ? (double)p->arena / (double)p->lower_bound : 1.0);
+	if (timeline && ir_graph_node_count(g) > 0)
+		print_timeline(f, g, p);
 }

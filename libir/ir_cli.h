@@ -84,4 +84,16 @@ void cli_output_abort(cli_output *o);
  * Returns 0 or prints the error and -1. */
 int cli_write_ir(ir_graph *g, const char *path, bool force);
 
+/* Length of the valid UTF-8 sequence at p (no overlong forms, surrogates or
+ * code points above U+10FFFF), or 0. */
+int cli_utf8_len(const unsigned char *p);
+/* Names come from files: text views show control characters and bytes that
+ * are not UTF-8 as '?', so a hostile name cannot drive the terminal or break
+ * a line. esc (may be NULL) maps ASCII characters to replacements (quoting).
+ * Returns the number of characters shown; f NULL only counts. */
+int cli_put_text(FILE *f, const char *s, const char *const esc[128]);
+/* "arena: N bytes, lower bound: M bytes (node ...), ratio R" and, with
+ * timeline, one row per arena buffer (npu-dump -m, npu-emit -v). */
+void cli_print_plan(FILE *f, const ir_graph *g, const ir_plan *p, bool timeline);
+
 #endif

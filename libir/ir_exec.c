@@ -131,6 +131,10 @@ struct ir_exec {
 	int n_slabs;
 	void **scratch;		/* [threads][IR_SCRATCH_SLOTS] */
 	size_t *scratch_size;
+	/* a graph with precisions runs through the runtime (ir_lower.c) */
+	ir_lowered *low;
+	void *arena;
+	void **io_in, **io_out;
 };
 
 void *ir_kalloc(size_t count, size_t size)
@@ -452,6 +456,88 @@ static int start_pool(ir_exec *e, ir_diag *d)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- runtime execution */
+
+static int lowered_new(ir_exec *e, ir_diag *d)
+{
+	const ir_graph *g = e->g;
+	e->low = calloc(1, sizeof *e->low);
+	e->times = calloc((size_t)ir_graph_node_count(g) + 1, sizeof *e->times);
+	if (!e->low || !e->times)
+		return ir_fail(d, -1, -1, "out of memory");
+	if (ir_lower(g, e->low, NULL, NULL, d)) {
+		free(e->low);
+		e->low = NULL;
+		return -1;
+	}
+	const npu_model *m = &e->low->m;
+	e->arena = ir_kalloc(m->arena_size ? m->arena_size : 1, 1);
+	e->io_in = calloc((size_t)m->n_inputs + 1, sizeof *e->io_in);
+	e->io_out = calloc((size_t)m->n_outputs + 1, sizeof *e->io_out);
+	if (!e->arena || !e->io_in || !e->io_out)
+		return ir_fail(d, -1, -1, "out of memory");
+	for (uint32_t i = 0; i < m->n_inputs; i++)
+		if (!(e->io_in[i] = ir_kalloc(m->inputs[i].nbytes, 1)))
+			return ir_fail(d, -1, -1, "out of memory");
+	for (uint32_t i = 0; i < m->n_outputs; i++)
+		if (!(e->io_out[i] = ir_kalloc(m->outputs[i].nbytes, 1)))
+			return ir_fail(d, -1, -1, "out of memory");
+	return 0;
+}
+
+static void lowered_free(ir_exec *e)
+{
+	if (e->io_in)
+		for (uint32_t i = 0; i < e->low->m.n_inputs; i++)
+			free(e->io_in[i]);
+	if (e->io_out)
+		for (uint32_t i = 0; i < e->low->m.n_outputs; i++)
+			free(e->io_out[i]);
+	free(e->io_in);
+	free(e->io_out);
+	free(e->arena);
+	ir_lowered_free(e->low);
+	free(e->low);
+	free(e->times);
+	free(e);
+}
+
+/* Where runtime tensor r is during a run. */
+static void *lowered_ptr(const ir_exec *e, int r)
+{
+	const npu_tensor *t = &e->low->m.tensors[r];
+	switch (t->mem) {
+	case NPU_MEM_ARENA: return (uint8_t *)e->arena + t->offset;
+	case NPU_MEM_INPUT: return e->io_in[t->offset];
+	case NPU_MEM_OUTPUT: return e->io_out[t->offset];
+	default: return (void *)(e->low->m.weights + t->offset);
+	}
+}
+
+static double now(void);
+
+static int lowered_run(ir_exec *e, ir_diag *d)
+{
+	const ir_graph *g = e->g;
+	const npu_model *m = &e->low->m;
+	uint32_t op = 0;
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		double t0 = now();
+		for (; op < m->n_ops && e->low->op_node[op] == i; op++)
+			npu_exec_op(m, op, (const void *const *)e->io_in, e->io_out, e->arena);
+		e->times[i] = now() - t0;
+		const ir_node *n = ir_graph_node(g, i);
+		if (e->hook)
+			for (int j = 0; j < n->n_outputs; j++) {
+				int t = n->outputs[j];
+				if (t >= 0 && e->low->rt_of[t] >= 0 &&
+				    e->hook(e->user, g, i, t, lowered_ptr(e, e->low->rt_of[t])))
+					return ir_fail(d, i, t, "run stopped by the tensor hook");
+			}
+	}
+	return 0;
+}
+
 ir_exec *ir_exec_new(const ir_graph *g, ir_exec_mode mode, int threads, ir_diag *d)
 {
 	if (mode != IR_MODE_F32 && mode != IR_MODE_F16) {
@@ -468,6 +554,11 @@ ir_exec *ir_exec_new(const ir_graph *g, ir_exec_mode mode, int threads, ir_diag 
 	e->g = g;
 	e->mode = mode;
 	e->threads = threads < 1 ? 1 : threads > 256 ? 256 : threads;
+	if (ir_graph_is_lowered(g)) {
+		if (lowered_new(e, d))
+			goto fail;
+		return e;
+	}
 	if (setup(e, d))
 		goto fail;
 	/* Prepare every node; report the first failure and how many more. */
@@ -503,6 +594,10 @@ void ir_exec_free(ir_exec *e)
 {
 	if (!e)
 		return;
+	if (e->low) {
+		lowered_free(e);
+		return;
+	}
 	pool_free(e->pool, e->wargs, e->started);
 	int nt = ir_graph_tensor_count(e->g), nn = ir_graph_node_count(e->g);
 	if (e->buf)
@@ -550,8 +645,57 @@ int ir_exec_set_input(ir_exec *e, int i, const void *data, size_t nbytes, ir_dia
 	if (nbytes != want)
 		return ir_fail(d, -1, t, "input '%s' needs %zu bytes, got %zu", x->name, want, nbytes);
 	if (nbytes)
-		memcpy(e->buf[t], data, nbytes);
+		memcpy(e->low ? e->io_in[i] : e->buf[t], data, nbytes);
 	return 0;
+}
+
+int ir_exec_set_input_f32(ir_exec *e, int i, const float *x, int64_t n, ir_diag *d)
+{
+	int t = ir_graph_input(e->g, i);
+	if (t < 0)
+		return ir_fail(d, -1, -1, "graph has no input %d (it has %d)", i, ir_graph_input_count(e->g));
+	const ir_tensor *tt = ir_graph_tensor(e->g, t);
+	if (n != ir_shape_numel(&tt->shape))
+		return ir_fail(d, -1, t, "input '%s' needs %lld values, got %lld", tt->name,
+			       (long long)ir_shape_numel(&tt->shape), (long long)n);
+	if (tt->dtype == IR_DTYPE_F32)
+		return ir_exec_set_input(e, i, x, (size_t)n * sizeof *x, d);
+	size_t es = ir_dtype_size(tt->dtype);
+	uint8_t *buf = malloc(es * (size_t)(n > 0 ? n : 1));
+	if (!buf)
+		return ir_fail(d, -1, t, "out of memory");
+	const ir_quant *q = tt->quant;
+	for (int64_t k = 0; k < n; k++) {
+		switch (tt->dtype) {
+		case IR_DTYPE_F16: { uint16_t h = npu_f32_to_f16(x[k]); memcpy(buf + 2 * k, &h, 2); break; }
+		case IR_DTYPE_BF16: { uint16_t h = npu_f32_to_bf16(x[k]); memcpy(buf + 2 * k, &h, 2); break; }
+		case IR_DTYPE_I8: case IR_DTYPE_I16: case IR_DTYPE_U8: {
+			if (!q || q->n != 1) {
+				free(buf);
+				return ir_fail(d, -1, t, "input '%s' is %s without a per-tensor scale: give it as such",
+					       tt->name, ir_dtype_name(tt->dtype));
+			}
+			int64_t lo = tt->dtype == IR_DTYPE_I8 ? INT8_MIN : tt->dtype == IR_DTYPE_I16 ? INT16_MIN : 0;
+			int64_t hi = tt->dtype == IR_DTYPE_I8 ? INT8_MAX : tt->dtype == IR_DTYPE_I16 ? INT16_MAX : UINT8_MAX;
+			double r = nearbyintf(x[k] / q->scale[0]) + (double)q->zero_point[0];
+			int64_t v = r != r ? q->zero_point[0] : r < lo ? lo : r > hi ? hi : (int64_t)r;
+			if (tt->dtype == IR_DTYPE_I16) {
+				int16_t h = (int16_t)v;
+				memcpy(buf + 2 * k, &h, 2);
+			} else {
+				buf[k] = (uint8_t)(tt->dtype == IR_DTYPE_I8 ? (uint8_t)(int8_t)v : (uint8_t)v);
+			}
+			break;
+		}
+		default:
+			free(buf);
+			return ir_fail(d, -1, t, "input '%s' is %s, not a float or quantized type", tt->name,
+				       ir_dtype_name(tt->dtype));
+		}
+	}
+	int rc = ir_exec_set_input(e, i, buf, es * (size_t)n, d);
+	free(buf);
+	return rc;
 }
 
 static double now(void)
@@ -566,6 +710,8 @@ static int64_t f32_count(const ir_tensor *x) { return (int64_t)(ir_tensor_nbytes
 int ir_exec_run(ir_exec *e, ir_diag *d)
 {
 	const ir_graph *g = e->g;
+	if (e->low)
+		return lowered_run(e, d);
 	bool f16 = e->mode == IR_MODE_F16;
 	e->overflows = e->const_overflows;
 	for (int i = 0; i < ir_graph_node_count(g); i++)
@@ -620,7 +766,7 @@ const void *ir_exec_output(const ir_exec *e, int i, size_t *nbytes)
 	}
 	if (nbytes)
 		*nbytes = ir_tensor_nbytes(ir_graph_tensor(e->g, t));
-	return e->buf[t];
+	return e->low ? e->io_out[i] : e->buf[t];
 }
 
 const double *ir_exec_node_times(const ir_exec *e) { return e->times; }

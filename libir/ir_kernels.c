@@ -6,6 +6,7 @@
  * Numerics follow the ONNX operator of the same role. */
 #include "ir_kern.h"
 #include "../share/npu/runtime/npu_half.h"
+#include "../share/npu/runtime/npu_rt.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -284,7 +285,8 @@ int ir_act_from_unary_node(const ir_graph *g, int node, ir_act *a)
 {
 	const ir_node *n = ir_graph_node(g, node);
 	if (!n || n->n_inputs != 1 || n->n_outputs != 1 || !unary_ops[n->op].f || n->inputs[0] < 0 ||
-	    ir_graph_tensor(g, n->inputs[0])->dtype != IR_DTYPE_F32)
+	    (ir_graph_tensor(g, n->inputs[0])->dtype != IR_DTYPE_F32 &&
+	     ir_graph_tensor(g, n->inputs[0])->dtype != IR_DTYPE_F16))
 		return -1;
 	float p[2];
 	unary_params(g, node, n->op, p);
@@ -1229,7 +1231,8 @@ int ir_kern_dequantize(ir_kctx *k)
 	if (k->prepare) {
 		if (!s)
 			return KFAIL(k, "dequantize needs a scale input");
-		if (need_dtype(k, x, M_INT, "input") || need_dtype(k, s, M_F32, "scale"))
+		if (need_dtype(k, x, M_INT, "input") || need_dtype(k, s, M_F32, "scale") ||
+		    need_dtype(k, k->ot[0], 1u << IR_DTYPE_F32, "output"))
 			return -1;
 		if (z && numel(z) != numel(s))
 			return KFAIL(k, "zero point must match the scale in size");
@@ -1243,6 +1246,41 @@ int ir_kern_dequantize(ir_kctx *k)
 		int64_t j = qidx(&q, i);
 		int64_t zp = z ? get_i64(k->in[2], z->dtype, j) : 0;
 		y[i] = (float)(get_i64(k->in[0], x->dtype, i) - zp) * sv[j];
+	}
+	return 0;
+}
+
+/* y = table[x] (npu-quant's lookup tables; the same arithmetic as the
+ * runtime's LUT kernel, share/npu/runtime/npu_rt.h): an int8 input indexes
+ * 256 entries; an int16 input with 2^B + 1 entries interpolates between
+ * entry i = (x + 32768) >> (16 - B) and the next. */
+int ir_kern_lut(ir_kctx *k)
+{
+	const ir_tensor *x = k->it[0], *t = k->it[1];
+	int64_t len = numel(t);
+	int bits = 0;
+	while (bits < 16 && ((int64_t)1 << bits) + 1 < len)
+		bits++;
+	if (k->prepare) {
+		if (need_dtype(k, x, (1u << IR_DTYPE_I8) | (1u << IR_DTYPE_I16), "input") ||
+		    need_dtype(k, t, (1u << IR_DTYPE_I8) | (1u << IR_DTYPE_I16), "table"))
+			return -1;
+		if (x->dtype == IR_DTYPE_I8 ? len != 256 : ((int64_t)1 << bits) + 1 != len)
+			return KFAIL(k, "table has %lld entries, expected 256 (int8) or 2^B+1 (int16)", (long long)len);
+		return 0;
+	}
+	int64_t n = numel(x);
+	for (int64_t i = 0; i < n; i++) {
+		int64_t v = get_i64(k->in[0], x->dtype, i), r;
+		if (x->dtype == IR_DTYPE_I8) {
+			r = get_i64(k->in[1], t->dtype, v + 128);
+		} else {
+			int sh = 16 - bits;
+			int64_t u = v + 32768, j = u >> sh, f = u & (((int64_t)1 << sh) - 1);
+			int64_t a = get_i64(k->in[1], t->dtype, j), b = j + 1 < len ? get_i64(k->in[1], t->dtype, j + 1) : a;
+			r = a + npu_rshift_round((b - a) * f, sh);
+		}
+		put(k->out[0], k->ot[0]->dtype, i, 0, r);
 	}
 	return 0;
 }

@@ -435,7 +435,8 @@ static int ir_shape_concat(sctx *c)
 		const ir_tensor *t = ir_graph_tensor(c->g, c->n->inputs[i]);
 		if (!t)
 			return FAIL(c, "input %d is required", i);
-		if (t->shape.rank != r || t->dtype != x->dtype)
+		/* a quantized concat rescales (and may widen) its inputs */
+		if (t->shape.rank != r || (c->n->precision == IR_PREC_NONE && t->dtype != x->dtype))
 			return FAIL(c, "input %d ('%s') differs in rank or type", i, t->name);
 		for (int j = 0; j < r; j++)
 			if (j != axis && t->shape.dim[j] != x->shape.dim[j])
@@ -885,10 +886,13 @@ static int ir_shape_cast(sctx *c)
 	return 0;
 }
 
+/* With one input, quantize takes its scale and zero point from the output
+ * tensor's quant (and may requantize an integer input); with a scale input
+ * it is ONNX QuantizeLinear. */
 static int ir_shape_quantize(sctx *c)
 {
 	ir_dtype t;
-	if (need_rank(c, 0, 0, 8) || need_float(c, 0))
+	if (need_rank(c, 0, 0, 8) || (IN(c, 1) && need_float(c, 0)))
 		return -1;
 	if (IN(c, 2))
 		t = IN(c, 2)->dtype;
@@ -900,9 +904,21 @@ static int ir_shape_quantize(sctx *c)
 
 static int ir_shape_dequantize(sctx *c)
 {
-	if (need_rank(c, 0, 0, 8))
+	ir_dtype t;
+	if (need_rank(c, 0, 0, 8) || dtype_attr(c, "to", IR_DTYPE_F32, &t))
 		return -1;
-	out1(c, IR_DTYPE_F32, &IN(c, 0)->shape);
+	if (t != IR_DTYPE_F32 && t != IR_DTYPE_F16)
+		return FAIL(c, "dequantize produces f32 or f16, not %s", ir_dtype_name(t));
+	out1(c, t, &IN(c, 0)->shape);
+	return 0;
+}
+
+static int ir_shape_lut(sctx *c)
+{
+	const ir_tensor *x = IN(c, 0), *t = IN(c, 1);
+	if (need_rank(c, 0, 0, 8) || need_rank(c, 1, 1, 1))
+		return -1;
+	out1(c, t->dtype, &x->shape);
 	return 0;
 }
 
@@ -1072,14 +1088,34 @@ int ir_node_infer(const ir_graph *g, int node, ir_dtype *dt, ir_shape *sh, ir_di
 		return -1;
 	sctx c = {.g = g, .id = node, .n = n, .dt = dt, .sh = sh, .d = d};
 	c.nin = n->n_inputs;
-	for (int i = 0; i < n->n_inputs && i < 8; i++)
+	/* A node with a precision (npu-quant's output) computes in that type
+	 * whatever its operands' storage (int8 weights, int32 bias, fp16
+	 * activations): shapes are inferred as if every float-like operand
+	 * were f32, and float outputs take the precision's type. */
+	ir_tensor as_f32[8];
+	static const ir_dtype prec_type[IR_PREC_COUNT] = {
+		[IR_PREC_F32] = IR_DTYPE_F32, [IR_PREC_F16] = IR_DTYPE_F16,
+		[IR_PREC_I16] = IR_DTYPE_I16, [IR_PREC_I8] = IR_DTYPE_I8,
+	};
+	for (int i = 0; i < n->n_inputs && i < 8; i++) {
 		c.in[i] = n->inputs[i] >= 0 ? ir_graph_tensor(g, n->inputs[i]) : NULL;
+		if (n->precision != IR_PREC_NONE && c.in[i] && n->op != IR_OP_GATHER) {
+			as_f32[i] = *c.in[i];
+			as_f32[i].dtype = IR_DTYPE_F32;
+			as_f32[i].quant = NULL;
+			c.in[i] = &as_f32[i];
+		}
+	}
 	for (int i = 0; i < n->n_outputs; i++) {
 		dt[i] = IR_DTYPE_F32;
 		sh[i] = (ir_shape){0};
 	}
 	if (ops[n->op].shape(&c))
 		return -1;
+	if (n->precision != IR_PREC_NONE)
+		for (int i = 0; i < n->n_outputs; i++)
+			if (dt[i] == IR_DTYPE_F32)
+				dt[i] = prec_type[n->precision];
 	for (int i = 0; i < n->n_outputs; i++)
 		if (ir_shape_numel(&sh[i]) < 0)
 			return ir_fail(d, node, -1, "output %d would be too large", i);

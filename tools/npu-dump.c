@@ -53,58 +53,19 @@ static const char *meta_str(const ir_graph *g, const char *key)
 	return m && m->type == IR_META_STR ? m->s : NULL;
 }
 
-/* Length of the valid UTF-8 sequence at p (no overlong forms, surrogates or
- * code points above U+10FFFF), or 0. */
-static int utf8_len(const unsigned char *p)
-{
-	unsigned c = p[0];
-	int len = c < 0x80 ? 1 : c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf5 ? 4 : 0;
-	for (int i = 1; i < len; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0) ||
-	    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90))
-		return 0;
-	return len;
-}
-
-/* Names come from files: text views show control characters and bytes that
- * are not UTF-8 as '?', so a hostile name cannot drive the terminal or break
- * a line. esc (may be NULL) maps ASCII characters to replacements (quoting).
- * Returns the number of characters shown; f NULL only counts. */
-static int put_text(FILE *f, const char *s, const char *const esc[128])
-{
-	int n = 0;
-	for (const unsigned char *p = (const unsigned char *)s; *p; n++) {
-		int len = utf8_len(p);
-		if (len == 1 && esc && esc[*p]) {
-			if (f)
-				fputs(esc[*p], f);
-		} else if (len == 0 || (len == 1 && (*p < 0x20 || *p == 0x7f))) {
-			if (f)
-				fputc('?', f);
-			len = 1;
-		} else if (f) {
-			fwrite(p, 1, (size_t)len, f);
-		}
-		p += len;
-	}
-	return n;
-}
-
 /* A name padded with spaces to width characters. */
 static void put_name(FILE *f, const char *s, int width)
 {
-	for (int n = put_text(f, s, NULL); n < width; n++)
+	for (int n = cli_put_text(f, s, NULL); n < width; n++)
 		fputc(' ', f);
 }
 
-static int text_width(const char *s) { return put_text(NULL, s, NULL); }
+static int text_width(const char *s) { return cli_put_text(NULL, s, NULL); }
 
 static void print_meta_value(FILE *f, const ir_meta *m)
 {
 	switch (m->type) {
-	case IR_META_STR: put_text(f, m->s, NULL); break;
+	case IR_META_STR: cli_put_text(f, m->s, NULL); break;
 	case IR_META_INT: fprintf(f, "%" PRId64, m->i); break;
 	case IR_META_FLOAT: fputs(NUM(m->f), f); break;
 	case IR_META_BOOL: fputs(m->i ? "true" : "false", f); break;
@@ -121,15 +82,15 @@ static void print_shell_word(FILE *f, const char *s)
 		return;
 	}
 	fputc('\'', f);
-	put_text(f, s, quote);
+	cli_put_text(f, s, quote);
 	fputc('\'', f);
 }
 
 static void print_history_entry(FILE *f, const ir_history *h)
 {
-	put_text(f, h->program, NULL);
+	cli_put_text(f, h->program, NULL);
 	fputc(' ', f);
-	put_text(f, h->version, NULL);
+	cli_put_text(f, h->version, NULL);
 	for (int a = 0; a < h->argc; a++) {
 		fputc(' ', f);
 		print_shell_word(f, h->argv[a]);
@@ -143,7 +104,7 @@ static void print_attr_value(FILE *f, const ir_attr *a)
 	switch (a->type) {
 	case IR_ATTR_INT: fprintf(f, "%" PRId64, a->i); return;
 	case IR_ATTR_FLOAT: fputs(NUM(a->f), f); return;
-	case IR_ATTR_STR: put_text(f, a->s, NULL); return;
+	case IR_ATTR_STR: cli_put_text(f, a->s, NULL); return;
 	case IR_ATTR_INTS:
 	case IR_ATTR_FLOATS:
 		if (!a->n)
@@ -169,15 +130,15 @@ static void print_header(FILE *f, const ir_graph *g)
 	const ir_meta *opset = ir_meta_get(g, "source.opset");
 	bool has_opset = opset && opset->type == IR_META_INT;
 	fputs("model: ", f);
-	put_text(f, file ? file : "-", NULL);
+	cli_put_text(f, file ? file : "-", NULL);
 	if (fw || has_opset || producer) {
 		fputs(" (", f);
-		put_text(f, fw ? fw : "", NULL);
+		cli_put_text(f, fw ? fw : "", NULL);
 		if (has_opset)
 			fprintf(f, "%sopset %" PRId64, fw ? " " : "", opset->i);
 		if (producer) {
 			fputs(fw || has_opset ? ", " : "", f);
-			put_text(f, producer, NULL);
+			cli_put_text(f, producer, NULL);
 		}
 		fputc(')', f);
 	}
@@ -197,7 +158,7 @@ static void print_header(FILE *f, const ir_graph *g)
 	for (int i = 0; i < ir_meta_count(g); i++) {
 		const ir_meta *m = ir_meta_at(g, i);
 		fputs("  ", f);
-		put_text(f, m->key, NULL);
+		cli_put_text(f, m->key, NULL);
 		fputs(" = ", f);
 		print_meta_value(f, m);
 		fputc('\n', f);
@@ -285,7 +246,7 @@ static void view_list(FILE *f, const ir_graph *g)
 		print_operands(f, g, n->outputs, n->n_outputs);
 		for (int a = 0; a < n->n_attrs; a++) {
 			fputs(a ? " " : "  ", f);
-			put_text(f, n->attrs[a].name, NULL);
+			cli_put_text(f, n->attrs[a].name, NULL);
 			fputc('=', f);
 			print_attr_value(f, &n->attrs[a]);
 		}
@@ -293,7 +254,7 @@ static void view_list(FILE *f, const ir_graph *g)
 			fprintf(f, "  precision=%s", ir_precision_name(n->precision));
 		if (cli_verbose >= 1 && n->origin) {
 			fputs("  origin=", f);
-			put_text(f, n->origin, NULL);
+			cli_put_text(f, n->origin, NULL);
 		}
 		fputc('\n', f);
 	}
@@ -331,57 +292,6 @@ static void print_offsets(FILE *f, const ir_graph *g, const ir_plan *p, int i)
 		at += off >= 0 ? sprintf(at, "%s%" PRId64, k ? "," : "", off) : sprintf(at, "%s-", k ? "," : "");
 	}
 	fprintf(f, "  %12s", buf);
-}
-
-/* -v -v: one row per arena buffer (by offset), one column per node (or per
- * run of nodes beyond 100), '#' where the buffer is alive. */
-static void print_timeline(FILE *f, const ir_graph *g, const ir_plan *p)
-{
-	int nn = ir_graph_node_count(g), cols = nn > 100 ? 100 : nn;
-	fprintf(f, "\narena timeline (one row per buffer, '#' alive; ");
-	if (cols == nn)
-		fprintf(f, "one column per node, 0 to %d):\n", nn - 1);
-	else
-		fprintf(f, "%d columns over nodes 0 to %d):\n", cols, nn - 1);
-	fprintf(f, "  %10s  %10s  %-*s  tensor\n", "offset", "size", cols, "nodes");
-	/* buffers by offset, then first use: selection over the owners */
-	int64_t last_off = -1;
-	int last_first = -1, last_id = -1;
-	for (;;) {
-		int best = -1;
-		for (int t = 0; t < p->n; t++) {
-			const ir_plan_buf *b = &p->buf[t], *c = best >= 0 ? &p->buf[best] : NULL;
-			if (b->offset < 0 || b->alias_of >= 0)
-				continue;
-			bool after = b->offset > last_off || (b->offset == last_off &&
-				     (b->first > last_first || (b->first == last_first && t > last_id)));
-			if (after && (!c || b->offset < c->offset || (b->offset == c->offset && b->first < c->first)))
-				best = t;
-		}
-		if (best < 0)
-			break;
-		/* the group's lifetime and size: the union over its members */
-		int first = p->buf[best].first, last = p->buf[best].last, members = 0;
-		int64_t size = p->buf[best].size;
-		for (int t = 0; t < p->n; t++)
-			if (p->buf[t].alias_of == best) {
-				first = p->buf[t].first < first ? p->buf[t].first : first;
-				last = p->buf[t].last > last ? p->buf[t].last : last;
-				size = p->buf[t].size > size ? p->buf[t].size : size;
-				members++;
-			}
-		fprintf(f, "  %10" PRId64 "  %10" PRId64 "  ", p->buf[best].offset, size);
-		for (int c = 0; c < cols; c++) {
-			int lo = (int)((int64_t)c * nn / cols), hi = (int)((int64_t)(c + 1) * nn / cols) - 1;
-			fputc(first <= hi && last >= lo ? '#' : '.', f);
-		}
-		fputs("  ", f);
-		put_text(f, ir_graph_tensor(g, best)->name, NULL);
-		if (members)
-			fprintf(f, " (+%d sharing)", members);
-		fputc('\n', f);
-		last_off = p->buf[best].offset, last_first = p->buf[best].first, last_id = best;
-	}
 }
 
 static void view_memory(FILE *f, const ir_graph *g, const options *o)
@@ -422,25 +332,17 @@ static void view_memory(FILE *f, const ir_graph *g, const options *o)
 	fprintf(f, "peak node in+out:  %" PRId64, peak);
 	if (peak_node >= 0) {
 		fprintf(f, " (node %d '", peak_node);
-		put_text(f, ir_graph_node(g, peak_node)->name, NULL);
+		cli_put_text(f, ir_graph_node(g, peak_node)->name, NULL);
 		fputs("')", f);
 	}
 	fputc('\n', f);
 	if (!planned) {
 		fputs("arena:             - (", f);
-		put_text(f, d.msg, NULL);
+		cli_put_text(f, d.msg, NULL);
 		fputs(")\n", f);
 		return;
 	}
-	fprintf(f, "arena:             %" PRId64 " bytes, lower bound: %" PRId64 " bytes", plan.arena, plan.lower_bound);
-	if (plan.peak_node >= 0) {
-		fprintf(f, " (node %d '", plan.peak_node);
-		put_text(f, ir_graph_node(g, plan.peak_node)->name, NULL);
-		fputs("')", f);
-	}
-	fprintf(f, ", ratio %.3f\n", plan.lower_bound ? (double)plan.arena / (double)plan.lower_bound : 1.0);
-	if (cli_verbose >= 2 && ir_graph_node_count(g) > 0)
-		print_timeline(f, g, &plan);
+	cli_print_plan(f, g, &plan, cli_verbose >= 2);
 	ir_plan_free(&plan);
 }
 
@@ -529,7 +431,7 @@ static void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		int len = utf8_len(p);
+		int len = cli_utf8_len(p);
 		if (!len)
 			fputs("\\ufffd", f), len = 1;
 		else if (*p == '"' || *p == '\\')
@@ -725,7 +627,7 @@ static void dot_label(FILE *f, const char *name, const char *second)
 {
 	static const char *const quote[128] = {['"'] = "\\\"", ['\\'] = "\\\\"};
 	fputc('"', f);
-	put_text(f, name, quote);
+	cli_put_text(f, name, quote);
 	if (second)
 		fprintf(f, "\\n%s", second);
 	fputc('"', f);

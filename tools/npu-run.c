@@ -39,8 +39,9 @@ static void help(void)
 	       "                      .npy if FILE ends in .npy and there is one output\n"
 	       "                      (default: .npz on standard output; nothing with --compare)\n"
 	       "  -f, --force         write the .npz even to a terminal\n"
-	       "      --compare REF   compare the outputs with REF (.npz by output name, or\n"
-	       "                      .npy for one output); exit 1 if any differs by more than\n"
+	       "      --compare REF   compare the outputs with REF (.npz by output name, a\n"
+	       "                      directory of OUTPUT.npy files, or an .npy for one\n"
+	       "                      output); exit 1 if any differs by more than\n"
 	       "                      ATOL + RTOL * max|REF|\n"
 	       "      --rtol R        relative tolerance for --compare (default 1e-4)\n"
 	       "      --atol A        absolute tolerance for --compare (default 1e-6)\n"
@@ -144,24 +145,9 @@ static npy_array *load_arrays(const char *path, int *n, bool *is_npz)
 	uint8_t *buf;
 	size_t size;
 	ir_diag d;
-	npy_array *a = NULL;
 	if (cli_read_file(path, true, &buf, &size))
 		return NULL;
-	npy_file_kind kind = npy_sniff(buf, size);
-	*is_npz = kind == NPY_FILE_NPZ;
-	if (kind == NPY_FILE_NPZ) {
-		a = npz_read(buf, size, n, &d);
-	} else if (kind == NPY_FILE_NPY) {
-		*n = 1;
-		if (!(a = calloc(1, sizeof *a))) {
-			ir_fail(&d, -1, -1, "out of memory");
-		} else if (npy_read(buf, size, a, &d)) {
-			free(a);
-			a = NULL;
-		}
-	} else {
-		ir_fail(&d, -1, -1, size ? "not a NumPy .npy or .npz file" : "empty file, not a NumPy .npy or .npz file");
-	}
+	npy_array *a = npy_read_any(buf, size, n, is_npz, &d);
 	free(buf);
 	if (!a)
 		cli_error(cli_name(path), "%s", d.msg);
@@ -188,12 +174,17 @@ static const char *file_dtype(const npy_array *a)
 }
 
 /* Check array a against graph input i and hand it to the executor. A float32
- * (or converted float64) array feeds a bf16 input, which NumPy cannot hold. */
+ * (or converted float64) array also feeds a bf16 input, which NumPy cannot
+ * hold, an f16 input (rounded) and a quantized integer input (quantized with
+ * the input's scale and zero point: npu-quant's models take floats). */
 static int feed(ir_exec *e, const ir_graph *g, int i, npy_array *a, const char *file)
 {
 	const ir_tensor *t = ir_graph_tensor(g, ir_graph_input(g, i));
 	char s1[160], s2[160];
-	bool dt_ok = a->dtype == t->dtype || (t->dtype == IR_DTYPE_BF16 && a->dtype == IR_DTYPE_F32);
+	bool from_f32 = a->dtype == IR_DTYPE_F32 && a->dtype != t->dtype &&
+			(t->dtype == IR_DTYPE_BF16 || t->dtype == IR_DTYPE_F16 ||
+			 (t->quant && t->quant->n == 1 && t->dtype != IR_DTYPE_I32));
+	bool dt_ok = a->dtype == t->dtype || from_f32;
 	bool sh_ok = ir_shape_equal(&a->shape, &t->shape);
 	ir_shape_str(&a->shape, s1, sizeof s1);
 	ir_shape_str(&t->shape, s2, sizeof s2);
@@ -208,20 +199,9 @@ static int feed(ir_exec *e, const ir_graph *g, int i, npy_array *a, const char *
 		return cli_error(file, "input '%s': shape %s does not match the model's %s", t->name, s1, s2);
 	if (a->from_f64)
 		cli_info(1, "%s: input '%s': float64 converted to float32", file, t->name);
-	if (t->dtype == IR_DTYPE_BF16 && a->dtype == IR_DTYPE_F32) {
-		size_t n = a->nbytes / 4;
-		uint8_t *p = a->data;
-		for (size_t k = 0; k < n; k++) {	/* in place: the 2-byte results trail the reads */
-			float f;
-			memcpy(&f, p + 4 * k, 4);
-			uint16_t h = npu_f32_to_bf16(f);
-			memcpy(p + 2 * k, &h, 2);
-		}
-		a->nbytes = n * 2;
-		a->dtype = IR_DTYPE_BF16;
-	}
 	ir_diag d;
-	if (ir_exec_set_input(e, i, a->data, a->nbytes, &d))
+	if (from_f32 ? ir_exec_set_input_f32(e, i, a->data, (int64_t)(a->nbytes / 4), &d)
+		     : ir_exec_set_input(e, i, a->data, a->nbytes, &d))
 		return cli_diag(g, file, &d);
 	return 0;
 }
@@ -460,6 +440,45 @@ static void dump_free(dumper *du)
 
 /* Match the reference arrays to the graph outputs (before running, so a
  * bad reference costs no run): ref[i] for output i. */
+/* A directory of OUTPUT.npy files ('/' in names as '_', as --dump-dir
+ * writes them) as arrays named by output. */
+static npy_array *load_dir(const ir_graph *g, const char *dir, int *n)
+{
+	int no = ir_graph_output_count(g);
+	npy_array *a = calloc((size_t)no + 1, sizeof *a);
+	*n = 0;
+	for (int i = 0; a && i < no; i++) {
+		const char *name = ir_graph_tensor(g, ir_graph_output(g, i))->name;
+		size_t len = strlen(dir) + strlen(name) + 8;
+		char *path = malloc(len);
+		int k;
+		bool npz;
+		if (!path) {
+			npz_free(a, *n);
+			return NULL;
+		}
+		snprintf(path, len, "%s/", dir);
+		for (char *p = path + strlen(path), *q = (char *)name; (*p = *q); p++, q++)
+			if (*p == '/')
+				*p = '_';
+		strcat(path, ".npy");
+		npy_array *one = load_arrays(path, &k, &npz);
+		free(path);
+		if (!one || !(a[i].name = strdup(name))) {
+			npz_free(one, one ? k : 0);
+			npz_free(a, *n);
+			return NULL;
+		}
+		free(one[0].name);
+		char *keep = a[i].name;
+		a[i] = one[0];
+		a[i].name = keep;
+		free(one);
+		(*n)++;
+	}
+	return a;
+}
+
 static npy_array **match_refs(const ir_graph *g, const char *path, npy_array *a, int n, bool npz)
 {
 	int no = ir_graph_output_count(g), bad = 0;
@@ -628,7 +647,12 @@ int main(int argc, char **argv)
 	bool bad = false;	/* a bad reference still lets the inputs be checked */
 	if (o.compare) {
 		bool npz;
-		bad = !(refs = load_arrays(o.compare, &nref, &npz)) || !(ref = match_refs(g, o.compare, refs, nref, npz));
+		struct stat st;
+		if (stat(o.compare, &st) == 0 && S_ISDIR(st.st_mode))
+			refs = load_dir(g, o.compare, &nref), npz = true;
+		else
+			refs = load_arrays(o.compare, &nref, &npz);
+		bad = !refs || !(ref = match_refs(g, o.compare, refs, nref, npz));
 	}
 	if (!(e = ir_exec_new(g, o.mode, (int)o.threads, &d))) {
 		cli_diag(g, irname, &d);

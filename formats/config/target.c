@@ -79,6 +79,8 @@ static int parse_doc(yaml_document_t *doc, const char *file, npu_target *t, ir_d
 			t->sram_bytes = n;
 		} else if (!strcmp(key, "ops")) {
 			rc = name_list(doc, v, file, key, t->ops, IR_OP_COUNT, op_lookup, d);
+		} else if (!strcmp(key, "same_scale_inputs")) {
+			rc = name_list(doc, v, file, key, t->same_scale, IR_OP_COUNT, op_lookup, d);
 		} else if (!strcmp(key, "activation_types")) {
 			rc = name_list(doc, v, file, key, t->activation_types, IR_DTYPE_COUNT, dtype_lookup, d);
 		} else if (!strcmp(key, "weight_types")) {
@@ -94,11 +96,9 @@ static int parse_doc(yaml_document_t *doc, const char *file, npu_target *t, ir_d
 	return 0;
 }
 
-int npu_target_parse(const uint8_t *buf, size_t size, const char *file, npu_target *t, ir_diag *d)
+int npu_yaml_parse(const uint8_t *buf, size_t size, const char *file,
+		   int (*fn)(void *doc, const char *file, void *arg, ir_diag *d), void *arg, ir_diag *d)
 {
-	memset(t, 0, sizeof *t);
-	if (size > MAX_PROFILE_BYTES)
-		return ir_fail(d, -1, -1, "%s: too large for a target profile", file);
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	if (!yaml_parser_initialize(&parser))
@@ -109,10 +109,21 @@ int npu_target_parse(const uint8_t *buf, size_t size, const char *file, npu_targ
 		rc = ir_fail(d, -1, -1, "%s:%zu: %s", file, parser.problem_mark.line + 1,
 			     parser.problem ? parser.problem : "not YAML");
 	} else {
-		rc = parse_doc(&doc, file, t, d);
+		rc = fn(&doc, file, arg, d);
 		yaml_document_delete(&doc);
 	}
 	yaml_parser_delete(&parser);
+	return rc;
+}
+
+static int parse_profile(void *doc, const char *file, void *t, ir_diag *d) { return parse_doc(doc, file, t, d); }
+
+int npu_target_parse(const uint8_t *buf, size_t size, const char *file, npu_target *t, ir_diag *d)
+{
+	memset(t, 0, sizeof *t);
+	if (size > MAX_PROFILE_BYTES)
+		return ir_fail(d, -1, -1, "%s: too large for a target profile", file);
+	int rc = npu_yaml_parse(buf, size, file, parse_profile, t, d);
 	if (rc)
 		npu_target_free(t);
 	return rc;

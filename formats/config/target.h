@@ -17,6 +17,7 @@ typedef struct {
 	bool output_f32;		/* outputs converted to float32 */
 	int64_t sram_bytes;		/* on-chip memory for the arena; 0: unknown */
 	bool ops[IR_OP_COUNT];		/* what the NPU runs */
+	bool same_scale[IR_OP_COUNT];	/* ops whose integer inputs must share the output's scale */
 } npu_target;
 
 /* Parse a profile from memory (file: the name used in messages). */
@@ -26,5 +27,9 @@ int npu_target_parse(const uint8_t *buf, size_t size, const char *file, npu_targ
  * '/' or ending in .yaml). */
 int npu_target_load(const char *name_or_path, npu_target *t, ir_diag *d);
 void npu_target_free(npu_target *t);
+/* Parse YAML (or JSON) text and hand the document (a yaml_document_t *) to
+ * fn; a syntax error is "FILE:LINE: problem". Returns fn's result. */
+int npu_yaml_parse(const uint8_t *buf, size_t size, const char *file,
+		   int (*fn)(void *doc, const char *file, void *arg, ir_diag *d), void *arg, ir_diag *d);
 
 #endif

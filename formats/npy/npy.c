@@ -573,3 +573,22 @@ int npz_write_mem(const npy_array *arrs, int n, uint8_t **out, size_t *size, ir_
 	*size = (size_t)st.size;
 	return 0;
 }
+
+npy_array *npy_read_any(const uint8_t *buf, size_t size, int *n, bool *npz, ir_diag *d)
+{
+	npy_file_kind kind = npy_sniff(buf, size);
+	*npz = kind == NPY_FILE_NPZ;
+	if (kind == NPY_FILE_NPZ)
+		return npz_read(buf, size, n, d);
+	if (kind != NPY_FILE_NPY) {
+		ir_fail(d, -1, -1, size ? "not a NumPy .npy or .npz file" : "empty file, not a NumPy .npy or .npz file");
+		return NULL;
+	}
+	npy_array *a = calloc(1, sizeof *a);
+	*n = 1;
+	if (!a)
+		ir_fail(d, -1, -1, "out of memory");
+	else if (npy_read(buf, size, a, d))
+		free(a), a = NULL;
+	return a;
+}

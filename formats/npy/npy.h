@@ -48,6 +48,10 @@ int npy_write_mem(const npy_array *a, uint8_t **out, size_t *size, ir_diag *d);
  * npz_free) or NULL with d filled. */
 npy_array *npz_read(const uint8_t *buf, size_t size, int *n, ir_diag *d);
 
+/* An .npy (one array, name NULL) or an .npz (its arrays), recognised by
+ * their first bytes; *npz says which. NULL with d filled on error. */
+npy_array *npy_read_any(const uint8_t *buf, size_t size, int *n, bool *npz, ir_diag *d);
+
 /* Write n arrays as an .npz keyed by their names (names must be distinct). */
 int npz_write_mem(const npy_array *arrs, int n, uint8_t **out, size_t *size, ir_diag *d);
 

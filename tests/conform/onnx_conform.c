@@ -1,7 +1,7 @@
 /* onnx_conform.c - the ONNX project's own node tests through the importer
  * and the reference interpreter.
  *
- *   onnx_conform [-v] [--mode fp32|fp16] [--rtol R] [--atol A] [--only SUBSTR] [--suite DIR]... [ROOT]
+ *   onnx_conform [-v] [--mode fp32|fp16|runtime] [--rtol R] [--atol A] [--only SUBSTR] [--suite DIR]... [ROOT]
  *
  * ROOT (default $ONNX_TESTDATA, else /usr/share/libonnx-testdata/data) holds
  * node/, pytorch-converted/ and pytorch-operator/, one directory per test:
@@ -13,7 +13,10 @@
  * |got - want| <= atol + rtol * |want| (default rtol 1e-3, atol 1e-5;
  * integers and booleans exactly; NaN equals NaN). --mode fp16 runs the
  * interpreter's fp16 emulation against the same (fp32) references, which
- * needs looser tolerances (see the man page of npu-run).
+ * needs looser tolerances (see the man page of npu-run). --mode runtime
+ * gives every node f32 precision, so the graph runs lowered to the runtime
+ * that emitted code uses (share/npu/runtime: its float kernels, op program
+ * and arena plan); models with ops the runtime lacks are skipped.
  *
  * The IR holds shapes, axes, pads, scales and clip bounds as attributes, so
  * when a model does not import as it is, graph inputs are turned into
@@ -63,6 +66,7 @@ static const struct {
 
 static int verbose;
 static ir_exec_mode mode = IR_MODE_F32;
+static bool runtime;	/* --mode runtime: the graph lowered to share/npu/runtime (fp32) */
 
 /* ---------------------------------------------------------------- files */
 
@@ -389,7 +393,27 @@ static int run_dataset(const ir_graph *g, const dataset *ds, const char **onnx_i
 		       char *why, size_t whyn)
 {
 	ir_diag d = {0};
+	ir_graph *rg = NULL;
+	if (runtime) {	/* every node in f32 precision: the runtime's kernels */
+		if (!(rg = ir_graph_clone(g))) {
+			snprintf(why, whyn, "out of memory");
+			return R_FAIL;
+		}
+		for (int i = 0; i < ir_graph_node_count(rg); i++)
+			ir_graph_node(rg, i)->precision = IR_PREC_F32;
+		if (ir_graph_verify(rg, &d)) {	/* e.g. integer ops: the runtime computes floats */
+			snprintf(why, whyn, "runtime: %s", d.msg);
+			ir_graph_free(rg);
+			return R_SKIP;
+		}
+		g = rg;
+	}
 	ir_exec *e = ir_exec_new(g, mode, 1, &d);
+	if (!e && rg) {
+		snprintf(why, whyn, "runtime: %s", d.msg);
+		ir_graph_free(rg);
+		return R_SKIP;
+	}
 	if (!e) {
 		const ir_node *nd = ir_graph_node(g, d.node);
 		snprintf(why, whyn, "interpreter: %s%s%s%s", nd ? ir_op_name(nd->op) : "", nd ? ": " : "", d.msg, "");
@@ -449,6 +473,7 @@ static int run_dataset(const ir_graph *g, const dataset *ds, const char **onnx_i
 			rc = R_FAIL;
 	}
 	ir_exec_free(e);
+	ir_graph_free(rg);
 	return rc;
 }
 
@@ -597,7 +622,7 @@ static void run_suite(const char *sdir, const char *prefix, const char *only, in
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: onnx_conform [-v] [--mode fp32|fp16] [--rtol R] [--atol A] [--only SUBSTR]"
+	fprintf(stderr, "usage: onnx_conform [-v] [--mode fp32|fp16|runtime] [--rtol R] [--atol A] [--only SUBSTR]"
 			" [--suite DIR]... [ROOT]\n");
 	return 2;
 }
@@ -625,6 +650,8 @@ int main(int argc, char **argv)
 				mode = IR_MODE_F32;
 			else if (!strcmp(m, "fp16"))
 				mode = IR_MODE_F16;
+			else if (!strcmp(m, "runtime"))
+				runtime = true;
 			else
 				return usage();
 		} else if (argv[i][0] == '-')
@@ -646,7 +673,7 @@ int main(int argc, char **argv)
 	int run = counts[R_PASS] + counts[R_FAIL] + gaps;
 	printf("1..%d\n", total);
 	printf("# onnx_conform: %d tests (%s): %d pass, %d fail, %d known gaps, %d skipped; %.1f%% of %d in scope pass\n",
-	       total, mode == IR_MODE_F16 ? "fp16" : "fp32", counts[R_PASS], counts[R_FAIL], gaps, counts[R_SKIP],
+	       total, runtime ? "runtime" : mode == IR_MODE_F16 ? "fp16" : "fp32", counts[R_PASS], counts[R_FAIL], gaps, counts[R_SKIP],
 	       run ? 100.0 * counts[R_PASS] / run : 0.0, run);
 	return counts[R_FAIL] ? 1 : 0;
 }

@@ -1,0 +1,1213 @@
+/* ir_lower.c - a quantized or fp16 graph as a runtime program (npu_rt.h).
+ *
+ * Each node becomes kernel calls whose integer parameters are computed
+ * here once: geometry, zero points, clamps in the quantized domain, and the
+ * requantization multipliers derived from the tensors' scales. Constants go
+ * into one weight blob (16-byte aligned each), along with what the kernels
+ * need beyond the graph's own constants (multipliers, shifts, weight zero
+ * points, converted biases). npu-run executes the result and npu-emit
+ * prints it, so the two cannot disagree. */
+#include "ir_kern.h"
+#include "../share/npu/runtime/npu_half.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	const ir_graph *g;
+	ir_lowered *l;
+	ir_diag *d;
+	ir_pass_note note;
+	void *user;
+	int node;		/* being lowered */
+	int errors;
+	size_t cap_t, cap_op, cap_arg, cap_par, cap_w, cap_s;
+	bool oom;
+} lw;
+
+static void *grow(lw *c, void *p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return p;
+	size_t n = *cap ? *cap : 64;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(p, n * elem);
+	if (!q) {
+		c->oom = true;
+		return NULL;
+	}
+	*cap = n;
+	return q;
+}
+
+/* Report a node the runtime cannot run; lowering goes on to find the rest. */
+static int unsupported(lw *c, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (!c->errors++)
+		ir_fail(c->d, c->node, -1, "%s", msg);
+	if (c->note)
+		c->note(c->user, c->g, c->node, msg);
+	return -1;
+}
+
+static int npu_type(ir_dtype t)
+{
+	switch (t) {
+	case IR_DTYPE_F32: return NPU_T_F32;
+	case IR_DTYPE_F16: return NPU_T_F16;
+	case IR_DTYPE_I8: return NPU_T_I8;
+	case IR_DTYPE_I16: return NPU_T_I16;
+	case IR_DTYPE_I32: return NPU_T_I32;
+	case IR_DTYPE_U8: return NPU_T_U8;
+	default: return -1;
+	}
+}
+
+static bool is_int(ir_dtype t) { return t == IR_DTYPE_I8 || t == IR_DTYPE_I16 || t == IR_DTYPE_U8; }
+static bool is_float(ir_dtype t) { return t == IR_DTYPE_F32 || t == IR_DTYPE_F16; }
+
+static void qrange(ir_dtype t, int32_t *lo, int32_t *hi)
+{
+	*lo = t == IR_DTYPE_I8 ? INT8_MIN : t == IR_DTYPE_I16 ? INT16_MIN : 0;
+	*hi = t == IR_DTYPE_I8 ? INT8_MAX : t == IR_DTYPE_I16 ? INT16_MAX : UINT8_MAX;
+}
+
+static int32_t fbits(float f)
+{
+	int32_t v;
+	memcpy(&v, &f, sizeof v);
+	return v;
+}
+
+/* ---------------------------------------------------------------- multipliers */
+
+/* m ~ mult * 2^-shift with mult < 2^bits as large as possible. */
+static int fixed_mult(double m, int bits, int32_t *mult, int *shift)
+{
+	if (!(m > 0) || !isfinite(m) || m >= ldexp(1, bits))
+		return -1;
+	int s = 0;
+	while (s < 62 && llround(ldexp(m, s + 1)) < ((int64_t)1 << bits))
+		s++;
+	int64_t q = llround(ldexp(m, s));
+	if (q >= ((int64_t)1 << bits)) {	/* rounding carried over */
+		s--;
+		q = llround(ldexp(m, s));
+	}
+	*mult = (int32_t)q;
+	*shift = s;
+	return 0;
+}
+
+int ir_quant_multiplier(double m, int32_t *mult, int *shift)
+{
+	if (m > 0 && m < ldexp(1, -32)) {
+		*mult = 0;
+		*shift = 0;
+		return 0;
+	}
+	return fixed_mult(m, 31, mult, shift);
+}
+
+/* ---------------------------------------------------------------- tables */
+
+static int unsupported(lw *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int add_weight_bytes(lw *c, const void *data, size_t n)
+{
+	ir_lowered *l = c->l;
+	size_t off = (l->m.weight_size + 15) & ~(size_t)15;
+	if (off > INT32_MAX - 16 || n > INT32_MAX - 16 - off)
+		return unsupported(c, "the weights exceed the runtime's 2 GiB");
+	uint8_t *w = grow(c, l->weights, &c->cap_w, off + n + 16, 1);
+	if (!w)
+		return -1;
+	l->weights = w;
+	memset(w + l->m.weight_size, 0, off - l->m.weight_size);
+	if (n)
+		memcpy(w + off, data, n);
+	l->m.weight_size = (uint32_t)(off + n);
+	return (int)off;	/* callers keep it as uint32 */
+}
+
+static int add_tensor(lw *c, uint32_t mem, uint32_t offset, int ir)
+{
+	ir_lowered *l = c->l;
+	size_t n = l->m.n_tensors;
+	npu_tensor *t = grow(c, l->tensors, &c->cap_t, n + 1, sizeof *t);
+	if (!t)
+		return -1;
+	l->tensors = t;
+	int *of = realloc(l->tensor_of, (n + 1) * sizeof *of);
+	if (!of)
+		return c->oom = true, -1;
+	l->tensor_of = of;
+	t[n] = (npu_tensor){mem, offset};
+	of[n] = ir;
+	l->m.n_tensors++;
+	return (int)n;
+}
+
+/* A derived constant. */
+static int add_const(lw *c, const void *data, size_t n)
+{
+	if (c->oom)
+		return -1;
+	int off = add_weight_bytes(c, data, n);
+	return off < 0 ? -1 : add_tensor(c, NPU_MEM_WEIGHT, (uint32_t)off, -1);
+}
+
+static int find_io(const ir_graph *g, int t, bool out)
+{
+	int n = out ? ir_graph_output_count(g) : ir_graph_input_count(g);
+	for (int i = 0; i < n; i++)
+		if ((out ? ir_graph_output(g, i) : ir_graph_input(g, i)) == t)
+			return i;
+	return -1;
+}
+
+/* The runtime tensor of IR tensor t (-1: none), made on first use. */
+static int rt(lw *c, int t)
+{
+	if (t < 0 || c->oom)
+		return -1;
+	ir_lowered *l = c->l;
+	if (l->rt_of[t] >= 0)
+		return l->rt_of[t];
+	const ir_tensor *x = ir_graph_tensor(c->g, t);
+	int r, io;
+	if (x->kind == IR_KIND_CONST) {
+		int off = add_weight_bytes(c, x->data, x->nbytes);
+		r = off < 0 ? -1 : add_tensor(c, NPU_MEM_WEIGHT, (uint32_t)off, t);
+	} else if ((io = find_io(c->g, t, false)) >= 0) {
+		r = add_tensor(c, NPU_MEM_INPUT, (uint32_t)io, t);
+	} else if ((io = find_io(c->g, t, true)) >= 0) {
+		r = add_tensor(c, NPU_MEM_OUTPUT, (uint32_t)io, t);
+	} else {
+		const ir_plan_buf *b = &l->plan.buf[t];
+		if (b->offset < 0)
+			return ir_fail(c->d, c->node, t, "tensor '%s' has no place in the arena", x->name);
+		r = add_tensor(c, NPU_MEM_ARENA, (uint32_t)b->offset, t);
+	}
+	if (r >= 0)
+		l->rt_of[t] = r;
+	return r;
+}
+
+/* Same bytes: a view that needs no copy. */
+static bool same_place(lw *c, int a, int b)
+{
+	int ra = rt(c, a), rb = rt(c, b);
+	if (ra < 0 || rb < 0)
+		return false;
+	const npu_tensor *x = &c->l->tensors[ra], *y = &c->l->tensors[rb];
+	return x->mem == y->mem && x->offset == y->offset;
+}
+
+static int add_op(lw *c, int kernel, const int *args, int nargs, const int32_t *par, int npar)
+{
+	ir_lowered *l = c->l;
+	if (c->oom)
+		return -1;
+	for (int i = 0; i < nargs; i++)
+		if (args[i] < -1)
+			return -1;
+	size_t n = l->m.n_ops;
+	npu_op *o = grow(c, l->ops, &c->cap_op, n + 1, sizeof *o);
+	if (!o)
+		return -1;
+	l->ops = o;
+	int *on = realloc(l->op_node, (n + 1) * sizeof *on);
+	if (!on)
+		return c->oom = true, -1;
+	l->op_node = on;
+	int32_t *a = grow(c, l->args, &c->cap_arg, l->m.n_args + (size_t)nargs, sizeof *a);
+	if (!a)
+		return -1;
+	l->args = a;
+	int32_t *p = grow(c, l->params, &c->cap_par, l->m.n_params + (size_t)npar, sizeof *p);
+	if (!p)
+		return -1;
+	l->params = p;
+	o[n] = (npu_op){(uint32_t)kernel, (uint32_t)nargs, l->m.n_args, l->m.n_params};
+	on[n] = c->node;
+	memcpy(a + l->m.n_args, args, sizeof *args * (size_t)nargs);
+	memcpy(p + l->m.n_params, par, sizeof *par * (size_t)npar);
+	l->m.n_args += (uint32_t)nargs;
+	l->m.n_params += (uint32_t)npar;
+	l->m.n_ops++;
+	l->kernels_used |= 1u << kernel;
+	uint32_t s = npu_scratch_size((uint32_t)kernel, par);
+	if (s > l->m.scratch_size)
+		l->m.scratch_size = s;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static const ir_tensor *T(lw *c, int t) { return t >= 0 ? ir_graph_tensor(c->g, t) : NULL; }
+
+static int in_id(lw *c, int i)
+{
+	const ir_node *n = ir_graph_node(c->g, c->node);
+	return i < n->n_inputs ? n->inputs[i] : -1;
+}
+
+static int out_id(lw *c, int i)
+{
+	const ir_node *n = ir_graph_node(c->g, c->node);
+	return i < n->n_outputs ? n->outputs[i] : -1;
+}
+
+/* Per-tensor scale and zero point of an integer activation. */
+static int qparams(lw *c, int t, float *s, int32_t *z)
+{
+	const ir_tensor *x = T(c, t);
+	if (!x->quant || x->quant->n != 1 || !(x->quant->scale[0] > 0))
+		return unsupported(c, "tensor '%s' (%s) has no per-tensor scale", x->name, ir_dtype_name(x->dtype));
+	*s = x->quant->scale[0];
+	*z = x->quant->zero_point[0];
+	return 0;
+}
+
+static int32_t qclamp(ir_dtype t, double v)
+{
+	int32_t lo, hi;
+	qrange(t, &lo, &hi);
+	return v <= lo ? lo : v >= hi ? hi : (int32_t)llround(v);
+}
+
+/* A fused clamp [lo, hi] (floats, may be infinite) in y's quantized domain. */
+static void qclamp_range(ir_dtype t, float s, int32_t z, float lo, float hi, int32_t *qlo, int32_t *qhi)
+{
+	qrange(t, qlo, qhi);
+	if (isfinite(lo))
+		*qlo = qclamp(t, z + (double)lo / s);
+	if (isfinite(hi))
+		*qhi = qclamp(t, z + (double)hi / s);
+}
+
+static int npu_unary(int op)
+{
+	switch (op) {
+	case IR_OP_RELU: return NPU_U_RELU;
+	case IR_OP_RELU6: case IR_OP_CLIP: return NPU_U_CLIP;
+	case IR_OP_LEAKY_RELU: return NPU_U_LEAKY_RELU;
+	case IR_OP_ELU: return NPU_U_ELU;
+	case IR_OP_SIGMOID: return NPU_U_SIGMOID;
+	case IR_OP_TANH: return NPU_U_TANH;
+	case IR_OP_HARD_SIGMOID: return NPU_U_HARD_SIGMOID;
+	case IR_OP_HARD_SWISH: return NPU_U_HARD_SWISH;
+	case IR_OP_SOFTPLUS: return NPU_U_SOFTPLUS;
+	case IR_OP_SILU: return NPU_U_SILU;
+	case IR_OP_EXP: return NPU_U_EXP;
+	case IR_OP_LOG: return NPU_U_LOG;
+	case IR_OP_SQRT: return NPU_U_SQRT;
+	case IR_OP_RSQRT: return NPU_U_RSQRT;
+	case IR_OP_RECIPROCAL: return NPU_U_RECIPROCAL;
+	case IR_OP_NEG: return NPU_U_NEG;
+	case IR_OP_ABS: return NPU_U_ABS;
+	case IR_OP_GELU: return NPU_U_GELU;
+	default: return -1;
+	}
+}
+
+/* Contiguous strides of a shape (elements). */
+static void strides_of(const ir_shape *s, int64_t *st)
+{
+	int64_t v = 1;
+	for (int i = s->rank - 1; i >= 0; i--) {
+		st[i] = v;
+		v *= s->dim[i];
+	}
+}
+
+/* A walk over `rank` dims (counts cnt, per-operand strides st[k]) folded
+ * into NPU_WALK_DIMS: dims of count 1 dropped, neighbours merged where
+ * every operand steps through them contiguously. -1 if it does not fit. */
+static int walk(lw *c, int rank, const int64_t *cnt, int nops, int64_t st[][IR_MAX_RANK], int32_t *out_cnt,
+		int32_t **out_st)
+{
+	int64_t k[IR_MAX_RANK], s[3][IR_MAX_RANK];
+	int r = 0;
+	for (int i = 0; i < rank; i++) {
+		if (cnt[i] == 1)
+			continue;
+		if (r > 0) {
+			bool merge = true;
+			for (int o = 0; o < nops; o++)
+				merge = merge && s[o][r - 1] == st[o][i] * cnt[i];
+			if (merge) {
+				k[r - 1] *= cnt[i];
+				for (int o = 0; o < nops; o++)
+					s[o][r - 1] = st[o][i];
+				continue;
+			}
+		}
+		k[r] = cnt[i];
+		for (int o = 0; o < nops; o++)
+			s[o][r] = st[o][i];
+		r++;
+	}
+	if (r > NPU_WALK_DIMS)
+		return unsupported(c, "a %d-dimensional strided access does not fit the runtime's %d", r,
+				   NPU_WALK_DIMS);
+	int pad = NPU_WALK_DIMS - r;
+	for (int i = 0; i < NPU_WALK_DIMS; i++) {
+		bool used = i >= pad;
+		int64_t v = used ? k[i - pad] : 1;
+		if (v > INT32_MAX)
+			return unsupported(c, "a dimension of %lld elements is too large for the runtime", (long long)v);
+		out_cnt[i] = (int32_t)v;
+		for (int o = 0; o < nops; o++) {
+			int64_t sv = used ? s[o][i - pad] : 0;
+			if (sv > INT32_MAX)
+				return unsupported(c, "a stride of %lld elements is too large for the runtime", (long long)sv);
+			out_st[o][i] = (int32_t)sv;
+		}
+	}
+	return 0;
+}
+
+/* Copy (same type, same scale) or requantize x's elements over a walk into y. */
+static int move(lw *c, int x, int y, int rank, const int64_t *cnt, int64_t *ss, int64_t *ds, int64_t soff, int64_t doff)
+{
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	int64_t st[2][IR_MAX_RANK];
+	memcpy(st[0], ss, sizeof st[0]);
+	memcpy(st[1], ds, sizeof st[1]);
+	if (soff > INT32_MAX || doff > INT32_MAX)
+		return unsupported(c, "an offset is too large for the runtime");
+	int args[2] = {rt(c, x), rt(c, y)};
+	bool requant = false;
+	float sx = 1, sy = 1;
+	int32_t zx = 0, zy = 0;
+	if (is_int(tx->dtype) || is_int(ty->dtype)) {
+		if (!is_int(tx->dtype) || !is_int(ty->dtype))
+			return unsupported(c, "moves %s data into %s", ir_dtype_name(tx->dtype), ir_dtype_name(ty->dtype));
+		if (qparams(c, x, &sx, &zx) || qparams(c, y, &sy, &zy))
+			return -1;
+		requant = tx->dtype != ty->dtype || sx != sy || zx != zy;
+	} else if (tx->dtype != ty->dtype) {
+		return unsupported(c, "moves %s data into %s", ir_dtype_name(tx->dtype), ir_dtype_name(ty->dtype));
+	}
+	if (requant) {
+		int32_t p[NPU_RQ_COUNT] = {0}, *sp[2] = {p + NPU_RQ_SS, p + NPU_RQ_DS};
+		if (walk(c, rank, cnt, 2, st, p + NPU_RQ_COUNTS, sp))
+			return -1;
+		int32_t mult;
+		int shift;
+		if (ir_quant_multiplier((double)sx / sy, &mult, &shift))
+			return unsupported(c, "scale ratio %g cannot be requantized", (double)sx / sy);
+		p[NPU_RQ_SOFF] = (int32_t)soff, p[NPU_RQ_DOFF] = (int32_t)doff;
+		p[NPU_RQ_XT] = npu_type(tx->dtype), p[NPU_RQ_YT] = npu_type(ty->dtype);
+		p[NPU_RQ_ZX] = zx, p[NPU_RQ_ZY] = zy, p[NPU_RQ_MULT] = mult, p[NPU_RQ_SHIFT] = shift;
+		qrange(ty->dtype, &p[NPU_RQ_LO], &p[NPU_RQ_HI]);
+		return add_op(c, NPU_K_REQUANT, args, 2, p, NPU_RQ_COUNT);
+	}
+	int32_t p[NPU_CP_COUNT] = {0}, *sp[2] = {p + NPU_CP_SS, p + NPU_CP_DS};
+	if (walk(c, rank, cnt, 2, st, p + NPU_CP_COUNTS, sp))
+		return -1;
+	p[NPU_CP_ELEM] = (int32_t)ir_dtype_size(tx->dtype);
+	p[NPU_CP_SOFF] = (int32_t)soff, p[NPU_CP_DOFF] = (int32_t)doff;
+	return add_op(c, NPU_K_COPY, args, 2, p, NPU_CP_COUNT);
+}
+
+/* All of x into y, densely. */
+static int move_all(lw *c, int x, int y)
+{
+	int64_t n = ir_shape_numel(&T(c, x)->shape), one = 1;
+	return move(c, x, y, 1, &n, &one, &one, 0, 0);
+}
+
+/* ---------------------------------------------------------------- convolution and fully connected */
+
+static int lower_conv(lw *c)
+{
+	const ir_node *n = ir_graph_node(c->g, c->node);
+	int x = in_id(c, 0), w = in_id(c, 1), b = in_id(c, 2), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *tw = T(c, w), *ty = T(c, y), *tb = T(c, b);
+	int32_t p[NPU_CV_COUNT] = {0};
+	int64_t N, C, H = 1, W, OC, OH = 1, OW, KH = 1, KW, g = 1;
+	if (tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
+		return unsupported(c, "the runtime's convolutions are channel-first; '%s' is %s", tx->name,
+				   ir_layout_name(tx->layout));
+	if (n->op == IR_OP_FULLY_CONNECTED) {
+		C = tw->shape.dim[1], OC = tw->shape.dim[0];
+		N = ir_shape_numel(&tx->shape) / C;
+		W = OW = KW = 1;
+		p[NPU_CV_SH] = p[NPU_CV_SW] = p[NPU_CV_DH] = p[NPU_CV_DW] = 1;
+	} else {
+		int r = tx->shape.rank;
+		if (r != 3 && r != 4)
+			return unsupported(c, "the runtime has 1-D and 2-D convolutions only");
+		const int64_t *st, *pd, *dl;
+		int nst = ir_node_ints(c->g, c->node, "strides", &st), npd = ir_node_ints(c->g, c->node, "pads", &pd);
+		int ndl = ir_node_ints(c->g, c->node, "dilations", &dl), nsp = r - 2;
+		N = tx->shape.dim[0], C = tx->shape.dim[1], W = tx->shape.dim[r - 1];
+		OC = ty->shape.dim[1], OW = ty->shape.dim[r - 1], KW = tw->shape.dim[r - 1];
+		if (r == 4)
+			H = tx->shape.dim[2], OH = ty->shape.dim[2], KH = tw->shape.dim[2];
+		g = ir_node_int(c->g, c->node, "group", 1);
+		p[NPU_CV_SH] = nsp == 2 && nst == 2 ? (int32_t)st[0] : 1;
+		p[NPU_CV_SW] = nst == nsp ? (int32_t)st[nsp - 1] : 1;
+		p[NPU_CV_DH] = nsp == 2 && ndl == 2 ? (int32_t)dl[0] : 1;
+		p[NPU_CV_DW] = ndl == nsp ? (int32_t)dl[nsp - 1] : 1;
+		p[NPU_CV_PT] = nsp == 2 && npd == 4 ? (int32_t)pd[0] : 0;
+		p[NPU_CV_PL] = npd == 2 * nsp ? (int32_t)pd[nsp - 1] : 0;
+	}
+	int64_t dims[] = {N, C, H, W, OC, OH, OW, KH, KW, g};
+	for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+		if (dims[i] > INT32_MAX)
+			return unsupported(c, "a dimension is too large for the runtime");
+	p[NPU_CV_N] = (int32_t)N, p[NPU_CV_C] = (int32_t)C, p[NPU_CV_H] = (int32_t)H, p[NPU_CV_W] = (int32_t)W;
+	p[NPU_CV_OC] = (int32_t)OC, p[NPU_CV_OH] = (int32_t)OH, p[NPU_CV_OW] = (int32_t)OW;
+	p[NPU_CV_KH] = (int32_t)KH, p[NPU_CV_KW] = (int32_t)KW, p[NPU_CV_G] = (int32_t)g;
+	p[NPU_CV_XT] = npu_type(tx->dtype), p[NPU_CV_WT] = npu_type(tw->dtype), p[NPU_CV_YT] = npu_type(ty->dtype);
+	p[NPU_CV_ACT] = -1;
+	ir_act act;
+	if (ir_act_from_node(c->g, c->node, &act, c->d))
+		return unsupported(c, "%s", c->d->msg);
+	if (tw->kind != IR_KIND_CONST)
+		return unsupported(c, "the runtime needs constant weights");
+
+	if (is_int(tx->dtype)) {
+		float sx, sy;
+		int32_t zx, zy;
+		if (!is_int(ty->dtype) || (tw->dtype != IR_DTYPE_I8 && tw->dtype != IR_DTYPE_I16) || !tw->quant)
+			return unsupported(c, "integer convolution needs integer output and weights with scales");
+		if (act.op >= 0)
+			return unsupported(c, "fused activation '%s' on an integer convolution", ir_op_name(act.op));
+		if (tb && (tb->dtype != IR_DTYPE_I32 || tb->kind != IR_KIND_CONST))
+			return unsupported(c, "integer convolution needs a constant int32 bias");
+		if (qparams(c, x, &sx, &zx) || qparams(c, y, &sy, &zy))
+			return -1;
+		const ir_quant *q = tw->quant;
+		if (q->n != 1 && (q->n != OC || q->axis != 0))
+			return unsupported(c, "weights '%s' need one scale or one per output channel", tw->name);
+		int32_t *mult = malloc(sizeof *mult * (size_t)OC), *shift = malloc(sizeof *shift * (size_t)OC);
+		int32_t *wz = malloc(sizeof *wz * (size_t)OC);
+		bool any_wz = false;
+		int rc = 0;
+		if (!mult || !shift || !wz)
+			c->oom = true, rc = -1;
+		for (int64_t o = 0; !rc && o < OC; o++) {
+			int k = q->n == 1 ? 0 : (int)o, sh;
+			if (ir_quant_multiplier((double)sx * q->scale[k] / sy, &mult[o], &sh))
+				rc = unsupported(c, "channel %lld: scale ratio %g cannot be requantized", (long long)o,
+						 (double)sx * q->scale[k] / sy);
+			shift[o] = sh;
+			wz[o] = q->zero_point[k];
+			any_wz = any_wz || wz[o];
+		}
+		int args[7] = {rt(c, x), rt(c, w), rt(c, b), -1, -1, -1, rt(c, y)};
+		if (!rc) {
+			args[3] = add_const(c, mult, sizeof *mult * (size_t)OC);
+			args[4] = add_const(c, shift, sizeof *shift * (size_t)OC);
+			if (any_wz)
+				args[5] = add_const(c, wz, sizeof *wz * (size_t)OC);
+		}
+		free(mult), free(shift), free(wz);
+		if (rc)
+			return -1;
+		p[NPU_CV_ZX] = zx, p[NPU_CV_ZY] = zy;
+		qclamp_range(ty->dtype, sy, zy, act.lo, act.hi, &p[NPU_CV_LO], &p[NPU_CV_HI]);
+		return add_op(c, NPU_K_CONV_Q, args, 7, p, NPU_CV_COUNT);
+	}
+
+	if (!is_float(tx->dtype) || ty->dtype != tx->dtype)
+		return unsupported(c, "convolution from %s to %s", ir_dtype_name(tx->dtype), ir_dtype_name(ty->dtype));
+	int args[5] = {rt(c, x), rt(c, w), -1, -1, rt(c, y)};
+	if (tw->dtype == IR_DTYPE_I8) {
+		const ir_quant *q = tw->quant;
+		if (!q || (q->n != 1 && (q->n != OC || q->axis != 0)))
+			return unsupported(c, "compressed weights '%s' need one scale per output channel", tw->name);
+		float *s = malloc(sizeof *s * (size_t)OC);
+		if (!s)
+			return c->oom = true, -1;
+		for (int64_t o = 0; o < OC; o++)
+			s[o] = q->scale[q->n == 1 ? 0 : o];
+		args[3] = add_const(c, s, sizeof *s * (size_t)OC);
+		free(s);
+	} else if (!is_float(tw->dtype)) {
+		return unsupported(c, "weights '%s' are %s", tw->name, ir_dtype_name(tw->dtype));
+	}
+	if (tb) {
+		if (tb->kind != IR_KIND_CONST || !is_float(tb->dtype))
+			return unsupported(c, "the bias must be a float constant");
+		if (tb->dtype == tx->dtype) {
+			args[2] = rt(c, b);
+		} else {	/* in the activation type */
+			int64_t nb = ir_shape_numel(&tb->shape);
+			uint16_t *h = malloc(sizeof(float) * (size_t)nb);
+			if (!h)
+				return c->oom = true, -1;
+			for (int64_t i = 0; i < nb; i++) {
+				float v = (float)ir_elem_get(tb->data, tb->dtype, i);
+				if (tx->dtype == IR_DTYPE_F16)
+					h[i] = npu_f32_to_f16(v);
+				else
+					memcpy((float *)(void *)h + i, &v, sizeof v);
+			}
+			args[2] = add_const(c, h, (size_t)nb * ir_dtype_size(tx->dtype));
+			free(h);
+		}
+	}
+	p[NPU_CV_LO] = fbits(act.lo), p[NPU_CV_HI] = fbits(act.hi);
+	if (act.op >= 0) {
+		if ((p[NPU_CV_ACT] = npu_unary(act.op)) < 0)
+			return unsupported(c, "fused activation '%s' is not in the runtime", ir_op_name(act.op));
+		p[NPU_CV_P0] = fbits(act.p[0]), p[NPU_CV_P1] = fbits(act.p[1]);
+	}
+	return add_op(c, NPU_K_CONV_F, args, 5, p, NPU_CV_COUNT);
+}
+
+/* ---------------------------------------------------------------- elementwise */
+
+/* Right-aligned broadcast strides of operand t against output shape o. */
+static void bcast_strides(const ir_shape *o, const ir_shape *t, int64_t *st)
+{
+	int64_t s[IR_MAX_RANK];
+	strides_of(t, s);
+	for (int i = 0; i < o->rank; i++) {
+		int j = i - (o->rank - t->rank);
+		st[i] = j < 0 || t->dim[j] == 1 ? 0 : s[j];
+	}
+}
+
+static int lower_binary(lw *c)
+{
+	const ir_node *n = ir_graph_node(c->g, c->node);
+	int a = in_id(c, 0), b = in_id(c, 1), y = out_id(c, 0);
+	const ir_tensor *ta = T(c, a), *tb = T(c, b), *ty = T(c, y);
+	int32_t p[NPU_EW_COUNT] = {0}, *sp[3] = {p + NPU_EW_SA, p + NPU_EW_SB, p + NPU_EW_SA};
+	int64_t st[3][IR_MAX_RANK];
+	bcast_strides(&ty->shape, &ta->shape, st[0]);
+	bcast_strides(&ty->shape, &tb->shape, st[1]);
+	strides_of(&ty->shape, st[2]);
+	int32_t dummy[NPU_WALK_DIMS];
+	sp[2] = dummy;
+	if (walk(c, ty->shape.rank, ty->shape.dim, 3, st, p + NPU_EW_COUNTS, sp))
+		return -1;
+	static const int ops[][2] = {
+		{IR_OP_ADD, NPU_BIN_ADD}, {IR_OP_SUB, NPU_BIN_SUB}, {IR_OP_MUL, NPU_BIN_MUL},
+		{IR_OP_DIV, NPU_BIN_DIV}, {IR_OP_MAX, NPU_BIN_MAX}, {IR_OP_MIN, NPU_BIN_MIN},
+	};
+	p[NPU_EW_OP] = -1;
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (ops[i][0] == n->op)
+			p[NPU_EW_OP] = ops[i][1];
+	p[NPU_EW_AT] = npu_type(ta->dtype), p[NPU_EW_BT] = npu_type(tb->dtype), p[NPU_EW_YT] = npu_type(ty->dtype);
+	ir_act act;
+	if (ir_act_from_node(c->g, c->node, &act, c->d))
+		return unsupported(c, "%s", c->d->msg);
+	if (act.op >= 0)
+		return unsupported(c, "fused activation '%s' on %s", ir_op_name(act.op), ir_op_name(n->op));
+	int args[3] = {rt(c, a), rt(c, b), rt(c, y)};
+	if (is_int(ty->dtype)) {
+		float sa, sb, sy;
+		int32_t za, zb, zy;
+		if (p[NPU_EW_OP] > NPU_BIN_MUL)
+			return unsupported(c, "integer %s is not in the runtime", ir_op_name(n->op));
+		if (!is_int(ta->dtype) || !is_int(tb->dtype))
+			return unsupported(c, "integer %s needs integer operands", ir_op_name(n->op));
+		if (qparams(c, a, &sa, &za) || qparams(c, b, &sb, &zb) || qparams(c, y, &sy, &zy))
+			return -1;
+		int32_t m1;
+		int s1;
+		if (p[NPU_EW_OP] == NPU_BIN_MUL) {
+			/* |a - za| * |b - zb| < 2^(ba + bb) must leave room for the multiplier in int64 */
+			int bits = 62 - (ta->dtype == IR_DTYPE_I16 ? 17 : 9) - (tb->dtype == IR_DTYPE_I16 ? 17 : 9);
+			if (fixed_mult((double)sa * sb / sy, bits > 31 ? 31 : bits, &m1, &s1))
+				return unsupported(c, "scale ratio cannot be requantized");
+			p[NPU_EW_MA] = m1, p[NPU_EW_SHIFT] = s1;
+		} else {
+			double ra = (double)sa / sy, rb = (double)sb / sy, big = ra > rb ? ra : rb;
+			if (fixed_mult(big, 30, &m1, &s1))
+				return unsupported(c, "scale ratio cannot be requantized");
+			p[NPU_EW_MA] = (int32_t)llround(ldexp(ra, s1));
+			p[NPU_EW_MB] = (int32_t)llround(ldexp(rb, s1));
+			p[NPU_EW_SHIFT] = s1;
+		}
+		p[NPU_EW_ZA] = za, p[NPU_EW_ZB] = zb, p[NPU_EW_ZY] = zy;
+		qclamp_range(ty->dtype, sy, zy, act.lo, act.hi, &p[NPU_EW_LO], &p[NPU_EW_HI]);
+		return add_op(c, NPU_K_ELTWISE_Q, args, 3, p, NPU_EW_COUNT);
+	}
+	if (p[NPU_EW_OP] < 0 || !is_float(ta->dtype) || !is_float(tb->dtype) || !is_float(ty->dtype))
+		return unsupported(c, "%s on %s is not in the runtime", ir_op_name(n->op), ir_dtype_name(ty->dtype));
+	p[NPU_EW_LO] = fbits(act.lo), p[NPU_EW_HI] = fbits(act.hi);
+	return add_op(c, NPU_K_ELTWISE_F, args, 3, p, NPU_EW_COUNT);
+}
+
+static int lower_unary(lw *c)
+{
+	const ir_node *n = ir_graph_node(c->g, c->node);
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	int64_t cnt = ir_shape_numel(&tx->shape);
+	if (cnt > INT32_MAX)
+		return unsupported(c, "too many elements for the runtime");
+	if (is_int(tx->dtype)) {
+		/* clamps are exact in the integer domain; other functions
+		 * become lookup tables (npu-quant) */
+		float lo = n->op == IR_OP_CLIP ? (float)ir_node_float(c->g, c->node, "min", -INFINITY) : 0;
+		float hi = n->op == IR_OP_RELU6 ? 6 : n->op == IR_OP_CLIP ? (float)ir_node_float(c->g, c->node, "max", INFINITY) : INFINITY;
+		if (n->op != IR_OP_RELU && n->op != IR_OP_RELU6 && n->op != IR_OP_CLIP)
+			return unsupported(c, "integer %s is not in the runtime (npu-quant makes it a lut)",
+					   ir_op_name(n->op));
+		float sx, sy;
+		int32_t zx, zy, mult;
+		int shift;
+		if (qparams(c, x, &sx, &zx) || qparams(c, y, &sy, &zy))
+			return -1;
+		if (ir_quant_multiplier((double)sx / sy, &mult, &shift))
+			return unsupported(c, "scale ratio cannot be requantized");
+		int32_t p[NPU_RQ_COUNT] = {0};
+		for (int i = 0; i < NPU_WALK_DIMS; i++)
+			p[NPU_RQ_COUNTS + i] = 1, p[NPU_RQ_SS + i] = p[NPU_RQ_DS + i] = 1;
+		p[NPU_RQ_COUNTS + NPU_WALK_DIMS - 1] = (int32_t)cnt;
+		p[NPU_RQ_XT] = npu_type(tx->dtype), p[NPU_RQ_YT] = npu_type(ty->dtype);
+		p[NPU_RQ_ZX] = zx, p[NPU_RQ_ZY] = zy, p[NPU_RQ_MULT] = mult, p[NPU_RQ_SHIFT] = shift;
+		qclamp_range(ty->dtype, sy, zy, lo, hi, &p[NPU_RQ_LO], &p[NPU_RQ_HI]);
+		int args[2] = {rt(c, x), rt(c, y)};
+		return add_op(c, NPU_K_REQUANT, args, 2, p, NPU_RQ_COUNT);
+	}
+	ir_act a;
+	if (!is_float(tx->dtype) || ir_act_from_unary_node(c->g, c->node, &a))
+		return unsupported(c, "%s on %s is not in the runtime", ir_op_name(n->op), ir_dtype_name(tx->dtype));
+	int32_t p[NPU_UN_COUNT] = {(int32_t)cnt, npu_unary(n->op), 0, 0, npu_type(tx->dtype), npu_type(ty->dtype)};
+	if (p[NPU_UN_FN] < 0)
+		return unsupported(c, "%s is not in the runtime", ir_op_name(n->op));
+	if (a.op < 0)	/* a clamp */
+		p[NPU_UN_P0] = fbits(a.lo), p[NPU_UN_P1] = fbits(a.hi);
+	else
+		p[NPU_UN_P0] = fbits(a.p[0]), p[NPU_UN_P1] = fbits(a.p[1]);
+	int args[2] = {rt(c, x), rt(c, y)};
+	return add_op(c, NPU_K_UNARY_F, args, 2, p, NPU_UN_COUNT);
+}
+
+static int lower_lut(lw *c)
+{
+	int x = in_id(c, 0), t = in_id(c, 1), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *tt = T(c, t), *ty = T(c, y);
+	int64_t n = ir_shape_numel(&tx->shape), len = ir_shape_numel(&tt->shape);
+	int bits = 0;
+	while (bits < 16 && ((int64_t)1 << bits) + 1 < len)
+		bits++;
+	if (n > INT32_MAX || tt->kind != IR_KIND_CONST || tt->dtype != ty->dtype ||
+	    (tx->dtype == IR_DTYPE_I8 ? len != 256 : tx->dtype != IR_DTYPE_I16 || ((int64_t)1 << bits) + 1 != len))
+		return unsupported(c, "lut needs an int8 input and 256 entries or an int16 input and 2^B+1");
+	int32_t p[NPU_LT_COUNT] = {(int32_t)n, npu_type(tx->dtype), npu_type(ty->dtype), bits};
+	int args[3] = {rt(c, x), rt(c, t), rt(c, y)};
+	return add_op(c, NPU_K_LUT, args, 3, p, NPU_LT_COUNT);
+}
+
+/* ---------------------------------------------------------------- pooling, softmax */
+
+static int lower_pool(lw *c)
+{
+	const ir_node *n = ir_graph_node(c->g, c->node);
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	int r = tx->shape.rank;
+	if (r != 3 && r != 4)
+		return unsupported(c, "the runtime pools 1-D and 2-D inputs only");
+	if (tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
+		return unsupported(c, "the runtime's pooling is channel-first");
+	int32_t p[NPU_PL_COUNT] = {0};
+	int64_t H = r == 4 ? tx->shape.dim[2] : 1, W = tx->shape.dim[r - 1];
+	p[NPU_PL_N] = (int32_t)tx->shape.dim[0], p[NPU_PL_C] = (int32_t)tx->shape.dim[1];
+	p[NPU_PL_H] = (int32_t)H, p[NPU_PL_W] = (int32_t)W;
+	p[NPU_PL_OH] = r == 4 ? (int32_t)ty->shape.dim[2] : 1, p[NPU_PL_OW] = (int32_t)ty->shape.dim[r - 1];
+	p[NPU_PL_MODE] = n->op == IR_OP_MAX_POOL || n->op == IR_OP_GLOBAL_MAX_POOL ? NPU_POOL_MAX : NPU_POOL_AVG;
+	p[NPU_PL_SH] = p[NPU_PL_SW] = 1;
+	if (n->op == IR_OP_GLOBAL_AVG_POOL || n->op == IR_OP_GLOBAL_MAX_POOL) {
+		p[NPU_PL_KH] = (int32_t)H, p[NPU_PL_KW] = (int32_t)W;
+	} else {
+		const int64_t *k, *st, *pd, *dl;
+		int nsp = r - 2, nk = ir_node_ints(c->g, c->node, "kernel", &k);
+		int nst = ir_node_ints(c->g, c->node, "strides", &st), npd = ir_node_ints(c->g, c->node, "pads", &pd);
+		int ndl = ir_node_ints(c->g, c->node, "dilations", &dl);
+		for (int i = 0; i < ndl; i++)
+			if (dl[i] != 1)
+				return unsupported(c, "dilated pooling is not in the runtime");
+		if (nk != nsp)
+			return unsupported(c, "pooling without a kernel size");
+		p[NPU_PL_KH] = nsp == 2 ? (int32_t)k[0] : 1, p[NPU_PL_KW] = (int32_t)k[nsp - 1];
+		if (nst == nsp)
+			p[NPU_PL_SH] = nsp == 2 ? (int32_t)st[0] : 1, p[NPU_PL_SW] = (int32_t)st[nsp - 1];
+		if (npd == 2 * nsp) {
+			p[NPU_PL_PT] = nsp == 2 ? (int32_t)pd[0] : 0, p[NPU_PL_PL] = (int32_t)pd[nsp - 1];
+			p[NPU_PL_PB] = nsp == 2 ? (int32_t)pd[2] : 0, p[NPU_PL_PR] = (int32_t)pd[2 * nsp - 1];
+		}
+		p[NPU_PL_COUNT_PAD] = (int32_t)ir_node_int(c->g, c->node, "count_include_pad", 0);
+	}
+	p[NPU_PL_XT] = npu_type(tx->dtype), p[NPU_PL_YT] = npu_type(ty->dtype);
+	int args[2] = {rt(c, x), rt(c, y)};
+	if (is_int(tx->dtype)) {
+		float sx, sy;
+		int32_t zx, zy;
+		if (qparams(c, x, &sx, &zx) || qparams(c, y, &sy, &zy))
+			return -1;
+		if (sx != sy || zx != zy || tx->dtype != ty->dtype)
+			return unsupported(c, "integer pooling needs the same scale in and out");
+		p[NPU_PL_ZX] = zx, p[NPU_PL_ZY] = zy;
+		qrange(ty->dtype, &p[NPU_PL_LO], &p[NPU_PL_HI]);
+		return add_op(c, NPU_K_POOL_Q, args, 2, p, NPU_PL_COUNT);
+	}
+	if (!is_float(tx->dtype) || tx->dtype != ty->dtype)
+		return unsupported(c, "pooling on %s", ir_dtype_name(tx->dtype));
+	return add_op(c, NPU_K_POOL_F, args, 2, p, NPU_PL_COUNT);
+}
+
+static int lower_softmax(lw *c)
+{
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	if (!is_float(tx->dtype))
+		return unsupported(c, "softmax on %s is not in the runtime (keep it in float)", ir_dtype_name(tx->dtype));
+	int r = tx->shape.rank, ax = ir_axis(ir_node_int(c->g, c->node, "axis", -1), r);
+	if (ax < 0)
+		return unsupported(c, "bad softmax axis");
+	int64_t outer = 1, inner = 1;
+	for (int i = 0; i < ax; i++)
+		outer *= tx->shape.dim[i];
+	for (int i = ax + 1; i < r; i++)
+		inner *= tx->shape.dim[i];
+	int32_t p[NPU_SM_COUNT] = {(int32_t)outer, (int32_t)tx->shape.dim[ax], (int32_t)inner,
+				   ir_graph_node(c->g, c->node)->op == IR_OP_LOG_SOFTMAX, npu_type(tx->dtype),
+				   npu_type(ty->dtype)};
+	int args[2] = {rt(c, x), rt(c, y)};
+	return add_op(c, NPU_K_SOFTMAX_F, args, 2, p, NPU_SM_COUNT);
+}
+
+/* ---------------------------------------------------------------- recurrent */
+
+static int lower_rnn(lw *c)
+{
+	const ir_node *n = ir_graph_node(c->g, c->node);
+	bool lstm = n->op == IR_OP_LSTM;
+	int x = in_id(c, 0), w = in_id(c, 1), r = in_id(c, 2), b = in_id(c, 3);
+	const ir_tensor *tx = T(c, x), *tw = T(c, w), *tr = T(c, r), *tb = T(c, b);
+	const char *dir = ir_node_str(c->g, c->node, "direction", "forward");
+	if (!is_float(tx->dtype))
+		return unsupported(c, "%s on %s is not in the runtime (keep it in float)", ir_op_name(n->op),
+				   ir_dtype_name(tx->dtype));
+	if (strcmp(dir, "forward") && strcmp(dir, "reverse"))
+		return unsupported(c, "%s direction '%s' is not in the runtime", ir_op_name(n->op), dir);
+	/* batch-first (layout 1) is the same memory when the batch is 1 */
+	bool bf = ir_node_int(c->g, c->node, "layout", 0) != 0;
+	if (bf && tx->shape.dim[0] != 1)
+		return unsupported(c, "batch-first %s with a batch of %lld is not in the runtime", ir_op_name(n->op),
+				   (long long)tx->shape.dim[0]);
+	if (ir_node_attr(c->g, c->node, "clip") || ir_node_int(c->g, c->node, "input_forget", 0) || in_id(c, 4) >= 0 ||
+	    (lstm && in_id(c, 7) >= 0))
+		return unsupported(c, "%s with clip, input_forget, sequence lengths or peepholes is not in the runtime",
+				   ir_op_name(n->op));
+	if (tw->dtype != tr->dtype || (tb && tb->dtype != tw->dtype) || !is_float(tw->dtype))
+		return unsupported(c, "%s weights must share one float type", ir_op_name(n->op));
+	int32_t p[NPU_RN_COUNT] = {(int32_t)tx->shape.dim[bf], (int32_t)tx->shape.dim[!bf], (int32_t)tx->shape.dim[2],
+				   (int32_t)ir_node_int(c->g, c->node, "hidden_size", tr->shape.dim[2]),
+				   (int32_t)ir_node_int(c->g, c->node, "linear_before_reset", 0),
+				   !strcmp(dir, "reverse"), npu_type(tx->dtype), npu_type(tw->dtype), npu_type(tx->dtype)};
+	if (lstm) {
+		int args[9] = {rt(c, x), rt(c, w), rt(c, r), rt(c, b), rt(c, in_id(c, 5)), rt(c, in_id(c, 6)),
+			       rt(c, out_id(c, 0)), rt(c, out_id(c, 1)), rt(c, out_id(c, 2))};
+		return add_op(c, NPU_K_LSTM_F, args, 9, p, NPU_RN_COUNT);
+	}
+	int args[7] = {rt(c, x), rt(c, w), rt(c, r), rt(c, b), rt(c, in_id(c, 5)), rt(c, out_id(c, 0)),
+		       rt(c, out_id(c, 1))};
+	return add_op(c, NPU_K_GRU_F, args, 7, p, NPU_RN_COUNT);
+}
+
+/* ---------------------------------------------------------------- data movement */
+
+static int lower_view(lw *c)
+{
+	int x = in_id(c, 0), y = out_id(c, 0);
+	if (same_place(c, x, y))
+		return 0;
+	return move_all(c, x, y);
+}
+
+static int lower_transpose(lw *c)
+{
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	const int64_t *perm;
+	int r = tx->shape.rank;
+	int64_t sx[IR_MAX_RANK], ss[IR_MAX_RANK], ds[IR_MAX_RANK];
+	strides_of(&tx->shape, sx);
+	strides_of(&ty->shape, ds);
+	int np = ir_node_ints(c->g, c->node, "perm", &perm);
+	for (int i = 0; i < r; i++)
+		ss[i] = sx[np == r ? perm[i] : r - 1 - i];
+	return move(c, x, y, r, ty->shape.dim, ss, ds, 0, 0);
+}
+
+static int lower_concat(lw *c)
+{
+	const ir_node *n = ir_graph_node(c->g, c->node);
+	int y = out_id(c, 0);
+	const ir_tensor *ty = T(c, y);
+	int r = ty->shape.rank, ax = ir_axis(ir_node_int(c->g, c->node, "axis", 0), r);
+	int64_t ds[IR_MAX_RANK], at = 0;
+	strides_of(&ty->shape, ds);
+	for (int i = 0; i < n->n_inputs; i++) {
+		const ir_tensor *tx = T(c, n->inputs[i]);
+		int64_t ss[IR_MAX_RANK];
+		strides_of(&tx->shape, ss);
+		if (move(c, n->inputs[i], y, r, tx->shape.dim, ss, ds, 0, at * ds[ax]))
+			return -1;
+		at += tx->shape.dim[ax];
+	}
+	return 0;
+}
+
+static int lower_split(lw *c)
+{
+	const ir_node *n = ir_graph_node(c->g, c->node);
+	int x = in_id(c, 0);
+	const ir_tensor *tx = T(c, x);
+	int r = tx->shape.rank, ax = ir_axis(ir_node_int(c->g, c->node, "axis", 0), r);
+	int64_t ss[IR_MAX_RANK], at = 0;
+	strides_of(&tx->shape, ss);
+	for (int i = 0; i < n->n_outputs; i++) {
+		const ir_tensor *ty = T(c, n->outputs[i]);
+		int64_t ds[IR_MAX_RANK];
+		strides_of(&ty->shape, ds);
+		if (n->outputs[i] >= 0 && move(c, x, n->outputs[i], r, ty->shape.dim, ss, ds, at * ss[ax], 0))
+			return -1;
+		at += ty->shape.dim[ax];
+	}
+	return 0;
+}
+
+static int lower_slice(lw *c)
+{
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	int r = tx->shape.rank;
+	const int64_t *st, *axes, *steps;
+	int ns = ir_node_ints(c->g, c->node, "starts", &st), na = ir_node_ints(c->g, c->node, "axes", &axes);
+	int nstep = ir_node_ints(c->g, c->node, "steps", &steps);
+	int64_t sx[IR_MAX_RANK], ss[IR_MAX_RANK], ds[IR_MAX_RANK], off = 0;
+	strides_of(&tx->shape, sx);
+	strides_of(&ty->shape, ds);
+	memcpy(ss, sx, sizeof ss);
+	for (int i = 0; i < ns; i++) {
+		int a = ir_axis(na > i ? axes[i] : i, r);
+		if (a < 0)
+			return unsupported(c, "bad slice axis");
+		int64_t D = tx->shape.dim[a], s = st[i], step = nstep > i ? steps[i] : 1;
+		if (s < 0)
+			s += D;
+		s = step > 0 ? (s < 0 ? 0 : s > D ? D : s) : (s < 0 ? 0 : s > D - 1 ? D - 1 : s);
+		if (ty->shape.dim[a] == 0)
+			return 0;
+		off += s * sx[a];
+		ss[a] = sx[a] * step;
+	}
+	for (int i = 0; i < r; i++)
+		if (ss[i] < 0)
+			return unsupported(c, "negative slice steps are not in the runtime");
+	return move(c, x, y, r, ty->shape.dim, ss, ds, off, 0);
+}
+
+/* depth_to_space / space_to_depth (channel-first): a 6-dimensional walk
+ * over the output's elements. */
+static int lower_blocks(lw *c)
+{
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x);
+	if (tx->shape.rank != 4 || tx->layout == IR_LAYOUT_NHWC)
+		return unsupported(c, "the runtime moves blocks of channel-first 4-D tensors only");
+	int64_t b = ir_node_int(c->g, c->node, "blocksize", 1);
+	int64_t N = tx->shape.dim[0], C = tx->shape.dim[1], H = tx->shape.dim[2], W = tx->shape.dim[3];
+	int64_t cnt[6], ss[6], ds[6];
+	if (ir_graph_node(c->g, c->node)->op == IR_OP_DEPTH_TO_SPACE) {
+		/* y[n, co, h*b+i, w*b+j] = x[n, ci, h, w], ci = (i*b + j)*Co + co
+		 * (DCR) or co*b*b + i*b + j (CRD): output order n co h i w j */
+		bool crd = !strcmp(ir_node_str(c->g, c->node, "mode", "DCR"), "CRD");
+		int64_t Co = C / (b * b), hw = H * W;
+		int64_t k6[6] = {N, Co, H, b, W, b};
+		int64_t s6[6] = {C * hw, crd ? b * b * hw : hw, W, crd ? b * hw : b * Co * hw, 1, crd ? hw : Co * hw};
+		memcpy(cnt, k6, sizeof cnt), memcpy(ss, s6, sizeof ss);
+	} else {
+		/* y[n, (i*b + j)*C + c, h, w] = x[n, c, h*b+i, w*b+j]: output
+		 * order n i j c h w */
+		int64_t Ho = H / b, Wo = W / b;
+		int64_t k6[6] = {N, b, b, C, Ho, Wo}, s6[6] = {C * H * W, W, 1, H * W, b * W, b};
+		memcpy(cnt, k6, sizeof cnt), memcpy(ss, s6, sizeof ss);
+	}
+	for (int i = 5, v = 1; i >= 0; i--) {
+		ds[i] = v;
+		v *= (int)cnt[i];
+	}
+	return move(c, x, y, 6, cnt, ss, ds, 0, 0);
+}
+
+static int lower_pad(lw *c)
+{
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	int r = tx->shape.rank;
+	const int64_t *pd;
+	int np = ir_node_ints(c->g, c->node, "pads", &pd);
+	if (strcmp(ir_node_str(c->g, c->node, "mode", "constant"), "constant"))
+		return unsupported(c, "only constant padding is in the runtime");
+	double v = ir_node_float(c->g, c->node, "value", 0);
+	int64_t ds[IR_MAX_RANK], ss[IR_MAX_RANK], off = 0, n = ir_shape_numel(&ty->shape);
+	strides_of(&ty->shape, ds);
+	strides_of(&tx->shape, ss);
+	for (int i = 0; i < r && np == 2 * r; i++) {
+		if (pd[i] < 0 || pd[r + i] < 0)
+			return unsupported(c, "negative padding is not in the runtime");
+		off += pd[i] * ds[i];
+	}
+	int32_t fill = 0;
+	if (is_int(ty->dtype)) {
+		float s;
+		int32_t z;
+		if (qparams(c, y, &s, &z))
+			return -1;
+		fill = qclamp(ty->dtype, z + v / s);
+	} else if (ty->dtype == IR_DTYPE_F16) {
+		fill = npu_f32_to_f16((float)v);
+	} else {
+		fill = fbits((float)v);
+	}
+	if (n > INT32_MAX)
+		return unsupported(c, "too many elements for the runtime");
+	int32_t p[NPU_FI_COUNT] = {(int32_t)n, (int32_t)ir_dtype_size(ty->dtype), fill};
+	int args[1] = {rt(c, y)};
+	if (add_op(c, NPU_K_FILL, args, 1, p, NPU_FI_COUNT))
+		return -1;
+	return move(c, x, y, r, tx->shape.dim, ss, ds, 0, off);
+}
+
+/* ---------------------------------------------------------------- types */
+
+static int lower_quantize(lw *c)
+{
+	const ir_node *n = ir_graph_node(c->g, c->node);
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	int64_t cnt = ir_shape_numel(&tx->shape);
+	if (n->n_inputs > 1 && n->inputs[1] >= 0)
+		return unsupported(c, "%s with scale inputs is not in the runtime (npu-quant sets tensor scales)",
+				   ir_op_name(n->op));
+	if (cnt > INT32_MAX)
+		return unsupported(c, "too many elements for the runtime");
+	int args[2] = {rt(c, x), rt(c, y)};
+	float s;
+	int32_t z;
+	if (n->op == IR_OP_QUANTIZE) {
+		if (is_int(tx->dtype))
+			return move_all(c, x, y);
+		if (!is_float(tx->dtype) || !is_int(ty->dtype) || qparams(c, y, &s, &z))
+			return unsupported(c, "quantize from %s to %s", ir_dtype_name(tx->dtype), ir_dtype_name(ty->dtype));
+		int32_t p[NPU_QZ_COUNT] = {(int32_t)cnt, npu_type(tx->dtype), npu_type(ty->dtype), fbits(s), z};
+		qrange(ty->dtype, &p[NPU_QZ_LO], &p[NPU_QZ_HI]);
+		return add_op(c, NPU_K_QUANTIZE, args, 2, p, NPU_QZ_COUNT);
+	}
+	if (!is_int(tx->dtype) || !is_float(ty->dtype) || qparams(c, x, &s, &z))
+		return unsupported(c, "dequantize from %s to %s", ir_dtype_name(tx->dtype), ir_dtype_name(ty->dtype));
+	int32_t p[NPU_QZ_COUNT] = {(int32_t)cnt, npu_type(tx->dtype), npu_type(ty->dtype), fbits(s), z};
+	return add_op(c, NPU_K_DEQUANTIZE, args, 2, p, NPU_QZ_COUNT);
+}
+
+static int lower_cast(lw *c)
+{
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	int64_t cnt = ir_shape_numel(&tx->shape);
+	if (tx->dtype == ty->dtype)
+		return lower_view(c);
+	if (!is_float(tx->dtype) || !is_float(ty->dtype) || cnt > INT32_MAX)
+		return unsupported(c, "cast from %s to %s is not in the runtime", ir_dtype_name(tx->dtype),
+				   ir_dtype_name(ty->dtype));
+	int32_t p[NPU_CA_COUNT] = {(int32_t)cnt, npu_type(tx->dtype), npu_type(ty->dtype)};
+	int args[2] = {rt(c, x), rt(c, y)};
+	return add_op(c, NPU_K_CAST_F, args, 2, p, NPU_CA_COUNT);
+}
+
+/* ---------------------------------------------------------------- driver */
+
+static int lower_node(lw *c)
+{
+	const ir_node *n = ir_graph_node(c->g, c->node);
+	for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
+		int t = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
+		if (t >= 0 && npu_type(T(c, t)->dtype) < 0 && n->op != IR_OP_GATHER)
+			return unsupported(c, "tensor '%s' is %s, which the runtime does not have", T(c, t)->name,
+					   ir_dtype_name(T(c, t)->dtype));
+	}
+	switch (n->op) {
+	case IR_OP_CONV: case IR_OP_FULLY_CONNECTED: return lower_conv(c);
+	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_MAX: case IR_OP_MIN:
+		return lower_binary(c);
+	case IR_OP_LUT: return lower_lut(c);
+	case IR_OP_MAX_POOL: case IR_OP_AVG_POOL: case IR_OP_GLOBAL_AVG_POOL: case IR_OP_GLOBAL_MAX_POOL:
+		return lower_pool(c);
+	case IR_OP_SOFTMAX: case IR_OP_LOG_SOFTMAX: return lower_softmax(c);
+	case IR_OP_GRU: case IR_OP_LSTM: return lower_rnn(c);
+	case IR_OP_RESHAPE: case IR_OP_FLATTEN: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE: case IR_OP_IDENTITY:
+		return lower_view(c);
+	case IR_OP_TRANSPOSE: return lower_transpose(c);
+	case IR_OP_CONCAT: return lower_concat(c);
+	case IR_OP_SPLIT: return lower_split(c);
+	case IR_OP_SLICE: return lower_slice(c);
+	case IR_OP_PAD: return lower_pad(c);
+	case IR_OP_DEPTH_TO_SPACE: case IR_OP_SPACE_TO_DEPTH: return lower_blocks(c);
+	case IR_OP_QUANTIZE: case IR_OP_DEQUANTIZE: return lower_quantize(c);
+	case IR_OP_CAST: return lower_cast(c);
+	default:
+		if (npu_unary(n->op) >= 0 || n->op == IR_OP_RELU6)
+			return lower_unary(c);
+		return unsupported(c, "%s is not in the runtime", ir_op_name(n->op));
+	}
+}
+
+bool ir_graph_is_lowered(const ir_graph *g)
+{
+	for (int i = 0; i < ir_graph_node_count(g); i++)
+		if (ir_graph_node(g, i)->precision != IR_PREC_NONE)
+			return true;
+	return false;
+}
+
+static int add_string(lw *c, const char *s)
+{
+	ir_lowered *l = c->l;
+	size_t n = strlen(s) + 1, at = l->strings_size;
+	char *p = grow(c, l->strings, &c->cap_s, at + n, 1);
+	if (!p)
+		return -1;
+	l->strings = p;
+	memcpy(p + at, s, n);
+	l->strings_size += (uint32_t)n;
+	return (int)at;
+}
+
+static int io_table(lw *c, bool out)
+{
+	const ir_graph *g = c->g;
+	ir_lowered *l = c->l;
+	int n = out ? ir_graph_output_count(g) : ir_graph_input_count(g);
+	npu_io *io = calloc((size_t)n + 1, sizeof *io);
+	if (!io)
+		return c->oom = true, -1;
+	if (out)
+		l->outputs = io, l->m.n_outputs = (uint32_t)n;
+	else
+		l->inputs = io, l->m.n_inputs = (uint32_t)n;
+	for (int i = 0; i < n; i++) {
+		int t = out ? ir_graph_output(g, i) : ir_graph_input(g, i);
+		const ir_tensor *x = ir_graph_tensor(g, t);
+		int s = add_string(c, x->name), ty = npu_type(x->dtype);
+		if (s < 0)
+			return -1;
+		if (ty < 0 || x->nbytes > UINT32_MAX || ir_tensor_nbytes(x) > UINT32_MAX)
+			return ir_fail(c->d, -1, t, "graph %s '%s' is %s, which the runtime does not have",
+				       out ? "output" : "input", x->name, ir_dtype_name(x->dtype));
+		io[i].name = (uint32_t)s;
+		io[i].dtype = (uint32_t)ty;
+		io[i].rank = (uint32_t)x->shape.rank;
+		for (int k = 0; k < x->shape.rank; k++)
+			io[i].shape[k] = (int32_t)x->shape.dim[k];
+		if (x->quant && x->quant->n == 1) {
+			io[i].scale = x->quant->scale[0];
+			io[i].zero_point = x->quant->zero_point[0];
+		}
+		io[i].nbytes = (uint32_t)ir_tensor_nbytes(x);
+	}
+	return 0;
+}
+
+int ir_lower(const ir_graph *g, ir_lowered *l, ir_pass_note note, void *user, ir_diag *d)
+{
+	memset(l, 0, sizeof *l);
+	lw c = {.g = g, .l = l, .d = d, .note = note, .user = user};
+	int nt = ir_graph_tensor_count(g), nn = ir_graph_node_count(g);
+	ir_plan_opts po = {.io_outside = true};
+	if (ir_plan_make(g, &po, &l->plan, d))
+		return -1;
+	l->rt_of = malloc(sizeof(int) * (size_t)(nt + 1));
+	if (!l->rt_of)
+		goto oom;
+	for (int t = 0; t < nt; t++)
+		l->rt_of[t] = -1;
+	/* graph inputs and outputs first, in order: their runtime tensors are
+	 * then easy to find */
+	for (int i = 0; i < ir_graph_input_count(g); i++)
+		rt(&c, ir_graph_input(g, i));
+	for (int i = 0; i < ir_graph_output_count(g); i++)
+		rt(&c, ir_graph_output(g, i));
+	for (int i = 0; i < nn && !c.oom; i++) {
+		c.node = i;
+		lower_node(&c);
+	}
+	c.node = -1;
+	if (c.oom)
+		goto oom;
+	if (c.errors) {
+		if (c.errors > 1) {
+			char more[64];
+			size_t len = strlen(d->msg);
+			int k = snprintf(more, sizeof more, " (and %d more problems)", c.errors - 1);
+			if (len + (size_t)k < sizeof d->msg)
+				memcpy(d->msg + len, more, (size_t)k + 1);
+		}
+		ir_lowered_free(l);
+		return -1;
+	}
+	if (io_table(&c, false) || io_table(&c, true))
+		goto fail;
+	if (l->plan.arena > UINT32_MAX - 64 - (int64_t)l->m.scratch_size) {
+		ir_fail(d, -1, -1, "the arena is too large for the runtime");
+		goto fail;
+	}
+	l->m.scratch_offset = (uint32_t)((l->plan.arena + 15) & ~(int64_t)15);
+	l->m.arena_size = l->m.scratch_offset + l->m.scratch_size;
+	l->m.tensors = l->tensors;
+	l->m.ops = l->ops;
+	l->m.args = l->args;
+	l->m.params = l->params;
+	l->m.weights = l->weights;
+	l->m.inputs = l->inputs;
+	l->m.outputs = l->outputs;
+	l->m.strings = l->strings;
+	return 0;
+oom:
+	ir_fail(d, -1, -1, "out of memory");
+fail:
+	ir_lowered_free(l);
+	return -1;
+}
+
+void ir_lowered_free(ir_lowered *l)
+{
+	free(l->tensors);
+	free(l->ops);
+	free(l->args);
+	free(l->params);
+	free(l->weights);
+	free(l->inputs);
+	free(l->outputs);
+	free(l->strings);
+	free(l->op_node);
+	free(l->tensor_of);
+	free(l->rt_of);
+	ir_plan_free(&l->plan);
+	memset(l, 0, sizeof *l);
+}

@@ -1,0 +1,926 @@
+/* ir_quant.c - post-training quantization (see ir.h).
+ *
+ * Integer family: every node gets i8, i16 or (when no integer kernel or the
+ * target lacks the op, or the user says so) f32. Nodes that only move or
+ * select values (reshape, transpose, slice, concat's parts, pooling, pad)
+ * keep their input's type and scale, so they never requantize except for
+ * concat, whose inputs are rescaled to the output's scale in the kernel.
+ * Where a tensor crosses from float to integer a quantize node is inserted
+ * (scale from the calibration range of that tensor), from integer to float
+ * a dequantize node; graph outputs keep their names on the float side.
+ *
+ * fp16 family: every tensor in half precision; weights of convolutions and
+ * fully connected layers optionally int8 per output channel (compressed);
+ * outputs cast to f32 unless listed as fp16 outputs. */
+#include "ir_internal.h"
+#include "ir_kern.h"
+#include "../share/npu/runtime/npu_half.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const wq_names[IR_WQ_COUNT] = {
+	"symmetric_restricted_range", "symmetric_full_range", "asymmetric",
+};
+
+const char *ir_wq_scheme_name(int s) { return s >= 0 && s < IR_WQ_COUNT ? wq_names[s] : "?"; }
+
+int ir_wq_scheme_parse(const char *s, int *per_channel)
+{
+	int pc = -1;
+	if (!strncmp(s, "per_channel_", 12))
+		pc = 1, s += 12;
+	else if (!strncmp(s, "per_tensor_", 11))
+		pc = 0, s += 11;
+	for (int i = 0; i < IR_WQ_COUNT; i++)
+		if (!strcmp(s, wq_names[i]) || (i == IR_WQ_ASYMMETRIC && !strcmp(s, "asymmetric_full_range")) ||
+		    (i != IR_WQ_ASYMMETRIC && !strcmp(s, i ? "symmetric_full" : "symmetric_restricted"))) {
+			if (per_channel && pc >= 0)
+				*per_channel = pc;
+			return i;
+		}
+	return -1;
+}
+
+void ir_quant_defaults(ir_quant_opts *o)
+{
+	*o = (ir_quant_opts){.act = IR_PREC_I8, .wbits = 8, .wscheme = IR_WQ_SYMMETRIC_RESTRICTED,
+			     .per_channel = true, .method = {IR_CALIB_MINMAX, 0}, .lut_bits = 10,
+			     .output_f32 = true};
+}
+
+/* ---------------------------------------------------------------- small helpers */
+
+static int rename_tensor(ir_graph *g, int t, const char *base)
+{
+	char *n = ir_graph_unique_name(g, base);
+	if (!n)
+		return -1;
+	free(g->tensors[t].name);
+	g->tensors[t].name = n;
+	return 0;
+}
+
+/* A new activation tensor like t (shape) named base (made unique). */
+static int new_tensor(ir_graph *g, const char *base, ir_dtype dt, const ir_shape *sh, ir_layout layout, ir_diag *d)
+{
+	char *n = ir_graph_unique_name(g, base);
+	if (!n)
+		return ir_fail(d, -1, -1, "out of memory");
+	int t = ir_graph_add_tensor(g, n, dt, sh, IR_KIND_ACTIVATION, d);
+	free(n);
+	if (t >= 0)
+		g->tensors[t].layout = layout;
+	return t;
+}
+
+static int new_const(ir_graph *g, const char *base, ir_dtype dt, const ir_shape *sh, const void *data, ir_diag *d)
+{
+	char *n = ir_graph_unique_name(g, base);
+	if (!n)
+		return ir_fail(d, -1, -1, "out of memory");
+	int t = ir_graph_add_const(g, n, dt, sh, data, d);
+	free(n);
+	return t;
+}
+
+static int new_node(ir_graph *g, const char *base, int op, const int *in, int nin, int out, ir_diag *d)
+{
+	char *n = ir_graph_unique_name(g, base);
+	if (!n)
+		return ir_fail(d, -1, -1, "out of memory");
+	int id = ir_graph_add_node(g, n, op, in, nin, &out, 1, d);
+	free(n);
+	return id;
+}
+
+static int set_input(ir_graph *g, int node, int k, int t, ir_diag *d)
+{
+	ir_node *n = &g->nodes[node];
+	int *in = malloc(sizeof *in * (size_t)n->n_inputs);
+	if (!in)
+		return ir_fail(d, node, -1, "out of memory");
+	memcpy(in, n->inputs, sizeof *in * (size_t)n->n_inputs);
+	in[k] = t;
+	int rc = ir_node_set_inputs(g, node, in, n->n_inputs, d);
+	free(in);
+	return rc;
+}
+
+static void clear_attrs(ir_graph *g, int node)
+{
+	while (g->nodes[node].n_attrs > 0)
+		ir_node_remove_attr(g, node, g->nodes[node].attrs[0].name);
+}
+
+static float *const_f32(const ir_tensor *t)
+{
+	int64_t n = ir_shape_numel(&t->shape);
+	float *v = malloc(sizeof *v * (size_t)(n > 0 ? n : 1));
+	if (v)
+		for (int64_t i = 0; i < n; i++)
+			v[i] = (float)ir_elem_get(t->data, t->dtype, i);
+	return v;
+}
+
+static bool in_list(const char *s, const char *const *list, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s, list[i]))
+			return true;
+	return false;
+}
+
+/* ---------------------------------------------------------------- preparation */
+
+/* gemm / 2-D matmul with constant weights -> fully_connected ([OC, IC]). */
+static int to_fully_connected(ir_graph *g, int i, ir_diag *d)
+{
+	ir_node *n = &g->nodes[i];
+	bool gemm = n->op == IR_OP_GEMM;
+	if ((n->op != IR_OP_MATMUL && !gemm) || n->n_inputs < 2)
+		return 0;
+	const ir_tensor *a = &g->tensors[n->inputs[0]], *b = &g->tensors[n->inputs[1]];
+	const ir_tensor *c = gemm && n->n_inputs > 2 && n->inputs[2] >= 0 ? &g->tensors[n->inputs[2]] : NULL;
+	if (b->kind != IR_KIND_CONST || b->shape.rank != 2 || a->dtype != IR_DTYPE_F32 || a->shape.rank < 1)
+		return 0;
+	bool tb = gemm && ir_node_int(g, i, "trans_b", 0);
+	if (gemm && (ir_node_int(g, i, "trans_a", 0) || ir_node_float(g, i, "alpha", 1) != 1 ||
+		     (c && ir_node_float(g, i, "beta", 1) != 1)))
+		return 0;
+	int64_t K = b->shape.dim[tb], N = b->shape.dim[!tb];
+	if (c && (c->kind != IR_KIND_CONST || ir_shape_numel(&c->shape) != N || c->dtype != IR_DTYPE_F32))
+		return 0;
+	float *bv = const_f32(b), *w = malloc(sizeof *w * (size_t)(K * N));
+	int rc = 0;
+	if (!bv || !w) {
+		rc = ir_fail(d, i, -1, "out of memory");
+		goto out;
+	}
+	for (int64_t k = 0; k < K; k++)
+		for (int64_t j = 0; j < N; j++)
+			w[j * K + k] = tb ? bv[j * K + k] : bv[k * N + j];
+	ir_shape ws = {2, {N, K}}, bs = {1, {N}};
+	char base[300];
+	snprintf(base, sizeof base, "%s.weight", n->name);
+	int wt = new_const(g, base, IR_DTYPE_F32, &ws, w, d), bt = -1;
+	if (wt < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (c) {
+		snprintf(base, sizeof base, "%s.bias", g->nodes[i].name);
+		float *cv = const_f32(c);
+		bt = cv ? new_const(g, base, IR_DTYPE_F32, &bs, cv, d) : -1;
+		free(cv);
+		if (bt < 0) {
+			rc = -1;
+			goto out;
+		}
+	}
+	int in[3] = {g->nodes[i].inputs[0], wt, bt};
+	if (ir_node_set_inputs(g, i, in, c ? 3 : 2, d)) {
+		rc = -1;
+		goto out;
+	}
+	g->nodes[i].op = IR_OP_FULLY_CONNECTED;
+	ir_node_remove_attr(g, i, "alpha");
+	ir_node_remove_attr(g, i, "beta");
+	ir_node_remove_attr(g, i, "trans_a");
+	ir_node_remove_attr(g, i, "trans_b");
+out:
+	free(bv);
+	free(w);
+	return rc;
+}
+
+/* conv/fc/add with a fused sigmoid (say) -> the node, then the activation
+ * as a node of its own (an integer kernel clamps but has no functions). */
+static int unfuse_activation(ir_graph *g, int i, ir_diag *d)
+{
+	ir_act a;
+	if (ir_node_attr(g, i, "act") == NULL || ir_act_from_node(g, i, &a, d))
+		return 0;
+	if (a.op < 0)
+		return 0;
+	int y = g->nodes[i].outputs[0];
+	char base[300];
+	snprintf(base, sizeof base, "%s.preact", g->tensors[y].name);
+	int t = new_tensor(g, base, g->tensors[y].dtype, &g->tensors[y].shape, g->tensors[y].layout, d);
+	if (t < 0)
+		return -1;
+	g->nodes[i].outputs[0] = t;
+	ir_node_remove_attr(g, i, "act");
+	ir_node_remove_attr(g, i, "act_params");
+	snprintf(base, sizeof base, "%s.%s", g->nodes[i].name, ir_op_name(a.op));
+	int k = new_node(g, base, a.op, &t, 1, y, d);
+	if (k < 0)
+		return -1;
+	if (a.op == IR_OP_LEAKY_RELU || a.op == IR_OP_ELU || a.op == IR_OP_HARD_SIGMOID)
+		ir_node_set_float(g, k, "alpha", a.p[0]);
+	if (a.op == IR_OP_HARD_SIGMOID)
+		ir_node_set_float(g, k, "beta", a.p[1]);
+	if (a.op == IR_OP_GELU && a.p[0] != 0)
+		ir_node_set_str(g, k, "approximate", "tanh");
+	return 0;
+}
+
+int ir_quant_prepare(ir_graph *g, const ir_quant_opts *o, ir_diag *d)
+{
+	int nn = g->n_nodes;
+	for (int i = 0; i < nn; i++)
+		if (to_fully_connected(g, i, d))
+			return -1;
+	if (!o->fp16)
+		for (int i = 0; i < nn; i++)
+			if (unfuse_activation(g, i, d))
+				return -1;
+	if (ir_graph_toposort(g, d) || ir_graph_infer_shapes(g, d))
+		return -1;
+	ir_graph_prune(g);
+	return ir_graph_verify(g, d);
+}
+
+/* ---------------------------------------------------------------- what runs in integers */
+
+/* Ops that only move or pick values: their output keeps the input's type
+ * and scale. */
+static bool follows_input(int op)
+{
+	switch (op) {
+	case IR_OP_RESHAPE: case IR_OP_FLATTEN: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE:
+	case IR_OP_IDENTITY: case IR_OP_TRANSPOSE: case IR_OP_SLICE: case IR_OP_SPLIT: case IR_OP_PAD:
+	case IR_OP_MAX_POOL: case IR_OP_AVG_POOL: case IR_OP_GLOBAL_AVG_POOL: case IR_OP_GLOBAL_MAX_POOL:
+	case IR_OP_DEPTH_TO_SPACE: case IR_OP_SPACE_TO_DEPTH:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool channel_first_2d(const ir_tensor *x)
+{
+	return (x->shape.rank == 3 || x->shape.rank == 4) && x->layout != IR_LAYOUT_NHWC &&
+	       x->layout != IR_LAYOUT_NLC;
+}
+
+const char *ir_quant_int_unsupported(const ir_graph *g, int i)
+{
+	const ir_node *n = ir_graph_node(g, i);
+	const ir_tensor *x = n->n_inputs > 0 && n->inputs[0] >= 0 ? ir_graph_tensor(g, n->inputs[0]) : NULL;
+	ir_act a;
+	if (!x || (x->dtype != IR_DTYPE_F32 && x->kind != IR_KIND_CONST))
+		return "its input is not float";
+	switch (n->op) {
+	case IR_OP_CONV:
+		if (!channel_first_2d(x))
+			return "integer convolutions are 1-D or 2-D, channel-first";
+		/* fall through */
+	case IR_OP_FULLY_CONNECTED:
+		if (ir_graph_tensor(g, n->inputs[1])->kind != IR_KIND_CONST)
+			return "its weights are not constant";
+		if (ir_act_from_node(g, i, &a, &(ir_diag){0}) || a.op >= 0)
+			return "it has a fused activation other than a clamp";
+		return NULL;
+	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL:
+		if (ir_act_from_node(g, i, &a, &(ir_diag){0}) || a.op >= 0)
+			return "it has a fused activation other than a clamp";
+		return NULL;
+	case IR_OP_MAX_POOL: case IR_OP_AVG_POOL: case IR_OP_GLOBAL_AVG_POOL: case IR_OP_GLOBAL_MAX_POOL: {
+		const int64_t *dl;
+		int nd = ir_node_ints(g, i, "dilations", &dl);
+		for (int k = 0; k < nd; k++)
+			if (dl[k] != 1)
+				return "dilated pooling has no integer kernel";
+		return channel_first_2d(x) ? NULL : "integer pooling is 1-D or 2-D, channel-first";
+	}
+	case IR_OP_PAD:
+		return strcmp(ir_node_str(g, i, "mode", "constant"), "constant") ? "only constant padding is integer"
+										   : NULL;
+	case IR_OP_RESHAPE: case IR_OP_FLATTEN: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE: case IR_OP_IDENTITY:
+	case IR_OP_TRANSPOSE: case IR_OP_SLICE: case IR_OP_SPLIT: case IR_OP_CONCAT:
+		return NULL;
+	case IR_OP_DEPTH_TO_SPACE: case IR_OP_SPACE_TO_DEPTH:
+		return x->shape.rank == 4 && x->layout != IR_LAYOUT_NHWC ? NULL : "blocks move in channel-first 4-D tensors only";
+	default:
+		if (ir_act_from_unary_node(g, i, &a) == 0)
+			return NULL;	/* clamps, or a lookup table */
+		return "it has no integer kernel";
+	}
+}
+
+/* ---------------------------------------------------------------- scales */
+
+static int qbits(ir_dtype t) { return t == IR_DTYPE_I16 ? 16 : 8; }
+
+/* Element i of an int8/int16 array = r saturated to `bits` signed codes. */
+static void put_code(void *dst, ir_dtype t, int64_t i, double r, int bits)
+{
+	double qmax = ldexp(1, bits - 1) - 1, qmin = -qmax - 1;
+	int32_t v = (int32_t)(r < qmin ? qmin : r > qmax ? qmax : r);
+	if (t == IR_DTYPE_I8)
+		((int8_t *)dst)[i] = (int8_t)v;
+	else
+		((int16_t *)dst)[i] = (int16_t)v;
+}
+
+/* Per-tensor parameters for [lo, hi] (lo <= 0 <= hi). */
+static void act_qparams(float lo, float hi, int bits, bool sym, float *s, int32_t *z)
+{
+	double qmin = -ldexp(1, bits - 1), qmax = ldexp(1, bits - 1) - 1;
+	if (sym) {
+		double amax = fmax(-lo, hi);
+		*s = (float)(amax > 0 ? amax / qmax : 1e-8);
+		*z = 0;
+		return;
+	}
+	double r = (double)hi - lo;
+	*s = (float)(r > 0 ? r / (qmax - qmin) : 1e-8);
+	double zp = qmin - nearbyint(lo / *s);
+	*z = (int32_t)(zp < qmin ? qmin : zp > qmax ? qmax : zp);
+}
+
+static int set_act_quant(ir_graph *g, int t, float lo, float hi, int bits, bool sym, ir_diag *d)
+{
+	float s;
+	int32_t z;
+	act_qparams(lo, hi, bits, sym, &s, &z);
+	ir_quant q = {.bits = bits, .symmetric = sym, .axis = -1, .n = 1, .scale = &s, .zero_point = &z,
+		      .has_range = true, .range_min = lo, .range_max = hi};
+	return ir_tensor_set_quant(g, t, &q, d);
+}
+
+/* ---------------------------------------------------------------- the quantizer */
+
+typedef struct {
+	ir_graph *g;
+	const ir_calib *c;
+	const ir_quant_opts *o;
+	ir_pass_note note;
+	void *user;
+	ir_diag *d;
+	int n0;			/* nodes of the prepared graph */
+	int *conv_q, *conv_dq;	/* per tensor: its quantized / dequantized twin, or -1 */
+	int *conv_type;		/* the type conv_q holds */
+} qctx;
+
+static void qnote(qctx *q, int node, const char *fmt, const char *arg)
+{
+	if (!q->note)
+		return;
+	char msg[300];
+	snprintf(msg, sizeof msg, fmt, arg);
+	q->note(q->user, q->g, node, msg);
+}
+
+static ir_calib_method node_method(const qctx *q, int i)
+{
+	const ir_qlayer *l = q->o->layer && i >= 0 && i < q->n0 ? &q->o->layer[i] : NULL;
+	return l && l->has_method ? l->method : q->o->method;
+}
+
+static int calib_range(qctx *q, int node, int t, int bits, bool sym, float *lo, float *hi)
+{
+	const char *name = q->g->tensors[t].name;
+	ir_calib_method m = node_method(q, node);
+	if (!q->c)
+		return ir_fail(q->d, node, t, "no calibration data for tensor '%s'", name);
+	if (ir_calib_range(q->c, name, &m, bits, sym, lo, hi, q->d)) {
+		q->d->node = node;
+		q->d->tensor = t;
+		return -1;
+	}
+	return 0;
+}
+
+/* The integer type node i computes in. */
+static ir_dtype node_int_type(const qctx *q, int i)
+{
+	const ir_qlayer *l = q->o->layer && i >= 0 && i < q->n0 ? &q->o->layer[i] : NULL;
+	ir_precision p = l && l->prec != IR_PREC_NONE ? l->prec : q->o->act;
+	return p == IR_PREC_I16 ? IR_DTYPE_I16 : IR_DTYPE_I8;
+}
+
+/* Tensor t as type want for node i's use: itself, or through a (shared)
+ * quantize / dequantize / cast node. */
+static int convert(qctx *q, int i, int t, ir_dtype want)
+{
+	ir_graph *g = q->g;
+	ir_dtype have = g->tensors[t].dtype;
+	bool hi = have == IR_DTYPE_I8 || have == IR_DTYPE_I16, wi = want == IR_DTYPE_I8 || want == IR_DTYPE_I16;
+	bool hf = have == IR_DTYPE_F32 || have == IR_DTYPE_F16;
+	if (have == want || (hi && wi) || (!hi && !hf))	/* indices and flags stay as they are */
+		return t;
+	int *cache = wi ? q->conv_q : q->conv_dq;
+	if (cache[t] >= 0 && g->tensors[cache[t]].dtype == want)
+		return cache[t];
+	char base[300];
+	snprintf(base, sizeof base, "%s:%s", g->tensors[t].name, ir_dtype_name(want));
+	ir_shape sh = g->tensors[t].shape;
+	int y = new_tensor(g, base, want, &sh, g->tensors[t].layout, q->d);
+	if (y < 0)
+		return -1;
+	int op = wi ? IR_OP_QUANTIZE : hi ? IR_OP_DEQUANTIZE : IR_OP_CAST;
+	snprintf(base, sizeof base, "%s/%s", g->tensors[t].name, ir_op_name(op));
+	int k = new_node(g, base, op, &t, 1, y, q->d);
+	if (k < 0)
+		return -1;
+	ir_node_set_str(g, k, "to", ir_dtype_name(want));
+	if (wi) {
+		float lo, hi2;
+		bool sym = q->o->act_symmetric;
+		if (calib_range(q, i, t, qbits(want), sym, &lo, &hi2) ||
+		    set_act_quant(g, y, lo, hi2, qbits(want), sym, q->d))
+			return -1;
+	}
+	cache[t] = y;
+	return y;
+}
+
+/* Quantize weights [OC, ...] (per channel along axis 0, or per tensor). */
+static int quant_weights(qctx *q, int node, int w, int bits, int scheme, bool per_channel, ir_dtype store)
+{
+	ir_graph *g = q->g;
+	const ir_tensor *t = &g->tensors[w];
+	int64_t n = ir_shape_numel(&t->shape), oc = per_channel && t->shape.rank > 0 ? t->shape.dim[0] : 1;
+	int64_t per = oc > 0 ? n / oc : 0;
+	float *v = const_f32(t), *s = malloc(sizeof *s * (size_t)oc);
+	int32_t *z = malloc(sizeof *z * (size_t)oc);
+	void *out = malloc(ir_dtype_size(store) * (size_t)(n > 0 ? n : 1));
+	int rc = -1;
+	if (!v || !s || !z || !out) {
+		ir_fail(q->d, node, w, "out of memory");
+		goto done;
+	}
+	const ir_qrange *fixed = NULL;
+	for (int k = 0; k < q->o->n_wrange; k++)
+		if (!strcmp(q->o->wrange[k].name, t->name))
+			fixed = &q->o->wrange[k];
+	double qmax = ldexp(1, bits - 1) - 1, qmin = scheme == IR_WQ_SYMMETRIC_RESTRICTED ? -qmax : -qmax - 1;
+	for (int64_t c = 0; c < oc; c++) {
+		float lo = 0, hi = 0;
+		for (int64_t k = 0; k < per; k++) {
+			float x = v[c * per + k];
+			lo = x < lo ? x : lo;
+			hi = x > hi ? x : hi;
+		}
+		if (fixed)
+			lo = fminf(fixed->min, 0), hi = fmaxf(fixed->max, 0);
+		double amax = fmax(-lo, hi);
+		if (scheme == IR_WQ_ASYMMETRIC) {
+			double r = (double)hi - lo;
+			s[c] = (float)(r > 0 ? r / (qmax - qmin) : 1);
+			double zp = qmin - nearbyint(lo / s[c]);
+			z[c] = (int32_t)(zp < qmin ? qmin : zp > qmax ? qmax : zp);
+		} else {
+			/* restricted: [-amax, amax] onto +-qmax; full: onto 2^b - 1 steps */
+			s[c] = (float)(amax > 0 ? (scheme == IR_WQ_SYMMETRIC_RESTRICTED ? amax / qmax : 2 * amax / (qmax - qmin))
+						: 1);
+			z[c] = 0;
+		}
+		for (int64_t k = 0; k < per; k++) {
+			double r = nearbyint(v[c * per + k] / s[c]) + z[c];
+			put_code(out, store, c * per + k, r < qmin ? qmin : r, bits);	/* restricted: no -2^(b-1) */
+		}
+	}
+	char base[300];
+	snprintf(base, sizeof base, "%s:q", t->name);
+	ir_shape sh = t->shape;
+	int nw = new_const(g, base, store, &sh, out, q->d);
+	if (nw < 0)
+		goto done;
+	ir_quant qq = {.bits = bits, .symmetric = scheme != IR_WQ_ASYMMETRIC, .axis = oc > 1 || per_channel ? 0 : -1,
+		       .n = (int)oc, .scale = s, .zero_point = z};
+	if (oc == 1 && !per_channel)
+		qq.axis = -1;
+	if (ir_tensor_set_quant(g, nw, &qq, q->d))
+		goto done;
+	rc = nw;
+done:
+	free(v);
+	free(s);
+	free(z);
+	free(out);
+	return rc;
+}
+
+/* conv / fully_connected: weights and bias into integers. */
+static int quant_conv(qctx *q, int i)
+{
+	ir_graph *g = q->g;
+	const ir_qlayer *l = q->o->layer && i < q->n0 ? &q->o->layer[i] : NULL;
+	int bits = l && l->wbits ? l->wbits : q->o->wbits;
+	int scheme = l && l->wscheme >= 0 ? l->wscheme : (int)q->o->wscheme;
+	bool pc = l && l->per_channel >= 0 ? l->per_channel : q->o->per_channel;
+	int w = quant_weights(q, i, g->nodes[i].inputs[1], bits, scheme, pc, bits > 8 ? IR_DTYPE_I16 : IR_DTYPE_I8);
+	if (w < 0 || set_input(g, i, 1, w, q->d))
+		return -1;
+	if (g->nodes[i].n_inputs < 3 || g->nodes[i].inputs[2] < 0)
+		return 0;
+	const ir_tensor *x = &g->tensors[g->nodes[i].inputs[0]], *b = &g->tensors[g->nodes[i].inputs[2]];
+	const ir_quant *wq = g->tensors[w].quant;
+	int64_t n = ir_shape_numel(&b->shape);
+	float *bv = const_f32(b);
+	int32_t *out = malloc(sizeof *out * (size_t)(n > 0 ? n : 1));
+	float *s = malloc(sizeof *s * (size_t)(n > 0 ? n : 1));
+	int32_t *z = calloc((size_t)(n > 0 ? n : 1), sizeof *z);
+	int rc = -1;
+	if (!bv || !out || !s || !z) {
+		ir_fail(q->d, i, -1, "out of memory");
+		goto done;
+	}
+	for (int64_t c = 0; c < n; c++) {
+		s[c] = x->quant->scale[0] * wq->scale[wq->n == 1 ? 0 : c];
+		double r = nearbyint((double)bv[c] / s[c]);
+		out[c] = (int32_t)(r < INT32_MIN ? INT32_MIN : r > INT32_MAX ? INT32_MAX : r);
+	}
+	char base[300];
+	snprintf(base, sizeof base, "%s:q", b->name);
+	ir_shape sh = b->shape;
+	int nb = new_const(g, base, IR_DTYPE_I32, &sh, out, q->d);
+	ir_quant qq = {.bits = 32, .symmetric = true, .axis = n > 1 ? 0 : -1, .n = (int)n, .scale = s, .zero_point = z};
+	if (nb >= 0 && !ir_tensor_set_quant(g, nb, &qq, q->d) && !set_input(g, i, 2, nb, q->d))
+		rc = 0;
+done:
+	free(bv);
+	free(out);
+	free(s);
+	free(z);
+	return rc;
+}
+
+/* A constant operand of an integer node, per tensor over its own range. */
+static int quant_const_operand(qctx *q, int i, int k, ir_dtype want)
+{
+	ir_graph *g = q->g;
+	int t = g->nodes[i].inputs[k];
+	const ir_tensor *x = &g->tensors[t];
+	int64_t n = ir_shape_numel(&x->shape);
+	float *v = const_f32(x), lo = 0, hi = 0;
+	void *out = malloc(ir_dtype_size(want) * (size_t)(n > 0 ? n : 1));
+	int rc = -1;
+	if (!v || !out) {
+		ir_fail(q->d, i, t, "out of memory");
+		goto done;
+	}
+	for (int64_t j = 0; j < n; j++)
+		lo = fminf(lo, v[j]), hi = fmaxf(hi, v[j]);
+	float s;
+	int32_t z;
+	int bits = qbits(want);
+	act_qparams(lo, hi, bits, q->o->act_symmetric, &s, &z);
+	for (int64_t j = 0; j < n; j++)
+		put_code(out, want, j, nearbyint(v[j] / s) + z, bits);
+	char base[300];
+	snprintf(base, sizeof base, "%s:q", x->name);
+	ir_shape sh = x->shape;
+	int c = new_const(g, base, want, &sh, out, q->d);
+	if (c >= 0 && !set_act_quant(g, c, lo, hi, bits, q->o->act_symmetric, q->d) && !set_input(g, i, k, c, q->d))
+		rc = 0;
+done:
+	free(v);
+	free(out);
+	return rc;
+}
+
+/* A unary function on integers -> lut with a table over every input code
+ * (int8: 256 entries) or 2^lut_bits + 1 points (int16, interpolated). */
+static int make_lut(qctx *q, int i, const ir_act *a)
+{
+	ir_graph *g = q->g;
+	int x = g->nodes[i].inputs[0], y = g->nodes[i].outputs[0];
+	const ir_quant *xq = g->tensors[x].quant, *yq = g->tensors[y].quant;
+	ir_dtype xt = g->tensors[x].dtype, yt = g->tensors[y].dtype;
+	int lb = q->o->lut_bits < 1 ? 1 : q->o->lut_bits > 15 ? 15 : q->o->lut_bits;
+	int64_t n = xt == IR_DTYPE_I8 ? 256 : ((int64_t)1 << lb) + 1;
+	int64_t step = xt == IR_DTYPE_I8 ? 1 : (int64_t)1 << (16 - lb), base = xt == IR_DTYPE_I8 ? -128 : -32768;
+	void *tab = malloc(ir_dtype_size(yt) * (size_t)n);
+	if (!tab)
+		return ir_fail(q->d, i, -1, "out of memory");
+	for (int64_t k = 0; k < n; k++) {
+		float in = xq->scale[0] * (float)(base + k * step - xq->zero_point[0]), out;
+		ir_unary_f32(a->op, a->p, &out, &in, 1);
+		put_code(tab, yt, k, isnan(out) ? yq->zero_point[0] : nearbyint((double)out / yq->scale[0]) + yq->zero_point[0],
+			 qbits(yt));
+	}
+	char nm[300];
+	snprintf(nm, sizeof nm, "%s.table", g->nodes[i].name);
+	ir_shape sh = {1, {n}};
+	int t = new_const(g, nm, yt, &sh, tab, q->d);
+	free(tab);
+	if (t < 0)
+		return -1;
+	int in[2] = {x, t};
+	if (ir_node_set_inputs(g, i, in, 2, q->d))
+		return -1;
+	clear_attrs(g, i);
+	ir_node_set_str(g, i, "fn", ir_op_name(a->op));
+	g->nodes[i].op = IR_OP_LUT;
+	return 0;
+}
+
+/* ---- integer family */
+
+static int quantize_int_nodes(qctx *q, const char **whys, const bool *lut, const ir_act *acts);
+
+static int quantize_int(qctx *q)
+{
+	ir_graph *g = q->g;
+	int nn = q->n0;
+	/* decided on the float graph, before any tensor changes type */
+	const char **whys = malloc(sizeof *whys * (size_t)(nn + 1));
+	bool *lut = malloc(sizeof *lut * (size_t)(nn + 1));
+	ir_act *acts = malloc(sizeof *acts * (size_t)(nn + 1));
+	if (!whys || !lut || !acts) {
+		free(whys), free(lut), free(acts);
+		return ir_fail(q->d, -1, -1, "out of memory");
+	}
+	for (int i = 0; i < nn; i++) {
+		whys[i] = ir_quant_int_unsupported(g, i);
+		lut[i] = ir_act_from_unary_node(g, i, &acts[i]) == 0 && acts[i].op >= 0;
+	}
+	int rc = quantize_int_nodes(q, whys, lut, acts);
+	free(whys), free(lut), free(acts);
+	return rc;
+}
+
+static int quantize_int_nodes(qctx *q, const char **whys, const bool *lut, const ir_act *acts)
+{
+	ir_graph *g = q->g;
+	const ir_quant_opts *o = q->o;
+	int nn = q->n0;
+	/* graph inputs: float, or integer with their calibrated scale */
+	if (o->int_io)
+		for (int k = 0; k < g->n_inputs; k++) {
+			int t = g->inputs[k];
+			ir_dtype dt = o->act == IR_PREC_I16 ? IR_DTYPE_I16 : IR_DTYPE_I8;
+			float lo, hi;
+			if (g->tensors[t].dtype != IR_DTYPE_F32)
+				continue;
+			if (calib_range(q, -1, t, qbits(dt), o->act_symmetric, &lo, &hi))
+				return -1;
+			g->tensors[t].dtype = dt;
+			if (set_act_quant(g, t, lo, hi, qbits(dt), o->act_symmetric, q->d))
+				return -1;
+		}
+	for (int i = 0; i < nn; i++) {
+		ir_node *n = &g->nodes[i];
+		const ir_qlayer *l = o->layer ? &o->layer[i] : NULL;
+		const char *why = whys[i];
+		bool want_float = l && (l->prec == IR_PREC_F32 || l->prec == IR_PREC_F16);
+		const ir_tensor *x0 = n->n_inputs > 0 && n->inputs[0] >= 0 ? &g->tensors[n->inputs[0]] : NULL;
+		bool x_int = x0 && (x0->dtype == IR_DTYPE_I8 || x0->dtype == IR_DTYPE_I16);
+		if (follows_input(n->op) && !why && !want_float) {
+			/* same type and scale as the input: float stays float */
+			if (!x_int) {
+				n->precision = IR_PREC_F32;
+				continue;
+			}
+			n->precision = x0->dtype == IR_DTYPE_I16 ? IR_PREC_I16 : IR_PREC_I8;
+			for (int k = 0; k < n->n_outputs; k++) {
+				int y = n->outputs[k];
+				if (y < 0)
+					continue;
+				g->tensors[y].dtype = x0->dtype;
+				if (ir_tensor_set_quant(g, y, x0->quant, q->d))
+					return -1;
+			}
+			continue;
+		}
+		if (!why && o->ops && !o->ops[n->op])
+			why = "the target does not run it";
+		if (!why && want_float)
+			why = "the configuration keeps it in float";
+		if (why) {
+			qnote(q, i, "kept in float: %s", why);
+			n->precision = IR_PREC_F32;
+			for (int k = 0; k < n->n_inputs; k++) {
+				int t = g->nodes[i].inputs[k];
+				if (t >= 0 && g->tensors[t].kind != IR_KIND_CONST) {
+					int c = convert(q, i, t, IR_DTYPE_F32);
+					if (c < 0 || (c != t && set_input(g, i, k, c, q->d)))
+						return -1;
+				}
+			}
+			continue;
+		}
+		ir_dtype it = node_int_type(q, i);
+		n->precision = it == IR_DTYPE_I16 ? IR_PREC_I16 : IR_PREC_I8;
+		/* activation inputs into integers */
+		for (int k = 0; k < g->nodes[i].n_inputs; k++) {
+			int t = g->nodes[i].inputs[k];
+			if (t < 0)
+				continue;
+			if (g->tensors[t].kind == IR_KIND_CONST) {
+				bool weight = (g->nodes[i].op == IR_OP_CONV || g->nodes[i].op == IR_OP_FULLY_CONNECTED) && k > 0;
+				if (!weight && quant_const_operand(q, i, k, it))
+					return -1;
+				continue;
+			}
+			int c = convert(q, i, t, it);
+			if (c < 0 || (c != t && set_input(g, i, k, c, q->d)))
+				return -1;
+		}
+		/* the output's scale */
+		int y = g->nodes[i].outputs[0];
+		float lo, hi;
+		if (calib_range(q, i, y, qbits(it), o->act_symmetric, &lo, &hi))
+			return -1;
+		g->tensors[y].dtype = it;
+		if (set_act_quant(g, y, lo, hi, qbits(it), o->act_symmetric, q->d))
+			return -1;
+		int op = g->nodes[i].op;
+		if (op == IR_OP_CONV || op == IR_OP_FULLY_CONNECTED) {
+			if (quant_conv(q, i))
+				return -1;
+		} else if (lut[i] && make_lut(q, i, &acts[i])) {
+			return -1;
+		}
+	}
+	/* targets whose concat/add do not rescale: requantize nodes in front */
+	for (int i = 0; i < nn && o->same_scale; i++) {
+		if (!o->same_scale[g->nodes[i].op] || (g->nodes[i].precision != IR_PREC_I8 &&
+							g->nodes[i].precision != IR_PREC_I16))
+			continue;
+		int y = g->nodes[i].outputs[0];
+		for (int k = 0; k < g->nodes[i].n_inputs; k++) {
+			int t = g->nodes[i].inputs[k];
+			const ir_tensor *x = &g->tensors[t], *ty = &g->tensors[y];
+			if (x->dtype == ty->dtype && x->quant && x->quant->scale[0] == ty->quant->scale[0] &&
+			    x->quant->zero_point[0] == ty->quant->zero_point[0])
+				continue;
+			char base[300];
+			snprintf(base, sizeof base, "%s:%s", x->name, g->nodes[i].name);
+			ir_shape sh = x->shape;
+			int r = new_tensor(g, base, ty->dtype, &sh, x->layout, q->d);
+			if (r < 0 || ir_tensor_set_quant(g, r, g->tensors[y].quant, q->d))
+				return -1;
+			snprintf(base, sizeof base, "%s/requantize", g->tensors[r].name);
+			int c = new_node(g, base, IR_OP_QUANTIZE, &t, 1, r, q->d);
+			if (c < 0 || ir_node_set_str(g, c, "to", ir_dtype_name(g->tensors[y].dtype)) || set_input(g, i, k, r, q->d))
+				return -1;
+		}
+	}
+	/* graph outputs: back to float under their own names */
+	for (int k = 0; k < g->n_outputs && !o->int_io; k++) {
+		int t = g->outputs[k];
+		ir_dtype dt = g->tensors[t].dtype;
+		if (dt != IR_DTYPE_I8 && dt != IR_DTYPE_I16)
+			continue;
+		char *name = ir_strdup(g->tensors[t].name);
+		char base[300];
+		snprintf(base, sizeof base, "%s:%s", name ? name : "", ir_dtype_name(dt));
+		if (!name || rename_tensor(g, t, base)) {
+			free(name);
+			return ir_fail(q->d, -1, t, "out of memory");
+		}
+		ir_shape sh = g->tensors[t].shape;
+		int y = new_tensor(g, name, IR_DTYPE_F32, &sh, g->tensors[t].layout, q->d);
+		free(name);
+		if (y >= 0)
+			snprintf(base, sizeof base, "%s/dequantize", g->tensors[y].name);
+		if (y < 0 || new_node(g, base, IR_OP_DEQUANTIZE, &t, 1, y, q->d) < 0)
+			return -1;
+		g->outputs[k] = y;
+	}
+	return 0;
+}
+
+/* ---- fp16 family */
+
+static bool excluded(const qctx *q, int node, int w)
+{
+	return in_list(q->g->tensors[w].name, q->o->exclude, q->o->n_exclude) ||
+	       in_list(q->g->nodes[node].name, q->o->exclude, q->o->n_exclude);
+}
+
+static int to_f16_const(qctx *q, int i, int k)
+{
+	ir_graph *g = q->g;
+	int t = g->nodes[i].inputs[k];
+	const ir_tensor *x = &g->tensors[t];
+	if (x->dtype != IR_DTYPE_F32)
+		return 0;
+	int64_t n = ir_shape_numel(&x->shape);
+	uint16_t *h = malloc(sizeof *h * (size_t)(n > 0 ? n : 1));
+	if (!h)
+		return ir_fail(q->d, i, t, "out of memory");
+	for (int64_t j = 0; j < n; j++)
+		h[j] = npu_f32_to_f16((float)ir_elem_get(x->data, x->dtype, j));
+	char base[300];
+	snprintf(base, sizeof base, "%s:f16", x->name);
+	ir_shape sh = x->shape;
+	int c = new_const(g, base, IR_DTYPE_F16, &sh, h, q->d);
+	free(h);
+	return c < 0 ? -1 : set_input(g, i, k, c, q->d);
+}
+
+static int quantize_f16(qctx *q)
+{
+	ir_graph *g = q->g;
+	const ir_quant_opts *o = q->o;
+	for (int k = 0; k < g->n_inputs; k++)
+		if (g->tensors[g->inputs[k]].dtype == IR_DTYPE_F32)
+			g->tensors[g->inputs[k]].dtype = IR_DTYPE_F16;
+	for (int i = 0; i < q->n0; i++) {
+		ir_node *n = &g->nodes[i];
+		const ir_qlayer *l = o->layer ? &o->layer[i] : NULL;
+		bool f32 = l && l->prec == IR_PREC_F32;
+		if (o->ops && !o->ops[n->op])
+			qnote(q, i, "%s", "the target does not run this op: it runs on the host in fp16");
+		n->precision = f32 ? IR_PREC_F32 : IR_PREC_F16;
+		ir_dtype want = f32 ? IR_DTYPE_F32 : IR_DTYPE_F16;
+		bool compress = !f32 && ((n->op == IR_OP_CONV && o->compress_conv) ||
+					 (n->op == IR_OP_FULLY_CONNECTED && o->compress_fc));
+		for (int k = 0; k < g->nodes[i].n_inputs; k++) {
+			int t = g->nodes[i].inputs[k];
+			if (t < 0)
+				continue;
+			if (g->tensors[t].kind == IR_KIND_CONST) {
+				if (f32 || g->tensors[t].dtype != IR_DTYPE_F32)
+					continue;
+				if (k == 1 && compress && !excluded(q, i, t)) {
+					int w = quant_weights(q, i, t, 8, IR_WQ_SYMMETRIC_RESTRICTED, true, IR_DTYPE_I8);
+					if (w < 0 || set_input(g, i, 1, w, q->d))
+						return -1;
+				} else if (to_f16_const(q, i, k)) {
+					return -1;
+				}
+				continue;
+			}
+			int c = convert(q, i, t, want);
+			if (c < 0 || (c != t && set_input(g, i, k, c, q->d)))
+				return -1;
+		}
+		for (int k = 0; k < g->nodes[i].n_outputs; k++)
+			if (g->nodes[i].outputs[k] >= 0 && g->tensors[g->nodes[i].outputs[k]].dtype == IR_DTYPE_F32)
+				g->tensors[g->nodes[i].outputs[k]].dtype = want;
+	}
+	for (int k = 0; k < g->n_outputs; k++) {
+		int t = g->outputs[k];
+		const char *nm = g->tensors[t].name;
+		if (g->tensors[t].dtype != IR_DTYPE_F16 || !o->output_f32 || in_list(nm, o->f16_outputs, o->n_f16_outputs))
+			continue;
+		char *name = ir_strdup(nm);
+		char base[300];
+		snprintf(base, sizeof base, "%s:f16", name ? name : "");
+		if (!name || rename_tensor(g, t, base)) {
+			free(name);
+			return ir_fail(q->d, -1, t, "out of memory");
+		}
+		ir_shape sh = g->tensors[t].shape;
+		int y = new_tensor(g, name, IR_DTYPE_F32, &sh, g->tensors[t].layout, q->d);
+		free(name);
+		snprintf(base, sizeof base, "%s/cast", y < 0 ? "" : g->tensors[y].name);
+		int c = y < 0 ? -1 : new_node(g, base, IR_OP_CAST, &t, 1, y, q->d);
+		if (c < 0)
+			return -1;
+		ir_node_set_str(g, c, "to", "f32");
+		g->outputs[k] = y;
+	}
+	return 0;
+}
+
+int ir_quantize(ir_graph *g, const ir_calib *c, const ir_quant_opts *o, ir_pass_note note, void *user, ir_diag *d)
+{
+	for (int k = 0; k < o->n_f16_outputs; k++)
+		if (ir_graph_find_tensor(g, o->f16_outputs[k]) < 0)
+			return ir_fail(d, -1, -1, "fp16 output '%s' is not a tensor of the graph", o->f16_outputs[k]);
+	for (int k = 0; k < o->n_wrange; k++)
+		if (ir_graph_find_tensor(g, o->wrange[k].name) < 0)
+			return ir_fail(d, -1, -1, "weight '%s' (fixed range) is not a tensor of the graph", o->wrange[k].name);
+	for (int i = 0; i < g->n_nodes; i++)
+		if (g->nodes[i].precision != IR_PREC_NONE)
+			return ir_fail(d, i, -1, "the graph is already quantized");
+	qctx q = {.g = g, .c = c, .o = o, .note = note, .user = user, .d = d, .n0 = g->n_nodes};
+	int nt = g->n_tensors;
+	q.conv_q = malloc(sizeof(int) * (size_t)(nt + 1));
+	q.conv_dq = malloc(sizeof(int) * (size_t)(nt + 1));
+	int rc = -1;
+	if (!q.conv_q || !q.conv_dq) {
+		ir_fail(d, -1, -1, "out of memory");
+		goto out;
+	}
+	for (int t = 0; t < nt; t++)
+		q.conv_q[t] = q.conv_dq[t] = -1;
+	if (o->fp16 ? quantize_f16(&q) : quantize_int(&q))
+		goto out;
+	if (ir_graph_toposort(g, d) || ir_graph_infer_shapes(g, d))
+		goto out;
+	ir_graph_prune(g);
+	char buf[64];
+	ir_meta_set_str(g, "quant.scheme", o->fp16 ? "fp16" : o->act == IR_PREC_I16 ? "int16" : "int8");
+	if (!o->fp16) {
+		ir_meta_set_str(g, "quant.weights", wq_names[o->wscheme]);
+		ir_meta_set_int(g, "quant.weight_bits", o->wbits);
+		ir_meta_set_bool(g, "quant.per_channel", o->per_channel);
+		ir_meta_set_str(g, "quant.method", ir_calib_method_str(&o->method, buf, sizeof buf));
+		ir_meta_set_int(g, "quant.lut_bits", o->lut_bits);
+	}
+	rc = ir_graph_verify(g, d);
+out:
+	free(q.conv_q);
+	free(q.conv_dq);
+	return rc;
+}

@@ -1,0 +1,1830 @@
+/* npu_rt.c - the npukit runtime: kernels, the op-program executor and the
+ * binary model loader (interface and numerics: npu_rt.h).
+ *
+ * Portable C99 (also C11-clean), no malloc, no stdio. npu-emit copies this
+ * file into the emitted header keeping only the kernels a model uses: each
+ * kernel's code sits between marker lines
+ *	@npu-kernel NAME...	(in a comment of its own line)
+ *	@npu-end
+ * (NAME: the NPU_K_* name without the prefix); a region naming several
+ * kernels is kept when any of them is; unmarked code is always kept. Every
+ * subset of regions compiles without warnings, so helpers are static and
+ * live inside the regions of the kernels that use them.
+ *
+ * Integer kernels are exact, so their fast paths may sum in any order;
+ * float kernels keep the order npu_rt.h fixes (no reassociation, no FMA). */
+#include "npu_rt.h"
+#include "npu_half.h"
+#include "npu_math.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- integer helpers */
+
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT LUT */
+/* Rounding right shift (as npu_rshift_round) for any int64 v, without
+ * shifting negative values: biasing by 2^63 makes v unsigned, and 2^63 /
+ * 2^s is an integer. */
+static inline int64_t rt_rsr(int64_t v, int s)
+{
+	if (s <= 0)
+		return v;
+	/* u = v + 2^63 = q 2^s + r: floor((v + 2^(s-1)) / 2^s) =
+	 * q - 2^(63-s) + (r >= 2^(s-1)), for every int64 v */
+	uint64_t u = (uint64_t)v + ((uint64_t)1 << 63), r = u & (((uint64_t)1 << s) - 1);
+	return (int64_t)(u >> s) - ((int64_t)1 << (63 - s)) + (r >= ((uint64_t)1 << (s - 1)));
+}
+/* @npu-end */
+
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE POOL_Q */
+static inline int32_t rt_clamp(int64_t v, int32_t lo, int32_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : (int32_t)v;
+}
+/* @npu-end */
+
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT */
+static inline int rt_shift(int32_t s)
+{
+	return s < 0 ? 0 : s > 62 ? 62 : (int)s;
+}
+
+/* rshift_round(acc * mult, s) for any int64 acc, exactly (through a 128-bit
+ * product when acc * mult may not fit), saturated to +-2^62. */
+static inline int64_t rt_mulshift(int64_t acc, int32_t mult, int s)
+{
+	const int64_t lim = (int64_t)1 << 62;
+	if (acc > -((int64_t)1 << 31) && acc < ((int64_t)1 << 31))
+		return rt_rsr(acc * mult, s);	/* |acc * mult| < 2^62 */
+	int neg = (acc < 0) != (mult < 0);
+	uint64_t a = acc < 0 ? 0 - (uint64_t)acc : (uint64_t)acc;
+	uint64_t m = mult < 0 ? 0 - (uint64_t)(int64_t)mult : (uint64_t)mult;
+	uint64_t pl = (a & 0xffffffffu) * m, ph = (a >> 32) * m;	/* each < 2^63 */
+	uint64_t lo = pl + (ph << 32), hi = (ph >> 32) + (lo < pl);
+	if (neg) {
+		lo = ~lo + 1;
+		hi = ~hi + (lo == 0);
+	}
+	if (s > 0) {
+		uint64_t l2 = lo + ((uint64_t)1 << (s - 1));
+		hi += l2 < lo;
+		lo = (l2 >> s) | (hi << (64 - s));
+		hi = hi >> 63 ? ~(~hi >> s) : hi >> s;	/* arithmetic shift */
+	}
+	if (hi >> 63) {
+		if (hi != ~(uint64_t)0 || lo <= (uint64_t)1 << 63)
+			return -lim;
+		int64_t v = -(int64_t)(0 - lo);
+		return v < -lim ? -lim : v;
+	}
+	if (hi != 0 || lo > (uint64_t)lim)
+		return lim;
+	return (int64_t)lo;
+}
+/* @npu-end */
+
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT DEQUANTIZE LUT POOL_Q */
+/* Element access by NPU_T_* type. */
+static inline int32_t rt_ldi(const void *p, int32_t t, size_t i)
+{
+	switch (t) {
+	case NPU_T_I8: return ((const int8_t *)p)[i];
+	case NPU_T_I16: return ((const int16_t *)p)[i];
+	case NPU_T_U8: return ((const uint8_t *)p)[i];
+	default: return ((const int32_t *)p)[i];
+	}
+}
+/* @npu-end */
+
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE LUT POOL_Q */
+/* v is within the type's range (the kernels clamp to LO, HI first) */
+static inline void rt_sti(void *p, int32_t t, size_t i, int32_t v)
+{
+	switch (t) {
+	case NPU_T_I8: ((int8_t *)p)[i] = (int8_t)v; break;
+	case NPU_T_I16: ((int16_t *)p)[i] = (int16_t)v; break;
+	case NPU_T_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+	default: ((int32_t *)p)[i] = v; break;
+	}
+}
+/* @npu-end */
+
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F */
+static inline float rt_ldf(const void *p, int32_t t, size_t i)
+{
+	return t == NPU_T_F16 ? npu_f16_to_f32(((const uint16_t *)p)[i]) : ((const float *)p)[i];
+}
+/* @npu-end */
+
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F DEQUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F */
+static inline void rt_stf(void *p, int32_t t, size_t i, float v)
+{
+	if (t == NPU_T_F16)
+		((uint16_t *)p)[i] = npu_f32_to_f16(v);
+	else
+		((float *)p)[i] = v;
+}
+/* @npu-end */
+
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE DEQUANTIZE */
+static inline float rt_pf(const int32_t *p, int i)
+{
+	return npu_bits_f32((uint32_t)p[i]);
+}
+/* @npu-end */
+
+/* @npu-kernel CONV_F ELTWISE_F */
+/* min(max(v, lo), hi) keeping NaN */
+static inline float rt_clampf(float v, float lo, float hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+/* @npu-end */
+
+/* ---------------------------------------------------------------- strided walks */
+
+/* @npu-kernel ELTWISE_Q ELTWISE_F REQUANT COPY */
+/* The rows of a walk: every dimension but the innermost, in order; a row's
+ * offset along strides s is walk_off(idx, s). */
+static inline size_t rt_walk_rows(const int32_t *cnt)
+{
+	size_t n = 1;
+	for (int d = 0; d < NPU_WALK_DIMS; d++) {
+		if (cnt[d] <= 0)
+			return 0;
+		if (d < NPU_WALK_DIMS - 1)
+			n *= (size_t)cnt[d];
+	}
+	return n;
+}
+
+static inline void rt_walk_next(int32_t *idx, const int32_t *cnt)
+{
+	for (int d = NPU_WALK_DIMS - 2; d >= 0; d--) {
+		if (++idx[d] < cnt[d])
+			return;
+		idx[d] = 0;
+	}
+}
+
+static inline ptrdiff_t rt_walk_off(const int32_t *idx, const int32_t *s)
+{
+	ptrdiff_t o = 0;
+	for (int d = 0; d < NPU_WALK_DIMS - 1; d++)
+		o += (ptrdiff_t)idx[d] * s[d];
+	return o;
+}
+/* @npu-end */
+
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT */
+/* The int8 fast paths requantize an accumulator v (|v| <= 2^E) computed
+ * as an unsigned sum of products of non-negative 32-bit values, u = v + neg
+ * (e.g. (x - ZX + 256) MULT = v + 256 MULT): SSE2 and every SIMD ISA
+ * multiply those directly. u + D = v + 2^(s-1) + 2^E (D = 2^(s-1) - neg +
+ * 2^E) is in [0, 2^(E+1) + 2^(s-1)), so r = (u + D) >> s =
+ * rshift_round(v, s) + 2^(E-s) < 2^31 (E - s <= 30), and y = r - C with
+ * C = 2^(E-s) - ZY. r is clamped as an unsigned value to [lu, hu] and
+ * rebased without signed conversions: y = base + (r - lu). When no r can
+ * reach LO (or HI), lu (hu) is simply r's bound; when every r lies above
+ * HI (below LO) the output is constant. */
+typedef struct {
+	uint64_t D;
+	uint32_t lu, hu;
+	int32_t base;
+} rt_uq;
+
+static int rt_uq_init(rt_uq *q, int s, int E, uint64_t neg, int32_t zy, int32_t lo, int32_t hi)
+{
+	if (s < 1 || E < s || E > 62 || E - s > 30 || neg > ((uint64_t)1 << E) || lo > hi)
+		return -1;
+	int64_t C = ((int64_t)1 << (E - s)) - zy;
+	int64_t l = (int64_t)lo + C, h = (int64_t)hi + C;
+	q->D = ((uint64_t)1 << (s - 1)) - neg + ((uint64_t)1 << E);
+	if (h < 0) {	/* every y > HI */
+		q->lu = q->hu = 0;
+		q->base = hi;
+	} else if (l > 0x7fffffff) {	/* every y < LO (r <= 2^31) */
+		q->lu = q->hu = 0x7fffffff;
+		q->base = lo;
+	} else {
+		q->lu = (uint32_t)(l < 0 ? 0 : l);
+		q->hu = (uint32_t)(h > 0x7fffffff ? 0x7fffffff : h);
+		q->base = (int32_t)((int64_t)q->lu - C);
+	}
+	return 0;
+}
+/* @npu-end */
+
+/* @npu-kernel ELTWISE_Q REQUANT */
+#define RT_CHUNK 256
+
+/* y[i] = requantized ta[i] ma + tb[i] mb (+ q->D) for n <= RT_CHUNK
+ * values (tb NULL: no second term). The operands come through uint32
+ * arrays so that compilers see plain 32 x 32 -> 64 bit products. */
+static void rt_uq_row(int8_t *restrict y, const uint32_t *restrict ta, uint32_t ma, const uint32_t *restrict tb,
+		      uint32_t mb, int n, const rt_uq *q, int s)
+{
+	uint64_t D = q->D;
+	uint32_t lu = q->lu, hu = q->hu;
+	int32_t base = q->base;
+	if (tb) {
+		for (int i = 0; i < n; i++) {
+			uint32_t v = (uint32_t)(((uint64_t)ta[i] * ma + (uint64_t)tb[i] * mb + D) >> s);
+			v = v < lu ? lu : v > hu ? hu : v;
+			y[i] = (int8_t)(base + (int32_t)(v - lu));
+		}
+	} else {
+		for (int i = 0; i < n; i++) {
+			uint32_t v = (uint32_t)(((uint64_t)ta[i] * ma + D) >> s);
+			v = v < lu ? lu : v > hu ? hu : v;
+			y[i] = (int8_t)(base + (int32_t)(v - lu));
+		}
+	}
+}
+/* @npu-end */
+
+/* ---------------------------------------------------------------- float functions */
+
+/* @npu-kernel CONV_F UNARY_F SOFTMAX_F GRU_F LSTM_F */
+#include <math.h>
+/* @npu-end */
+
+/* @npu-kernel CONV_F UNARY_F GRU_F LSTM_F */
+/* the formulas of libir's float interpreter (ir_kernels.c, ir_kern_rnn.c) */
+static float rt_sigm(float v)
+{
+	return v >= 0 ? 1 / (1 + npu_expf(-v)) : npu_expf(v) / (1 + npu_expf(v));
+}
+/* @npu-end */
+
+/* @npu-kernel CONV_F UNARY_F */
+static float rt_unary(int32_t fn, float v, float a, float b)
+{
+	switch (fn) {
+	case NPU_U_RELU: return v > 0 ? v : 0;
+	case NPU_U_CLIP: return v < a ? a : v > b ? b : v;
+	case NPU_U_LEAKY_RELU: return v < 0 ? a * v : v;
+	case NPU_U_ELU: return v < 0 ? a * npu_expm1f(v) : v;
+	case NPU_U_SIGMOID: return rt_sigm(v);
+	case NPU_U_TANH: return npu_tanhf(v);
+	case NPU_U_HARD_SIGMOID: {
+		float t = a * v + b;
+		return t < 0 ? 0 : t > 1 ? 1 : t;
+	}
+	case NPU_U_HARD_SWISH: {
+		float t = v * (1.0f / 6) + 0.5f;
+		return v * (t < 0 ? 0 : t > 1 ? 1 : t);
+	}
+	case NPU_U_SOFTPLUS: return v > 0 ? v + npu_log1pf(npu_expf(-v)) : npu_log1pf(npu_expf(v));
+	case NPU_U_SILU: return v * rt_sigm(v);
+	case NPU_U_EXP: return npu_expf(v);
+	case NPU_U_LOG: return npu_logf(v);
+	case NPU_U_SQRT: return sqrtf(v);
+	case NPU_U_RSQRT: return 1 / sqrtf(v);
+	case NPU_U_RECIPROCAL: return 1 / v;
+	case NPU_U_NEG: return -v;
+	case NPU_U_ABS: return fabsf(v);
+	case NPU_U_GELU:
+		if (a != 0)
+			return 0.5f * v * (1 + npu_tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+		return 0.5f * v * (1 + npu_erff(v * 0.70710678118654752f));
+	default: return v;
+	}
+}
+/* @npu-end */
+
+/* ================================================================ kernels */
+
+/* @npu-kernel CONV_Q */
+/* CONV_Q has three paths with identical results (integers are exact):
+ * - generic: any types, int64 accumulation, exact requantization;
+ * - depthwise int8 (C == OC == G): per channel, the input as int16 x - ZX
+ *   in zero-padded phase planes, every tap one pass over the output plane;
+ * - im2col int8: tiles of TP output pixels; the input rows a tile reads are
+ *   staged as int16 x - ZX with zero padding (a 1x1 stride-1 conv reads x
+ *   directly), each pixel's window copied into a row of the column tile,
+ *   then blocks of 4 output channels (weights packed to int16) x 2 pixels
+ *   of int16 dot products, which compilers vectorize as multiply-add pairs
+ *   (pmaddwd and its successors).
+ * int8 dot products over at most CQ_MAX_K terms fit an int32 (|x - ZX| <=
+ * 255, |w| <= 128); bias and weight zero points join in int64 or through
+ * cq_requant's exact unsigned arithmetic. */
+#define CQ_MAX_K 16384
+#define CQ_COL_BYTES 131072	/* im2col tile budget */
+#define CQ_DW_TAPS 64
+#define CQ_DW_STRIDE 4
+
+enum { CQ_NONE, CQ_GENERIC, CQ_DEPTHWISE, CQ_IM2COL };
+
+typedef struct {
+	int N, C, H, W, OC, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW, G;
+	int cg, og, K, Kp, P, TP, path;
+	int direct;	/* im2col: a 1x1 stride-1 conv transposes x directly */
+	int Wp, SR;	/* im2col: staged rows of Wp columns, at most SR per tile;
+			 * depthwise: phase planes of SR rows of Wp columns */
+	size_t stage;	/* the staging area's (or the accumulators') offset */
+	size_t scratch;
+} cq_geo;
+
+static void cq_geometry(const int32_t *p, cq_geo *g)
+{
+	g->N = p[NPU_CV_N], g->C = p[NPU_CV_C], g->H = p[NPU_CV_H], g->W = p[NPU_CV_W];
+	g->OC = p[NPU_CV_OC], g->OH = p[NPU_CV_OH], g->OW = p[NPU_CV_OW];
+	g->KH = p[NPU_CV_KH], g->KW = p[NPU_CV_KW], g->SH = p[NPU_CV_SH], g->SW = p[NPU_CV_SW];
+	g->PT = p[NPU_CV_PT], g->PL = p[NPU_CV_PL], g->DH = p[NPU_CV_DH], g->DW = p[NPU_CV_DW];
+	g->G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
+	g->cg = g->C / g->G;
+	g->og = g->OC / g->G;
+	g->K = g->cg * g->KH * g->KW;
+	g->Kp = (g->K + 15) & ~15;
+	g->P = g->OH * g->OW;
+	g->TP = 0;
+	g->path = CQ_GENERIC;
+	g->scratch = 0;
+	if (g->N < 0 || g->C < 1 || g->H < 0 || g->W < 0 || g->OC < 1 || g->OH < 0 || g->OW < 0 || g->KH < 1 ||
+	    g->KW < 1 || g->SH < 1 || g->SW < 1 || g->DH < 1 || g->DW < 1 || g->C % g->G != 0 || g->OC % g->G != 0) {
+		g->path = CQ_NONE;	/* not a convolution: nothing to compute */
+		return;
+	}
+	if (p[NPU_CV_XT] != NPU_T_I8 || p[NPU_CV_WT] != NPU_T_I8 || g->K <= 0 || g->K > CQ_MAX_K || g->P <= 0)
+		return;
+	if (g->cg == 1 && g->og == 1 && g->KH * g->KW <= CQ_DW_TAPS && g->SW <= CQ_DW_STRIDE &&
+	    g->SH <= CQ_DW_STRIDE) {
+		/* one channel's input as int16 x - ZX, zero-padded and split
+		 * into SH x SW phase planes of Hq rows of Lp columns (stride s
+		 * taps then read contiguously), and accumulators for OH rows of
+		 * Lp columns (the columns past OW are junk) */
+		int wp = g->PL + g->W, need = (g->OW - 1) * g->SW + (g->KW - 1) * g->DW + 1;
+		int hp = g->PT + g->H, hneed = (g->OH - 1) * g->SH + (g->KH - 1) * g->DH + 1;
+		g->path = CQ_DEPTHWISE;
+		g->Wp = ((wp > need ? wp : need) + g->SW - 1) / g->SW;			/* Lp */
+		g->SR = ((hp > hneed ? hp : hneed) + g->SH - 1) / g->SH + 1;		/* Hq */
+		g->stage = (((size_t)g->SH * g->SW * g->SR * g->Wp * 2) + 15) & ~(size_t)15;
+		g->scratch = g->stage + (((size_t)g->OH * g->Wp * 4 + 15) & ~(size_t)15);
+		return;
+	}
+	int tp = CQ_COL_BYTES / (2 * g->Kp);
+	tp = tp < 8 ? 8 : tp & ~3;
+	g->TP = tp < g->P ? tp : g->P;
+	g->path = CQ_IM2COL;
+	g->direct = g->KH == 1 && g->KW == 1 && g->SH == 1 && g->SW == 1 && g->PT == 0 && g->PL == 0 &&
+		    g->OW == g->W && g->OH <= g->H;
+	/* the column tile, 4 weight rows as int16, the staged input rows
+	 * (x - ZX, zero-padded) the tile reads, one int32 sum per pixel, 4 rows
+	 * of accumulators */
+	int wp = g->PL + g->W, need = (g->OW - 1) * g->SW + (g->KW - 1) * g->DW + 1;
+	int orows = (g->OW - 1 + g->TP - 1) / g->OW + 1;	/* output rows a tile touches */
+	g->Wp = wp > need ? wp : need;
+	g->SR = (orows - 1) * g->SH + (g->KH - 1) * g->DH + 1;
+	g->stage = ((size_t)g->TP + 4) * (size_t)g->Kp * 2;
+	size_t st = g->direct ? 0 : ((size_t)g->cg * g->SR * g->Wp * 2 + 15) & ~(size_t)15;
+	g->scratch = g->stage + st + 5 * (((size_t)g->TP * 4 + 15) & ~(size_t)15);
+}
+
+/* y = clamp(ZY + rshift_round(acc * mult, shift)) for one output */
+static inline int32_t cq_out(int64_t acc, int32_t mult, int s, int32_t zy, int32_t lo, int32_t hi)
+{
+	return rt_clamp(zy + rt_mulshift(acc, mult, s), lo, hi);
+}
+
+static void cq_generic(const int32_t *p, const cq_geo *g, void *const *a)
+{
+	const void *x = a[0], *w = a[1];
+	const int32_t *bias = a[2], *mult = a[3], *shift = a[4], *wzp = a[5];
+	void *y = a[6];
+	int32_t XT = p[NPU_CV_XT], WT = p[NPU_CV_WT], YT = p[NPU_CV_YT];
+	int32_t ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	size_t yi = 0;
+	for (int n = 0; n < g->N; n++)
+		for (int oc = 0; oc < g->OC; oc++) {
+			int gr = oc / g->og;
+			int32_t z = wzp ? wzp[oc] : 0;
+			int s = rt_shift(shift[oc]);
+			for (int oh = 0; oh < g->OH; oh++)
+				for (int ow = 0; ow < g->OW; ow++) {
+					int64_t acc = bias ? bias[oc] : 0;
+					for (int ic = 0; ic < g->cg; ic++) {
+						size_t xc = ((size_t)n * g->C + (size_t)gr * g->cg + ic) * g->H * g->W;
+						size_t wc = ((size_t)oc * g->cg + ic) * g->KH * g->KW;
+						for (int kh = 0; kh < g->KH; kh++) {
+							int ih = oh * g->SH - g->PT + kh * g->DH;
+							if (ih < 0 || ih >= g->H)
+								continue;
+							for (int kw = 0; kw < g->KW; kw++) {
+								int iw = ow * g->SW - g->PL + kw * g->DW;
+								if (iw < 0 || iw >= g->W)
+									continue;
+								int64_t xv = rt_ldi(x, XT, xc + (size_t)ih * g->W + iw) - (int64_t)ZX;
+								int64_t wv = rt_ldi(w, WT, wc + (size_t)kh * g->KW + kw) - (int64_t)z;
+								acc += xv * wv;
+							}
+						}
+					}
+					rt_sti(y, YT, yi++, cq_out(acc, mult[oc], s, ZY, LO, HI));
+				}
+		}
+}
+
+/* first output index o >= 0 whose input index o * s + off lies in [0, n),
+ * and one past the last (s >= 1) */
+static void cq_range(int off, int s, int n, int no, int *lo, int *hi)
+{
+	int l = off >= 0 ? 0 : (-off + s - 1) / s;
+	int h = n - 1 - off < 0 ? 0 : (n - 1 - off) / s + 1;
+	*lo = l < no ? l : no;
+	*hi = h < no ? h : no;
+	if (*hi < *lo)
+		*hi = *lo;
+}
+
+/* y[at + i] = clamp(ZY + rshift_round((acc[i] - z cs[i] + bias) mult, s))
+ * for a row of int32 dot products acc (cs: their pixels' sums of x - ZX,
+ * or NULL). a = acc[i] - z cs[i] is the exact sum of (x - ZX)(w - z),
+ * below 2^30 in magnitude, so with |bias| < 2^30, a + bias fits an int32
+ * and the usual case (s >= 32, mult >= 0) runs on unsigned products
+ * (rt_uq). */
+static void cq_requant(void *y, int32_t YT, size_t at, const int32_t *restrict acc, const int32_t *restrict cs,
+		       int32_t z, int n, int rows, size_t astride, int32_t bias, int32_t mult, int32_t shift, int32_t zy,
+		       int32_t lo, int32_t hi)
+{
+	int s = rt_shift(shift);
+	int fits = (YT == NPU_T_I8 || YT == NPU_T_I16) && bias > -(1 << 30) && bias < (1 << 30);
+	rt_uq q;
+	/* (a + bias + 2^31) mult = v + 2^31 mult, |v| < 2^62 */
+	if (fits && mult >= 0 && rt_uq_init(&q, s, 62, (uint64_t)mult << 31, zy, lo, hi) == 0) {
+		uint64_t D = q.D;
+		uint32_t m = (uint32_t)mult, b = (uint32_t)bias + 0x80000000u, lu = q.lu, hu = q.hu;
+		int32_t base = q.base;
+		for (int r = 0; r < rows; r++, acc += astride, at += (size_t)n) {
+			if (YT == NPU_T_I8) {
+				int8_t *restrict yp = (int8_t *)y + at;
+				for (int i = 0; i < n; i++) {
+					uint32_t a = (uint32_t)(cs ? acc[i] - z * cs[i] : acc[i]) + b;
+					uint32_t v = (uint32_t)(((uint64_t)a * m + D) >> s);
+					v = v < lu ? lu : v > hu ? hu : v;
+					yp[i] = (int8_t)(base + (int32_t)(v - lu));
+				}
+			} else {
+				int16_t *restrict yp = (int16_t *)y + at;
+				for (int i = 0; i < n; i++) {
+					uint32_t a = (uint32_t)(cs ? acc[i] - z * cs[i] : acc[i]) + b;
+					uint32_t v = (uint32_t)(((uint64_t)a * m + D) >> s);
+					v = v < lu ? lu : v > hu ? hu : v;
+					yp[i] = (int16_t)(base + (int32_t)(v - lu));
+				}
+			}
+		}
+		return;
+	}
+	for (int r = 0; r < rows; r++, acc += astride, at += (size_t)n) {
+		if (fits && YT == NPU_T_I8 && s >= 1) {
+			int8_t *restrict yp = (int8_t *)y + at;
+			uint64_t off = ((uint64_t)1 << (s - 1)) + ((uint64_t)1 << 63);
+			int64_t sub = ((int64_t)1 << (63 - s)) - zy;
+			for (int i = 0; i < n; i++) {
+				int64_t v = ((int64_t)(cs ? acc[i] - z * cs[i] : acc[i]) + bias) * mult;
+				int64_t t = (int64_t)(((uint64_t)v + off) >> s) - sub;
+				yp[i] = (int8_t)(t < lo ? lo : t > hi ? hi : t);
+			}
+			continue;
+		}
+		for (int i = 0; i < n; i++) {
+			int64_t a = (int64_t)acc[i] - (cs ? (int64_t)z * cs[i] : 0) + bias;
+			rt_sti(y, YT, at + (size_t)i, cq_out(a, mult, s, zy, lo, hi));
+		}
+	}
+}
+
+/* Depthwise: per channel, the padded phase planes (see cq_geometry),
+ * then every tap is one pass over all OH x Lp accumulators: output
+ * (oh, ow) of tap (kh, kw) reads phase ((kh DH) % SH, (kw DW) % SW) at row
+ * oh + (kh DH) / SH, column ow + (kw DW) / SW. */
+static void cq_depthwise(const int32_t *p, const cq_geo *g, void *const *a, void *scratch)
+{
+	const int8_t *x = a[0], *w = a[1];
+	const int32_t *bias = a[2], *mult = a[3], *shift = a[4], *wzp = a[5];
+	void *y = a[6];
+	int32_t YT = p[NPU_CV_YT], ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	int SH = g->SH, SW = g->SW, KH = g->KH, KW = g->KW, OW = g->OW, W = g->W, H = g->H;
+	size_t Lp = (size_t)g->Wp, pl = (size_t)g->SR * Lp, np = (size_t)SH * SW * pl, na = (size_t)g->OH * Lp;
+	int16_t *plane = scratch;
+	int32_t *acc = (int32_t *)(void *)((uint8_t *)scratch + g->stage);
+	int16_t wv[CQ_DW_TAPS];
+	const int16_t *tap[CQ_DW_TAPS];
+	int taps = KH * KW, plo[CQ_DW_STRIDE], phi[CQ_DW_STRIDE], poff[CQ_DW_STRIDE];
+	/* column phase ph holds the padded columns ph, ph + SW, ...: input
+	 * column j * SW + ph - PL, inside for j in [plo, phi) */
+	for (int ph = 0; ph < SW; ph++) {
+		poff[ph] = ph - g->PL;
+		cq_range(poff[ph], SW, W, (int)Lp, &plo[ph], &phi[ph]);
+	}
+	for (int kh = 0; kh < KH; kh++)
+		for (int kw = 0; kw < KW; kw++) {
+			int oy = kh * g->DH, ox = kw * g->DW;
+			tap[kh * KW + kw] = plane + ((size_t)(oy % SH) * SW + (size_t)(ox % SW)) * pl +
+					    (size_t)(oy / SH) * Lp + (size_t)(ox / SW);
+		}
+	for (int n = 0; n < g->N; n++)
+		for (int c = 0; c < g->C; c++) {
+			const int8_t *xc = x + ((size_t)n * g->C + c) * H * W;
+			for (size_t j = 0; j < np; j++)
+				plane[j] = 0;
+			for (int ih = 0; ih < H; ih++) {
+				int py = ih + g->PT;
+				int16_t *r = plane + (size_t)(py % SH) * SW * pl + (size_t)(py / SH) * Lp;
+				const int8_t *xr = xc + (size_t)ih * W;
+				for (int ph = 0; ph < SW; ph++, r += pl) {
+					int hi = phi[ph], off = poff[ph];
+					if (SW == 1)
+						for (int j = plo[ph]; j < hi; j++)
+							r[j] = (int16_t)(xr[j + off] - ZX);
+					else if (SW == 2)
+						for (int j = plo[ph]; j < hi; j++)
+							r[j] = (int16_t)(xr[2 * j + off] - ZX);
+					else
+						for (int j = plo[ph]; j < hi; j++)
+							r[j] = (int16_t)(xr[j * SW + off] - ZX);
+				}
+			}
+			int32_t z = wzp ? wzp[c] : 0;
+			for (int t = 0; t < taps; t++)
+				wv[t] = (int16_t)(w[(size_t)c * taps + t] - z);
+			if (taps == 9) {
+				const int16_t *restrict t0 = tap[0], *restrict t1 = tap[1], *restrict t2 = tap[2];
+				const int16_t *restrict t3 = tap[3], *restrict t4 = tap[4], *restrict t5 = tap[5];
+				const int16_t *restrict t6 = tap[6], *restrict t7 = tap[7], *restrict t8 = tap[8];
+				int32_t w0 = wv[0], w1 = wv[1], w2 = wv[2], w3 = wv[3], w4 = wv[4], w5 = wv[5];
+				int32_t w6 = wv[6], w7 = wv[7], w8 = wv[8];
+				for (size_t i = 0; i < na; i++)
+					acc[i] = t0[i] * w0 + t1[i] * w1 + t2[i] * w2 + t3[i] * w3 + t4[i] * w4 + t5[i] * w5 +
+						 t6[i] * w6 + t7[i] * w7 + t8[i] * w8;
+			} else {
+				for (size_t i = 0; i < na; i++)
+					acc[i] = 0;
+				for (int t = 0; t < taps; t++) {
+					const int16_t *restrict tp = tap[t];
+					int32_t wk = wv[t];
+					for (size_t i = 0; i < na; i++)
+						acc[i] += tp[i] * wk;
+				}
+			}
+			/* the plane at once when it has no junk columns */
+			if (Lp == (size_t)OW)
+				cq_requant(y, YT, ((size_t)n * g->OC + c) * g->P, acc, NULL, 0, g->P, 1, 0, bias ? bias[c] : 0,
+					   mult[c], shift[c], ZY, LO, HI);
+			else
+				cq_requant(y, YT, ((size_t)n * g->OC + c) * g->P, acc, NULL, 0, OW, g->OH, Lp,
+					   bias ? bias[c] : 0, mult[c], shift[c], ZY, LO, HI);
+		}
+}
+
+/* KW consecutive staged columns (DW == 1), KW a constant where inlined */
+static inline int16_t *cq_gather(int16_t *restrict c, const int16_t *restrict sp, int cg, size_t plane, int KH,
+				 size_t rstep, int KW)
+{
+	for (int ic = 0; ic < cg; ic++, sp += plane)
+		for (int kh = 0; kh < KH; kh++) {
+			const int16_t *src = sp + (size_t)kh * rstep;
+			for (int kw = 0; kw < KW; kw++)
+				*c++ = src[kw];
+		}
+	return c;
+}
+
+/* KW = 3: one 8-byte copy per window row, its 4th element overwritten by
+ * the next copy (or by the zero fill past K, or by the next column row;
+ * the last one may land in the packed weights, which are rewritten before
+ * use); the staging area's readers may read one element past a row, which
+ * stays inside the scratch area. */
+static inline int16_t *cq_gather3(int16_t *restrict c, const int16_t *restrict sp, int cg, size_t plane, int KH,
+				  size_t rstep)
+{
+	for (int ic = 0; ic < cg; ic++, sp += plane)
+		for (int kh = 0; kh < KH; kh++, c += 3)
+			memcpy(c, sp + (size_t)kh * rstep, 8);
+	return c;
+}
+
+/* The column tile: pixels p0 .. p0 + tp - 1 of image n, group gr; row t
+ * holds x - ZX over (ic, kh, kw) (0 for padding), zero-filled to Kp. A 1x1
+ * stride 1 conv transposes x; others first stage the input rows the tile
+ * reads (x - ZX as int16 with zero padding) and copy windows from them. */
+static void cq_im2col(const cq_geo *g, const int8_t *x, int32_t ZX, int n, int gr, int p0, int tp, int16_t *col,
+		      int16_t *stage)
+{
+	const int8_t *xg = x + ((size_t)n * g->C + (size_t)gr * g->cg) * g->H * g->W;
+	size_t plane = (size_t)g->H * g->W, Kp = (size_t)g->Kp;
+	if (g->direct) {
+		/* a transpose of tp consecutive pixels, 8 channels at a time */
+		const int8_t *xp = xg + (size_t)p0;
+		int ic = 0;
+		for (; ic + 8 <= g->cg; ic += 8)
+			for (int t = 0; t < tp; t++)
+				for (int i = 0; i < 8; i++)
+					col[(size_t)t * Kp + ic + i] = (int16_t)(xp[(size_t)(ic + i) * plane + t] - ZX);
+		for (; ic < g->cg; ic++)
+			for (int t = 0; t < tp; t++)
+				col[(size_t)t * Kp + ic] = (int16_t)(xp[(size_t)ic * plane + t] - ZX);
+	} else {
+		int oh0 = p0 / g->OW, oh1 = (p0 + tp - 1) / g->OW, W = g->W, Wp = g->Wp, PL = g->PL;
+		int ih0 = oh0 * g->SH - g->PT, rows = (oh1 - oh0) * g->SH + (g->KH - 1) * g->DH + 1;
+		size_t splane = (size_t)rows * Wp;
+		for (int ic = 0; ic < g->cg; ic++)
+			for (int r = 0; r < rows; r++) {
+				int16_t *sr = stage + (size_t)ic * splane + (size_t)r * Wp;
+				int ih = ih0 + r, j = 0;
+				if (ih >= 0 && ih < g->H) {
+					const int8_t *xr = xg + (size_t)ic * plane + (size_t)ih * W;
+					for (; j < PL; j++)
+						sr[j] = 0;
+					for (; j < PL + W; j++)
+						sr[j] = (int16_t)(xr[j - PL] - ZX);
+				}
+				for (; j < Wp; j++)
+					sr[j] = 0;
+			}
+		size_t rstep = (size_t)g->DH * Wp;
+		int oh = oh0, ow = p0 % g->OW;
+		for (int t = 0; t < tp; t++) {
+			int16_t *c = col + (size_t)t * Kp;
+			const int16_t *sp = stage + (size_t)((oh - oh0) * g->SH) * Wp + (size_t)ow * g->SW;
+			if (g->DW != 1) {
+				for (int ic = 0; ic < g->cg; ic++, sp += splane)
+					for (int kh = 0; kh < g->KH; kh++)
+						for (int kw = 0; kw < g->KW; kw++)
+							*c++ = sp[(size_t)kh * rstep + (size_t)kw * g->DW];
+			} else {
+				switch (g->KW) {
+				case 1: c = cq_gather(c, sp, g->cg, splane, g->KH, rstep, 1); break;
+				case 3: c = cq_gather3(c, sp, g->cg, splane, g->KH, rstep); break;
+				case 5: c = cq_gather(c, sp, g->cg, splane, g->KH, rstep, 5); break;
+				case 7: c = cq_gather(c, sp, g->cg, splane, g->KH, rstep, 7); break;
+				default: c = cq_gather(c, sp, g->cg, splane, g->KH, rstep, g->KW); break;
+				}
+			}
+			if (++ow == g->OW) {
+				ow = 0;
+				oh++;
+			}
+		}
+	}
+	if (g->Kp > g->K)
+		for (int t = 0; t < tp; t++)
+			for (int k = g->K; k < g->Kp; k++)
+				col[(size_t)t * Kp + k] = 0;
+}
+
+/* r[2 * o + j] = sum_k c_j[k] * w_o[k] for 4 output channels, 2 pixels
+ * (K a multiple of 16: both operands are zero-padded) */
+static void cq_dot4x2(const int16_t *restrict c0, const int16_t *restrict c1, const int16_t *restrict w, int K,
+		      int32_t *restrict r)
+{
+	const int16_t *restrict w0 = w, *restrict w1 = w + K, *restrict w2 = w1 + K, *restrict w3 = w2 + K;
+	int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
+	for (int k = 0; k < K; k++) {
+		int32_t x0 = c0[k], x1 = c1[k];
+		a0 += x0 * w0[k];
+		a1 += x1 * w0[k];
+		a2 += x0 * w1[k];
+		a3 += x1 * w1[k];
+		a4 += x0 * w2[k];
+		a5 += x1 * w2[k];
+		a6 += x0 * w3[k];
+		a7 += x1 * w3[k];
+	}
+	r[0] = a0, r[1] = a1, r[2] = a2, r[3] = a3, r[4] = a4, r[5] = a5, r[6] = a6, r[7] = a7;
+}
+
+static int32_t cq_dot1(const int16_t *restrict c, const int16_t *restrict w, int K)
+{
+	int32_t a = 0;
+	for (int k = 0; k < K; k++)
+		a += (int32_t)c[k] * w[k];
+	return a;
+}
+
+static void cq_im2col_conv(const int32_t *p, const cq_geo *g, void *const *a, void *scratch)
+{
+	const int8_t *x = a[0], *w = a[1];
+	const int32_t *bias = a[2], *mult = a[3], *shift = a[4], *wzp = a[5];
+	void *y = a[6];
+	int32_t YT = p[NPU_CV_YT], ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	size_t row = ((size_t)g->TP * 4 + 15) & ~(size_t)15;
+	int16_t *col = scratch, *wp = col + (size_t)g->TP * g->Kp;
+	int16_t *stage = (int16_t *)(void *)((uint8_t *)scratch + g->stage);
+	int32_t *csum = (int32_t *)(void *)((uint8_t *)scratch + g->stage +
+					    (g->direct ? 0 : (((size_t)g->cg * g->SR * g->Wp * 2 + 15) & ~(size_t)15)));
+	int32_t *acc = (int32_t *)(void *)((uint8_t *)csum + row);
+	size_t ar = row / 4;	/* accumulator row stride */
+	int K = g->K, Kp = g->Kp;
+	for (int n = 0; n < g->N; n++)
+		for (int gr = 0; gr < g->G; gr++)
+			for (int p0 = 0; p0 < g->P; p0 += g->TP) {
+				int tp = g->P - p0 < g->TP ? g->P - p0 : g->TP;
+				cq_im2col(g, x, ZX, n, gr, p0, tp, col, stage);
+				if (wzp)
+					for (int t = 0; t < tp; t++) {
+						int32_t s = 0;
+						const int16_t *cr = col + (size_t)t * Kp;
+						for (int k = 0; k < K; k++)
+							s += cr[k];
+						csum[t] = s;
+					}
+				int oc1 = (gr + 1) * g->og;
+				for (int oc = gr * g->og; oc < oc1; oc += 4) {
+					int no = oc1 - oc < 4 ? oc1 - oc : 4;
+					/* this block's weights as int16, zero-padded to Kp (rows
+					 * past the group's end repeat its first one) */
+					for (int o = 0; o < 4; o++) {
+						const int8_t *wr = w + (size_t)(oc + (o < no ? o : 0)) * K;
+						int16_t *wo = wp + (size_t)o * Kp;
+						for (int k = 0; k < K; k++)
+							wo[k] = wr[k];
+						for (int k = K; k < Kp; k++)
+							wo[k] = 0;
+					}
+					int t = 0;
+					for (; t + 2 <= tp; t += 2) {
+						int32_t r[8];
+						const int16_t *c0 = col + (size_t)t * Kp;
+						cq_dot4x2(c0, c0 + Kp, wp, Kp, r);
+						for (int o = 0; o < 4; o++) {
+							acc[o * ar + t] = r[2 * o];
+							acc[o * ar + t + 1] = r[2 * o + 1];
+						}
+					}
+					for (; t < tp; t++)
+						for (int o = 0; o < no; o++)
+							acc[o * ar + t] = cq_dot1(col + (size_t)t * Kp, wp + (size_t)o * Kp, Kp);
+					for (int o = 0; o < no; o++)
+						cq_requant(y, YT, ((size_t)n * g->OC + oc + o) * g->P + p0, acc + o * ar,
+							   wzp ? csum : NULL, wzp ? wzp[oc + o] : 0, tp, 1, 0, bias ? bias[oc + o] : 0,
+							   mult[oc + o], shift[oc + o], ZY, LO, HI);
+				}
+			}
+}
+
+static void k_conv_q(const int32_t *p, void *const *a, void *scratch)
+{
+	cq_geo g;
+	cq_geometry(p, &g);
+	/* the int8 paths' bounds hold for int8 zero points */
+	if (g.path == CQ_DEPTHWISE || g.path == CQ_IM2COL) {
+		const int32_t *wzp = a[5];
+		int ok = p[NPU_CV_ZX] >= -128 && p[NPU_CV_ZX] <= 127;
+		for (int o = 0; ok && wzp && o < g.OC; o++)
+			ok = wzp[o] >= -128 && wzp[o] <= 127;
+		if (!ok)
+			g.path = CQ_GENERIC;
+	}
+	if (g.path == CQ_DEPTHWISE)
+		cq_depthwise(p, &g, a, scratch);
+	else if (g.path == CQ_IM2COL)
+		cq_im2col_conv(p, &g, a, scratch);
+	else if (g.path == CQ_GENERIC)
+		cq_generic(p, &g, a);
+}
+/* @npu-end */
+
+/* @npu-kernel CONV_F */
+/* Weights of one output channel as the float values the products use. */
+static void cf_weights(const int32_t *p, const void *w, const float *wscale, int oc, int k, float *wf)
+{
+	int32_t WT = p[NPU_CV_WT];
+	int half = p[NPU_CV_XT] == NPU_T_F16;
+	size_t base = (size_t)oc * (size_t)k;
+	for (int i = 0; i < k; i++) {
+		float v;
+		if (WT == NPU_T_I8) {
+			v = (float)((const int8_t *)w)[base + i] * (wscale ? wscale[oc] : 1.0f);
+			if (half)	/* the fp16 NPU decompresses weights to half */
+				v = npu_f16_to_f32(npu_f32_to_f16(v));
+		} else {
+			v = rt_ldf(w, WT, base + i);
+		}
+		wf[i] = v;
+	}
+}
+
+static void k_conv_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0], *w = a[1], *bias = a[2];
+	const float *wscale = a[3];
+	void *y = a[4];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W], OC = p[NPU_CV_OC];
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
+	int32_t XT = p[NPU_CV_XT], YT = p[NPU_CV_YT], act = p[NPU_CV_ACT];
+	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
+	int cg = C / G, og = OC / G, k = cg * KH * KW;
+	float *wf = scratch;
+	if (cg < 1 || og < 1 || C % G != 0 || OC % G != 0 || k < 1)	/* not a convolution */
+		return;
+	size_t yi = 0;
+	for (int n = 0; n < N; n++)
+		for (int oc = 0; oc < OC; oc++) {
+			int gr = oc / og;
+			cf_weights(p, w, wscale, oc, k, wf);
+			for (int oh = 0; oh < OH; oh++)
+				for (int ow = 0; ow < OW; ow++) {
+					float acc = bias ? rt_ldf(bias, XT, (size_t)oc) : 0.0f;
+					for (int ic = 0; ic < cg; ic++) {
+						size_t xc = ((size_t)n * C + (size_t)gr * cg + ic) * H * W;
+						const float *wc = wf + (size_t)ic * KH * KW;
+						for (int kh = 0; kh < KH; kh++) {
+							int ih = oh * SH - PT + kh * DH;
+							if (ih < 0 || ih >= H)
+								continue;
+							for (int kw = 0; kw < KW; kw++) {
+								int iw = ow * SW - PL + kw * DW;
+								if (iw < 0 || iw >= W)
+									continue;
+								float prod = rt_ldf(x, XT, xc + (size_t)ih * W + iw) * wc[kh * KW + kw];
+								acc += prod;
+							}
+						}
+					}
+					acc = rt_clampf(acc, lo, hi);
+					if (act >= 0)
+						acc = rt_unary(act, acc, p0, p1);
+					rt_stf(y, YT, yi++, acc);
+				}
+		}
+}
+/* @npu-end */
+
+/* @npu-kernel ELTWISE_Q */
+static void k_eltwise_q(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x0 = a[0], *x1 = a[1];
+	void *y = a[2];
+	const int32_t *cnt = p + NPU_EW_COUNTS, *sa = p + NPU_EW_SA, *sb = p + NPU_EW_SB;
+	int32_t op = p[NPU_EW_OP], AT = p[NPU_EW_AT], BT = p[NPU_EW_BT], YT = p[NPU_EW_YT];
+	int64_t ZA = p[NPU_EW_ZA], ZB = p[NPU_EW_ZB];
+	int32_t ZY = p[NPU_EW_ZY], MA = p[NPU_EW_MA], MB = p[NPU_EW_MB], LO = p[NPU_EW_LO], HI = p[NPU_EW_HI];
+	int s = rt_shift(p[NPU_EW_SHIFT]);
+	const int64_t dl = ((int64_t)1 << 31) - 1;	/* int32 operands: keep products in int64 */
+	int32_t idx[NPU_WALK_DIMS] = {0};
+	size_t rows = rt_walk_rows(cnt), yi = 0;
+	int32_t n5 = cnt[NPU_WALK_DIMS - 1], a5 = sa[NPU_WALK_DIMS - 1], b5 = sb[NPU_WALK_DIMS - 1];
+	rt_uq q;
+	(void)scratch;
+	if (AT == NPU_T_I8 && BT == NPU_T_I8 && YT == NPU_T_I8 && (op == NPU_BIN_ADD || op == NPU_BIN_SUB) &&
+	    MA >= 0 && MB >= 0 && (a5 == 0 || a5 == 1) && (b5 == 0 || b5 == 1) && ZA >= -128 && ZA <= 127 &&
+	    ZB >= -128 && ZB <= 127 && rt_uq_init(&q, s, s > 41 ? s : 41, 256 * ((uint64_t)MA + (uint64_t)MB), ZY, LO, HI) == 0) {
+		/* (a - ZA + 256) MA + (+-(b - ZB) + 256) MB = acc + 256 (MA + MB) */
+		int sub = op == NPU_BIN_SUB;
+		uint32_t ka = (uint32_t)(256 - ZA), kb = (uint32_t)(sub ? 256 + ZB : 256 - ZB);
+		uint32_t ta[RT_CHUNK], tb[RT_CHUNK];
+		for (size_t r = 0; r < rows; r++, rt_walk_next(idx, cnt)) {
+			const int8_t *pa = (const int8_t *)x0 + rt_walk_off(idx, sa);
+			const int8_t *pb = (const int8_t *)x1 + rt_walk_off(idx, sb);
+			for (int32_t i0 = 0; i0 < n5; i0 += RT_CHUNK) {
+				int nn = n5 - i0 < RT_CHUNK ? n5 - i0 : RT_CHUNK;
+				for (int j = 0; j < nn; j++)
+					ta[j] = (uint32_t)pa[a5 ? i0 + j : 0] + ka;
+				if (sub)
+					for (int j = 0; j < nn; j++)
+						tb[j] = kb - (uint32_t)pb[b5 ? i0 + j : 0];
+				else
+					for (int j = 0; j < nn; j++)
+						tb[j] = (uint32_t)pb[b5 ? i0 + j : 0] + kb;
+				rt_uq_row((int8_t *)y + yi, ta, (uint32_t)MA, tb, (uint32_t)MB, nn, &q, s);
+				yi += (size_t)nn;
+			}
+		}
+		return;
+	}
+	for (size_t r = 0; r < rows; r++, rt_walk_next(idx, cnt)) {
+		ptrdiff_t oa = rt_walk_off(idx, sa), ob = rt_walk_off(idx, sb);
+		for (int32_t i = 0; i < n5; i++, yi++) {
+			int64_t da = rt_ldi(x0, AT, (size_t)(oa + (ptrdiff_t)i * a5)) - ZA;
+			int64_t db = rt_ldi(x1, BT, (size_t)(ob + (ptrdiff_t)i * b5)) - ZB;
+			da = da < -dl ? -dl : da > dl ? dl : da;
+			db = db < -dl ? -dl : db > dl ? dl : db;
+			int64_t v;
+			if (op == NPU_BIN_MUL) {
+				v = rt_mulshift(da * db, MA, s);
+			} else {
+				int64_t acc = op == NPU_BIN_SUB ? da * MA - db * MB : da * MA + db * MB;
+				v = rt_rsr(acc, s);
+			}
+			rt_sti(y, YT, yi, rt_clamp(ZY + (v < -((int64_t)1 << 62) ? -((int64_t)1 << 62) : v), LO, HI));
+		}
+	}
+}
+/* @npu-end */
+
+/* @npu-kernel ELTWISE_F */
+static void k_eltwise_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x0 = a[0], *x1 = a[1];
+	void *y = a[2];
+	const int32_t *cnt = p + NPU_EW_COUNTS, *sa = p + NPU_EW_SA, *sb = p + NPU_EW_SB;
+	int32_t op = p[NPU_EW_OP], AT = p[NPU_EW_AT], BT = p[NPU_EW_BT], YT = p[NPU_EW_YT];
+	float lo = rt_pf(p, NPU_EW_LO), hi = rt_pf(p, NPU_EW_HI);
+	int32_t idx[NPU_WALK_DIMS] = {0};
+	size_t rows = rt_walk_rows(cnt), yi = 0;
+	int32_t n5 = cnt[NPU_WALK_DIMS - 1], a5 = sa[NPU_WALK_DIMS - 1], b5 = sb[NPU_WALK_DIMS - 1];
+	(void)scratch;
+	for (size_t r = 0; r < rows; r++, rt_walk_next(idx, cnt)) {
+		ptrdiff_t oa = rt_walk_off(idx, sa), ob = rt_walk_off(idx, sb);
+		for (int32_t i = 0; i < n5; i++, yi++) {
+			float u = rt_ldf(x0, AT, (size_t)(oa + (ptrdiff_t)i * a5));
+			float v = rt_ldf(x1, BT, (size_t)(ob + (ptrdiff_t)i * b5));
+			float t;
+			switch (op) {
+			case NPU_BIN_ADD: t = u + v; break;
+			case NPU_BIN_SUB: t = u - v; break;
+			case NPU_BIN_MUL: t = u * v; break;
+			case NPU_BIN_DIV: t = u / v; break;
+			case NPU_BIN_MAX: t = u > v ? u : v; break;
+			default: t = u < v ? u : v; break;
+			}
+			rt_stf(y, YT, yi, rt_clampf(t, lo, hi));
+		}
+	}
+}
+/* @npu-end */
+
+/* @npu-kernel UNARY_F */
+static void k_unary_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0];
+	void *y = a[1];
+	int32_t n = p[NPU_UN_N], fn = p[NPU_UN_FN], XT = p[NPU_UN_XT], YT = p[NPU_UN_YT];
+	float p0 = rt_pf(p, NPU_UN_P0), p1 = rt_pf(p, NPU_UN_P1);
+	(void)scratch;
+	for (int32_t i = 0; i < n; i++)
+		rt_stf(y, YT, (size_t)i, rt_unary(fn, rt_ldf(x, XT, (size_t)i), p0, p1));
+}
+/* @npu-end */
+
+/* @npu-kernel REQUANT */
+static void k_requant(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0];
+	void *y = a[1];
+	const int32_t *cnt = p + NPU_RQ_COUNTS, *ss = p + NPU_RQ_SS, *ds = p + NPU_RQ_DS;
+	int32_t XT = p[NPU_RQ_XT], YT = p[NPU_RQ_YT], ZY = p[NPU_RQ_ZY], MULT = p[NPU_RQ_MULT];
+	int32_t LO = p[NPU_RQ_LO], HI = p[NPU_RQ_HI];
+	int64_t ZX = p[NPU_RQ_ZX];
+	int s = rt_shift(p[NPU_RQ_SHIFT]);
+	int32_t idx[NPU_WALK_DIMS] = {0};
+	size_t rows = rt_walk_rows(cnt);
+	int32_t n5 = cnt[NPU_WALK_DIMS - 1], s5 = ss[NPU_WALK_DIMS - 1], d5 = ds[NPU_WALK_DIMS - 1];
+	rt_uq q;
+	(void)scratch;
+	if (XT == NPU_T_I8 && YT == NPU_T_I8 && s5 == 1 && d5 == 1 && MULT >= 0 && ZX >= -128 && ZX <= 127 &&
+	    rt_uq_init(&q, s, s > 41 ? s : 41, 256 * (uint64_t)MULT, ZY, LO, HI) == 0) {
+		/* (x - ZX + 256) MULT = acc + 256 MULT */
+		uint32_t k = (uint32_t)(256 - ZX), t[RT_CHUNK];
+		for (size_t r = 0; r < rows; r++, rt_walk_next(idx, cnt)) {
+			const int8_t *px = (const int8_t *)x + p[NPU_RQ_SOFF] + rt_walk_off(idx, ss);
+			int8_t *py = (int8_t *)y + p[NPU_RQ_DOFF] + rt_walk_off(idx, ds);
+			for (int32_t i0 = 0; i0 < n5; i0 += RT_CHUNK) {
+				int nn = n5 - i0 < RT_CHUNK ? n5 - i0 : RT_CHUNK;
+				for (int j = 0; j < nn; j++)
+					t[j] = (uint32_t)px[i0 + j] + k;
+				rt_uq_row(py + i0, t, (uint32_t)MULT, NULL, 0, nn, &q, s);
+			}
+		}
+		return;
+	}
+	for (size_t r = 0; r < rows; r++, rt_walk_next(idx, cnt)) {
+		ptrdiff_t os = p[NPU_RQ_SOFF] + rt_walk_off(idx, ss), od = p[NPU_RQ_DOFF] + rt_walk_off(idx, ds);
+		for (int32_t i = 0; i < n5; i++) {
+			int64_t v = rt_mulshift(rt_ldi(x, XT, (size_t)(os + (ptrdiff_t)i * s5)) - ZX, MULT, s);
+			rt_sti(y, YT, (size_t)(od + (ptrdiff_t)i * d5), rt_clamp(ZY + v, LO, HI));
+		}
+	}
+}
+/* @npu-end */
+
+/* @npu-kernel QUANTIZE */
+/* round(q) half to even as an int64 clamped to +-2^31 (NaN -> 0), with
+ * integer arithmetic only: no libm, no dependence on the rounding mode */
+static int64_t qz_rne(float q)
+{
+	if (q != q)
+		return 0;
+	if (q >= 2147483648.0f)
+		return (int64_t)1 << 31;
+	if (q <= -2147483648.0f)
+		return -((int64_t)1 << 31);
+	int64_t t = (int64_t)q;	/* toward zero */
+	float f = q - (float)t;	/* exact: |q| < 2^31, and q is an integer above 2^23 */
+	if (f > 0.5f || (f == 0.5f && t % 2 != 0))
+		t++;
+	else if (f < -0.5f || (f == -0.5f && t % 2 != 0))
+		t--;
+	return t;
+}
+
+static void k_quantize(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0];
+	void *y = a[1];
+	int32_t n = p[NPU_QZ_N], XT = p[NPU_QZ_XT], YT = p[NPU_QZ_YT];
+	int32_t ZP = p[NPU_QZ_ZP], LO = p[NPU_QZ_LO], HI = p[NPU_QZ_HI];
+	float scale = rt_pf(p, NPU_QZ_SCALE);
+	(void)scratch;
+	if (XT == NPU_T_F32 && (YT == NPU_T_I8 || YT == NPU_T_U8 || YT == NPU_T_I16) && LO >= -65536 && HI <= 65536 &&
+	    ZP >= -65536 && ZP <= 65536) {
+		/* the same rounding, branch-free so that it vectorizes: |q| is
+		 * clamped to 2^17 (beyond, every result clamps alike) and NaN
+		 * made 0 on the bits; r = trunc(q), c = trunc(2 (q - r)) is the
+		 * half-away rounding step (-1, 0, 1), dropped on exact ties
+		 * (2 (q - r) an integer: d = 0; else |d| >= 2^-23 as |q| >= 1/2)
+		 * when r is even. All of it is exact. */
+		const float *xf = x;
+		for (int32_t i0 = 0; i0 < n; i0 += 256) {
+			int32_t t[256], nn = n - i0 < 256 ? n - i0 : 256;
+			for (int32_t j = 0; j < nn; j++) {
+				float q = xf[i0 + j] / scale;
+				uint32_t u, m, big, nan;
+				memcpy(&u, &q, 4);
+				m = u & 0x7fffffffu;
+				big = 0u - (uint32_t)(m > 0x48000000u);
+				nan = 0u - (uint32_t)(m > 0x7f800000u);
+				u = ((u & ~big) | (((u & 0x80000000u) | 0x48000000u) & big)) & ~nan;
+				memcpy(&q, &u, 4);
+				int32_t r = (int32_t)q;
+				float f = q - (float)r, g = f + f;
+				int32_t c = (int32_t)g;
+				float d = g - (float)c;
+				int32_t keep = ((int32_t)(d * 8388608.0f) == 0) & ((r & 1) == 0);
+				r += (c & ~(0 - keep)) + ZP;
+				r = r < LO ? LO : r;
+				t[j] = r > HI ? HI : r;
+			}
+			if (YT == NPU_T_I8)
+				for (int32_t j = 0; j < nn; j++)
+					((int8_t *)y)[i0 + j] = (int8_t)t[j];
+			else if (YT == NPU_T_U8)
+				for (int32_t j = 0; j < nn; j++)
+					((uint8_t *)y)[i0 + j] = (uint8_t)t[j];
+			else
+				for (int32_t j = 0; j < nn; j++)
+					((int16_t *)y)[i0 + j] = (int16_t)t[j];
+		}
+		return;
+	}
+	for (int32_t i = 0; i < n; i++) {
+		float q = rt_ldf(x, XT, (size_t)i) / scale;
+		rt_sti(y, YT, (size_t)i, rt_clamp(qz_rne(q) + ZP, LO, HI));
+	}
+}
+/* @npu-end */
+
+/* @npu-kernel DEQUANTIZE */
+static void k_dequantize(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0];
+	void *y = a[1];
+	int32_t n = p[NPU_QZ_N], XT = p[NPU_QZ_XT], YT = p[NPU_QZ_YT];
+	int64_t ZP = p[NPU_QZ_ZP];
+	float scale = rt_pf(p, NPU_QZ_SCALE);
+	(void)scratch;
+	for (int32_t i = 0; i < n; i++) {
+		float v = (float)(rt_ldi(x, XT, (size_t)i) - ZP) * scale;
+		rt_stf(y, YT, (size_t)i, v);
+	}
+}
+/* @npu-end */
+
+/* @npu-kernel LUT */
+/* int8: t[x + 128]; uint8: t[x]; int16: BITS-bit index, linear
+ * interpolation on the low 16 - BITS bits (BITS >= 16: t[x + 32768]). */
+static void k_lut(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0], *t = a[1];
+	void *y = a[2];
+	int32_t n = p[NPU_LT_N], XT = p[NPU_LT_XT], YT = p[NPU_LT_YT], bits = p[NPU_LT_BITS];
+	(void)scratch;
+	for (int32_t i = 0; i < n; i++) {
+		int32_t v = rt_ldi(x, XT, (size_t)i), r;
+		if (XT == NPU_T_I8) {
+			r = rt_ldi(t, YT, (size_t)(v + 128));
+		} else if (XT == NPU_T_U8) {
+			r = rt_ldi(t, YT, (size_t)v);
+		} else if (bits >= 16 || bits <= 0) {
+			r = rt_ldi(t, YT, (size_t)(v + 32768));
+		} else {
+			int sh = 16 - bits;
+			uint32_t u = (uint32_t)(v + 32768);
+			size_t k = u >> sh;
+			int64_t f = (int64_t)(u & ((1u << sh) - 1));
+			int64_t t0 = rt_ldi(t, YT, k), t1 = rt_ldi(t, YT, k + 1);
+			r = (int32_t)(t0 + rt_rsr((t1 - t0) * f, sh));
+		}
+		rt_sti(y, YT, (size_t)i, r);
+	}
+}
+/* @npu-end */
+
+/* @npu-kernel POOL_Q POOL_F */
+/* the window of output (oh, ow) clipped to the input ([ih0, ih1) x
+ * [iw0, iw1)) and its cell count for averages */
+typedef struct {
+	int ih0, ih1, iw0, iw1, count;
+} pl_win;
+
+static void pl_window(const int32_t *p, int oh, int ow, pl_win *w)
+{
+	int H = p[NPU_PL_H], W = p[NPU_PL_W], KH = p[NPU_PL_KH], KW = p[NPU_PL_KW];
+	int h0 = oh * p[NPU_PL_SH] - p[NPU_PL_PT], w0 = ow * p[NPU_PL_SW] - p[NPU_PL_PL];
+	int h1 = h0 + KH, w1 = w0 + KW;
+	w->ih0 = h0 < 0 ? 0 : h0;
+	w->ih1 = h1 > H ? H : h1;
+	w->iw0 = w0 < 0 ? 0 : w0;
+	w->iw1 = w1 > W ? W : w1;
+	if (p[NPU_PL_COUNT_PAD]) {
+		/* padding cells count, the ceil-mode overhang beyond it does not */
+		int ph0 = h0 < -p[NPU_PL_PT] ? -p[NPU_PL_PT] : h0, ph1 = h1 > H + p[NPU_PL_PB] ? H + p[NPU_PL_PB] : h1;
+		int pw0 = w0 < -p[NPU_PL_PL] ? -p[NPU_PL_PL] : w0, pw1 = w1 > W + p[NPU_PL_PR] ? W + p[NPU_PL_PR] : w1;
+		w->count = (ph1 > ph0 ? ph1 - ph0 : 0) * (pw1 > pw0 ? pw1 - pw0 : 0);
+	} else {
+		w->count = (w->ih1 > w->ih0 ? w->ih1 - w->ih0 : 0) * (w->iw1 > w->iw0 ? w->iw1 - w->iw0 : 0);
+	}
+}
+/* @npu-end */
+
+/* @npu-kernel POOL_Q */
+/* int8 max pooling where every window holds an input cell is separable:
+ * per output row the maxima over the window's rows (a row padded with
+ * -128, which loses to any cell), split into SW phases (column ph + SW j
+ * at phase ph, index j) so that the maxima over the window's columns read
+ * contiguously. Scratch: the padded row and its phases (Wp each). */
+static int pq_separable(const int32_t *p, int *wp)
+{
+	int H = p[NPU_PL_H], W = p[NPU_PL_W], OH = p[NPU_PL_OH], OW = p[NPU_PL_OW], KH = p[NPU_PL_KH];
+	int KW = p[NPU_PL_KW], SH = p[NPU_PL_SH], SW = p[NPU_PL_SW], PT = p[NPU_PL_PT], PL = p[NPU_PL_PL];
+	if (p[NPU_PL_XT] != NPU_T_I8 || p[NPU_PL_YT] != NPU_T_I8 || p[NPU_PL_MODE] != NPU_POOL_MAX || KH < 1 ||
+	    KW < 1 || SH < 1 || SW < 1 || PT < 0 || PL < 0 || PT >= KH || PL >= KW || OH < 1 || OW < 1 ||
+	    (int64_t)(OH - 1) * SH - PT >= H || (int64_t)(OW - 1) * SW - PL >= W || H < 1 || W < 1)
+		return 0;
+	int need = (OW - 1) * SW + KW;
+	*wp = PL + W > need ? PL + W : need;
+	*wp = (*wp + SW - 1) / SW * SW;	/* whole phases */
+	return 1;
+}
+
+static uint32_t pq_scratch(const int32_t *p)
+{
+	int wp;
+	if (!pq_separable(p, &wp))
+		return 0;
+	return (uint32_t)(2 * (((size_t)wp + 15) & ~(size_t)15));
+}
+
+static void pq_max_i8(const int32_t *p, const int8_t *x, int8_t *y, int wp, void *scratch)
+{
+	int N = p[NPU_PL_N], C = p[NPU_PL_C], H = p[NPU_PL_H], W = p[NPU_PL_W], OH = p[NPU_PL_OH], OW = p[NPU_PL_OW];
+	int KH = p[NPU_PL_KH], KW = p[NPU_PL_KW], SH = p[NPU_PL_SH], SW = p[NPU_PL_SW], PT = p[NPU_PL_PT];
+	int PL = p[NPU_PL_PL], lp = wp / SW;
+	int8_t lo = (int8_t)(p[NPU_PL_LO] < -128 ? -128 : p[NPU_PL_LO] > 127 ? 127 : p[NPU_PL_LO]);
+	int8_t hi = (int8_t)(p[NPU_PL_HI] < -128 ? -128 : p[NPU_PL_HI] > 127 ? 127 : p[NPU_PL_HI]);
+	int8_t *vm = scratch, *ph = vm + (((size_t)wp + 15) & ~(size_t)15);
+	for (int j = 0; j < wp; j++)
+		vm[j] = -128;
+	for (int nc = 0; nc < N * C; nc++) {
+		const int8_t *xc = x + (size_t)nc * H * W;
+		int8_t *yc = y + (size_t)nc * OH * OW;
+		for (int oh = 0; oh < OH; oh++) {
+			int r0 = oh * SH - PT, r1 = r0 + KH;
+			r0 = r0 < 0 ? 0 : r0;
+			r1 = r1 > H ? H : r1;
+			int8_t *restrict v = vm + PL;
+			memcpy(v, xc + (size_t)r0 * W, (size_t)W);
+			for (int r = r0 + 1; r < r1; r++) {
+				const int8_t *restrict xr = xc + (size_t)r * W;
+				for (int iw = 0; iw < W; iw++)
+					v[iw] = xr[iw] > v[iw] ? xr[iw] : v[iw];
+			}
+			const int8_t *restrict src = vm;
+			if (SW > 1) {
+				for (int q = 0; q < SW; q++)
+					for (int j = 0; j < lp; j++)
+						ph[q * lp + j] = vm[j * SW + q];
+				src = ph;
+			}
+			int8_t *restrict yr = yc + (size_t)oh * OW;
+			for (int kw = 0; kw < KW; kw++) {
+				const int8_t *restrict t = src + (kw % SW) * lp + kw / SW;
+				if (kw == 0)
+					for (int ow = 0; ow < OW; ow++)
+						yr[ow] = t[ow];
+				else
+					for (int ow = 0; ow < OW; ow++)
+						yr[ow] = t[ow] > yr[ow] ? t[ow] : yr[ow];
+			}
+			for (int ow = 0; ow < OW; ow++)
+				yr[ow] = yr[ow] < lo ? lo : yr[ow] > hi ? hi : yr[ow];
+		}
+	}
+}
+
+/* int8 average: sums of the window's cells (x - ZX over the cells inside) */
+static void pq_avg_i8(const int32_t *p, const int8_t *x, int8_t *y)
+{
+	int N = p[NPU_PL_N], C = p[NPU_PL_C], H = p[NPU_PL_H], W = p[NPU_PL_W], OH = p[NPU_PL_OH], OW = p[NPU_PL_OW];
+	int32_t ZX = p[NPU_PL_ZX], ZY = p[NPU_PL_ZY], LO = p[NPU_PL_LO], HI = p[NPU_PL_HI];
+	size_t yi = 0;
+	for (int nc = 0; nc < N * C; nc++) {
+		const int8_t *xc = x + (size_t)nc * H * W;
+		for (int oh = 0; oh < OH; oh++)
+			for (int ow = 0; ow < OW; ow++, yi++) {
+				pl_win w;
+				pl_window(p, oh, ow, &w);
+				int32_t sum = 0;
+				for (int ih = w.ih0; ih < w.ih1; ih++) {
+					const int8_t *restrict xr = xc + (size_t)ih * W;
+					for (int iw = w.iw0; iw < w.iw1; iw++)
+						sum += xr[iw];
+				}
+				int64_t cells = (int64_t)(w.ih1 - w.ih0) * (w.iw1 - w.iw0);
+				int64_t v = sum - (cells > 0 ? cells : 0) * ZX;
+				int64_t c = w.count > 0 ? w.count : 1, m = v < 0 ? -v : v, q = (2 * m + c) / (2 * c);
+				y[yi] = (int8_t)rt_clamp(ZY + (v < 0 ? -q : q), LO, HI);
+			}
+	}
+}
+
+static void k_pool_q(const int32_t *p, void *const *a, void *scratch)
+{
+	int wp;
+	if (pq_separable(p, &wp)) {
+		pq_max_i8(p, a[0], a[1], wp, scratch);
+		return;
+	}
+	if (p[NPU_PL_XT] == NPU_T_I8 && p[NPU_PL_YT] == NPU_T_I8 && p[NPU_PL_MODE] == NPU_POOL_AVG &&
+	    (int64_t)p[NPU_PL_KH] * p[NPU_PL_KW] < ((int64_t)1 << 23)) {
+		pq_avg_i8(p, a[0], a[1]);
+		return;
+	}
+	const void *x = a[0];
+	void *y = a[1];
+	int N = p[NPU_PL_N], C = p[NPU_PL_C], H = p[NPU_PL_H], W = p[NPU_PL_W], OH = p[NPU_PL_OH], OW = p[NPU_PL_OW];
+	int32_t XT = p[NPU_PL_XT], YT = p[NPU_PL_YT], ZX = p[NPU_PL_ZX], ZY = p[NPU_PL_ZY];
+	int32_t LO = p[NPU_PL_LO], HI = p[NPU_PL_HI];
+	int avg = p[NPU_PL_MODE] == NPU_POOL_AVG;
+	size_t yi = 0;
+	(void)scratch;
+	for (int nc = 0; nc < N * C; nc++) {
+		size_t xc = (size_t)nc * H * W;
+		for (int oh = 0; oh < OH; oh++)
+			for (int ow = 0; ow < OW; ow++, yi++) {
+				pl_win w;
+				pl_window(p, oh, ow, &w);
+				int64_t r;
+				if (avg) {
+					int64_t sum = 0;
+					for (int ih = w.ih0; ih < w.ih1; ih++)
+						for (int iw = w.iw0; iw < w.iw1; iw++)
+							sum += rt_ldi(x, XT, xc + (size_t)ih * W + iw) - ZX;
+					/* round half away from zero */
+					int64_t c = w.count > 0 ? w.count : 1, m = sum < 0 ? -sum : sum;
+					int64_t q = (2 * m + c) / (2 * c);
+					r = ZY + (sum < 0 ? -q : q);
+				} else {
+					r = ZY;
+					int first = 1;
+					for (int ih = w.ih0; ih < w.ih1; ih++)
+						for (int iw = w.iw0; iw < w.iw1; iw++) {
+							int32_t v = rt_ldi(x, XT, xc + (size_t)ih * W + iw);
+							if (first || v > r)
+								r = v;
+							first = 0;
+						}
+				}
+				rt_sti(y, YT, yi, rt_clamp(r, LO, HI));
+			}
+	}
+}
+/* @npu-end */
+
+/* @npu-kernel POOL_F */
+static void k_pool_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0];
+	void *y = a[1];
+	int N = p[NPU_PL_N], C = p[NPU_PL_C], H = p[NPU_PL_H], W = p[NPU_PL_W], OH = p[NPU_PL_OH], OW = p[NPU_PL_OW];
+	int32_t XT = p[NPU_PL_XT], YT = p[NPU_PL_YT];
+	int avg = p[NPU_PL_MODE] == NPU_POOL_AVG;
+	size_t yi = 0;
+	(void)scratch;
+	for (int nc = 0; nc < N * C; nc++) {
+		size_t xc = (size_t)nc * H * W;
+		for (int oh = 0; oh < OH; oh++)
+			for (int ow = 0; ow < OW; ow++, yi++) {
+				pl_win w;
+				pl_window(p, oh, ow, &w);
+				float r = 0;
+				int first = 1;
+				for (int ih = w.ih0; ih < w.ih1; ih++)
+					for (int iw = w.iw0; iw < w.iw1; iw++) {
+						float v = rt_ldf(x, XT, xc + (size_t)ih * W + iw);
+						if (avg)
+							r += v;
+						else if (first || v > r)
+							r = v;
+						first = 0;
+					}
+				if (avg)
+					r = r / (float)(w.count > 0 ? w.count : 1);
+				rt_stf(y, YT, yi, r);
+			}
+	}
+}
+/* @npu-end */
+
+/* @npu-kernel SOFTMAX_F */
+static void k_softmax_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0];
+	void *y = a[1];
+	int32_t outer = p[NPU_SM_OUTER], n = p[NPU_SM_N], inner = p[NPU_SM_INNER], XT = p[NPU_SM_XT], YT = p[NPU_SM_YT];
+	int logsm = p[NPU_SM_LOG] != 0;
+	(void)scratch;
+	for (int32_t o = 0; o < outer; o++)
+		for (int32_t j = 0; j < inner; j++) {
+			size_t base = (size_t)o * n * inner + j;
+			float m = -INFINITY, s = 0;
+			for (int32_t i = 0; i < n; i++) {
+				float v = rt_ldf(x, XT, base + (size_t)i * inner);
+				m = v > m ? v : m;
+			}
+			for (int32_t i = 0; i < n; i++)
+				s += npu_expf(rt_ldf(x, XT, base + (size_t)i * inner) - m);
+			if (logsm) {
+				float ls = npu_logf(s);
+				for (int32_t i = 0; i < n; i++) {
+					size_t k = base + (size_t)i * inner;
+					rt_stf(y, YT, k, rt_ldf(x, XT, k) - m - ls);
+				}
+			} else {
+				for (int32_t i = 0; i < n; i++) {
+					size_t k = base + (size_t)i * inner;
+					rt_stf(y, YT, k, npu_expf(rt_ldf(x, XT, k) - m) / s);
+				}
+			}
+		}
+}
+/* @npu-end */
+
+/* @npu-kernel GRU_F LSTM_F */
+/* The recurrent kernels run one batch element at a time (the sequences
+ * are independent) with float32 state in scratch: h [H], c [H], gates
+ * [G*H] and one [H] temporary. Products are summed in order after the
+ * bias: xw = Wb + sum_i x_i W[j][i], hr = Rb + sum_k h_k R[j][k]. With f16
+ * activations the state is rounded to half after every step. */
+static float rn_dot(float acc, const void *w, int32_t WT, size_t row, const float *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		acc += rt_ldf(w, WT, row + (size_t)i) * v[i];
+	return acc;
+}
+
+static float rn_round(float v, int half)
+{
+	return half ? npu_f16_to_f32(npu_f32_to_f16(v)) : v;
+}
+
+static uint32_t rn_scratch(const int32_t *p, int gates)
+{
+	int64_t h = p[NPU_RN_H] > 0 ? p[NPU_RN_H] : 0, in = p[NPU_RN_I] > 0 ? p[NPU_RN_I] : 0;
+	int64_t floats = 3 * h + gates * h + in;
+	return (uint32_t)((floats * 4 + 15) & ~(int64_t)15);
+}
+
+/* one step's input x_t of batch b as floats (in xb) */
+static void rn_input(const int32_t *p, const void *x, int t, int b, float *xb)
+{
+	int B = p[NPU_RN_B], I = p[NPU_RN_I];
+	for (int i = 0; i < I; i++)
+		xb[i] = rt_ldf(x, p[NPU_RN_XT], ((size_t)t * B + b) * I + i);
+}
+/* @npu-end */
+
+/* @npu-kernel GRU_F */
+static void k_gru_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0], *W = a[1], *R = a[2], *bias = a[3], *h0 = a[4];
+	void *Y = a[5], *Yh = a[6];
+	int T = p[NPU_RN_T], B = p[NPU_RN_B], I = p[NPU_RN_I], H = p[NPU_RN_H], lbr = p[NPU_RN_LBR] != 0;
+	int32_t XT = p[NPU_RN_XT], WT = p[NPU_RN_WT], YT = p[NPU_RN_YT];
+	int half = YT == NPU_T_F16;
+	float *h = scratch, *c = h + H, *tmp = c + H, *g = tmp + H, *xb = g + 3 * H;
+	size_t GH = 3 * (size_t)H;
+	(void)c;
+	for (int b = 0; b < B; b++) {
+		for (int j = 0; j < H; j++)
+			h[j] = h0 ? rt_ldf(h0, XT, (size_t)b * H + j) : 0.0f;
+		for (int s = 0; s < T; s++) {
+			int t = p[NPU_RN_REVERSE] ? T - 1 - s : s;
+			rn_input(p, x, t, b, xb);
+			/* z and r: sigmoid(xw + hr) */
+			for (int j = 0; j < 2 * H; j++) {
+				float xw = rn_dot(bias ? rt_ldf(bias, WT, (size_t)j) : 0.0f, W, WT, (size_t)j * I, xb, I);
+				float hr = rn_dot(bias ? rt_ldf(bias, WT, GH + j) : 0.0f, R, WT, (size_t)j * H, h, H);
+				g[j] = rt_sigm(xw + hr);
+			}
+			/* h gate: its recurrent product with h (lbr) or with r * h */
+			for (int j = 0; j < H; j++)
+				tmp[j] = lbr ? h[j] : g[H + j] * h[j];
+			for (int j = 0; j < H; j++) {
+				size_t row = (size_t)(2 * H + j);
+				float xw = rn_dot(bias ? rt_ldf(bias, WT, row) : 0.0f, W, WT, row * I, xb, I);
+				float q = rn_dot(bias ? rt_ldf(bias, WT, GH + row) : 0.0f, R, WT, row * H, tmp, H);
+				float pre = lbr ? xw + g[H + j] * q : xw + q;
+				g[2 * H + j] = npu_tanhf(pre);
+			}
+			for (int j = 0; j < H; j++) {
+				float z = g[j];
+				h[j] = rn_round((1 - z) * g[2 * H + j] + z * h[j], half);
+			}
+			if (Y)
+				for (int j = 0; j < H; j++)
+					rt_stf(Y, YT, ((size_t)t * B + b) * H + j, h[j]);
+		}
+		if (Yh)
+			for (int j = 0; j < H; j++)
+				rt_stf(Yh, YT, (size_t)b * H + j, h[j]);
+	}
+}
+/* @npu-end */
+
+/* @npu-kernel LSTM_F */
+static void k_lstm_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0], *W = a[1], *R = a[2], *bias = a[3], *h0 = a[4], *c0 = a[5];
+	void *Y = a[6], *Yh = a[7], *Yc = a[8];
+	int T = p[NPU_RN_T], B = p[NPU_RN_B], I = p[NPU_RN_I], H = p[NPU_RN_H];
+	int32_t XT = p[NPU_RN_XT], WT = p[NPU_RN_WT], YT = p[NPU_RN_YT];
+	int half = YT == NPU_T_F16;
+	float *h = scratch, *c = h + H, *tmp = c + H, *g = tmp + H, *xb = g + 4 * H;
+	size_t GH = 4 * (size_t)H;
+	for (int b = 0; b < B; b++) {
+		for (int j = 0; j < H; j++) {
+			h[j] = h0 ? rt_ldf(h0, XT, (size_t)b * H + j) : 0.0f;
+			c[j] = c0 ? rt_ldf(c0, XT, (size_t)b * H + j) : 0.0f;
+		}
+		for (int s = 0; s < T; s++) {
+			int t = p[NPU_RN_REVERSE] ? T - 1 - s : s;
+			rn_input(p, x, t, b, xb);
+			for (size_t j = 0; j < GH; j++) {
+				float xw = rn_dot(bias ? rt_ldf(bias, WT, j) : 0.0f, W, WT, j * I, xb, I);
+				float hr = rn_dot(bias ? rt_ldf(bias, WT, GH + j) : 0.0f, R, WT, j * H, h, H);
+				g[j] = xw + hr;
+			}
+			/* gate order i, o, f, c */
+			for (int j = 0; j < H; j++) {
+				float ig = rt_sigm(g[j]), og = rt_sigm(g[H + j]), fg = rt_sigm(g[2 * H + j]);
+				float cc = npu_tanhf(g[3 * H + j]);
+				c[j] = rn_round(fg * c[j] + ig * cc, half);
+				h[j] = rn_round(og * npu_tanhf(c[j]), half);
+			}
+			if (Y)
+				for (int j = 0; j < H; j++)
+					rt_stf(Y, YT, ((size_t)t * B + b) * H + j, h[j]);
+		}
+		for (int j = 0; j < H; j++) {
+			if (Yh)
+				rt_stf(Yh, YT, (size_t)b * H + j, h[j]);
+			if (Yc)
+				rt_stf(Yc, YT, (size_t)b * H + j, c[j]);
+		}
+	}
+	(void)tmp;
+}
+/* @npu-end */
+
+/* @npu-kernel CAST_F */
+static void k_cast_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0];
+	void *y = a[1];
+	int32_t n = p[NPU_CA_N], XT = p[NPU_CA_XT], YT = p[NPU_CA_YT];
+	(void)scratch;
+	if (XT == YT) {
+		if (n > 0 && x != y)
+			memmove(y, x, (size_t)n * (XT == NPU_T_F16 ? 2 : 4));
+		return;
+	}
+	for (int32_t i = 0; i < n; i++)
+		rt_stf(y, YT, (size_t)i, rt_ldf(x, XT, (size_t)i));
+}
+/* @npu-end */
+
+/* @npu-kernel COPY */
+static void k_copy(const int32_t *p, void *const *a, void *scratch)
+{
+	const uint8_t *x = a[0];
+	uint8_t *y = a[1];
+	const int32_t *cnt = p + NPU_CP_COUNTS, *ss = p + NPU_CP_SS, *ds = p + NPU_CP_DS;
+	size_t e = (size_t)p[NPU_CP_ELEM];
+	int32_t idx[NPU_WALK_DIMS] = {0};
+	size_t rows = rt_walk_rows(cnt);
+	int32_t n5 = cnt[NPU_WALK_DIMS - 1], s5 = ss[NPU_WALK_DIMS - 1], d5 = ds[NPU_WALK_DIMS - 1];
+	(void)scratch;
+	if (e != 1 && e != 2 && e != 4 && e != 8)
+		return;
+	x += (ptrdiff_t)p[NPU_CP_SOFF] * (ptrdiff_t)e;
+	y += (ptrdiff_t)p[NPU_CP_DOFF] * (ptrdiff_t)e;
+	for (size_t r = 0; r < rows; r++, rt_walk_next(idx, cnt)) {
+		const uint8_t *xs = x + rt_walk_off(idx, ss) * (ptrdiff_t)e;
+		uint8_t *yd = y + rt_walk_off(idx, ds) * (ptrdiff_t)e;
+		if (s5 == 1 && d5 == 1) {
+			memcpy(yd, xs, (size_t)n5 * e);
+			continue;
+		}
+		switch (e) {
+		case 1:
+			for (int32_t i = 0; i < n5; i++)
+				yd[(ptrdiff_t)i * d5] = xs[(ptrdiff_t)i * s5];
+			break;
+		case 2:
+			for (int32_t i = 0; i < n5; i++)
+				memcpy(yd + (ptrdiff_t)i * d5 * 2, xs + (ptrdiff_t)i * s5 * 2, 2);
+			break;
+		case 4:
+			for (int32_t i = 0; i < n5; i++)
+				memcpy(yd + (ptrdiff_t)i * d5 * 4, xs + (ptrdiff_t)i * s5 * 4, 4);
+			break;
+		default:
+			for (int32_t i = 0; i < n5; i++)
+				memcpy(yd + (ptrdiff_t)i * d5 * 8, xs + (ptrdiff_t)i * s5 * 8, 8);
+			break;
+		}
+	}
+}
+/* @npu-end */
+
+/* @npu-kernel FILL */
+static void k_fill(const int32_t *p, void *const *a, void *scratch)
+{
+	int32_t n = p[NPU_FI_N], e = p[NPU_FI_ELEM];
+	uint32_t v = (uint32_t)p[NPU_FI_VALUE];
+	(void)scratch;
+	if (e == 1) {
+		memset(a[0], (int)(v & 0xffu), n > 0 ? (size_t)n : 0);
+	} else if (e == 2) {
+		uint16_t *y = a[0];
+		for (int32_t i = 0; i < n; i++)
+			y[i] = (uint16_t)v;
+	} else if (e == 4) {
+		uint32_t *y = a[0];
+		for (int32_t i = 0; i < n; i++)
+			y[i] = v;
+	}
+}
+/* @npu-end */
+
+/* ================================================================ executor */
+
+/* parameter words of each kernel */
+static const uint8_t npu_param_counts[NPU_K_COUNT] = {
+	NPU_CV_COUNT, NPU_CV_COUNT, NPU_EW_COUNT, NPU_EW_COUNT, NPU_UN_COUNT, NPU_RQ_COUNT,
+	NPU_QZ_COUNT, NPU_QZ_COUNT, NPU_LT_COUNT, NPU_PL_COUNT, NPU_PL_COUNT, NPU_SM_COUNT,
+	NPU_RN_COUNT, NPU_RN_COUNT, NPU_CA_COUNT, NPU_CP_COUNT, NPU_FI_COUNT,
+};
+
+size_t npu_param_count(uint32_t kernel)
+{
+	return kernel < NPU_K_COUNT ? npu_param_counts[kernel] : 0;
+}
+
+uint32_t npu_scratch_size(uint32_t kernel, const int32_t *p)
+{
+	(void)p;
+	switch (kernel) {
+	/* @npu-kernel CONV_Q */
+	case NPU_K_CONV_Q: {
+		cq_geo g;
+		cq_geometry(p, &g);
+		return (uint32_t)g.scratch;
+	}
+	/* @npu-end */
+	/* @npu-kernel CONV_F */
+	case NPU_K_CONV_F: {
+		int64_t k = (int64_t)(p[NPU_CV_G] > 0 ? p[NPU_CV_C] / p[NPU_CV_G] : p[NPU_CV_C]) * p[NPU_CV_KH] * p[NPU_CV_KW];
+		return k > 0 ? (uint32_t)((k * 4 + 15) & ~(int64_t)15) : 0;
+	}
+	/* @npu-end */
+	/* @npu-kernel POOL_Q */
+	case NPU_K_POOL_Q: return pq_scratch(p);
+	/* @npu-end */
+	/* @npu-kernel GRU_F */
+	case NPU_K_GRU_F: return rn_scratch(p, 3);
+	/* @npu-end */
+	/* @npu-kernel LSTM_F */
+	case NPU_K_LSTM_F: return rn_scratch(p, 4);
+	/* @npu-end */
+	default: return 0;
+	}
+}
+
+void npu_exec_op(const npu_model *m, uint32_t i, const void *const in[], void *const out[], void *arena)
+{
+	const npu_op *op = &m->ops[i];
+	const int32_t *p = m->params + op->params;
+	void *a[NPU_MAX_ARGS];
+	uint32_t n = op->n_args < NPU_MAX_ARGS ? op->n_args : NPU_MAX_ARGS;
+	for (uint32_t j = 0; j < NPU_MAX_ARGS; j++) {
+		int32_t t = j < n ? m->args[op->args + j] : -1;
+		a[j] = NULL;
+		if (t < 0)
+			continue;
+		const npu_tensor *te = &m->tensors[t];
+		switch (te->mem) {
+		case NPU_MEM_ARENA: a[j] = (uint8_t *)arena + te->offset; break;
+		case NPU_MEM_WEIGHT: a[j] = (void *)(m->weights + te->offset); break;
+		case NPU_MEM_INPUT: a[j] = (void *)in[te->offset]; break;
+		case NPU_MEM_OUTPUT: a[j] = out[te->offset]; break;
+		default: break;
+		}
+	}
+	void *s = (uint8_t *)arena + m->scratch_offset;
+	(void)p;
+	(void)a;
+	switch (op->kernel) {
+	/* @npu-kernel CONV_Q */
+	case NPU_K_CONV_Q: k_conv_q(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel CONV_F */
+	case NPU_K_CONV_F: k_conv_f(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel ELTWISE_Q */
+	case NPU_K_ELTWISE_Q: k_eltwise_q(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel ELTWISE_F */
+	case NPU_K_ELTWISE_F: k_eltwise_f(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel UNARY_F */
+	case NPU_K_UNARY_F: k_unary_f(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel REQUANT */
+	case NPU_K_REQUANT: k_requant(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel QUANTIZE */
+	case NPU_K_QUANTIZE: k_quantize(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel DEQUANTIZE */
+	case NPU_K_DEQUANTIZE: k_dequantize(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel LUT */
+	case NPU_K_LUT: k_lut(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel POOL_Q */
+	case NPU_K_POOL_Q: k_pool_q(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel POOL_F */
+	case NPU_K_POOL_F: k_pool_f(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel SOFTMAX_F */
+	case NPU_K_SOFTMAX_F: k_softmax_f(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel GRU_F */
+	case NPU_K_GRU_F: k_gru_f(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel LSTM_F */
+	case NPU_K_LSTM_F: k_lstm_f(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel CAST_F */
+	case NPU_K_CAST_F: k_cast_f(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel COPY */
+	case NPU_K_COPY: k_copy(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel FILL */
+	case NPU_K_FILL: k_fill(p, a, s); break;
+	/* @npu-end */
+	default: (void)s; break;
+	}
+}
+
+void npu_run(const npu_model *m, const void *const in[], void *const out[], void *arena)
+{
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		npu_exec_op(m, i, in, out, arena);
+}
+
+/* ================================================================ binary models */
+
+/* The blob's header words (layout: npu_rt.h, under NPU_BIN_MAGIC). */
+enum {
+	BH_MAGIC, BH_VERSION, BH_N_TENSORS, BH_N_OPS, BH_N_ARGS, BH_N_PARAMS, BH_N_INPUTS, BH_N_OUTPUTS,
+	BH_ARENA, BH_SCRATCH_OFF, BH_SCRATCH_SIZE, BH_WEIGHT_SIZE,
+	BH_TENSORS, BH_OPS, BH_ARGS, BH_PARAMS, BH_WEIGHTS, BH_INPUTS, BH_OUTPUTS, BH_STRINGS, BH_STRINGS_SIZE,
+	BH_COUNT
+};
+
+/* Arguments of each kernel, and which of them may be -1. */
+static const uint8_t npu_arg_counts[NPU_K_COUNT] = {7, 5, 3, 3, 2, 2, 2, 2, 3, 2, 2, 2, 7, 9, 2, 2, 1};
+static const uint16_t npu_arg_optional[NPU_K_COUNT] = {
+	[NPU_K_CONV_Q] = 1u << 2 | 1u << 5,
+	[NPU_K_CONV_F] = 1u << 2 | 1u << 3,
+	[NPU_K_GRU_F] = 1u << 3 | 1u << 4 | 1u << 5 | 1u << 6,
+	[NPU_K_LSTM_F] = 1u << 3 | 1u << 4 | 1u << 5 | 1u << 6 | 1u << 7 | 1u << 8,
+};
+
+static uint32_t ld_le32(const uint8_t *b)
+{
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* a table of n elements of es bytes at byte offset off, aligned to al,
+ * inside size bytes */
+static int table_ok(uint32_t off, uint32_t n, uint32_t es, uint32_t al, size_t size)
+{
+	uint64_t end = (uint64_t)off + (uint64_t)n * es;
+	return off % al == 0 && end <= (uint64_t)size;
+}
+
+static int io_ok(const npu_io *io, uint32_t n, uint32_t strings_size)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (io[i].name >= strings_size || io[i].dtype >= NPU_T_COUNT || io[i].rank > NPU_MAX_RANK)
+			return 0;
+		for (uint32_t d = 0; d < io[i].rank; d++)
+			if (io[i].shape[d] < 0)
+				return 0;
+	}
+	return 1;
+}
+
+int npu_load(npu_model *m, const void *blob, size_t size)
+{
+	const uint8_t *b = blob;
+	uint32_t h[BH_COUNT];
+	if (!m || !b || (uintptr_t)b % 4 != 0 || size < sizeof h)
+		return -1;
+	for (int i = 0; i < BH_COUNT; i++)
+		h[i] = ld_le32(b + 4 * i);
+	/* host order tables: a big-endian host reads the magic reversed */
+	uint32_t magic;
+	memcpy(&magic, b, 4);
+	if (magic != NPU_BIN_MAGIC || h[BH_MAGIC] != NPU_BIN_MAGIC || h[BH_VERSION] != NPU_BIN_VERSION)
+		return -1;
+	if (!table_ok(h[BH_TENSORS], h[BH_N_TENSORS], sizeof(npu_tensor), 4, size) ||
+	    !table_ok(h[BH_OPS], h[BH_N_OPS], sizeof(npu_op), 4, size) ||
+	    !table_ok(h[BH_ARGS], h[BH_N_ARGS], 4, 4, size) || !table_ok(h[BH_PARAMS], h[BH_N_PARAMS], 4, 4, size) ||
+	    !table_ok(h[BH_WEIGHTS], h[BH_WEIGHT_SIZE], 1, 16, size) ||
+	    !table_ok(h[BH_INPUTS], h[BH_N_INPUTS], sizeof(npu_io), 4, size) ||
+	    !table_ok(h[BH_OUTPUTS], h[BH_N_OUTPUTS], sizeof(npu_io), 4, size) ||
+	    !table_ok(h[BH_STRINGS], h[BH_STRINGS_SIZE], 1, 1, size))
+		return -1;
+	if ((uint64_t)h[BH_SCRATCH_OFF] + h[BH_SCRATCH_SIZE] > h[BH_ARENA] || h[BH_SCRATCH_OFF] % 4 != 0)
+		return -1;
+	npu_model t;
+	t.n_tensors = h[BH_N_TENSORS], t.n_ops = h[BH_N_OPS], t.n_args = h[BH_N_ARGS], t.n_params = h[BH_N_PARAMS];
+	t.n_inputs = h[BH_N_INPUTS], t.n_outputs = h[BH_N_OUTPUTS];
+	t.arena_size = h[BH_ARENA], t.scratch_offset = h[BH_SCRATCH_OFF], t.scratch_size = h[BH_SCRATCH_SIZE];
+	t.weight_size = h[BH_WEIGHT_SIZE];
+	t.tensors = (const npu_tensor *)(const void *)(b + h[BH_TENSORS]);
+	t.ops = (const npu_op *)(const void *)(b + h[BH_OPS]);
+	t.args = (const int32_t *)(const void *)(b + h[BH_ARGS]);
+	t.params = (const int32_t *)(const void *)(b + h[BH_PARAMS]);
+	t.weights = b + h[BH_WEIGHTS];
+	t.inputs = (const npu_io *)(const void *)(b + h[BH_INPUTS]);
+	t.outputs = (const npu_io *)(const void *)(b + h[BH_OUTPUTS]);
+	t.strings = (const char *)(b + h[BH_STRINGS]);
+
+	uint32_t ss = h[BH_STRINGS_SIZE];
+	if (ss > 0 && t.strings[ss - 1] != '\0')
+		return -1;
+	if (!io_ok(t.inputs, t.n_inputs, ss) || !io_ok(t.outputs, t.n_outputs, ss))
+		return -1;
+	for (uint32_t i = 0; i < t.n_tensors; i++) {
+		const npu_tensor *te = &t.tensors[i];
+		uint32_t lim = te->mem == NPU_MEM_ARENA ? t.arena_size
+			     : te->mem == NPU_MEM_WEIGHT ? t.weight_size
+			     : te->mem == NPU_MEM_INPUT ? t.n_inputs
+			     : te->mem == NPU_MEM_OUTPUT ? t.n_outputs : 0;
+		if (te->offset >= lim)
+			return -1;
+	}
+	for (uint32_t i = 0; i < t.n_ops; i++) {
+		const npu_op *op = &t.ops[i];
+		if (op->kernel >= NPU_K_COUNT || op->n_args > NPU_MAX_ARGS || op->n_args < npu_arg_counts[op->kernel])
+			return -1;
+		if ((uint64_t)op->args + op->n_args > t.n_args ||
+		    (uint64_t)op->params + npu_param_count(op->kernel) > t.n_params)
+			return -1;
+		for (uint32_t j = 0; j < op->n_args; j++) {
+			int32_t a = t.args[op->args + j];
+			if (a < -1 || (a >= 0 && (uint32_t)a >= t.n_tensors))
+				return -1;
+			if (a == -1 && j < npu_arg_counts[op->kernel] && !(npu_arg_optional[op->kernel] >> j & 1u))
+				return -1;
+		}
+		if (npu_scratch_size(op->kernel, t.params + op->params) > t.scratch_size)
+			return -1;
+	}
+	*m = t;
+	return 0;
+}

@@ -1,0 +1,279 @@
+/* npu_rt.h - the npukit runtime: the kernels and the op-program executor
+ * shared by the emitted code (npu-emit) and by libir's interpreter for
+ * quantized and fp16 graphs (npu-run), so both compute bit-identical results.
+ *
+ * Portable C99: no malloc, no stdio; libm only for the float unary kernels
+ * (sigmoid, tanh, exp, ...), which integer models never need (npu-quant
+ * replaces them by lookup tables). Float kernels accumulate in float32 in a
+ * fixed order; build them without FMA contraction (-ffp-contract=off, the
+ * default of -std=c99) and with SSE arithmetic on 32-bit x86
+ * (-msse2 -mfpmath=sse), or results differ from npu-run's in the last bit.
+ *
+ * A model is a set of tables, all made of 32-bit words so that the binary
+ * form (npu-emit --format bin) can be used in place:
+ *   tensors  where each buffer lives: arena, weights, or graph input/output
+ *   ops      one per kernel call: kernel id, its arguments (tensor indices,
+ *            -1 for an absent optional one) and its parameters (int32
+ *            words at params[op.params], layout given by the NPU_P_* enums
+ *            below; floats are stored as their IEEE bit patterns)
+ *   weights  the constant bytes (weights, biases, multipliers, tables)
+ *
+ * Integer arithmetic (see npu-ir(5) and npu-quant(1)): a quantized value q
+ * means scale * (q - zero_point). Requantization multiplies an int32 (or
+ * int64) accumulator by a 31-bit multiplier and divides by 2^shift with
+ * rounding half up: npu_rshift_round(v * mult, shift). */
+#ifndef NPU_RT_H
+#define NPU_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* element types (numbering is part of the binary format) */
+enum { NPU_T_F32, NPU_T_F16, NPU_T_I8, NPU_T_I16, NPU_T_I32, NPU_T_U8, NPU_T_COUNT };
+
+/* where a tensor lives */
+enum { NPU_MEM_ARENA, NPU_MEM_WEIGHT, NPU_MEM_INPUT, NPU_MEM_OUTPUT };
+
+/* kernels (numbering is part of the binary format) */
+enum {
+	NPU_K_CONV_Q,		/* int conv / depthwise / grouped / fully connected */
+	NPU_K_CONV_F,		/* the same in float (f32 or f16 storage) */
+	NPU_K_ELTWISE_Q,	/* int add, sub, mul with broadcasting */
+	NPU_K_ELTWISE_F,	/* float add, sub, mul, div, max, min with broadcasting */
+	NPU_K_UNARY_F,		/* float unary function */
+	NPU_K_REQUANT,		/* int -> int rescale + clamp, strided (concat, relu, copy) */
+	NPU_K_QUANTIZE,		/* float -> int */
+	NPU_K_DEQUANTIZE,	/* int -> float */
+	NPU_K_LUT,		/* int -> int through a table (sigmoid, tanh, exp, ...) */
+	NPU_K_POOL_Q,		/* int max / average pooling */
+	NPU_K_POOL_F,		/* float max / average pooling */
+	NPU_K_SOFTMAX_F,	/* float softmax / log_softmax over one axis */
+	NPU_K_GRU_F,		/* float GRU over a sequence (one direction) */
+	NPU_K_LSTM_F,		/* float LSTM over a sequence (one direction) */
+	NPU_K_CAST_F,		/* f32 <-> f16 */
+	NPU_K_COPY,		/* strided copy of elements of any size (slice, concat, transpose) */
+	NPU_K_FILL,		/* fill with one element value (padding) */
+	NPU_K_COUNT
+};
+
+/* ---- parameter layouts (index into the op's parameter words) */
+
+#define NPU_WALK_DIMS 6
+/* A strided walk over up to 6 dimensions (innermost last), shared by COPY,
+ * REQUANT and the broadcasting ELTWISE kernels: counts, then source strides
+ * and destination strides in elements. Unused leading dims have count 1. */
+
+/* CONV_Q / CONV_F. Input x [N, C, H, W], weights [OC, C/G, KH, KW],
+ * output y [N, OC, OH, OW] (fully connected: H = W = KH = KW = 1).
+ * Args Q: x, w, bias (i32 [OC] or -1), mult (i32 [OC]), shift (i32 [OC]),
+ *         wzp (i32 [OC] weight zero points, or -1 for symmetric), y.
+ * Args F: x, w, bias (f32/f16 [OC] in the activation type, or -1),
+ *         wscale (f32 [OC] when w is i8-compressed, else -1), y. */
+enum {
+	NPU_CV_N, NPU_CV_C, NPU_CV_H, NPU_CV_W, NPU_CV_OC, NPU_CV_OH, NPU_CV_OW,
+	NPU_CV_KH, NPU_CV_KW, NPU_CV_SH, NPU_CV_SW, NPU_CV_PT, NPU_CV_PL,
+	NPU_CV_DH, NPU_CV_DW, NPU_CV_G,
+	NPU_CV_XT, NPU_CV_WT, NPU_CV_YT,	/* element types */
+	NPU_CV_ZX, NPU_CV_ZY,			/* Q: input / output zero points */
+	NPU_CV_LO, NPU_CV_HI,			/* clamp of y: Q int, F float bits */
+	NPU_CV_ACT,				/* F: NPU_U_* applied after the clamp, or -1 */
+	NPU_CV_P0, NPU_CV_P1,			/* F: its parameters (float bits) */
+	NPU_CV_COUNT
+};
+
+/* ELTWISE_Q / ELTWISE_F: y = a OP b over a walk of the output shape
+ * (counts), with a's and b's strides (0 along broadcast dims); y is dense.
+ * Args: a, b, y. */
+enum { NPU_BIN_ADD, NPU_BIN_SUB, NPU_BIN_MUL, NPU_BIN_DIV, NPU_BIN_MAX, NPU_BIN_MIN };
+enum {
+	NPU_EW_OP,
+	NPU_EW_COUNTS,				/* 6 counts */
+	NPU_EW_SA = NPU_EW_COUNTS + NPU_WALK_DIMS,	/* 6 strides of a */
+	NPU_EW_SB = NPU_EW_SA + NPU_WALK_DIMS,		/* 6 strides of b */
+	NPU_EW_AT = NPU_EW_SB + NPU_WALK_DIMS, NPU_EW_BT, NPU_EW_YT,
+	/* Q: add/sub: acc = (a - ZA) * MA +- (b - ZB) * MB (int64),
+	 *    mul:     acc = (a - ZA) * (b - ZB) * MA (int64, MB unused);
+	 *    y = clamp(ZY + rshift_round(acc, SHIFT), LO, HI).
+	 * F: y = clamp(a OP b, LO, HI) (float bits). */
+	NPU_EW_ZA, NPU_EW_ZB, NPU_EW_ZY, NPU_EW_MA, NPU_EW_MB, NPU_EW_SHIFT,
+	NPU_EW_LO, NPU_EW_HI,
+	NPU_EW_COUNT
+};
+
+/* UNARY_F: y = f(x) elementwise. Args: x, y. */
+enum {
+	NPU_U_RELU, NPU_U_CLIP, NPU_U_LEAKY_RELU, NPU_U_ELU, NPU_U_SIGMOID,
+	NPU_U_TANH, NPU_U_HARD_SIGMOID, NPU_U_HARD_SWISH, NPU_U_SOFTPLUS,
+	NPU_U_SILU, NPU_U_EXP, NPU_U_LOG, NPU_U_SQRT, NPU_U_RSQRT,
+	NPU_U_RECIPROCAL, NPU_U_NEG, NPU_U_ABS, NPU_U_GELU, NPU_U_COUNT
+};
+/* CLIP: P0 = min, P1 = max; LEAKY_RELU, ELU: P0 = alpha;
+ * HARD_SIGMOID: P0 = alpha, P1 = beta; GELU: P0 = 1 for the tanh form. */
+enum { NPU_UN_N, NPU_UN_FN, NPU_UN_P0, NPU_UN_P1, NPU_UN_XT, NPU_UN_YT, NPU_UN_COUNT };
+
+/* REQUANT: y[walk] = clamp(ZY + rshift_round((x[walk] - ZX) * MULT, SHIFT), LO, HI)
+ * over a walk with source and destination strides, starting at element
+ * offsets SOFF and DOFF. MULT = 1, SHIFT = 0 copies (with clamping).
+ * Args: x, y. */
+enum {
+	NPU_RQ_COUNTS,
+	NPU_RQ_SS = NPU_RQ_COUNTS + NPU_WALK_DIMS,
+	NPU_RQ_DS = NPU_RQ_SS + NPU_WALK_DIMS,
+	NPU_RQ_SOFF = NPU_RQ_DS + NPU_WALK_DIMS, NPU_RQ_DOFF,
+	NPU_RQ_XT, NPU_RQ_YT, NPU_RQ_ZX, NPU_RQ_ZY, NPU_RQ_MULT, NPU_RQ_SHIFT,
+	NPU_RQ_LO, NPU_RQ_HI,
+	NPU_RQ_COUNT
+};
+
+/* QUANTIZE: y = clamp(round_half_even(x / SCALE) + ZP, LO, HI), x float
+ * (division in float32). DEQUANTIZE: y = (float)(x - ZP) * SCALE (float32
+ * product, then rounded to the output type). Args: x, y. */
+enum { NPU_QZ_N, NPU_QZ_XT, NPU_QZ_YT, NPU_QZ_SCALE, NPU_QZ_ZP, NPU_QZ_LO, NPU_QZ_HI, NPU_QZ_COUNT };
+
+/* LUT: x int8 -> y = table[x + 128] (256 entries); x int16 -> with
+ * BITS < 16: i = (x + 32768) >> (16 - BITS), f = the bits shifted out,
+ * y = t[i] + rshift_round((t[i+1] - t[i]) * f, 16 - BITS) (2^BITS + 1
+ * entries). Table entries have the output type. Args: x, table, y. */
+enum { NPU_LT_N, NPU_LT_XT, NPU_LT_YT, NPU_LT_BITS, NPU_LT_COUNT };
+
+/* POOL_Q / POOL_F over x [N, C, H, W] -> y [N, C, OH, OW]; global pooling
+ * is a window of H x W. Max ignores padding; average divides by the
+ * window's cells inside the input (plus padding cells when
+ * COUNT_PAD; never cells beyond the padding (ceil_mode overhang)).
+ * Q: input and output share the scale; average is
+ *    ZY + round_div(sum(x - ZX), count) with rounding half away from zero,
+ *    max is the maximum (ZX == ZY), both clamped to [LO, HI].
+ * Args: x, y. */
+enum { NPU_POOL_MAX, NPU_POOL_AVG };
+enum {
+	NPU_PL_N, NPU_PL_C, NPU_PL_H, NPU_PL_W, NPU_PL_OH, NPU_PL_OW,
+	NPU_PL_KH, NPU_PL_KW, NPU_PL_SH, NPU_PL_SW, NPU_PL_PT, NPU_PL_PL,
+	NPU_PL_PB, NPU_PL_PR, NPU_PL_MODE, NPU_PL_COUNT_PAD,
+	NPU_PL_XT, NPU_PL_YT, NPU_PL_ZX, NPU_PL_ZY, NPU_PL_LO, NPU_PL_HI,
+	NPU_PL_COUNT
+};
+
+/* SOFTMAX_F over the middle axis of [OUTER, N, INNER]. Args: x, y. */
+enum { NPU_SM_OUTER, NPU_SM_N, NPU_SM_INNER, NPU_SM_LOG, NPU_SM_XT, NPU_SM_YT, NPU_SM_COUNT };
+
+/* GRU_F / LSTM_F: ONNX semantics (gate order zrh for GRU, iofc for LSTM),
+ * one direction, x [T, B, I] -> Y [T, 1, B, H] and final states [1, B, H].
+ * Weights W [1, G*H, I], R [1, G*H, H], bias [1, 2*G*H] in WT.
+ * Args GRU: x, W, R, bias|-1, h0|-1, Y|-1, Yh|-1.
+ * Args LSTM: x, W, R, bias|-1, h0|-1, c0|-1, Y|-1, Yh|-1, Yc|-1. */
+enum { NPU_RN_T, NPU_RN_B, NPU_RN_I, NPU_RN_H, NPU_RN_LBR, NPU_RN_REVERSE,
+       NPU_RN_XT, NPU_RN_WT, NPU_RN_YT, NPU_RN_COUNT };
+
+/* CAST_F: N elements from XT to YT (f32/f16). Args: x, y. */
+enum { NPU_CA_N, NPU_CA_XT, NPU_CA_YT, NPU_CA_COUNT };
+
+/* COPY: ELEM-byte elements over a walk (counts, source and destination
+ * strides in elements) from element offset SOFF to DOFF. Args: x, y. */
+enum {
+	NPU_CP_ELEM,
+	NPU_CP_COUNTS,
+	NPU_CP_SS = NPU_CP_COUNTS + NPU_WALK_DIMS,
+	NPU_CP_DS = NPU_CP_SS + NPU_WALK_DIMS,
+	NPU_CP_SOFF = NPU_CP_DS + NPU_WALK_DIMS, NPU_CP_DOFF,
+	NPU_CP_COUNT
+};
+
+/* FILL: N elements of ELEM bytes (1, 2 or 4) set to VALUE's low bytes
+ * (little-endian). Args: y. */
+enum { NPU_FI_N, NPU_FI_ELEM, NPU_FI_VALUE, NPU_FI_COUNT };
+
+/* ---- the model */
+
+typedef struct {
+	uint32_t mem;		/* NPU_MEM_* */
+	uint32_t offset;	/* arena/weight byte offset, or input/output index */
+} npu_tensor;
+
+typedef struct {
+	uint32_t kernel;	/* NPU_K_* */
+	uint32_t n_args;
+	uint32_t args;		/* first argument in the args table */
+	uint32_t params;	/* first word in the params table */
+} npu_op;
+
+#define NPU_MAX_ARGS 9
+#define NPU_MAX_RANK 8
+
+/* a graph input or output */
+typedef struct {
+	uint32_t name;		/* offset in the string table */
+	uint32_t dtype;		/* NPU_T_* */
+	uint32_t rank;
+	int32_t shape[NPU_MAX_RANK];
+	float scale;		/* quantized types: real = scale * (q - zero_point) */
+	int32_t zero_point;
+	uint32_t nbytes;
+} npu_io;
+
+typedef struct {
+	uint32_t n_tensors, n_ops, n_args, n_params, n_inputs, n_outputs;
+	uint32_t arena_size;	/* bytes, including the scratch area */
+	uint32_t scratch_offset, scratch_size;	/* kernel scratch inside the arena */
+	uint32_t weight_size;
+	const npu_tensor *tensors;
+	const npu_op *ops;
+	const int32_t *args;
+	const int32_t *params;
+	const uint8_t *weights;	/* 16-byte aligned */
+	const npu_io *inputs, *outputs;
+	const char *strings;
+} npu_model;
+
+/* Run op i of m (arena: arena_size bytes, 16-byte aligned; in/out: the
+ * graph's input and output buffers, in order). */
+void npu_exec_op(const npu_model *m, uint32_t i, const void *const in[], void *const out[], void *arena);
+/* Run the whole program. */
+void npu_run(const npu_model *m, const void *const in[], void *const out[], void *arena);
+
+/* Scratch bytes kernel k needs for parameters p (0 for most kernels). */
+uint32_t npu_scratch_size(uint32_t kernel, const int32_t *p);
+/* Parameter words kernel k reads (its NPU_*_COUNT), 0 for an unknown k. */
+size_t npu_param_count(uint32_t kernel);
+
+/* Rounding right shift: floor((v + 2^(s-1)) / 2^s) for s >= 1, v for
+ * s == 0; s at most 62. */
+static inline int64_t npu_rshift_round(int64_t v, int s)
+{
+	if (s <= 0)
+		return v;
+	int64_t h = (int64_t)1 << (s - 1);
+	/* v + h cannot overflow for the accumulators the kernels produce
+	 * (|v| < 2^62); floor division without relying on >> of negatives */
+	int64_t t = v + h;
+	return t >= 0 ? t >> s : -(((-t) + ((int64_t)1 << s) - 1) >> s);
+}
+
+/* The binary model format (npu-emit --format bin): a header of 32-bit
+ * little-endian words, then the tables and weights at the offsets it
+ * gives; see npu-emit(1). npu_load checks a blob (4-byte aligned, in
+ * memory that outlives m) and points m's tables into it; it returns 0, or
+ * -1 if the blob is not a valid model for this runtime. */
+#define NPU_BIN_MAGIC 0x4d55504eu	/* "NPUM" */
+/* The blob: 21 little-endian uint32 header words
+ *    0 magic NPU_BIN_MAGIC        1 version NPU_BIN_VERSION
+ *    2 n_tensors   3 n_ops   4 n_args   5 n_params   6 n_inputs   7 n_outputs
+ *    8 arena_size  9 scratch_offset  10 scratch_size  11 weight_size
+ *   12 tensors  13 ops  14 args  15 params  16 weights  17 inputs  18 outputs
+ *   19 strings: the byte offsets of the tables from the blob's start
+ *   20 the strings' size in bytes
+ * then the tables, each an array of the structs above in host order (the
+ * runtime reads them in place; a host whose order is not little-endian
+ * sees a wrong magic): tensors (npu_tensor, 2 words), ops (npu_op, 4
+ * words), args and params (int32), inputs and outputs (npu_io, 14 words),
+ * all at 4-byte aligned offsets; the weights (weight_size bytes) at a
+ * 16-byte aligned offset; the strings (NUL-terminated names, the last byte
+ * NUL). npu_load checks every offset and size against the blob, every op
+ * (kernel, argument and parameter ranges, required arguments present,
+ * scratch need <= scratch_size), every tensor's place (arena and weight
+ * offsets inside their areas, input/output indices in range), the io
+ * records and the strings; not the consistency of a kernel's parameters
+ * with its buffers' sizes. */
+#define NPU_BIN_VERSION 1u
+int npu_load(npu_model *m, const void *blob, size_t size);
+
+#endif

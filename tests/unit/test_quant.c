@@ -1,0 +1,179 @@
+/* test_quant.c - the quantizer and the lowering to the runtime, on graphs
+ * small enough to work out by hand (the derivations are in the comments):
+ * requantization multipliers, an int8 convolution between quantize and
+ * dequantize executed through ir_exec (which lowers it), a sigmoid made a
+ * lookup table by ir_quantize, and the lowering's refusals. */
+#include "check.h"
+#include "ir.h"
+
+#include <math.h>
+#include <string.h>
+
+static int add(ir_graph *g, const char *name, ir_dtype t, ir_shape s, ir_kind k)
+{
+	ir_diag d;
+	int id = ir_graph_add_tensor(g, name, t, &s, k, &d);
+	if (id < 0)
+		printf("# %s: %s\n", name, d.msg);
+	return id;
+}
+
+static void set_q(ir_graph *g, int t, int n, const float *s, const int32_t *z)
+{
+	ir_quant q = {.bits = 8, .symmetric = false, .axis = n > 1 ? 0 : -1, .n = n, .scale = (float *)s,
+		      .zero_point = (int32_t *)z};
+	ir_diag d;
+	if (ir_tensor_set_quant(g, t, &q, &d))
+		printf("# quant: %s\n", d.msg);
+}
+
+static int node(ir_graph *g, const char *name, int op, const int *in, int nin, int out)
+{
+	ir_diag d;
+	int id = ir_graph_add_node(g, name, op, in, nin, &out, 1, &d);
+	if (id < 0)
+		printf("# %s: %s\n", name, d.msg);
+	return id;
+}
+
+static void multipliers(void)
+{
+	int32_t m;
+	int s;
+	/* m = mult * 2^-shift with mult in [2^30, 2^31) */
+	CHECK(ir_quant_multiplier(0.5, &m, &s) == 0 && m == 1073741824 && s == 31);	/* 2^30 / 2^31 */
+	CHECK(ir_quant_multiplier(0.25, &m, &s) == 0 && m == 1073741824 && s == 32);
+	CHECK(ir_quant_multiplier(0.75, &m, &s) == 0 && m == 1610612736 && s == 31);	/* 3 * 2^29 */
+	CHECK(ir_quant_multiplier(1.5, &m, &s) == 0 && m == 1610612736 && s == 30);
+	/* 1/3: 2^32 / 3 = 1431655765.33 rounds down */
+	CHECK(ir_quant_multiplier(1.0 / 3, &m, &s) == 0 && m == 1431655765 && s == 32);
+	CHECK(ir_quant_multiplier(1e-12, &m, &s) == 0 && m == 0 && s == 0);	/* below 2^-32: always 0 */
+	CHECK(ir_quant_multiplier(0, &m, &s) == -1);
+	CHECK(ir_quant_multiplier(-0.5, &m, &s) == -1);
+	CHECK(ir_quant_multiplier(INFINITY, &m, &s) == -1);
+	CHECK(ir_quant_multiplier(2147483648.0, &m, &s) == -1);
+	CHECK(npu_rshift_round(7, 1) == 4 && npu_rshift_round(-1, 1) == 0 && npu_rshift_round(-5, 1) == -2 &&
+	      npu_rshift_round(-13, 2) == -3);	/* half up: 3.5 -> 4, -0.5 -> 0, -2.5 -> -2, -3.25 -> -3 */
+}
+
+/* x f32 [1,1,1,4] -> quantize (s 0.5, zp 1) -> conv 1x1, 2 channels,
+ * relu (s 0.25, zp -2) -> dequantize -> y f32 [1,2,1,4].
+ *   x = [1.0, -0.75, 2.2, 0.3]: x/0.5 = [2, -1.5, 4.4, 0.6] round half even
+ *   [2, -2, 4, 1], + zp 1: xq = [3, -1, 5, 2]; xq - zx = [2, -2, 4, 1].
+ *   channel 0: w 2 (s 0.25), bias 3: acc = [7, -1, 11, 5];
+ *     M = 0.5 * 0.25 / 0.25 = 0.5: acc / 2 half up = [4, 0, 6, 3];
+ *     + zy -2 = [2, -2, 4, 1]; relu clamps at zy = -2; dequantized
+ *     (q + 2) * 0.25 = [1.0, 0, 1.5, 0.75].
+ *   channel 1: w -4 (s 0.125), bias -5: acc = [-13, 3, -21, -9];
+ *     M = 0.5 * 0.125 / 0.25 = 0.25: acc / 4 half up = [-3, 1, -5, -2];
+ *     + zy = [-5, -1, -7, -4]; clamp at -2: [-2, -1, -2, -2];
+ *     dequantized [0, 0.25, 0, 0]. */
+static void int8_conv(void)
+{
+	ir_graph *g = ir_graph_new();
+	ir_diag d;
+	int x = add(g, "x", IR_DTYPE_F32, (ir_shape){4, {1, 1, 1, 4}}, IR_KIND_INPUT);
+	int xq = add(g, "xq", IR_DTYPE_I8, (ir_shape){4, {1, 1, 1, 4}}, IR_KIND_ACTIVATION);
+	int yq = add(g, "yq", IR_DTYPE_I8, (ir_shape){4, {1, 2, 1, 4}}, IR_KIND_ACTIVATION);
+	int y = add(g, "y", IR_DTYPE_F32, (ir_shape){4, {1, 2, 1, 4}}, IR_KIND_ACTIVATION);
+	int8_t wv[2] = {2, -4};
+	int32_t bv[2] = {3, -5};
+	ir_shape ws = {4, {2, 1, 1, 1}}, bs = {1, {2}};
+	int w = ir_graph_add_const(g, "w", IR_DTYPE_I8, &ws, wv, &d);
+	int b = ir_graph_add_const(g, "b", IR_DTYPE_I32, &bs, bv, &d);
+	float sx = 0.5f, sy = 0.25f, sw[2] = {0.25f, 0.125f}, sb[2] = {0.125f, 0.0625f};
+	int32_t zx = 1, zy = -2, z0[2] = {0, 0};
+	set_q(g, xq, 1, &sx, &zx);
+	set_q(g, yq, 1, &sy, &zy);
+	set_q(g, w, 2, sw, z0);
+	set_q(g, b, 2, sb, z0);
+	int k = node(g, "q", IR_OP_QUANTIZE, &x, 1, xq);
+	ir_node_set_str(g, k, "to", "i8");
+	int cin[3] = {xq, w, b};
+	k = node(g, "conv", IR_OP_CONV, cin, 3, yq);
+	ir_node_set_str(g, k, "act", "relu");
+	ir_graph_node(g, k)->precision = IR_PREC_I8;
+	k = node(g, "dq", IR_OP_DEQUANTIZE, &yq, 1, y);
+	ir_graph_set_inputs(g, &x, 1, &d);
+	ir_graph_set_outputs(g, &y, 1, &d);
+	CHECK_MSG(ir_graph_verify(g, &d) == 0, "%s", d.msg);
+	ir_exec *e = ir_exec_new(g, IR_MODE_F32, 1, &d);
+	CHECK_MSG(e != NULL, "%s", d.msg);
+	float in[4] = {1.0f, -0.75f, 2.2f, 0.3f}, want[8] = {1.0f, 0, 1.5f, 0.75f, 0, 0.25f, 0, 0};
+	if (e) {
+		size_t n;
+		CHECK(ir_exec_set_input(e, 0, in, sizeof in, &d) == 0 && ir_exec_run(e, &d) == 0);
+		const float *out = ir_exec_output(e, 0, &n);
+		CHECK(n == sizeof want && memcmp(out, want, sizeof want) == 0);
+		for (int i = 0; i < 8 && out; i++)
+			if (out[i] != want[i])
+				printf("# y[%d] = %g, want %g\n", i, out[i], want[i]);
+	}
+	ir_exec_free(e);
+
+	/* the same conv with a sigmoid fused: no integer kernel applies one */
+	ir_node_set_str(g, 1, "act", "sigmoid");
+	ir_lowered l;
+	CHECK(ir_lower(g, &l, NULL, NULL, &d) == -1 && strstr(d.msg, "fused activation 'sigmoid' on an integer convolution"));
+	ir_graph_free(g);
+}
+
+/* sigmoid on int8 through ir_quantize. x observed in [-4, 3]: scale
+ * (float)(7/255) = 0.02745098, zero point -128 - rne(-4 / 0.02745098 =
+ * -145.714) = 18; y observed in [0, 0.99] (the range always includes 0):
+ * scale (float)(0.99/255) = 0.003882353, zero point -128. Entry for code q
+ * is rne(sigmoid(0.02745098 * (q - 18)) / 0.003882353) - 128:
+ *   q = 18:   x = 0, sigmoid 0.5 -> 128.79 -> 129 -> 1
+ *   q = 127:  x = 2.992157, sigmoid 0.9522185 -> 245.27 -> 245 -> 117
+ *   q = -128: x = -4.007843, sigmoid 0.0178482 -> 4.597 -> 5 -> -123
+ *   q = 0:    x = -0.4941177, sigmoid 0.3789240 -> 97.60 -> 98 -> -30 */
+static void lut(void)
+{
+	ir_graph *g = ir_graph_new();
+	ir_diag d;
+	int x = add(g, "x", IR_DTYPE_F32, (ir_shape){2, {1, 4}}, IR_KIND_INPUT);
+	int y = add(g, "y", IR_DTYPE_F32, (ir_shape){2, {1, 4}}, IR_KIND_ACTIVATION);
+	node(g, "sig", IR_OP_SIGMOID, &x, 1, y);
+	ir_graph_set_inputs(g, &x, 1, &d);
+	ir_graph_set_outputs(g, &y, 1, &d);
+	ir_calib *c = ir_calib_new();
+	float xs[2] = {-4, 3}, ys[2] = {0.5f, 0.99f};
+	CHECK(ir_calib_observe(c, "x", xs, 2, &d) == 0 && ir_calib_observe(c, "y", ys, 2, &d) == 0);
+	ir_quant_opts o;
+	ir_quant_defaults(&o);
+	CHECK_MSG(ir_quant_prepare(g, &o, &d) == 0 && ir_quantize(g, c, &o, NULL, NULL, &d) == 0, "%s", d.msg);
+	int n = ir_graph_find_node(g, "sig");
+	const ir_node *s = n >= 0 ? ir_graph_node(g, n) : NULL;
+	CHECK(s && s->op == IR_OP_LUT && s->precision == IR_PREC_I8 && !strcmp(ir_node_str(g, n, "fn", ""), "sigmoid"));
+	if (s && s->op == IR_OP_LUT) {
+		const ir_tensor *xt = ir_graph_tensor(g, s->inputs[0]), *t = ir_graph_tensor(g, s->inputs[1]);
+		const int8_t *tab = t->data;
+		CHECK(xt->quant && xt->quant->zero_point[0] == 18 && xt->quant->scale[0] == (float)(7.0 / 255));
+		CHECK(ir_shape_numel(&t->shape) == 256 && tab[18 + 128] == 1 && tab[127 + 128] == 117 &&
+		      tab[0] == -123 && tab[128] == -30);
+	}
+	/* the graph still runs and gives sigmoid within a code */
+	ir_exec *e = ir_exec_new(g, IR_MODE_F32, 1, &d);
+	float in[4] = {-2, 0, 1, 2.5f}, err = 0;
+	if (e && ir_exec_set_input(e, 0, in, sizeof in, &d) == 0 && ir_exec_run(e, &d) == 0) {
+		const float *out = ir_exec_output(e, 0, NULL);
+		for (int i = 0; i < 4; i++)
+			err = fmaxf(err, fabsf(out[i] - 1 / (1 + expf(-in[i]))));
+	} else {
+		err = 1;
+	}
+	/* half a code of x (0.0137) through sigmoid's slope (at most 1/4), plus
+	 * half a code of y (0.0019) */
+	CHECK_MSG(err <= 0.0137f / 4 + 0.0020f, "max error %g", err);
+	ir_exec_free(e);
+	ir_calib_free(c);
+	ir_graph_free(g);
+}
+
+int main(void)
+{
+	multipliers();
+	int8_conv();
+	lut();
+	return check_done();
+}

@@ -1,0 +1,991 @@
+/* npu-quant - post-training quantization: calibration, weight compression,
+ * int8/int16/fp16 quantization, mixed precision, per-layer error report.
+ * See npu-quant(1). */
+#include "config/qconfig.h"
+#include "config/target.h"
+#include "ir_cli.h"
+#include "npy/npy.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_FILES 256
+
+typedef struct {
+	const char *in, *out, *target, *config, *report, *stats_out;
+	const char *calib[MAX_FILES], *eval[MAX_FILES], *stats_in[MAX_FILES];
+	int n_calib, n_eval, n_stats_in;
+	long calib_batch, calib_max, eval_max;
+	char *float_layers, *f16_outputs, *exclude;
+	ir_qrange wrange[MAX_FILES];
+	int n_wrange;
+	bool force;
+	/* explicitly given (else from the target / defaults) */
+	const char *bits, *method, *wscheme;
+	int wbits, lut_bits, act_sym, per_channel;	/* -1: not given */
+	bool int_io, compress_fc, compress_conv;
+} options;
+
+static void help(void)
+{
+	printf("Usage: %s [IR|-] --target NAME|PATH [--calib FILE|DIR]... [options] [-o OUT]\n"
+	       "Quantize a float IR graph for an NPU target (int8, int16 or fp16).\n"
+	       "\n"
+	       "Target and calibration:\n"
+	       "  -t, --target NAME|PATH   NPU profile (share/npu/targets, npu-target(5)); required\n"
+	       "  -c, --calib FILE|DIR     calibration samples: .npy (first axis = samples, one-input\n"
+	       "                           models), .npz keyed by input name (first axis = samples),\n"
+	       "                           or a directory of sampleN_inputs.npz (one sample each)\n"
+	       "      --calib-batch N      samples per statistics batch (default 1)\n"
+	       "      --calib-max N        use at most N calibration samples\n"
+	       "  -m, --method M           minmax (default), averaging, meanstd[:N], percentile[:P],\n"
+	       "                           kld, aciq, mse\n"
+	       "      --stats-out FILE     write the calibration statistics (text)\n"
+	       "      --stats-in FILE      read statistics and merge them (repeatable; with or\n"
+	       "                           without --calib)\n"
+	       "Integer targets:\n"
+	       "  -b, --bits 8|16          activation bits (default: the target's first type)\n"
+	       "      --symmetric          symmetric activations (zero point 0)\n"
+	       "      --asymmetric         asymmetric activations (the default)\n"
+	       "      --weight-bits N      4..16 (default 8; more than 8 stored as int16)\n"
+	       "      --weight-scheme S    symmetric_restricted_range (default), symmetric_full_range,\n"
+	       "                           asymmetric; Compass' per_channel_/per_tensor_ prefixed names\n"
+	       "      --per-tensor         one weight scale per tensor (default: per output channel)\n"
+	       "      --lut-bits N         int16 lookup tables get 2^N+1 entries (default 10)\n"
+	       "      --int-io             keep graph inputs and outputs quantized\n"
+	       "Mixed precision:\n"
+	       "      --config FILE        per-layer settings (YAML/JSON: default, layers, ops)\n"
+	       "      --float-layers LIST  keep these nodes (comma-separated) in float\n"
+	       "fp16 targets (gxnpuc options):\n"
+	       "      --compress-fc        fully connected weights as int8 per output channel\n"
+	       "      --compress-conv      convolution weights as int8 per output channel\n"
+	       "      --exclude-compress LIST  weights or nodes never compressed\n"
+	       "      --weight-min-max NAME:MIN:MAX  fixed range for a weight (repeatable)\n"
+	       "      --fp16-outputs LIST  outputs kept in fp16 (state fed back), not converted\n"
+	       "Report:\n"
+	       "      --report FILE.json   per-layer error of the quantized graph against the float one\n"
+	       "      --eval FILE|DIR      samples for the report (default: the calibration samples)\n"
+	       "      --eval-max N         use at most N of them (default 64)\n"
+	       "Common:\n"
+	       "  -o, --out FILE           write the IR to FILE (default: standard output)\n"
+	       "  -f, --force              write binary IR even to a terminal\n"
+	       "  -v, --verbose            what stayed in float and why; the worst layers\n"
+	       "  -q, --quiet              no warnings\n"
+	       "      --help, --version\n"
+	       "\n"
+	       "Exit status: 0 success, 1 bad input or I/O failure, 2 usage.\n", cli_prog);
+	exit(fclose(stdout) ? CLI_FAIL : CLI_OK);
+}
+
+static long parse_count(const char *opt, const char *arg, long lo, long max)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (!*arg || *end || errno || v < lo || v > max)
+		cli_usage("%s needs a number from %ld to %ld, not '%s'", opt, lo, max, arg);
+	return v;
+}
+
+static void add_file(const char **list, int *n, const char *opt, const char *arg)
+{
+	if (*n >= MAX_FILES)
+		cli_usage("too many %s options (at most %d)", opt, MAX_FILES);
+	list[(*n)++] = arg;
+}
+
+static void parse_wrange(options *o, const char *arg)
+{
+	const char *c2 = strrchr(arg, ':'), *c1 = NULL;
+	for (const char *p = arg; c2 && p < c2; p++)
+		if (*p == ':')
+			c1 = p;
+	char *e1, *e2;
+	if (!c1 || c1 == arg || o->n_wrange >= MAX_FILES)
+		cli_usage("--weight-min-max needs NAME:MIN:MAX, not '%s'", arg);
+	double lo = strtod(c1 + 1, &e1), hi = strtod(c2 + 1, &e2);
+	if (e1 != c2 || *e2 || !(lo <= 0) || !(hi >= 0) || !(hi > lo) || !isfinite(lo) || !isfinite(hi))
+		cli_usage("--weight-min-max '%s': MIN <= 0 <= MAX, MIN < MAX", arg);
+	char *name = strndup(arg, (size_t)(c1 - arg));
+	if (!name)
+		cli_usage("out of memory");
+	o->wrange[o->n_wrange++] = (ir_qrange){name, (float)lo, (float)hi};
+}
+
+static void parse_args(int argc, char **argv, options *o)
+{
+	enum {
+		OPT_BATCH = 256, OPT_CMAX, OPT_SOUT, OPT_SIN, OPT_SYM, OPT_ASYM, OPT_WBITS, OPT_WSCHEME,
+		OPT_PT, OPT_LUT, OPT_INTIO, OPT_CONFIG, OPT_FLOAT, OPT_CFC, OPT_CCONV, OPT_EXCL, OPT_WMM,
+		OPT_F16OUT, OPT_REPORT, OPT_EVAL, OPT_EMAX,
+	};
+	static const struct option longopts[] = {
+		{"target", required_argument, NULL, 't'}, {"calib", required_argument, NULL, 'c'},
+		{"calib-batch", required_argument, NULL, OPT_BATCH}, {"calib-max", required_argument, NULL, OPT_CMAX},
+		{"method", required_argument, NULL, 'm'}, {"stats-out", required_argument, NULL, OPT_SOUT},
+		{"stats-in", required_argument, NULL, OPT_SIN}, {"bits", required_argument, NULL, 'b'},
+		{"symmetric", no_argument, NULL, OPT_SYM}, {"asymmetric", no_argument, NULL, OPT_ASYM},
+		{"weight-bits", required_argument, NULL, OPT_WBITS},
+		{"weight-scheme", required_argument, NULL, OPT_WSCHEME}, {"per-tensor", no_argument, NULL, OPT_PT},
+		{"lut-bits", required_argument, NULL, OPT_LUT}, {"int-io", no_argument, NULL, OPT_INTIO},
+		{"config", required_argument, NULL, OPT_CONFIG}, {"float-layers", required_argument, NULL, OPT_FLOAT},
+		{"compress-fc", no_argument, NULL, OPT_CFC}, {"compress-conv", no_argument, NULL, OPT_CCONV},
+		{"exclude-compress", required_argument, NULL, OPT_EXCL},
+		{"weight-min-max", required_argument, NULL, OPT_WMM},
+		{"fp16-outputs", required_argument, NULL, OPT_F16OUT}, {"report", required_argument, NULL, OPT_REPORT},
+		{"eval", required_argument, NULL, OPT_EVAL}, {"eval-max", required_argument, NULL, OPT_EMAX},
+		CLI_COMMON_OPTS,
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:c:m:b:o:fvq", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't': o->target = optarg; break;
+		case 'c': add_file(o->calib, &o->n_calib, "--calib", optarg); break;
+		case OPT_BATCH: o->calib_batch = parse_count("--calib-batch", optarg, 1, 1 << 20); break;
+		case OPT_CMAX: o->calib_max = parse_count("--calib-max", optarg, 1, 1L << 40); break;
+		case 'm': o->method = optarg; break;
+		case OPT_SOUT: o->stats_out = optarg; break;
+		case OPT_SIN: add_file(o->stats_in, &o->n_stats_in, "--stats-in", optarg); break;
+		case 'b': o->bits = optarg; break;
+		case OPT_SYM: o->act_sym = 1; break;
+		case OPT_ASYM: o->act_sym = 0; break;
+		case OPT_WBITS: o->wbits = (int)parse_count("--weight-bits", optarg, 2, 16); break;
+		case OPT_WSCHEME: o->wscheme = optarg; break;
+		case OPT_PT: o->per_channel = 0; break;
+		case OPT_LUT: o->lut_bits = (int)parse_count("--lut-bits", optarg, 1, 15); break;
+		case OPT_INTIO: o->int_io = true; break;
+		case OPT_CONFIG: o->config = optarg; break;
+		case OPT_FLOAT: o->float_layers = optarg; break;
+		case OPT_CFC: o->compress_fc = true; break;
+		case OPT_CCONV: o->compress_conv = true; break;
+		case OPT_EXCL: o->exclude = optarg; break;
+		case OPT_WMM: parse_wrange(o, optarg); break;
+		case OPT_F16OUT: o->f16_outputs = optarg; break;
+		case OPT_REPORT: o->report = optarg; break;
+		case OPT_EVAL: add_file(o->eval, &o->n_eval, "--eval", optarg); break;
+		case OPT_EMAX: o->eval_max = parse_count("--eval-max", optarg, 1, 1L << 40); break;
+		default: cli_common_option(c, argv, &o->out, &o->force, help);
+		}
+	}
+	if (optind < argc)
+		o->in = argv[optind++];
+	if (optind < argc)
+		cli_usage("unexpected argument '%s' (one IR at a time)", argv[optind]);
+	if (!o->target)
+		cli_usage("--target is required (a profile name such as int8 or grus, or a path)");
+}
+
+/* Split a comma-separated list in place. */
+static int split_list(char *s, const char **out, int max)
+{
+	int n = 0;
+	for (char *save = NULL, *t = s ? strtok_r(s, ",", &save) : NULL; t && n < max; t = strtok_r(NULL, ",", &save))
+		out[n++] = t;
+	return n;
+}
+
+/* ---------------------------------------------------------------- samples */
+
+/* Samples from one file or directory: count, and the arrays per input. */
+typedef struct {
+	const char *path;
+	bool dir;
+	char **files;		/* directory: its .npz files, sorted */
+	int n_files;
+	npy_array *arrs;	/* a file: its arrays */
+	int n_arrs;
+	int64_t count;
+	npy_array **of_input;	/* a file: the array of each graph input */
+} source;
+
+static int cmp_str(const void *a, const void *b)
+{
+	/* sample2 before sample10: shorter first, then bytes */
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	size_t lx = strlen(x), ly = strlen(y);
+	return lx != ly ? (lx < ly ? -1 : 1) : strcmp(x, y);
+}
+
+static npy_array *read_arrays(const char *path, int *n)
+{
+	uint8_t *buf;
+	size_t size;
+	ir_diag d;
+	bool npz;
+	if (cli_read_file(path, true, &buf, &size))
+		return NULL;
+	npy_array *a = npy_read_any(buf, size, n, &npz, &d);
+	free(buf);
+	if (!a)
+		cli_error(cli_name(path), "%s", d.msg);
+	return a;
+}
+
+/* The array for graph input i in arrays a (an .npy: the only one). */
+static npy_array *pick(const ir_graph *g, int i, npy_array *a, int n, bool npz, const char *file)
+{
+	const ir_tensor *t = ir_graph_tensor(g, ir_graph_input(g, i));
+	if (!npz)
+		return &a[0];
+	for (int k = 0; k < n; k++)
+		if (!strcmp(a[k].name, t->name))
+			return &a[k];
+	cli_error(file, "no array for input '%s'", t->name);
+	return NULL;
+}
+
+/* How many samples array a holds for input t: its shape is t's, or t's
+ * behind a leading sample axis (t's own leading 1 may be left out).
+ * -1 (printed) if neither. */
+static int64_t sample_count(const npy_array *a, const ir_tensor *t, const char *file, bool single)
+{
+	char s1[160], s2[160];
+	bool fl = t->dtype == IR_DTYPE_F32 || t->dtype == IR_DTYPE_F16 || t->dtype == IR_DTYPE_BF16;
+	if (fl ? a->dtype != IR_DTYPE_F32 : a->dtype != t->dtype)
+		return cli_error(file, "array '%s' is %s; calibration data for input '%s' is %s",
+				 a->name ? a->name : t->name, npy_dtype_name(a->dtype), t->name,
+				 fl ? "float32 (or float64)" : npy_dtype_name(t->dtype)), -1;
+	int64_t per = ir_shape_numel(&t->shape), all = ir_shape_numel(&a->shape);
+	bool tail = a->shape.rank >= 1 && per > 0 && all % per == 0;
+	if (tail) {	/* trailing dims must be t's (without t's leading 1s) */
+		int ra = a->shape.rank, rt = t->shape.rank, k = 0;
+		while (k < rt && t->shape.dim[k] == 1 && rt - k > ra - 1)
+			k++;
+		for (int j = 0; j < rt - k && tail; j++)
+			tail = ra - 1 - j >= (single ? 0 : 1) && a->shape.dim[ra - 1 - j] == t->shape.dim[rt - 1 - j];
+	}
+	if (ir_shape_equal(&a->shape, &t->shape))
+		return 1;
+	if (!tail || single)
+		return cli_error(file, "array '%s' is %s; input '%s' is %s (calibration arrays hold samples along their first axis)",
+				 a->name ? a->name : t->name, ir_shape_str(&a->shape, s1, sizeof s1), t->name,
+				 ir_shape_str(&t->shape, s2, sizeof s2)), -1;
+	return all / per;
+}
+
+static int source_open(source *s, const char *path, const ir_graph *g)
+{
+	memset(s, 0, sizeof *s);
+	s->path = path;
+	struct stat st;
+	int ni = ir_graph_input_count(g);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		DIR *dir = opendir(path);
+		if (!dir)
+			return cli_error(path, "%s", strerror(errno));
+		for (struct dirent *e; (e = readdir(dir));) {
+			size_t l = strlen(e->d_name);
+			if (l < 5 || strcmp(e->d_name + l - 4, ".npz"))
+				continue;
+			char **f = realloc(s->files, sizeof *f * (size_t)(s->n_files + 1));
+			size_t pl = strlen(path) + l + 2;
+			char *p = malloc(pl);
+			if (!f || !p) {
+				free(p);
+				closedir(dir);
+				return cli_error(NULL, "out of memory");
+			}
+			snprintf(p, pl, "%s/%s", path, e->d_name);
+			s->files = f;
+			s->files[s->n_files++] = p;
+		}
+		closedir(dir);
+		qsort(s->files, (size_t)s->n_files, sizeof *s->files, cmp_str);
+		s->dir = true;
+		s->count = s->n_files;
+		if (!s->n_files)
+			return cli_error(path, "no .npz samples in this directory");
+		return 0;
+	}
+	s->arrs = read_arrays(path, &s->n_arrs);
+	if (!s->arrs)
+		return -1;
+	bool npz = s->n_arrs != 1 || s->arrs[0].name;
+	if (!npz && ni != 1)
+		return cli_error(path, "an .npy feeds a model with one input; this one has %d (use an .npz keyed by input name)", ni);
+	s->of_input = calloc((size_t)ni + 1, sizeof *s->of_input);
+	if (!s->of_input)
+		return cli_error(NULL, "out of memory");
+	s->count = -1;
+	for (int i = 0; i < ni; i++) {
+		npy_array *a = pick(g, i, s->arrs, s->n_arrs, npz, path);
+		if (!a)
+			return -1;
+		int64_t c = sample_count(a, ir_graph_tensor(g, ir_graph_input(g, i)), path, false);
+		if (c < 0)
+			return -1;
+		if (s->count >= 0 && c != s->count)
+			return cli_error(path, "inputs have different sample counts (%lld and %lld)", (long long)s->count,
+					 (long long)c);
+		s->count = c;
+		s->of_input[i] = a;
+	}
+	if (s->count == 0)
+		return cli_error(path, "no samples (the first axis is 0)");
+	return 0;
+}
+
+static void source_close(source *s)
+{
+	for (int i = 0; i < s->n_files; i++)
+		free(s->files[i]);
+	free(s->files);
+	if (s->arrs)
+		npz_free(s->arrs, s->n_arrs);
+	free(s->of_input);
+	memset(s, 0, sizeof *s);
+}
+
+typedef struct calib_run calib_run;
+struct calib_run {
+	ir_calib *c;
+	float **buf;		/* per tensor: the batch so far */
+	int64_t *len, *cap;
+	ir_diag d;
+	bool failed;
+};
+
+static int batch_add(calib_run *r, int t, const float *x, int64_t n)
+{
+	if (r->len[t] + n > r->cap[t]) {
+		int64_t cap = (r->len[t] + n) * 2;
+		float *p = realloc(r->buf[t], sizeof *p * (size_t)cap);
+		if (!p) {
+			ir_fail(&r->d, -1, t, "out of memory");
+			return r->failed = true, -1;
+		}
+		r->buf[t] = p, r->cap[t] = cap;
+	}
+	memcpy(r->buf[t] + r->len[t], x, sizeof *x * (size_t)n);
+	r->len[t] += n;
+	return 0;
+}
+
+
+/* Input i from x: float32 values (converted to the input's type), or the
+ * input's own type (indices). */
+static int set_input(ir_exec *e, const ir_graph *g, int i, const npy_array *a, const void *x, int64_t n,
+		     calib_run *r, ir_diag *d)
+{
+	if (a->dtype != IR_DTYPE_F32)
+		return ir_exec_set_input(e, i, x, (size_t)n * ir_dtype_size(a->dtype), d);
+	if (ir_exec_set_input_f32(e, i, x, n, d))
+		return -1;
+	if (r && batch_add(r, ir_graph_input(g, i), x, n)) {
+		*d = r->d;
+		return -1;
+	}
+	return 0;
+}
+
+/* Feed sample k of s into e (and, with r, into the calibration batch). */
+static int source_feed(source *s, int64_t k, const ir_graph *g, ir_exec *e, calib_run *r)
+{
+	int ni = ir_graph_input_count(g), rc = 0;
+	ir_diag d;
+	if (!s->dir) {
+		for (int i = 0; i < ni; i++) {
+			const npy_array *a = s->of_input[i];
+			int64_t per = ir_shape_numel(&ir_graph_tensor(g, ir_graph_input(g, i))->shape);
+			const uint8_t *x = (const uint8_t *)a->data + (size_t)(k * per) * ir_dtype_size(a->dtype);
+			if (set_input(e, g, i, a, x, per, r, &d))
+				return cli_diag(g, s->path, &d);
+		}
+		return 0;
+	}
+	int n;
+	const char *file = s->files[k];
+	npy_array *a = read_arrays(file, &n);
+	if (!a)
+		return -1;
+	for (int i = 0; i < ni && !rc; i++) {
+		npy_array *x = pick(g, i, a, n, true, file);
+		const ir_tensor *t = ir_graph_tensor(g, ir_graph_input(g, i));
+		if (!x || sample_count(x, t, file, true) < 0)
+			rc = -1;
+		else if (set_input(e, g, i, x, x->data, ir_shape_numel(&t->shape), r, &d))
+			rc = cli_diag(g, file, &d);
+	}
+	npz_free(a, n);
+	return rc;
+}
+
+static int sources_open(source *src, const char *const *paths, int n, const ir_graph *g, int64_t *total)
+{
+	int rc = 0;
+	*total = 0;
+	for (int i = 0; i < n; i++) {
+		if (source_open(&src[i], paths[i], g))
+			rc = -1;
+		else
+			*total += src[i].count;
+	}
+	return rc;
+}
+
+/* Progress on a terminal, a few updates a second. */
+static void progress(const char *what, int64_t done, int64_t total)
+{
+	static double last;
+	if (!isatty(2) || cli_verbose < 0)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double t = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+	if (done < total && t - last < 0.25)
+		return;
+	last = t;
+	fprintf(stderr, "\r%s: %s %lld/%lld samples%s", cli_prog, what, (long long)done, (long long)total,
+		done == total ? "\n" : "");
+}
+
+/* ---------------------------------------------------------------- calibration */
+
+static int calib_hook(void *user, const ir_graph *g, int node, int t, const void *data)
+{
+	(void)node;
+	calib_run *r = user;
+	const ir_tensor *x = ir_graph_tensor(g, t);
+	if (x->dtype != IR_DTYPE_F32)
+		return 0;
+	return batch_add(r, t, data, ir_shape_numel(&x->shape));
+}
+
+static int calib_flush(calib_run *r, const ir_graph *g)
+{
+	for (int t = 0; t < ir_graph_tensor_count(g); t++)
+		if (r->len[t]) {
+			if (ir_calib_observe(r->c, ir_graph_tensor(g, t)->name, r->buf[t], r->len[t], &r->d))
+				return r->failed = true, -1;
+			r->len[t] = 0;
+		}
+	return 0;
+}
+
+static int calibrate(const options *o, const ir_graph *g, ir_calib *c)
+{
+	source src[MAX_FILES];
+	int64_t total;
+	int nt = ir_graph_tensor_count(g), rc = CLI_FAIL;
+	if (sources_open(src, o->calib, o->n_calib, g, &total)) {
+		for (int i = 0; i < o->n_calib; i++)
+			source_close(&src[i]);
+		return CLI_FAIL;
+	}
+	if (o->calib_max && total > o->calib_max)
+		total = o->calib_max;
+	calib_run r = {.c = c, .buf = calloc((size_t)nt + 1, sizeof(float *)),
+		       .len = calloc((size_t)nt + 1, sizeof(int64_t)), .cap = calloc((size_t)nt + 1, sizeof(int64_t))};
+	ir_diag d;
+	ir_exec *e = r.buf && r.len && r.cap ? ir_exec_new(g, IR_MODE_F32, 1, &d) : NULL;
+	if (!e) {
+		if (!r.buf || !r.len || !r.cap)
+			cli_error(NULL, "out of memory");
+		else
+			cli_diag(g, cli_name(o->in), &d);
+		goto out;
+	}
+	ir_exec_set_hook(e, calib_hook, &r);
+	int64_t done = 0, in_batch = 0;
+	long batch = o->calib_batch ? o->calib_batch : 1;
+	for (int s = 0; s < o->n_calib && done < total; s++)
+		for (int64_t k = 0; k < src[s].count && done < total; k++) {
+			if (source_feed(&src[s], k, g, e, &r)) {
+				if (r.failed)
+					cli_diag(g, src[s].path, &r.d);
+				goto out;
+			}
+			if (ir_exec_run(e, &d)) {
+				cli_diag(g, src[s].path, &d);
+				goto out;
+			}
+			if (r.failed) {
+				cli_diag(g, src[s].path, &r.d);
+				goto out;
+			}
+			if (++in_batch == batch) {
+				if (calib_flush(&r, g)) {
+					cli_diag(g, src[s].path, &r.d);
+					goto out;
+				}
+				in_batch = 0;
+			}
+			progress("calibrating", ++done, total);
+		}
+	if (calib_flush(&r, g)) {
+		cli_diag(g, NULL, &r.d);
+		goto out;
+	}
+	cli_info(1, "calibrated on %lld samples", (long long)done);
+	rc = CLI_OK;
+out:
+	ir_exec_free(e);
+	for (int t = 0; r.buf && t < nt; t++)
+		free(r.buf[t]);
+	free(r.buf);
+	free(r.len);
+	free(r.cap);
+	for (int i = 0; i < o->n_calib; i++)
+		source_close(&src[i]);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- report */
+
+typedef struct {
+	double ref2, err2, q2, dot, maxerr;
+	int64_t n, sat;
+	int ft;			/* float graph tensor */
+} layer_stat;
+
+typedef struct {
+	const ir_graph *fg, *qg;
+	float **ref;		/* float graph: per tensor, this sample */
+	layer_stat *st;		/* per quantized-graph tensor */
+	bool failed;
+} report_run;
+
+static int ref_hook(void *user, const ir_graph *g, int node, int t, const void *data)
+{
+	(void)node;
+	report_run *r = user;
+	const ir_tensor *x = ir_graph_tensor(g, t);
+	if (x->dtype != IR_DTYPE_F32)
+		return 0;
+	size_t n = (size_t)ir_shape_numel(&x->shape);
+	if (!r->ref[t] && !(r->ref[t] = malloc(sizeof(float) * (n ? n : 1))))
+		return r->failed = true, 1;
+	memcpy(r->ref[t], data, sizeof(float) * n);
+	return 0;
+}
+
+static int q_hook(void *user, const ir_graph *g, int node, int t, const void *data)
+{
+	(void)node;
+	report_run *r = user;
+	layer_stat *s = &r->st[t];
+	if (s->ft < 0 || !r->ref[s->ft])
+		return 0;
+	const ir_tensor *x = ir_graph_tensor(g, t);
+	const float *ref = r->ref[s->ft];
+	int64_t n = ir_shape_numel(&x->shape);
+	bool isint = x->dtype == IR_DTYPE_I8 || x->dtype == IR_DTYPE_I16;
+	double lo = x->dtype == IR_DTYPE_I8 ? INT8_MIN : INT16_MIN, hi = x->dtype == IR_DTYPE_I8 ? INT8_MAX : INT16_MAX;
+	double sc = x->quant && x->quant->n == 1 ? x->quant->scale[0] : 1;
+	double zp = x->quant && x->quant->n == 1 ? x->quant->zero_point[0] : 0;
+	for (int64_t i = 0; i < n; i++) {
+		double v = ir_elem_get(data, x->dtype, i), q = isint ? (v - zp) * sc : v, f = ref[i], e = q - f;
+		s->ref2 += f * f;
+		s->q2 += q * q;
+		s->dot += f * q;
+		s->err2 += e * e;
+		if (fabs(e) > s->maxerr)
+			s->maxerr = fabs(e);
+		s->sat += isint && (f < (lo - zp) * sc || f > (hi - zp) * sc);	/* clipped */
+	}
+	s->n += n;
+	return 0;
+}
+
+static double sqnr_db(const layer_stat *s)
+{
+	if (s->err2 == 0)
+		return INFINITY;
+	return s->ref2 > 0 ? 10 * log10(s->ref2 / s->err2) : -INFINITY;
+}
+
+static double cosine(const layer_stat *s)
+{
+	return s->ref2 > 0 && s->q2 > 0 ? s->dot / sqrt(s->ref2 * s->q2) : (s->ref2 == s->q2 ? 1 : 0);
+}
+
+static const layer_stat *sort_base;
+static int cmp_sqnr(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	double sx = sqnr_db(&sort_base[x]), sy = sqnr_db(&sort_base[y]);
+	return sx < sy ? -1 : sx > sy ? 1 : x - y;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void json_num(FILE *f, double v)
+{
+	if (isinf(v))
+		fputs(v > 0 ? "1e999" : "-1e999", f);
+	else if (isnan(v))
+		fputs("null", f);
+	else
+		fprintf(f, "%.6g", v);
+}
+
+static int producer_of(const ir_graph *g, int t) { return ir_graph_producer(g, t); }
+
+static void json_layer(FILE *f, const ir_graph *g, int t, const layer_stat *s, bool last)
+{
+	int p = producer_of(g, t);
+	const ir_node *n = p >= 0 ? ir_graph_node(g, p) : NULL;
+	fputs("    {\"tensor\": ", f);
+	json_str(f, ir_graph_tensor(g, t)->name);
+	fputs(", \"node\": ", f);
+	json_str(f, n ? n->name : "");
+	fputs(", \"op\": ", f);
+	json_str(f, n ? ir_op_name(n->op) : "input");
+	fputs(", \"dtype\": ", f);
+	json_str(f, ir_dtype_name(ir_graph_tensor(g, t)->dtype));
+	fputs(", \"sqnr_db\": ", f);
+	json_num(f, sqnr_db(s));
+	fputs(", \"cosine\": ", f);
+	json_num(f, cosine(s));
+	fputs(", \"max_abs_err\": ", f);
+	json_num(f, s->maxerr);
+	fputs(", \"saturated\": ", f);
+	json_num(f, s->n ? (double)s->sat / (double)s->n : 0);
+	fprintf(f, "}%s\n", last ? "" : ",");
+}
+
+static int report(const options *o, const ir_graph *fg, const ir_graph *qg, const char *method)
+{
+	const char *const *paths = o->n_eval ? o->eval : o->calib;
+	int np = o->n_eval ? o->n_eval : o->n_calib;
+	if (!np)
+		return cli_error(NULL, "the report needs samples: give --eval (or --calib)");
+	int nft = ir_graph_tensor_count(fg), nqt = ir_graph_tensor_count(qg), rc = CLI_FAIL;
+	source src[MAX_FILES];
+	int64_t total;
+	report_run r = {.fg = fg, .qg = qg, .ref = calloc((size_t)nft + 1, sizeof(float *)),
+			.st = calloc((size_t)nqt + 1, sizeof(layer_stat))};
+	int *order = malloc(sizeof(int) * (size_t)(nqt + 1));
+	ir_exec *ef = NULL, *eq = NULL;
+	ir_diag d;
+	if (sources_open(src, paths, np, fg, &total))
+		goto out;
+	if (!r.ref || !r.st || !order) {
+		cli_error(NULL, "out of memory");
+		goto out;
+	}
+	total = total > (o->eval_max ? o->eval_max : 64) ? (o->eval_max ? o->eval_max : 64) : total;
+	for (int t = 0; t < nqt; t++) {
+		const ir_tensor *x = ir_graph_tensor(qg, t);
+		r.st[t].ft = x->kind == IR_KIND_CONST ? -1 : ir_graph_find_tensor(fg, x->name);
+		if (r.st[t].ft >= 0 && ir_shape_numel(&ir_graph_tensor(fg, r.st[t].ft)->shape) != ir_shape_numel(&x->shape))
+			r.st[t].ft = -1;
+	}
+	if (!(ef = ir_exec_new(fg, IR_MODE_F32, 1, &d)) || !(eq = ir_exec_new(qg, IR_MODE_F32, 1, &d))) {
+		cli_diag(ef ? qg : fg, NULL, &d);
+		goto out;
+	}
+	ir_exec_set_hook(ef, ref_hook, &r);
+	ir_exec_set_hook(eq, q_hook, &r);
+	int64_t done = 0;
+	for (int s = 0; s < np && done < total; s++)
+		for (int64_t k = 0; k < src[s].count && done < total; k++) {
+			if (source_feed(&src[s], k, fg, ef, NULL) || source_feed(&src[s], k, qg, eq, NULL))
+				goto out;
+			if (ir_exec_run(ef, &d) || ir_exec_run(eq, &d)) {
+				cli_diag(qg, src[s].path, &d);
+				goto out;
+			}
+			if (r.failed) {
+				cli_error(NULL, "out of memory");
+				goto out;
+			}
+			progress("evaluating", ++done, total);
+		}
+	int n = 0;
+	for (int t = 0; t < nqt; t++)
+		if (r.st[t].n)
+			order[n++] = t;
+	sort_base = r.st;
+	qsort(order, (size_t)n, sizeof *order, cmp_sqnr);
+	if (o->report) {
+		cli_output out;
+		if (cli_output_open(&out, o->report, false, true))
+			goto out;
+		FILE *f = out.f;
+		fputs("{\n  \"model\": ", f);
+		json_str(f, cli_name(o->in));
+		fputs(",\n  \"target\": ", f);
+		json_str(f, o->target);
+		fputs(",\n  \"method\": ", f);
+		json_str(f, method);
+		fprintf(f, ",\n  \"samples\": %lld,\n  \"outputs\": [\n", (long long)done);
+		for (int i = 0; i < ir_graph_output_count(qg); i++) {
+			int t = ir_graph_output(qg, i);
+			json_layer(f, qg, t, &r.st[t], i + 1 == ir_graph_output_count(qg));
+		}
+		fputs("  ],\n  \"layers\": [\n", f);
+		for (int i = 0; i < n; i++)
+			json_layer(f, qg, order[i], &r.st[order[i]], i + 1 == n);
+		fputs("  ]\n}\n", f);
+		if (cli_output_commit(&out))
+			goto out;
+	}
+	for (int i = 0; i < ir_graph_output_count(qg); i++) {
+		int t = ir_graph_output(qg, i);
+		cli_info(1, "output '%s': SQNR %.2f dB, cosine %.6f, max abs error %.4g",
+			 ir_graph_tensor(qg, t)->name, sqnr_db(&r.st[t]), cosine(&r.st[t]), r.st[t].maxerr);
+	}
+	for (int i = 0; i < n && i < 10; i++) {
+		const layer_stat *s = &r.st[order[i]];
+		cli_info(1, "worst %2d: %-40s SQNR %7.2f dB  cosine %.6f  saturated %.3f%%", i + 1,
+			 ir_graph_tensor(qg, order[i])->name, sqnr_db(s), cosine(s),
+			 s->n ? 100.0 * (double)s->sat / (double)s->n : 0);
+	}
+	rc = CLI_OK;
+out:
+	ir_exec_free(ef);
+	ir_exec_free(eq);
+	for (int t = 0; r.ref && t < nft; t++)
+		free(r.ref[t]);
+	free(r.ref);
+	free(r.st);
+	free(order);
+	for (int i = 0; i < np; i++)
+		source_close(&src[i]);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static void keep_note(void *user, const ir_graph *g, int node, const char *msg)
+{
+	(void)user;
+	const ir_node *n = ir_graph_node(g, node);
+	cli_info(1, "%s: node '%s' (%s): %s", cli_name(NULL), n ? n->name : "?", n ? ir_op_name(n->op) : "?", msg);
+}
+
+static void print_problem(void *user, const ir_graph *g, int node, const char *msg)
+{
+	(void)user;
+	const ir_node *n = ir_graph_node(g, node);
+	fprintf(stderr, "%s: node '%s' (%s): error: %s\n", cli_prog, n ? n->name : "?", n ? ir_op_name(n->op) : "?",
+		msg);
+}
+
+static int load_stats(const options *o, ir_calib *c)
+{
+	for (int i = 0; i < o->n_stats_in; i++) {
+		uint8_t *buf;
+		size_t size;
+		ir_diag d;
+		if (cli_read_file(o->stats_in[i], false, &buf, &size))
+			return CLI_FAIL;
+		int rc = ir_calib_read(c, buf, size, cli_name(o->stats_in[i]), &d);
+		free(buf);
+		if (rc)
+			return cli_error(NULL, "%s", d.msg);
+	}
+	return 0;
+}
+
+static int write_stats(const char *path, const ir_calib *c)
+{
+	cli_output out;
+	ir_diag d;
+	if (cli_output_open(&out, path, false, true))
+		return CLI_FAIL;
+	if (ir_calib_write(c, out.f, &d)) {
+		cli_output_abort(&out);
+		return cli_error(path, "%s", d.msg);
+	}
+	return cli_output_commit(&out) ? CLI_FAIL : 0;
+}
+
+/* Settings from the options, the target and the config into qo / layers. */
+static int settings(options *o, const npu_target *t, const ir_graph *g, ir_quant_opts *qo, ir_qlayer **layers,
+		    const char **lists, int *nl)
+{
+	ir_diag d;
+	ir_quant_defaults(qo);
+	qo->fp16 = t->family == NPU_FAMILY_FP16;
+	qo->ops = t->ops;
+	qo->same_scale = t->same_scale;
+	qo->output_f32 = t->output_f32 || !qo->fp16;
+	if (!qo->fp16 && !t->activation_types[IR_DTYPE_I8] && t->activation_types[IR_DTYPE_I16])
+		qo->act = IR_PREC_I16;
+	if (o->bits) {
+		int p = npu_qprecision_parse(o->bits);
+		if (p != IR_PREC_I8 && p != IR_PREC_I16)
+			cli_usage("--bits must be 8 or 16, not '%s'", o->bits);
+		if (qo->fp16)
+			cli_usage("--bits is for integer targets; '%s' is an fp16 target", t->name);
+		if (!t->activation_types[p == IR_PREC_I8 ? IR_DTYPE_I8 : IR_DTYPE_I16])
+			return cli_error(NULL, "target '%s' has no %s-bit activations", t->name, o->bits);
+		qo->act = (ir_precision)p;
+	}
+	if (o->method && ir_calib_method_parse(o->method, &qo->method, &d))
+		cli_usage("--method: %s", d.msg);
+	if (o->wscheme) {
+		int pc = -1, s = ir_wq_scheme_parse(o->wscheme, &pc);
+		if (s < 0)
+			cli_usage("unknown --weight-scheme '%s' (symmetric_restricted_range, symmetric_full_range, asymmetric)",
+				  o->wscheme);
+		qo->wscheme = (ir_wq_scheme)s;
+		if (pc >= 0)
+			qo->per_channel = pc;
+	}
+	if (o->wbits > 0)
+		qo->wbits = o->wbits;
+	if (o->per_channel == 0)
+		qo->per_channel = false;
+	if (o->act_sym >= 0)
+		qo->act_symmetric = o->act_sym;
+	if (o->lut_bits > 0)
+		qo->lut_bits = o->lut_bits;
+	qo->int_io = o->int_io;
+	qo->compress_fc = o->compress_fc;
+	qo->compress_conv = o->compress_conv;
+	if ((o->compress_fc || o->compress_conv || o->f16_outputs || o->exclude) && !qo->fp16)
+		cli_usage("--compress-*, --exclude-compress and --fp16-outputs are for fp16 targets");
+	qo->wrange = o->wrange;
+	qo->n_wrange = o->n_wrange;
+	qo->f16_outputs = lists;
+	qo->n_f16_outputs = split_list(o->f16_outputs, lists, MAX_FILES);
+	qo->exclude = lists + qo->n_f16_outputs;
+	qo->n_exclude = split_list(o->exclude, lists + qo->n_f16_outputs, MAX_FILES);
+	*nl = qo->n_f16_outputs + qo->n_exclude;
+
+	int nn = ir_graph_node_count(g);
+	*layers = calloc((size_t)nn + 1, sizeof **layers);
+	if (!*layers)
+		return cli_error(NULL, "out of memory");
+	for (int i = 0; i < nn; i++)
+		npu_qlayer_unset(&(*layers)[i]);
+	if (o->config) {
+		uint8_t *buf;
+		size_t size;
+		npu_qconfig c;
+		if (cli_read_file(o->config, false, &buf, &size))
+			return CLI_FAIL;
+		int rc = npu_qconfig_parse(buf, size, cli_name(o->config), &c, &d);
+		free(buf);
+		if (rc || npu_qconfig_apply(&c, g, *layers, cli_name(o->config), &d)) {
+			if (!rc)
+				npu_qconfig_free(&c);
+			return cli_error(NULL, "%s", d.msg);
+		}
+		npu_qconfig_free(&c);
+	}
+	if (o->float_layers) {
+		const char *names[MAX_FILES];
+		int n = split_list(o->float_layers, names, MAX_FILES), bad = 0;
+		for (int k = 0; k < n; k++) {
+			int i = ir_graph_find_node(g, names[k]);
+			if (i < 0)
+				bad = cli_error(NULL, "--float-layers: '%s' is no node of the graph (npu-dump lists them)",
+						names[k]);
+			else
+				(*layers)[i].prec = IR_PREC_F32;
+		}
+		if (bad)
+			return CLI_FAIL;
+	}
+	qo->layer = *layers;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	options o = {.act_sym = -1, .per_channel = -1, .wbits = -1, .lut_bits = -1};
+	ir_diag d;
+	cli_init("npu-quant", argc, argv);
+	parse_args(argc, argv, &o);
+	npu_target t;
+	if (npu_target_load(o.target, &t, &d))
+		return cli_error(NULL, "%s", d.msg);
+	int rc = CLI_FAIL;
+	ir_graph *g = cli_read_ir(o.in), *fg = NULL;
+	ir_calib *c = ir_calib_new();
+	ir_qlayer *layers = NULL;
+	const char *lists[2 * MAX_FILES];
+	int nl;
+	ir_quant_opts qo;
+	const char *in = cli_name(o.in);
+	if (!g || !c) {
+		if (!c)
+			cli_error(NULL, "out of memory");
+		goto out;
+	}
+	if (ir_graph_is_lowered(g)) {
+		cli_error(in, "the graph is already quantized");
+		goto out;
+	}
+	/* settings need the prepared graph's node names */
+	bool fp16 = t.family == NPU_FAMILY_FP16;
+	ir_quant_defaults(&qo);
+	qo.fp16 = fp16;
+	if (ir_quant_prepare(g, &qo, &d)) {
+		cli_diag(g, in, &d);
+		goto out;
+	}
+	if (settings(&o, &t, g, &qo, &layers, lists, &nl))
+		goto out;
+	(void)nl;
+	if (!fp16 && !o.n_calib && !o.n_stats_in) {
+		cli_error(NULL, "an integer target needs calibration data: give --calib (or --stats-in)");
+		goto out;
+	}
+	if (load_stats(&o, c))
+		goto out;
+	if (o.n_calib && (!fp16 || o.stats_out) && calibrate(&o, g, c))
+		goto out;
+	if (o.stats_out && write_stats(o.stats_out, c))
+		goto out;
+	if (!(fg = ir_graph_clone(g))) {
+		cli_error(NULL, "out of memory");
+		goto out;
+	}
+	if (ir_quantize(g, fp16 ? NULL : c, &qo, cli_verbose >= 1 ? keep_note : NULL, NULL, &d) ||
+	    ir_meta_set_str(g, "target.name", t.name)) {
+		cli_diag(g, in, &d);
+		goto out;
+	}
+	/* can the runtime run it? (every problem at once) */
+	ir_lowered low;
+	if (ir_lower(g, &low, print_problem, NULL, &d)) {
+		if (d.node < 0)
+			cli_diag(g, in, &d);
+		goto out;
+	}
+	cli_info(1, "%s: %u kernel calls, weights %u bytes, arena %u bytes", in, low.m.n_ops, low.m.weight_size,
+		 low.m.arena_size);
+	ir_lowered_free(&low);
+	char mbuf[64];
+	if ((o.report || cli_verbose >= 1) && (o.n_eval || o.n_calib) &&
+	    report(&o, fg, g, ir_calib_method_str(&qo.method, mbuf, sizeof mbuf)))
+		goto out;
+	if (cli_write_ir(g, o.out, o.force) == 0)
+		rc = CLI_OK;
+out:
+	for (int i = 0; i < o.n_wrange; i++)
+		free((char *)o.wrange[i].name);
+	free(layers);
+	ir_calib_free(c);
+	ir_graph_free(g);
+	ir_graph_free(fg);
+	npu_target_free(&t);
+	return rc;
+}
