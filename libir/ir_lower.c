@@ -383,8 +383,8 @@ static int move(lw *c, int x, int y, int rank, const int64_t *cnt, int64_t *ss, 
 {
 	const ir_tensor *tx = T(c, x), *ty = T(c, y);
 	int64_t st[2][IR_MAX_RANK];
-	memcpy(st[0], ss, sizeof st[0]);
-	memcpy(st[1], ds, sizeof st[1]);
+	memcpy(st[0], ss, sizeof *ss * (size_t)rank);
+	memcpy(st[1], ds, sizeof *ds * (size_t)rank);
 	if (soff > INT32_MAX || doff > INT32_MAX)
 		return unsupported(c, "an offset is too large for the runtime");
 	int args[2] = {rt(c, x), rt(c, y)};
@@ -569,6 +569,100 @@ static int lower_conv(lw *c)
 		p[NPU_CV_P0] = fbits(act.p[0]), p[NPU_CV_P1] = fbits(act.p[1]);
 	}
 	return add_op(c, NPU_K_CONV_F, args, 5, p, NPU_CV_COUNT);
+}
+
+/* A float op the runtime runs as a convolution with derived float32
+ * weights w [OC, C] (1x1, or depthwise when dw) and bias b [OC]: gemm and
+ * matmul with constant B, batch_norm. Owns w and b. */
+static int float_as_conv(lw *c, int x, int y, float *w, float *b, int64_t N, int64_t C, int64_t HW, int64_t OC,
+			 bool dw)
+{
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	int rc = -1;
+	if (!w || !b) {
+		c->oom = true;
+	} else if (!is_float(tx->dtype) || ty->dtype != tx->dtype) {
+		unsupported(c, "%s on %s is not in the runtime", ir_op_name(ir_graph_node(c->g, c->node)->op),
+			    ir_dtype_name(tx->dtype));
+	} else if (N > INT32_MAX || C > INT32_MAX || HW > INT32_MAX || OC > INT32_MAX) {
+		unsupported(c, "a dimension is too large for the runtime");
+	} else {
+		uint16_t *h = NULL;
+		if (tx->dtype == IR_DTYPE_F16 && (h = malloc(sizeof *h * (size_t)(OC > 0 ? OC : 1))))
+			for (int64_t o = 0; o < OC; o++)
+				h[o] = npu_f32_to_f16(b[o]);
+		int args[5] = {rt(c, x), add_const(c, w, sizeof *w * (size_t)(dw ? OC : OC * C)), -1, -1, rt(c, y)};
+		args[2] = tx->dtype == IR_DTYPE_F16 ? (h ? add_const(c, h, sizeof *h * (size_t)OC) : -1)
+						    : add_const(c, b, sizeof *b * (size_t)OC);
+		free(h);
+		int32_t p[NPU_CV_COUNT] = {0};
+		p[NPU_CV_N] = (int32_t)N, p[NPU_CV_C] = (int32_t)C, p[NPU_CV_H] = 1, p[NPU_CV_W] = (int32_t)HW;
+		p[NPU_CV_OC] = (int32_t)OC, p[NPU_CV_OH] = 1, p[NPU_CV_OW] = (int32_t)HW;
+		p[NPU_CV_KH] = p[NPU_CV_KW] = p[NPU_CV_SH] = p[NPU_CV_SW] = p[NPU_CV_DH] = p[NPU_CV_DW] = 1;
+		p[NPU_CV_G] = dw ? (int32_t)C : 1;
+		p[NPU_CV_XT] = p[NPU_CV_YT] = npu_type(tx->dtype), p[NPU_CV_WT] = NPU_T_F32;
+		p[NPU_CV_LO] = fbits(-INFINITY), p[NPU_CV_HI] = fbits(INFINITY), p[NPU_CV_ACT] = -1;
+		ir_act act;
+		if (ir_act_from_node(c->g, c->node, &act, c->d) == 0) {
+			p[NPU_CV_LO] = fbits(act.lo), p[NPU_CV_HI] = fbits(act.hi);
+			if (act.op >= 0)
+				p[NPU_CV_ACT] = npu_unary(act.op), p[NPU_CV_P0] = fbits(act.p[0]), p[NPU_CV_P1] = fbits(act.p[1]);
+		}
+		rc = p[NPU_CV_ACT] == -1 && act.op >= 0 ? unsupported(c, "its fused activation is not in the runtime")
+							 : add_op(c, NPU_K_CONV_F, args, 5, p, NPU_CV_COUNT);
+	}
+	free(w);
+	free(b);
+	return rc;
+}
+
+/* gemm (A [M, K] without trans_a, constant B, C constant and broadcast over
+ * rows) and matmul with a constant 2-D B: one row per output row. */
+static int lower_gemm(lw *c)
+{
+	const ir_node *n = ir_graph_node(c->g, c->node);
+	bool gemm = n->op == IR_OP_GEMM;
+	int a = in_id(c, 0), bb = in_id(c, 1), cc = gemm ? in_id(c, 2) : -1, y = out_id(c, 0);
+	const ir_tensor *ta = T(c, a), *tb = T(c, bb), *tc = T(c, cc);
+	bool tr = gemm && ir_node_int(c->g, c->node, "trans_b", 0);
+	double alpha = gemm ? ir_node_float(c->g, c->node, "alpha", 1) : 1, beta = ir_node_float(c->g, c->node, "beta", 1);
+	if (tb->kind != IR_KIND_CONST || tb->shape.rank != 2 || (gemm && ir_node_int(c->g, c->node, "trans_a", 0)) ||
+	    ta->shape.rank < 1)
+		return unsupported(c, "%s runs in the runtime with constant 2-D weights and no trans_a only",
+				   ir_op_name(n->op));
+	int64_t K = tb->shape.dim[tr], N = tb->shape.dim[!tr], M = ir_shape_numel(&ta->shape) / (K ? K : 1);
+	if (tc && (tc->kind != IR_KIND_CONST || (ir_shape_numel(&tc->shape) != N && ir_shape_numel(&tc->shape) != 1)))
+		return unsupported(c, "gemm's C must be a constant row or scalar in the runtime");
+	float *w = malloc(sizeof *w * (size_t)(N * K > 0 ? N * K : 1)), *b = calloc((size_t)(N > 0 ? N : 1), sizeof *b);
+	for (int64_t k = 0; w && k < K; k++)
+		for (int64_t j = 0; j < N; j++)
+			w[j * K + k] = (float)(alpha * ir_elem_get(tb->data, tb->dtype, tr ? j * K + k : k * N + j));
+	for (int64_t j = 0; b && tc && j < N; j++)
+		b[j] = (float)(beta * ir_elem_get(tc->data, tc->dtype, ir_shape_numel(&tc->shape) == 1 ? 0 : j));
+	/* rows are "batches" of a 1x1 convolution over C = K channels */
+	return float_as_conv(c, a, y, w, b, M, K, 1, N, false);
+}
+
+/* batch_norm (inference): y = x * g/sqrt(v + eps) + (beta - m * g/sqrt(v + eps)),
+ * a depthwise 1x1 convolution over the channel axis. */
+static int lower_batch_norm(lw *c)
+{
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *p[4];
+	for (int i = 0; i < 4; i++)
+		if (!(p[i] = T(c, in_id(c, i + 1))) || p[i]->kind != IR_KIND_CONST)
+			return unsupported(c, "batch_norm runs in the runtime with constant parameters only");
+	if (tx->shape.rank < 2 || tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
+		return unsupported(c, "the runtime's batch_norm is channel-first");
+	int64_t N = tx->shape.dim[0], C = tx->shape.dim[1], HW = ir_shape_numel(&tx->shape) / (N * C > 0 ? N * C : 1);
+	double eps = ir_node_float(c->g, c->node, "epsilon", 1e-5);
+	float *w = malloc(sizeof *w * (size_t)(C > 0 ? C : 1)), *b = malloc(sizeof *b * (size_t)(C > 0 ? C : 1));
+	for (int64_t k = 0; w && b && k < C; k++) {
+		double s = ir_elem_get(p[0]->data, p[0]->dtype, k) / sqrt(ir_elem_get(p[3]->data, p[3]->dtype, k) + eps);
+		w[k] = (float)s;
+		b[k] = (float)(ir_elem_get(p[1]->data, p[1]->dtype, k) - ir_elem_get(p[2]->data, p[2]->dtype, k) * s);
+	}
+	return float_as_conv(c, x, y, w, b, N, C, HW, C, true);
 }
 
 /* ---------------------------------------------------------------- elementwise */
@@ -933,7 +1027,7 @@ static int lower_blocks(lw *c)
 		return unsupported(c, "the runtime moves blocks of channel-first 4-D tensors only");
 	int64_t b = ir_node_int(c->g, c->node, "blocksize", 1);
 	int64_t N = tx->shape.dim[0], C = tx->shape.dim[1], H = tx->shape.dim[2], W = tx->shape.dim[3];
-	int64_t cnt[6], ss[6], ds[6];
+	int64_t cnt[IR_MAX_RANK], ss[IR_MAX_RANK], ds[IR_MAX_RANK];
 	if (ir_graph_node(c->g, c->node)->op == IR_OP_DEPTH_TO_SPACE) {
 		/* y[n, co, h*b+i, w*b+j] = x[n, ci, h, w], ci = (i*b + j)*Co + co
 		 * (DCR) or co*b*b + i*b + j (CRD): output order n co h i w j */
@@ -941,13 +1035,13 @@ static int lower_blocks(lw *c)
 		int64_t Co = C / (b * b), hw = H * W;
 		int64_t k6[6] = {N, Co, H, b, W, b};
 		int64_t s6[6] = {C * hw, crd ? b * b * hw : hw, W, crd ? b * hw : b * Co * hw, 1, crd ? hw : Co * hw};
-		memcpy(cnt, k6, sizeof cnt), memcpy(ss, s6, sizeof ss);
+		memcpy(cnt, k6, sizeof k6), memcpy(ss, s6, sizeof s6);
 	} else {
 		/* y[n, (i*b + j)*C + c, h, w] = x[n, c, h*b+i, w*b+j]: output
 		 * order n i j c h w */
 		int64_t Ho = H / b, Wo = W / b;
 		int64_t k6[6] = {N, b, b, C, Ho, Wo}, s6[6] = {C * H * W, W, 1, H * W, b * W, b};
-		memcpy(cnt, k6, sizeof cnt), memcpy(ss, s6, sizeof ss);
+		memcpy(cnt, k6, sizeof k6), memcpy(ss, s6, sizeof s6);
 	}
 	for (int i = 5, v = 1; i >= 0; i--) {
 		ds[i] = v;
@@ -1054,6 +1148,8 @@ static int lower_node(lw *c)
 	}
 	switch (n->op) {
 	case IR_OP_CONV: case IR_OP_FULLY_CONNECTED: return lower_conv(c);
+	case IR_OP_GEMM: case IR_OP_MATMUL: return lower_gemm(c);
+	case IR_OP_BATCH_NORM: return lower_batch_norm(c);
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_MAX: case IR_OP_MIN:
 		return lower_binary(c);
 	case IR_OP_LUT: return lower_lut(c);

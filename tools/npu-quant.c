@@ -641,11 +641,9 @@ static void json_num(FILE *f, double v)
 		fprintf(f, "%.6g", v);
 }
 
-static int producer_of(const ir_graph *g, int t) { return ir_graph_producer(g, t); }
-
 static void json_layer(FILE *f, const ir_graph *g, int t, const layer_stat *s, bool last)
 {
-	int p = producer_of(g, t);
+	int p = ir_graph_producer(g, t);
 	const ir_node *n = p >= 0 ? ir_graph_node(g, p) : NULL;
 	fputs("    {\"tensor\": ", f);
 	json_str(f, ir_graph_tensor(g, t)->name);
@@ -686,7 +684,8 @@ static int report(const options *o, const ir_graph *fg, const ir_graph *qg, cons
 		cli_error(NULL, "out of memory");
 		goto out;
 	}
-	total = total > (o->eval_max ? o->eval_max : 64) ? (o->eval_max ? o->eval_max : 64) : total;
+	if (total > (o->eval_max ? o->eval_max : 64))
+		total = o->eval_max ? o->eval_max : 64;
 	for (int t = 0; t < nqt; t++) {
 		const ir_tensor *x = ir_graph_tensor(qg, t);
 		r.st[t].ft = x->kind == IR_KIND_CONST ? -1 : ir_graph_find_tensor(fg, x->name);

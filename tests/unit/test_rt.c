@@ -1,8 +1,10 @@
 /* test_rt.c - the portable runtime (share/npu/runtime/npu_rt.c): every
- * kernel on small cases whose results are derived by hand in the comments,
- * the integer convolution's fast paths (depthwise, im2col) against a naive
- * convolution written here from the definition, the executor's argument
- * resolution, and npu_load on a hand-built blob and on broken ones.
+ * kernel on small cases whose results are derived by hand in the comments;
+ * the integer kernels' fast paths (CONV_Q depthwise and im2col, int8
+ * ELTWISE_Q/REQUANT/POOL_Q, float->int8 QUANTIZE) also on random cases
+ * against the definitions written out here (never against the runtime
+ * itself); the executor's argument resolution; npu_load on a hand-built
+ * blob and on broken ones.
  *
  * Requantization below is always y = clamp(ZY + rshift_round(acc * mult,
  * shift)) with rounding half up: "acc/2" means mult = 2^30, shift = 31,
