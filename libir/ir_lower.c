@@ -884,6 +884,65 @@ static int lower_softmax(lw *c)
 	return add_op(c, NPU_K_SOFTMAX_F, args, 2, p, NPU_SM_COUNT);
 }
 
+static int lower_reduce(lw *c)
+{
+	const ir_node *n = ir_graph_node(c->g, c->node);
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	int r = tx->shape.rank;
+	bool on[IR_MAX_RANK] = {false};
+	const int64_t *axes;
+	int na = ir_node_ints(c->g, c->node, "axes", &axes);
+	for (int i = 0; i < r; i++)
+		on[i] = na <= 0;	/* no axes: all of them */
+	for (int i = 0; i < na; i++) {
+		int ax = ir_axis(axes[i], r);
+		if (ax < 0)
+			return unsupported(c, "bad reduction axis");
+		on[ax] = true;
+	}
+	int first = 0, last = r - 1;
+	while (first < r && !on[first])
+		first++;
+	while (last >= 0 && !on[last])
+		last--;
+	for (int i = first; i <= last; i++)
+		if (!on[i])
+			return unsupported(c, "the runtime reduces neighbouring axes only");
+	int64_t outer = 1, nn = 1, inner = 1;
+	for (int i = 0; i < r; i++)
+		*(i < first ? &outer : i <= last ? &nn : &inner) *= tx->shape.dim[i];
+	if (outer > INT32_MAX || nn > INT32_MAX || inner > INT32_MAX || nn == 0)
+		return unsupported(c, "a dimension is too large (or empty) for the runtime");
+	static const int ops[][2] = {
+		{IR_OP_REDUCE_SUM, NPU_RED_SUM}, {IR_OP_REDUCE_MEAN, NPU_RED_MEAN},
+		{IR_OP_REDUCE_MAX, NPU_RED_MAX}, {IR_OP_REDUCE_MIN, NPU_RED_MIN},
+	};
+	int32_t p[NPU_RD_COUNT] = {(int32_t)outer, (int32_t)nn, (int32_t)inner, 0, npu_type(tx->dtype),
+				   npu_type(ty->dtype)};
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (ops[i][0] == n->op)
+			p[NPU_RD_OP] = ops[i][1];
+	int args[2] = {rt(c, x), rt(c, y)};
+	if (is_int(tx->dtype)) {
+		float sx, sy;
+		int32_t zx, zy, mult;
+		int shift;
+		if (!is_int(ty->dtype) || qparams(c, x, &sx, &zx) || qparams(c, y, &sy, &zy))
+			return unsupported(c, "integer reduction from %s to %s", ir_dtype_name(tx->dtype),
+					   ir_dtype_name(ty->dtype));
+		double m = (double)sx / sy / (p[NPU_RD_OP] == NPU_RED_MEAN ? (double)nn : 1);
+		if (ir_quant_multiplier(m, &mult, &shift))
+			return unsupported(c, "scale ratio %g cannot be requantized", m);
+		p[NPU_RD_ZX] = zx, p[NPU_RD_ZY] = zy, p[NPU_RD_MULT] = mult, p[NPU_RD_SHIFT] = shift;
+		qrange(ty->dtype, &p[NPU_RD_LO], &p[NPU_RD_HI]);
+		return add_op(c, NPU_K_REDUCE_Q, args, 2, p, NPU_RD_COUNT);
+	}
+	if (!is_float(tx->dtype) || ty->dtype != tx->dtype)
+		return unsupported(c, "reduction on %s", ir_dtype_name(tx->dtype));
+	return add_op(c, NPU_K_REDUCE_F, args, 2, p, NPU_RD_COUNT);
+}
+
 /* ---------------------------------------------------------------- recurrent */
 
 static int lower_rnn(lw *c)
@@ -1156,6 +1215,8 @@ static int lower_node(lw *c)
 	case IR_OP_MAX_POOL: case IR_OP_AVG_POOL: case IR_OP_GLOBAL_AVG_POOL: case IR_OP_GLOBAL_MAX_POOL:
 		return lower_pool(c);
 	case IR_OP_SOFTMAX: case IR_OP_LOG_SOFTMAX: return lower_softmax(c);
+	case IR_OP_REDUCE_SUM: case IR_OP_REDUCE_MEAN: case IR_OP_REDUCE_MAX: case IR_OP_REDUCE_MIN:
+		return lower_reduce(c);
 	case IR_OP_GRU: case IR_OP_LSTM: return lower_rnn(c);
 	case IR_OP_RESHAPE: case IR_OP_FLATTEN: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE: case IR_OP_IDENTITY:
 		return lower_view(c);

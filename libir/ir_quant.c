@@ -300,6 +300,7 @@ const char *ir_quant_int_unsupported(const ir_graph *g, int i)
 										   : NULL;
 	case IR_OP_RESHAPE: case IR_OP_FLATTEN: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE: case IR_OP_IDENTITY:
 	case IR_OP_TRANSPOSE: case IR_OP_SLICE: case IR_OP_SPLIT: case IR_OP_CONCAT:
+	case IR_OP_REDUCE_SUM: case IR_OP_REDUCE_MEAN: case IR_OP_REDUCE_MAX: case IR_OP_REDUCE_MIN:
 		return NULL;
 	case IR_OP_DEPTH_TO_SPACE: case IR_OP_SPACE_TO_DEPTH:
 		return x->shape.rank == 4 && x->layout != IR_LAYOUT_NHWC ? NULL : "blocks move in channel-first 4-D tensors only";

@@ -11,10 +11,11 @@
 /* The runtime sources, embedded at build time (Makefile: runtime_src.c). */
 extern const char npu_src_npu_half_h[], npu_src_npu_math_h[], npu_src_npu_rt_h[], npu_src_npu_rt_c[];
 
-static const char *const kernel_names[NPU_K_COUNT] = {
+static const char *const kernel_names[] = {	/* the NPU_K_* names */
 	"CONV_Q", "CONV_F", "ELTWISE_Q", "ELTWISE_F", "UNARY_F", "REQUANT", "QUANTIZE", "DEQUANTIZE", "LUT",
-	"POOL_Q", "POOL_F", "SOFTMAX_F", "GRU_F", "LSTM_F", "CAST_F", "COPY", "FILL",
+	"POOL_Q", "POOL_F", "SOFTMAX_F", "GRU_F", "LSTM_F", "CAST_F", "COPY", "FILL", "REDUCE_F", "REDUCE_Q",
 };
+_Static_assert(sizeof kernel_names / sizeof *kernel_names == NPU_K_COUNT, "a name for every kernel");
 
 typedef struct {
 	const char *in, *out, *name, *format;

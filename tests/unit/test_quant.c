@@ -170,8 +170,42 @@ static void lut(void)
 	ir_graph_free(g);
 }
 
+/* reduce_mean and reduce_max on int8 codes. x [1,4] scale 0.5, zero point
+ * 2, codes [3, 7, -1, 6]: x - zx = [1, 5, -3, 4]. y scale 0.25, zero point
+ * -1. Mean: sum 7, M = 0.5 / 0.25 / 4 = 0.5, 3.5 rounds half up to 4, y =
+ * -1 + 4 = 3 (real 1.0; the float mean is 0.875). Max: 5, M = 2, y = -1 +
+ * 10 = 9. */
+static void reduce_int8(void)
+{
+	for (int k = 0; k < 2; k++) {
+		ir_graph *g = ir_graph_new();
+		ir_diag d;
+		int x = add(g, "x", IR_DTYPE_I8, (ir_shape){2, {1, 4}}, IR_KIND_INPUT);
+		int y = add(g, "y", IR_DTYPE_I8, (ir_shape){2, {1, 1}}, IR_KIND_ACTIVATION);
+		float sx = 0.5f, sy = 0.25f;
+		int32_t zx = 2, zy = -1;
+		set_q(g, x, 1, &sx, &zx);
+		set_q(g, y, 1, &sy, &zy);
+		int n = node(g, "r", k ? IR_OP_REDUCE_MAX : IR_OP_REDUCE_MEAN, &x, 1, y);
+		int64_t ax = 1;
+		ir_node_set_ints(g, n, "axes", &ax, 1);
+		ir_graph_node(g, n)->precision = IR_PREC_I8;
+		ir_graph_set_inputs(g, &x, 1, &d);
+		ir_graph_set_outputs(g, &y, 1, &d);
+		ir_exec *e = ir_exec_new(g, IR_MODE_F32, 1, &d);
+		int8_t in[4] = {3, 7, -1, 6};
+		const int8_t *out = NULL;
+		if (e && ir_exec_set_input(e, 0, in, sizeof in, &d) == 0 && ir_exec_run(e, &d) == 0)
+			out = ir_exec_output(e, 0, NULL);
+		CHECK_MSG(out && *out == (k ? 9 : 3), "%s: %d (%s)", k ? "max" : "mean", out ? *out : -999, d.msg);
+		ir_exec_free(e);
+		ir_graph_free(g);
+	}
+}
+
 int main(void)
 {
+	reduce_int8();
 	multipliers();
 	int8_conv();
 	lut();

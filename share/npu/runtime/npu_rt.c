@@ -23,7 +23,7 @@
 
 /* ---------------------------------------------------------------- integer helpers */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT LUT */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT LUT REDUCE_Q */
 /* Rounding right shift (as npu_rshift_round) for any int64 v, without
  * shifting negative values: biasing by 2^63 makes v unsigned, and 2^63 /
  * 2^s is an integer. */
@@ -38,14 +38,14 @@ static inline int64_t rt_rsr(int64_t v, int s)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE POOL_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE POOL_Q REDUCE_Q */
 static inline int32_t rt_clamp(int64_t v, int32_t lo, int32_t hi)
 {
 	return v < lo ? lo : v > hi ? hi : (int32_t)v;
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT REDUCE_Q */
 static inline int rt_shift(int32_t s)
 {
 	return s < 0 ? 0 : s > 62 ? 62 : (int)s;
@@ -85,7 +85,7 @@ static inline int64_t rt_mulshift(int64_t acc, int32_t mult, int s)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT DEQUANTIZE LUT POOL_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT DEQUANTIZE LUT POOL_Q REDUCE_Q */
 /* Element access by NPU_T_* type. */
 static inline int32_t rt_ldi(const void *p, int32_t t, size_t i)
 {
@@ -98,7 +98,7 @@ static inline int32_t rt_ldi(const void *p, int32_t t, size_t i)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE LUT POOL_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE LUT POOL_Q REDUCE_Q */
 /* v is within the type's range (the kernels clamp to LO, HI first) */
 static inline void rt_sti(void *p, int32_t t, size_t i, int32_t v)
 {
@@ -111,14 +111,14 @@ static inline void rt_sti(void *p, int32_t t, size_t i, int32_t v)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F */
 static inline float rt_ldf(const void *p, int32_t t, size_t i)
 {
 	return t == NPU_T_F16 ? npu_f16_to_f32(((const uint16_t *)p)[i]) : ((const float *)p)[i];
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F DEQUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F DEQUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F */
 static inline void rt_stf(void *p, int32_t t, size_t i, float v)
 {
 	if (t == NPU_T_F16)
@@ -247,7 +247,7 @@ static void rt_uq_row(int8_t *restrict y, const uint32_t *restrict ta, uint32_t 
 
 /* ---------------------------------------------------------------- float functions */
 
-/* @npu-kernel CONV_F UNARY_F SOFTMAX_F GRU_F LSTM_F */
+/* @npu-kernel CONV_F UNARY_F SOFTMAX_F GRU_F LSTM_F REDUCE_F */
 #include <math.h>
 /* @npu-end */
 
@@ -1594,13 +1594,72 @@ static void k_fill(const int32_t *p, void *const *a, void *scratch)
 }
 /* @npu-end */
 
+/* @npu-kernel REDUCE_F */
+static void k_reduce_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0];
+	void *y = a[1];
+	int32_t outer = p[NPU_RD_OUTER], n = p[NPU_RD_N], inner = p[NPU_RD_INNER], op = p[NPU_RD_OP];
+	int32_t XT = p[NPU_RD_XT], YT = p[NPU_RD_YT];
+	(void)scratch;
+	for (int32_t o = 0; o < outer; o++)
+		for (int32_t j = 0; j < inner; j++) {
+			size_t base = (size_t)o * (size_t)n * (size_t)inner + (size_t)j;
+			float acc = op == NPU_RED_MAX ? -INFINITY : op == NPU_RED_MIN ? INFINITY : 0;
+			for (int32_t i = 0; i < n; i++) {
+				float v = rt_ldf(x, XT, base + (size_t)i * (size_t)inner);
+				if (op == NPU_RED_MAX)
+					acc = v > acc || v != v ? v : acc;
+				else if (op == NPU_RED_MIN)
+					acc = v < acc || v != v ? v : acc;
+				else
+					acc += v;
+			}
+			if (op == NPU_RED_MEAN)
+				acc /= (float)n;
+			rt_stf(y, YT, (size_t)o * (size_t)inner + (size_t)j, acc);
+		}
+}
+/* @npu-end */
+
+/* @npu-kernel REDUCE_Q */
+static void k_reduce_q(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0];
+	void *y = a[1];
+	int32_t outer = p[NPU_RD_OUTER], n = p[NPU_RD_N], inner = p[NPU_RD_INNER], op = p[NPU_RD_OP];
+	int32_t XT = p[NPU_RD_XT], YT = p[NPU_RD_YT], ZX = p[NPU_RD_ZX], ZY = p[NPU_RD_ZY];
+	int32_t mult = p[NPU_RD_MULT], lo = p[NPU_RD_LO], hi = p[NPU_RD_HI];
+	int sh = rt_shift(p[NPU_RD_SHIFT]);
+	(void)scratch;
+	for (int32_t o = 0; o < outer; o++)
+		for (int32_t j = 0; j < inner; j++) {
+			size_t base = (size_t)o * (size_t)n * (size_t)inner + (size_t)j;
+			int64_t acc = 0;
+			for (int32_t i = 0; i < n; i++) {
+				int64_t v = (int64_t)rt_ldi(x, XT, base + (size_t)i * (size_t)inner) - ZX;
+				if (i == 0 && (op == NPU_RED_MAX || op == NPU_RED_MIN))
+					acc = v;
+				else if (op == NPU_RED_MAX)
+					acc = v > acc ? v : acc;
+				else if (op == NPU_RED_MIN)
+					acc = v < acc ? v : acc;
+				else
+					acc += v;
+			}
+			rt_sti(y, YT, (size_t)o * (size_t)inner + (size_t)j,
+			       rt_clamp((int64_t)ZY + rt_mulshift(acc, mult, sh), lo, hi));
+		}
+}
+/* @npu-end */
+
 /* ================================================================ executor */
 
 /* parameter words of each kernel */
 static const uint8_t npu_param_counts[NPU_K_COUNT] = {
 	NPU_CV_COUNT, NPU_CV_COUNT, NPU_EW_COUNT, NPU_EW_COUNT, NPU_UN_COUNT, NPU_RQ_COUNT,
 	NPU_QZ_COUNT, NPU_QZ_COUNT, NPU_LT_COUNT, NPU_PL_COUNT, NPU_PL_COUNT, NPU_SM_COUNT,
-	NPU_RN_COUNT, NPU_RN_COUNT, NPU_CA_COUNT, NPU_CP_COUNT, NPU_FI_COUNT,
+	NPU_RN_COUNT, NPU_RN_COUNT, NPU_CA_COUNT, NPU_CP_COUNT, NPU_FI_COUNT, NPU_RD_COUNT, NPU_RD_COUNT,
 };
 
 size_t npu_param_count(uint32_t kernel)
@@ -1713,6 +1772,12 @@ void npu_exec_op(const npu_model *m, uint32_t i, const void *const in[], void *c
 	/* @npu-kernel FILL */
 	case NPU_K_FILL: k_fill(p, a, s); break;
 	/* @npu-end */
+	/* @npu-kernel REDUCE_F */
+	case NPU_K_REDUCE_F: k_reduce_f(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel REDUCE_Q */
+	case NPU_K_REDUCE_Q: k_reduce_q(p, a, s); break;
+	/* @npu-end */
 	default: (void)s; break;
 	}
 }
@@ -1734,7 +1799,7 @@ enum {
 };
 
 /* Arguments of each kernel, and which of them may be -1. */
-static const uint8_t npu_arg_counts[NPU_K_COUNT] = {7, 5, 3, 3, 2, 2, 2, 2, 3, 2, 2, 2, 7, 9, 2, 2, 1};
+static const uint8_t npu_arg_counts[NPU_K_COUNT] = {7, 5, 3, 3, 2, 2, 2, 2, 3, 2, 2, 2, 7, 9, 2, 2, 1, 2, 2};
 static const uint16_t npu_arg_optional[NPU_K_COUNT] = {
 	[NPU_K_CONV_Q] = 1u << 2 | 1u << 5,
 	[NPU_K_CONV_F] = 1u << 2 | 1u << 3,

@@ -53,6 +53,8 @@ enum {
 	NPU_K_CAST_F,		/* f32 <-> f16 */
 	NPU_K_COPY,		/* strided copy of elements of any size (slice, concat, transpose) */
 	NPU_K_FILL,		/* fill with one element value (padding) */
+	NPU_K_REDUCE_F,		/* float sum / mean / max / min over one axis */
+	NPU_K_REDUCE_Q,		/* the same on integers, requantized */
 	NPU_K_COUNT
 };
 
@@ -181,6 +183,18 @@ enum {
 /* FILL: N elements of ELEM bytes (1, 2 or 4) set to VALUE's low bytes
  * (little-endian). Args: y. */
 enum { NPU_FI_N, NPU_FI_ELEM, NPU_FI_VALUE, NPU_FI_COUNT };
+
+/* REDUCE_F / REDUCE_Q over the middle axis of [OUTER, N, INNER] (several
+ * neighbouring axes merged into one). F: float32 accumulation in index
+ * order; mean = sum / N. Q: acc = sum of (x - ZX) (sum, mean) or the
+ * max / min of (x - ZX), in int64; y = clamp(ZY + rshift_round(acc * MULT,
+ * SHIFT), LO, HI), the mean's 1/N folded into MULT. Args: x, y. */
+enum { NPU_RED_SUM, NPU_RED_MEAN, NPU_RED_MAX, NPU_RED_MIN };
+enum {
+	NPU_RD_OUTER, NPU_RD_N, NPU_RD_INNER, NPU_RD_OP, NPU_RD_XT, NPU_RD_YT,
+	NPU_RD_ZX, NPU_RD_ZY, NPU_RD_MULT, NPU_RD_SHIFT, NPU_RD_LO, NPU_RD_HI,
+	NPU_RD_COUNT
+};
 
 /* ---- the model */
 
