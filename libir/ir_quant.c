@@ -621,6 +621,34 @@ static int make_lut(qctx *q, int i, const ir_act *a)
 	return 0;
 }
 
+/* Graph output k as float32 under its own name: the tensor is renamed
+ * NAME:TYPE and a dequantize (integer) or cast (f16) node makes NAME. */
+static int float_output(qctx *q, int k)
+{
+	ir_graph *g = q->g;
+	int t = g->outputs[k];
+	ir_dtype dt = g->tensors[t].dtype;
+	char *name = ir_strdup(g->tensors[t].name);
+	char base[300];
+	snprintf(base, sizeof base, "%s:%s", name ? name : "", ir_dtype_name(dt));
+	if (!name || rename_tensor(g, t, base)) {
+		free(name);
+		return ir_fail(q->d, -1, t, "out of memory");
+	}
+	ir_shape sh = g->tensors[t].shape;
+	int y = new_tensor(g, name, IR_DTYPE_F32, &sh, g->tensors[t].layout, q->d);
+	free(name);
+	if (y < 0)
+		return -1;
+	int op = dt == IR_DTYPE_F16 ? IR_OP_CAST : IR_OP_DEQUANTIZE;
+	snprintf(base, sizeof base, "%s/%s", g->tensors[y].name, ir_op_name(op));
+	int c = new_node(g, base, op, &t, 1, y, q->d);
+	if (c < 0 || ir_node_set_str(g, c, "to", "f32"))
+		return -1;
+	g->outputs[k] = y;
+	return 0;
+}
+
 /* ---- integer family */
 
 static int quantize_int_nodes(qctx *q, const char **whys, const bool *lut, const ir_act *acts);
@@ -767,23 +795,8 @@ static int quantize_int_nodes(qctx *q, const char **whys, const bool *lut, const
 	for (int k = 0; k < g->n_outputs && !o->int_io; k++) {
 		int t = g->outputs[k];
 		ir_dtype dt = g->tensors[t].dtype;
-		if (dt != IR_DTYPE_I8 && dt != IR_DTYPE_I16)
-			continue;
-		char *name = ir_strdup(g->tensors[t].name);
-		char base[300];
-		snprintf(base, sizeof base, "%s:%s", name ? name : "", ir_dtype_name(dt));
-		if (!name || rename_tensor(g, t, base)) {
-			free(name);
-			return ir_fail(q->d, -1, t, "out of memory");
-		}
-		ir_shape sh = g->tensors[t].shape;
-		int y = new_tensor(g, name, IR_DTYPE_F32, &sh, g->tensors[t].layout, q->d);
-		free(name);
-		if (y >= 0)
-			snprintf(base, sizeof base, "%s/dequantize", g->tensors[y].name);
-		if (y < 0 || new_node(g, base, IR_OP_DEQUANTIZE, &t, 1, y, q->d) < 0)
+		if ((dt == IR_DTYPE_I8 || dt == IR_DTYPE_I16) && float_output(q, k))
 			return -1;
-		g->outputs[k] = y;
 	}
 	return 0;
 }
@@ -863,22 +876,8 @@ static int quantize_f16(qctx *q)
 		const char *nm = g->tensors[t].name;
 		if (g->tensors[t].dtype != IR_DTYPE_F16 || !o->output_f32 || in_list(nm, o->f16_outputs, o->n_f16_outputs))
 			continue;
-		char *name = ir_strdup(nm);
-		char base[300];
-		snprintf(base, sizeof base, "%s:f16", name ? name : "");
-		if (!name || rename_tensor(g, t, base)) {
-			free(name);
-			return ir_fail(q->d, -1, t, "out of memory");
-		}
-		ir_shape sh = g->tensors[t].shape;
-		int y = new_tensor(g, name, IR_DTYPE_F32, &sh, g->tensors[t].layout, q->d);
-		free(name);
-		snprintf(base, sizeof base, "%s/cast", y < 0 ? "" : g->tensors[y].name);
-		int c = y < 0 ? -1 : new_node(g, base, IR_OP_CAST, &t, 1, y, q->d);
-		if (c < 0)
+		if (float_output(q, k))
 			return -1;
-		ir_node_set_str(g, c, "to", "f32");
-		g->outputs[k] = y;
 	}
 	return 0;
 }

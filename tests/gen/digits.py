@@ -36,7 +36,6 @@ import io
 import os
 import random
 import sys
-import zipfile
 
 import numpy as np
 import torch
@@ -44,6 +43,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pt_fixtures import strip  # noqa: E402  (debug_pkl removed, fixed timestamps)
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 OUT = os.path.join(TOP, "share", "npu", "examples")
@@ -70,22 +72,6 @@ class DigitsCNN(nn.Module):
         x = F.relu(self.conv3(x))
         x = torch.flatten(self.gap(x), 1)
         return self.fc(x)
-
-
-def strip(raw):
-    """The archive without debug_pkl entries (they hold absolute paths),
-    written by Python's zipfile with fixed timestamps (as
-    tests/gen/pt_fixtures.py does)."""
-    src = zipfile.ZipFile(io.BytesIO(raw))
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as dst:
-        for info in src.infolist():
-            if info.filename.endswith(".debug_pkl"):
-                continue
-            zi = zipfile.ZipInfo(info.filename, date_time=(1980, 1, 1, 0, 0, 0))
-            zi.compress_type = info.compress_type
-            dst.writestr(zi, src.read(info.filename))
-    return out.getvalue()
 
 
 def data():
