@@ -982,6 +982,16 @@ static int expect_key(reader *r, const char *key)
 	return 0;
 }
 
+/* key, then its value's token. */
+static int key_value(reader *r, const char *key, const char **s, size_t *len)
+{
+	if (expect_key(r, key) < 0)
+		return -1;
+	if (!token(r, s, len))
+		return rfail(r, "truncated record: missing the value of '%s'", key);
+	return 0;
+}
+
 static int parse_i64(const char *s, size_t len, bool allow_neg, int64_t *out)
 {
 	bool neg = false;
@@ -1007,10 +1017,8 @@ static int read_count(reader *r, const char *key, int64_t *out)
 {
 	const char *s;
 	size_t len;
-	if (expect_key(r, key) < 0)
+	if (key_value(r, key, &s, &len) < 0)
 		return -1;
-	if (!token(r, &s, &len))
-		return rfail(r, "truncated record: missing the value of '%s'", key);
 	if (len && *s == '-')
 		return rfail(r, "negative %s", key);
 	if (parse_i64(s, len, false, out) < 0) {
@@ -1026,10 +1034,8 @@ static int read_float(reader *r, const char *key, double *out)
 	const char *s;
 	size_t len;
 	char buf[64];
-	if (expect_key(r, key) < 0)
+	if (key_value(r, key, &s, &len) < 0)
 		return -1;
-	if (!token(r, &s, &len))
-		return rfail(r, "truncated record: missing the value of '%s'", key);
 	tok_str(s, len, buf, sizeof buf);
 	char *end;
 	errno = 0;
@@ -1050,10 +1056,8 @@ static int read_acc(reader *r, const char *key, acc *a)
 {
 	const char *s;
 	size_t len;
-	if (expect_key(r, key) < 0)
+	if (key_value(r, key, &s, &len) < 0)
 		return -1;
-	if (!token(r, &s, &len))
-		return rfail(r, "truncated record: missing the value of '%s'", key);
 	char got[40];
 	tok_str(s, len, got, sizeof got);
 	/* [-]0xHEXpEXP, value HEX * 2^EXP, within the accumulator */

@@ -99,10 +99,11 @@ static void make_name(const options *o, const ir_graph *g, char *lo, char *up, s
 
 /* ---------------------------------------------------------------- the C header */
 
-/* The runtime source with only the regions of the kernels used. */
-static void put_runtime(FILE *f, uint32_t used)
+/* A runtime source with only the regions of the kernels used (unmarked
+ * code is always kept), without its includes of the runtime's own headers
+ * (the header holds them already). */
+static void put_source(FILE *f, const char *p, uint32_t used)
 {
-	const char *p = npu_src_npu_rt_c;
 	bool keep = true;
 	while (*p) {
 		const char *e = strchr(p, '\n'), *t = p;
@@ -230,9 +231,9 @@ static void write_header(FILE *f, const ir_graph *g, const ir_lowered *l, const 
 	fputs("#ifdef NPU_IMPLEMENTATION\n\n", f);
 	fputs(npu_src_npu_half_h, f);
 	fputs("\n", f);
-	fputs(npu_src_npu_math_h, f);
+	put_source(f, npu_src_npu_math_h, l->kernels_used);
 	fputs("\n", f);
-	put_runtime(f, l->kernels_used);
+	put_source(f, npu_src_npu_rt_c, l->kernels_used);
 
 	/* tables */
 	char nm[128];

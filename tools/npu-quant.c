@@ -953,7 +953,9 @@ int main(int argc, char **argv)
 		goto out;
 	if (o.stats_out && write_stats(o.stats_out, c))
 		goto out;
-	if (!(fg = ir_graph_clone(g))) {
+	/* the float graph stays for the report */
+	bool want_report = (o.report || cli_verbose >= 1) && (o.n_eval || o.n_calib);
+	if (want_report && !(fg = ir_graph_clone(g))) {
 		cli_error(NULL, "out of memory");
 		goto out;
 	}
@@ -973,8 +975,7 @@ int main(int argc, char **argv)
 		 low.m.arena_size);
 	ir_lowered_free(&low);
 	char mbuf[64];
-	if ((o.report || cli_verbose >= 1) && (o.n_eval || o.n_calib) &&
-	    report(&o, fg, g, ir_calib_method_str(&qo.method, mbuf, sizeof mbuf)))
+	if (want_report && report(&o, fg, g, ir_calib_method_str(&qo.method, mbuf, sizeof mbuf)))
 		goto out;
 	if (cli_write_ir(g, o.out, o.force) == 0)
 		rc = CLI_OK;

@@ -28,6 +28,8 @@
 #ifndef NPU_MATH_H
 #define NPU_MATH_H
 
+#include "npu_half.h"	/* npu_f32_bits, npu_bits_f32 */
+
 #include <stdint.h>
 #include <string.h>
 
@@ -44,33 +46,19 @@
 
 /* ---------------------------------------------------------------- bits */
 
-static inline uint32_t npu_m_bits(float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, sizeof u);
-	return u;
-}
-
-static inline float npu_m_float(uint32_t u)
-{
-	float f;
-	memcpy(&f, &u, sizeof f);
-	return f;
-}
-
-#define NPU_M_INF npu_m_float(0x7f800000u)
-#define NPU_M_NAN npu_m_float(0x7fc00000u)
+#define NPU_M_INF npu_bits_f32(0x7f800000u)
+#define NPU_M_NAN npu_bits_f32(0x7fc00000u)
 
 /* |x| with the sign of s (s is 0 or 0x80000000). */
 static inline float npu_m_with_sign(float a, uint32_t s)
 {
-	return npu_m_float(npu_m_bits(a) | s);
+	return npu_bits_f32(npu_f32_bits(a) | s);
 }
 
 /* 2^k for -126 <= k <= 127, exactly. */
 static inline float npu_m_pow2(int k)
 {
-	return npu_m_float((uint32_t)(k + 127) << 23);
+	return npu_bits_f32((uint32_t)(k + 127) << 23);
 }
 
 /* y * 2^k for y in [0.5, 4) and -189 <= k <= 190, with one rounding: out of
@@ -182,7 +170,7 @@ static inline float npu_m_log_normal(uint32_t ix, int k)
 	ix += 0x3f800000u - 0x3f3504f3u;
 	k += (int)(ix >> 23) - 127;
 	ix = (ix & 0x007fffffu) + 0x3f3504f3u;
-	f = npu_m_float(ix) - 1.0f;
+	f = npu_bits_f32(ix) - 1.0f;
 	s = f / (2.0f + f);
 	z = s * s;
 	R = 2.0f / 9.0f;
@@ -198,7 +186,7 @@ static inline float npu_m_log_normal(uint32_t ix, int k)
 static inline float npu_logf(float x)
 {
 	NPU_M_NOCONTRACT
-	uint32_t ix = npu_m_bits(x);
+	uint32_t ix = npu_f32_bits(x);
 	int k = 0;
 	if (x != x)
 		return x + x; /* quiets a signaling NaN */
@@ -209,7 +197,7 @@ static inline float npu_logf(float x)
 	if (ix >= 0x7f800000u)
 		return x; /* +inf */
 	if (ix < 0x00800000u) { /* subnormal: scale by 2^25 */
-		ix = npu_m_bits(x * 0x1p25f);
+		ix = npu_f32_bits(x * 0x1p25f);
 		k = -25;
 	}
 	return npu_m_log_normal(ix, k);
@@ -247,8 +235,8 @@ static inline float npu_log1pf(float x)
 static inline float npu_tanhf(float x)
 {
 	NPU_M_NOCONTRACT
-	uint32_t s = npu_m_bits(x) & 0x80000000u;
-	float a = npu_m_float(npu_m_bits(x) & 0x7fffffffu), r;
+	uint32_t s = npu_f32_bits(x) & 0x80000000u;
+	float a = npu_bits_f32(npu_f32_bits(x) & 0x7fffffffu), r;
 	if (x != x)
 		return x + x; /* quiets a signaling NaN */
 	if (a < 0x1p-12f)
@@ -296,8 +284,8 @@ static inline float npu_sigmoidf(float x)
 static inline float npu_erff(float x)
 {
 	NPU_M_NOCONTRACT
-	uint32_t s = npu_m_bits(x) & 0x80000000u;
-	float a = npu_m_float(npu_m_bits(x) & 0x7fffffffu), r;
+	uint32_t s = npu_f32_bits(x) & 0x80000000u;
+	float a = npu_bits_f32(npu_f32_bits(x) & 0x7fffffffu), r;
 	if (x != x)
 		return x + x; /* quiets a signaling NaN */
 	if (a < 1.0f) {
