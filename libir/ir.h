@@ -401,7 +401,7 @@ typedef struct {
 	int *op_node;			/* the IR node each op implements */
 	int *tensor_of;			/* runtime tensor -> IR tensor (-1: derived constant) */
 	int *rt_of;			/* IR tensor -> runtime tensor (-1: none) */
-	uint32_t kernels_used;		/* bit k: kernel k appears */
+	uint64_t kernels_used;		/* bit k: kernel k appears */
 	ir_plan plan;			/* the arena plan of the activations */
 } ir_lowered;
 

@@ -245,7 +245,7 @@ static int add_op(lw *c, int kernel, const int *args, int nargs, const int32_t *
 	l->m.n_args += (uint32_t)nargs;
 	l->m.n_params += (uint32_t)npar;
 	l->m.n_ops++;
-	l->kernels_used |= 1u << kernel;
+	l->kernels_used |= (uint64_t)1 << kernel;
 	uint32_t s = npu_scratch_size((uint32_t)kernel, par);
 	if (s > l->m.scratch_size)
 		l->m.scratch_size = s;

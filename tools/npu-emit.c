@@ -16,6 +16,7 @@ static const char *const kernel_names[] = {	/* the NPU_K_* names */
 	"POOL_Q", "POOL_F", "SOFTMAX_F", "GRU_F", "LSTM_F", "CAST_F", "COPY", "FILL", "REDUCE_F", "REDUCE_Q",
 };
 _Static_assert(sizeof kernel_names / sizeof *kernel_names == NPU_K_COUNT, "a name for every kernel");
+_Static_assert(NPU_K_COUNT <= 64, "kernels_used is a 64-bit set");
 
 typedef struct {
 	const char *in, *out, *name, *format;
@@ -102,7 +103,7 @@ static void make_name(const options *o, const ir_graph *g, char *lo, char *up, s
 /* A runtime source with only the regions of the kernels used (unmarked
  * code is always kept), without its includes of the runtime's own headers
  * (the header holds them already). */
-static void put_source(FILE *f, const char *p, uint32_t used)
+static void put_source(FILE *f, const char *p, uint64_t used)
 {
 	bool keep = true;
 	while (*p) {
