@@ -1,4 +1,5 @@
-/* npu-import-tf - TensorFlow frozen GraphDef to npukit IR. See npu-import-tf(1). */
+/* npu-import-tf - TensorFlow frozen GraphDef or TensorFlow.js graph model to
+ * npukit IR. See npu-import-tf(1). */
 #include "ir_cli.h"
 #include "tf/tf_import.h"
 
@@ -22,15 +23,17 @@ typedef struct {
 
 static void help(void)
 {
-	printf("Usage: %s [MODEL.pb|-] [--input NAME:SHAPE]... --output NAME[:K]... [--const NAME=VALUE]...\n"
-	       "       [--state IN=OUT]... [-o OUT] [-f] [-v|-q]\n"
+	printf("Usage: %s [MODEL.pb|MODEL.json|-] [--input NAME:SHAPE]... --output NAME[:K]...\n"
+	       "       [--const NAME=VALUE]... [--state IN=OUT]... [-o OUT] [-f] [-v|-q]\n"
 	       "Convert a frozen TensorFlow GraphDef (TF 1.x freeze_graph, TF 2.x frozen\n"
-	       "concrete function) into an npukit IR stream.\n"
+	       "concrete function) or a TensorFlow.js graph model (model.json and its\n"
+	       "weight shards) into an npukit IR stream.\n"
 	       "\n"
 	       "  --input NAME:SHAPE  shape of placeholder NAME, e.g. Feats:1,1,64 (needed\n"
 	       "                      when the placeholder's shape is not fully known)\n"
 	       "  --output NAME[:K]   make output K (default 0) of node NAME a graph output\n"
-	       "                      (repeatable, at least one); only what it needs is imported\n"
+	       "                      (repeatable; a model.json's signature names them when\n"
+	       "                      none is given); only what they need is imported\n"
 	       "  --const NAME=VALUE  freeze scalar placeholder NAME to VALUE (e.g. a dropout\n"
 	       "                      keep_prob=1.0)\n"
 	       "  --state IN=OUT      placeholder IN is recurrent state whose next value is\n"
@@ -127,8 +130,15 @@ static void parse_args(int argc, char **argv, options *o)
 		o->in = argv[optind++];
 	if (optind < argc)
 		cli_usage("unexpected argument '%s' (one model at a time)", argv[optind]);
-	if (o->n_outputs == 0)
-		cli_usage("no --output given (a GraphDef does not name its outputs)");
+}
+
+/* A TensorFlow.js model.json: the text starts with '{'. */
+static bool is_json(const uint8_t *buf, size_t size)
+{
+	size_t i = size >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
+	while (i < size && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
+		i++;
+	return i < size && buf[i] == '{';
 }
 
 int main(int argc, char **argv)
@@ -142,14 +152,23 @@ int main(int argc, char **argv)
 	const char *name = cli_name(o.in), *slash = strrchr(name, '/');
 	bool std = !o.in || !strcmp(o.in, "-");
 	int rc = CLI_FAIL;
+	char *dir = NULL;
 	if (cli_read_file(o.in, true, &buf, &size))
 		goto out;
+	bool json = is_json(buf, size);
+	if (!json && o.n_outputs == 0) {
+		free(buf);
+		cli_usage("no --output given (a GraphDef does not name its outputs)");
+	}
+	if (json && !std)
+		dir = slash ? dup_n(name, (size_t)(slash - name)) : dup_n(".", 1);
 	tf_import_opts io = {.inputs = o.inputs, .n_inputs = o.n_inputs, .outputs = o.outputs,
 			     .n_outputs = o.n_outputs, .consts = o.consts, .n_consts = o.n_consts,
 			     .states = o.states, .n_states = o.n_states,
 			     .file = std ? NULL : slash ? slash + 1 : name};
-	ir_graph *g = tf_import(buf, size, &io, &d);
+	ir_graph *g = json ? tfjs_import(buf, size, dir, &io, &d) : tf_import(buf, size, &io, &d);
 	free(buf);
+	free(dir);
 	if (!g) {
 		cli_diag(NULL, name, &d);
 		goto out;

@@ -1090,6 +1090,46 @@ static int rnd_binary(cx *c)
 	return 0;
 }
 
+/* FloorDiv floor(a / b) and FloorMod a - floor(a / b) * b on tensors.
+ * Integers are divided in float32 and cast back: exact while the values
+ * stay below 2^24 in magnitude (shape and index arithmetic). */
+static int floor_div(cx *c, const int *in)
+{
+	ir_dtype dt = vdtype(c, c->in[0]);
+	bool in_int = is_int(dt), mod = !strcmp(c->op, "FloorMod");
+	int f[2] = {in[0], in[1]};
+	if (in_int)
+		for (int i = 0; i < 2; i++) {
+			int o = ttmp(c, own_fmt(c->im, "f32_%d", i));
+			int n = emit(c, own_fmt(c->im, "f32_%d", i), IR_OP_CAST, &in[i], 1, &o, 1);
+			set_s(c, n, "to", "f32");
+			TRY(done(c, n));
+			f[i] = o;
+		}
+	int q = ttmp(c, "div");
+	int n = emit(c, "div", IR_OP_DIV, f, 2, &q, 1);
+	TRY(done(c, n));
+	bool last = !in_int && !mod;
+	int fl = last ? tout(c, 0) : ttmp(c, "floor");
+	n = emit(c, last ? NULL : "floor", IR_OP_FLOOR, &q, 1, &fl, 1);
+	TRY(done(c, n));
+	if (mod) {
+		int mi[2] = {fl, f[1]}, m = ttmp(c, "mul");
+		n = emit(c, "mul", IR_OP_MUL, mi, 2, &m, 1);
+		TRY(done(c, n));
+		int si[2] = {f[0], m}, r = in_int ? ttmp(c, "sub") : tout(c, 0);
+		n = emit(c, in_int ? "sub" : NULL, IR_OP_SUB, si, 2, &r, 1);
+		TRY(done(c, n));
+		fl = r;
+	}
+	if (!in_int)
+		return 0;
+	int o = tout(c, 0);
+	n = emit(c, NULL, IR_OP_CAST, &fl, 1, &o, 1);
+	set_s(c, n, "to", ir_dtype_name(dt));
+	return done(c, n);
+}
+
 static int cv_binary(cx *c)
 {
 	if (c->nin != 2)
@@ -1110,6 +1150,8 @@ static int cv_binary(cx *c)
 		int tt[2] = {t, t};
 		return done(c, emit_out0(c, IR_OP_MUL, tt, 2));
 	}
+	if (!strcmp(c->op, "FloorDiv") || !strcmp(c->op, "FloorMod"))
+		return floor_div(c, in);
 	if (op < 0)
 		return unsup(c, "only on constants");
 	if (op == IR_OP_DIV && is_int(vdtype(c, c->in[0])) && strcmp(c->op, "RealDiv"))
@@ -1810,6 +1852,144 @@ static int cv_pad(cx *c)
 	return done(c, n);
 }
 
+/* ---------------------------------------------------------------- fused ops
+ *
+ * Grappler's remapper and the TensorFlow.js converter fold what follows a
+ * convolution or matrix product into the node: _FusedConv2D,
+ * FusedDepthwiseConv2dNative and _FusedMatMul carry fused_ops (BiasAdd or
+ * FusedBatchNorm, then an activation, or Add of a side input) whose extra
+ * inputs ("args") follow the two operands in order. They become the plain
+ * IR nodes again (the bias as the convolution's bias input), which npu-fuse
+ * fuses for the target. */
+
+typedef struct {
+	int op;		/* IR op */
+	int arg;	/* first extra input it reads, -1: none */
+	double alpha;	/* leaky_relu */
+	const char *what;
+} fstep;
+
+typedef struct {
+	int bias;	/* input index of a leading BiasAdd's bias, -1: none */
+	fstep s[8];
+	int n;
+	double eps;
+} fusion;
+
+static int parse_fused(cx *c, fusion *f)
+{
+	const NpuTf__AttrValue *a = attr(c, "fused_ops");
+	int next = 2;	/* extra inputs follow the two operands */
+	bool matmul = strstr(c->op, "MatMul") != NULL;
+	f->bias = -1;
+	f->n = 0;
+	f->eps = a_float(c, "epsilon", 1e-4);
+	size_t n = a && a->value_case == NPU_TF__ATTR_VALUE__VALUE_LIST && a->list ? a->list->n_s : 0;
+	if (n > 8)
+		return cfail(c, "%zu fused ops", n);
+	for (size_t i = 0; i < n; i++) {
+		const ProtobufCBinaryData *b = &a->list->s[i];
+		char op[40];
+		snprintf(op, sizeof op, "%.*s", (int)(b->len < 39 ? b->len : 39), b->data ? (const char *)b->data : "");
+		static const struct { const char *tf; int op, args; } t[] = {
+			{"Relu", IR_OP_RELU, 0}, {"Relu6", IR_OP_RELU6, 0}, {"Elu", IR_OP_ELU, 0},
+			{"Sigmoid", IR_OP_SIGMOID, 0}, {"Tanh", IR_OP_TANH, 0}, {"LeakyRelu", IR_OP_LEAKY_RELU, 0},
+			{"Prelu", IR_OP_PRELU, 1}, {"GeluApproximate", IR_OP_GELU, 0}, {"GeluExact", IR_OP_GELU, 0},
+			{"Add", IR_OP_ADD, 1}, {"FusedBatchNorm", IR_OP_BATCH_NORM, 4}, {"BiasAdd", IR_OP_ADD, 1}};
+		int k = -1;
+		for (int j = 0; j < (int)(sizeof t / sizeof t[0]); j++)
+			if (!strcmp(t[j].tf, op))
+				k = j;
+		if (k < 0)
+			return unsup(c, "fused op '%s'", op);
+		if (next + t[k].args > c->nin)
+			return cfail(c, "fused op %s needs %d more input%s", op, t[k].args, t[k].args == 1 ? "" : "s");
+		if (!strcmp(op, "BiasAdd") && i == 0 && !matmul) {
+			f->bias = next++;
+			continue;
+		}
+		if (t[k].op == IR_OP_BATCH_NORM && matmul)
+			return unsup(c, "fused op FusedBatchNorm after a matrix product");
+		fstep *st = &f->s[f->n++];
+		st->op = t[k].op;
+		st->arg = t[k].args ? next : -1;
+		st->alpha = t[k].op == IR_OP_LEAKY_RELU ? a_float(c, "leakyrelu_alpha", 0.2) : 0;
+		st->what = t[k].tf;
+		next += t[k].args;
+	}
+	int64_t na = a_int(c, "num_args", next - 2);
+	if (na != next - 2 || next != c->nin)
+		return cfail(c, "fused_ops read %d extra inputs, the node has %d (num_args %lld)", next - 2, c->nin - 2,
+			     (long long)na);
+	return 0;
+}
+
+/* Extra input i for an NCHW result: NHWC-broadcast values moved to NCHW
+ * (a constant at import, else a reshape and a transpose). */
+static int nchw_operand(cx *c, int i, const char *suffix)
+{
+	ir_shape s = vshape(c, c->in[i]), s4 = {.rank = 4, .dim = {1, 1, 1, 1}};
+	if (s.rank > 4)
+		return cfail(c, "input %d has rank %d", i, s.rank);
+	for (int k = 0; k < s.rank; k++)
+		s4.dim[4 - s.rank + k] = s.dim[k];
+	static const int64_t perm[4] = {0, 3, 1, 2};
+	const cval *v = c->in[i]->c;
+	if (v) {
+		ir_shape o = {.rank = 4, .dim = {s4.dim[0], s4.dim[3], s4.dim[1], s4.dim[2]}};
+		cval *r = cval_new(v->dt, &o);
+		for (int64_t n = 0; r && n < s4.dim[0]; n++)
+			for (int64_t h = 0; h < s4.dim[1]; h++)
+				for (int64_t w = 0; w < s4.dim[2]; w++)
+					for (int64_t ch = 0; ch < s4.dim[3]; ch++)
+						r->v[((n * s4.dim[3] + ch) * s4.dim[1] + h) * s4.dim[2] + w] =
+							v->v[((n * s4.dim[1] + h) * s4.dim[2] + w) * s4.dim[3] + ch];
+		return tconst(c, suffix, r);
+	}
+	int x = tin(c, i);
+	if (s.rank != 4)
+		x = reshape(c, x, &s4, own_fmt(c->im, "%s_4d", suffix), -1);
+	return transpose(c, x, perm, 4, IR_LAYOUT_NCHW, suffix, -1);
+}
+
+/* The fused steps after the IR node that made t; the last writes out (or a
+ * temporary when out is -1). nchw_result: t is the NCHW result of an NHWC
+ * node, so extra inputs are moved to NCHW. Returns the result tensor. */
+static int epilogue(cx *c, const fusion *f, int t, bool nchw_result, int out)
+{
+	for (int i = 0; i < f->n && t >= 0; i++) {
+		const fstep *st = &f->s[i];
+		bool last = i == f->n - 1 && out >= 0;
+		char sfx[48];
+		snprintf(sfx, sizeof sfx, "%s%d", st->what, i);
+		int in[5] = {t, -1, -1, -1, -1}, nin = 1;
+		if (st->op == IR_OP_BATCH_NORM) {
+			for (int k = 0; k < 4; k++)
+				in[1 + k] = tin(c, st->arg + k);
+			nin = 5;
+		} else if (st->arg >= 0) {
+			in[1] = nchw_result ? nchw_operand(c, st->arg, own_fmt(c->im, "%s_nchw", sfx)) : tin(c, st->arg);
+			nin = 2;
+		}
+		int o = last ? out : ttmp(c, sfx);
+		if (nchw_result && o >= 0)
+			ir_graph_tensor(c->im->g, o)->layout = IR_LAYOUT_NCHW;
+		int n = emit(c, last ? NULL : sfx, st->op, in, nin, &o, 1);
+		if (st->op == IR_OP_LEAKY_RELU)
+			set_f(c, n, "alpha", st->alpha);
+		if (st->op == IR_OP_ELU)
+			set_f(c, n, "alpha", 1.0);
+		if (st->op == IR_OP_GELU)
+			set_s(c, n, "approximate", !strcmp(st->what, "GeluApproximate") ? "tanh" : "none");
+		if (st->op == IR_OP_BATCH_NORM)
+			set_f(c, n, "epsilon", f->eps);
+		if (done(c, n))
+			return -1;
+		t = o;
+	}
+	return t;
+}
+
 /* ---------------------------------------------------------------- linear algebra */
 
 /* Tensor for input i with its last two axes swapped (constants at import). */
@@ -1842,12 +2022,20 @@ static int swap_last2(cx *c, int i, const char *suffix)
 
 static int cv_matmul(cx *c)
 {
-	bool batch = strcmp(c->op, "MatMul") != 0;
+	bool batch = strncmp(c->op, "BatchMatMul", 11) == 0;
+	fusion f = {.bias = -1};
+	if (!strcmp(c->op, "_FusedMatMul"))
+		TRY(parse_fused(c, &f));
 	bool ta = a_bool(c, batch ? "adj_x" : "transpose_a", false), tb = a_bool(c, batch ? "adj_y" : "transpose_b", false);
 	int a = ta ? swap_last2(c, 0, "a_t") : tin(c, 0);
 	int b = tb ? swap_last2(c, 1, "b_t") : tin(c, 1);
 	int in[2] = {a, b};
-	return done(c, emit_out0(c, IR_OP_MATMUL, in, 2));
+	if (f.n == 0)
+		return done(c, emit_out0(c, IR_OP_MATMUL, in, 2));
+	int t = ttmp(c, "matmul");
+	int n = emit(c, "matmul", IR_OP_MATMUL, in, 2, &t, 1);
+	TRY(done(c, n));
+	return epilogue(c, &f, t, false, tout(c, 0)) < 0 ? -1 : 0;
 }
 
 static bool nchw_format(cx *c)
@@ -1963,7 +2151,10 @@ static int padding(cx *c, bool nchw, const int64_t *in, const int64_t *k, const 
 
 static int cv_conv(cx *c)
 {
-	bool dw = !strcmp(c->op, "DepthwiseConv2dNative"), nchw = nchw_format(c);
+	bool dw = strstr(c->op, "DepthwiseConv2dNative") != NULL, nchw = nchw_format(c);
+	fusion f_ops = {.bias = -1};
+	if (c->op[0] == '_' || !strncmp(c->op, "Fused", 5))
+		TRY(parse_fused(c, &f_ops));
 	ir_shape xs = vshape(c, c->in[0]), ws = vshape(c, c->in[1]);
 	if (xs.rank != 4 || ws.rank != 4)
 		return unsup(c, "input rank %d, filter rank %d (4 expected)", xs.rank, ws.rank);
@@ -1996,15 +2187,22 @@ static int cv_conv(cx *c)
 			w = reshape(c, w, &(ir_shape){.rank = 4, .dim = {I * M, 1, k[0], k[1]}}, "weights_2d", -1);
 	}
 	int x = to_nchw(c, nchw);
-	int in2[2] = {x, w};
-	int t = nchw ? tout(c, 0) : ttmp(c, "nchw");
-	int n = emit(c, nchw ? NULL : "conv", IR_OP_CONV, in2, 2, &t, 1);
+	int in3[3] = {x, w, f_ops.bias >= 0 ? tin(c, f_ops.bias) : -1};
+	bool direct = nchw && f_ops.n == 0;
+	int t = direct ? tout(c, 0) : ttmp(c, "nchw");
+	int n = emit(c, direct ? NULL : "conv", IR_OP_CONV, in3, f_ops.bias >= 0 ? 3 : 2, &t, 1);
 	int64_t pp[4] = {pads[0], pads[1], pads[2], pads[3]};
 	set_is(c, n, "strides", st, 2);
 	set_is(c, n, "dilations", dil, 2);
 	set_is(c, n, "pads", pp, 4);
 	set_i(c, n, "group", dw ? C : (I ? C / I : 1));
-	return from_nchw(c, nchw, n, t);
+	TRY(done(c, n));
+	if (f_ops.n && (t = epilogue(c, &f_ops, t, !nchw, nchw ? tout(c, 0) : -1)) < 0)
+		return -1;
+	if (nchw)
+		return 0;
+	static const int64_t back[4] = {0, 2, 3, 1};
+	return transpose(c, t, back, 4, IR_LAYOUT_NHWC, NULL, tout(c, 0)) < 0 ? -1 : 0;
 }
 
 static int cv_conv_backprop_input(cx *c)
@@ -2213,10 +2411,10 @@ static int cv_batch_space(cx *c)
 		return -1;
 	if (m != 2 || xs.rank != 4 || pc->n != 4)
 		return unsup(c, "only 2 spatial block dimensions of a 4-D NHWC tensor");
-	for (int i = 0; i < m; i++) {
-		pads[i] = d2i(pc->v[2 * i]);
-		pads[m + i] = d2i(pc->v[2 * i + 1]);
-	}
+	if (pc->s.rank != 2 || pc->s.dim[0] != m || pc->s.dim[1] != 2 || !is_int(pc->dt))
+		return cfail(c, "%s must be %dx2 integers", to_space ? "crops" : "paddings", m);
+	for (int i = 0; i < 2 * m; i++)	/* [begin, end] per axis, as the IR's pads/crops */
+		pads[i] = d2i(pc->v[i]);
 	int x = with_layout(c, tin(c, 0), IR_LAYOUT_NHWC, "nhwc_in");
 	int n = emit_out0(c, to_space ? IR_OP_BATCH_TO_SPACE : IR_OP_SPACE_TO_BATCH, &x, 1);
 	set_is(c, n, "block", blk, m);
@@ -2388,6 +2586,71 @@ static int cv_gather(cx *c)
 	return done(c, n);
 }
 
+/* GatherNd with indices known at import: the leading K axes of params
+ * flattened into one, gathered by the flat indices. */
+static int cv_gather_nd(cx *c)
+{
+	const cval *ix = need_cst(c, 1, "indices");
+	NEED(ix);
+	if (a_int(c, "batch_dims", 0) != 0)
+		return unsup(c, "batch_dims %lld", (long long)a_int(c, "batch_dims", 0));
+	ir_shape ps = vshape(c, c->in[0]);
+	if (ix->s.rank < 1 || !is_int(ix->dt))
+		return cfail(c, "indices must be integers of rank 1 or more");
+	int K = (int)ix->s.dim[ix->s.rank - 1];
+	if (K < 0 || K > ps.rank)
+		return cfail(c, "index tuples of %d values for params of rank %d", K, ps.rank);
+	if (ix->s.rank - 1 + ps.rank - K > IR_MAX_RANK)
+		return cfail(c, "result rank too large");
+	ir_shape is = {.rank = ix->s.rank - 1}, o = {0}, flat = {.rank = ps.rank - K + 1, .dim = {1}};
+	for (int i = 0; i < is.rank; i++)
+		o.dim[o.rank++] = is.dim[i] = ix->s.dim[i];
+	for (int i = 0; i < K; i++)
+		flat.dim[0] *= ps.dim[i];
+	for (int i = K; i < ps.rank; i++)
+		o.dim[o.rank++] = flat.dim[1 + i - K] = ps.dim[i];
+	cval *fi = cval_new(IR_DTYPE_I32, &is);
+	for (int64_t j = 0; fi && j < fi->n; j++) {
+		int64_t lin = 0;
+		for (int i = 0; i < K; i++) {
+			int64_t v = d2i(ix->v[j * K + i]);
+			if (v < 0 || v >= ps.dim[i]) {
+				cval_free(fi);
+				return cfail(c, "index %lld out of range for axis %d of size %lld", (long long)v, i,
+					     (long long)ps.dim[i]);
+			}
+			lin = lin * ps.dim[i] + v;
+		}
+		fi->v[j] = (double)lin;
+	}
+	if (!fi)
+		return put_cst(c, 0, NULL);
+	int64_t inner = 1;
+	for (int i = K; i < ps.rank; i++)
+		inner *= ps.dim[i];
+	if (c->in[0]->c) {
+		const cval *x = c->in[0]->c;
+		cval *r = cval_new(x->dt, &o);
+		for (int64_t j = 0; r && j < fi->n; j++)
+			memcpy(r->v + j * inner, x->v + (int64_t)fi->v[j] * inner, sizeof(double) * (size_t)inner);
+		cval_free(fi);
+		return put_cst(c, 0, r);
+	}
+	int x = tin(c, 0);
+	if (K != 1)
+		x = reshape(c, x, &flat, "flat", -1);
+	int in[2] = {x, tconst(c, "flat_indices", fi)};
+	int n = emit_out0(c, IR_OP_GATHER, in, 2);
+	set_i(c, n, "axis", 0);
+	return done(c, n);
+}
+
+static int cv_prelu(cx *c)
+{
+	int in[2] = {tin(c, 0), tin(c, 1)};
+	return done(c, emit_out0(c, IR_OP_PRELU, in, 2));
+}
+
 static int cv_add_n(cx *c)
 {
 	if (c->nin < 1)
@@ -2482,6 +2745,8 @@ static const op_entry op_table[] = {
 	{"ResizeNearestNeighbor", cv_resize}, {"ResizeBilinear", cv_resize},
 	{"BatchToSpaceND", cv_batch_space}, {"SpaceToBatchND", cv_batch_space},
 	{"RandomUniform", cv_random},
+	{"_FusedConv2D", cv_conv}, {"FusedDepthwiseConv2dNative", cv_conv}, {"_FusedMatMul", cv_matmul},
+	{"Prelu", cv_prelu}, {"GatherNd", cv_gather_nd},
 };
 
 static const op_entry *find_op(const char *name)
@@ -2510,7 +2775,8 @@ static int min_inputs(const char *op)
 		"MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "BiasAdd", "BiasAddV1", "Conv2D",
 		"DepthwiseConv2dNative", "Reshape", "ExpandDims", "Transpose", "Fill", "Pad", "MirrorPad",
 		"ResizeNearestNeighbor", "ResizeBilinear", "Mean", "Sum", "Max", "Min", "ArgMax", "Split",
-		"Switch", "ConcatV2", "Concat", "ArgMin", "Gather"};
+		"Switch", "ConcatV2", "Concat", "ArgMin", "Gather", "_FusedConv2D", "FusedDepthwiseConv2dNative",
+		"_FusedMatMul", "Prelu", "GatherNd"};
 	for (size_t i = 0; i < sizeof two / sizeof two[0]; i++)
 		if (!strcmp(two[i], op))
 			return 2;

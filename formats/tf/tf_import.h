@@ -50,4 +50,10 @@ typedef struct {
  * d filled; all unsupported ops are listed in one message. */
 ir_graph *tf_import(const uint8_t *buf, size_t size, const tf_import_opts *opts, ir_diag *d);
 
+/* Import a TensorFlow.js graph model: buf is model.json (GraphDef JSON and
+ * weights manifest), dir the directory its weight shards are read from
+ * (NULL: none can be read). Without opts->outputs the model's signature
+ * names them. Errors name the JSON key ("weightsManifest[0].paths[1]: ..."). */
+ir_graph *tfjs_import(const uint8_t *buf, size_t size, const char *dir, const tf_import_opts *opts, ir_diag *d);
+
 #endif

@@ -13,6 +13,8 @@ plus a weights manifest), is run by tfjs-converter on the tfjs CPU backend
 the directory given as TFJS, default /tmp/tfjs).
 
 Run: /usr/bin/python3 tests/gen/tf_fixtures.py  (writes tests/data/tf/)
+     /usr/bin/python3 tests/gen/tf_fixtures.py fused  (only the fused and
+     atrous graphs: atrous_asym, fused_bn)
 """
 import base64
 import json
@@ -175,6 +177,8 @@ class Graph:
                     enc.append((k, ld(2, v)))
                 elif kind == "ints":
                     enc.append((k, ld(1, ld(3, b"".join(varint(i) for i in v)))))
+                elif kind == "strs":
+                    enc.append((k, ld(1, b"".join(ld(2, x) for x in v))))
             out += node(name, op, inputs, enc)
         return out
 
@@ -201,15 +205,19 @@ class Graph:
                     a[k] = {"s": base64.b64encode(v.encode()).decode()}
                 elif kind == "ints":
                     a[k] = {"list": {"i": [str(i) for i in v]}}
+                elif kind == "strs":
+                    a[k] = {"list": {"s": [base64.b64encode(x.encode()).decode() for x in v]}}
             nodes.append({"name": name, "op": op, "input": ins, "attr": a})
         topo = {"node": nodes, "versions": {"producer": 1}}
         ins = {k: {"shape": list(v.shape), "data": v.ravel().tolist()} for k, v in inputs.items()}
         return {"topology": topo, "specs": specs, "inputs": ins, "outputs": outputs}, data
 
 
-def case(name, g, inputs, outputs):
-    """Write NAME.pb and NAME.input.npy (or .npz); expected output from tfjs."""
+def case(name, g, inputs, outputs, ref=None):
+    """Write NAME.pb and NAME.input.npy (or .npz); expected output from tfjs
+    (running graph ref instead, when tfjs cannot run g itself)."""
     write(name + ".pb", g.pb())
+    g = ref or g
     if len(inputs) == 1:
         np.save(os.path.join(OUT, name + ".input.npy"), list(inputs.values())[0])
     else:
@@ -492,6 +500,70 @@ def numerical():
              new_state=np.concatenate([state[:, 1:], feats], axis=1))
 
 
+
+def fused():
+    """Fused and atrous graphs (run: tf_fixtures.py fused)."""
+    f32 = np.float32
+    f32t = ("type", np.dtype("float32"))
+    i32t = ("type", np.dtype("int32"))
+    rs = np.random.RandomState(21)
+
+    # an atrous convolution as TensorFlow writes it when the dilation rate
+    # does not divide the padded size: 7x7, rate 2, SAME 3x3 gives
+    # paddings [[2, 3], [2, 3]] and crops [[0, 1], [0, 1]]
+    g = Graph()
+    g.placeholder("x", [1, 7, 7, 4])
+    g.const("blk", np.array([2, 2], np.int32))
+    g.const("spad", np.array([[2, 3], [2, 3]], np.int32))
+    g.add("s2b", "SpaceToBatchND", ["x", "blk", "spad"], T=f32t, Tblock_shape=i32t, Tpaddings=i32t)
+    g.weight("w", [3, 3, 4, 5])
+    g.op("conv", "Conv2D", ["s2b", "w"], strides=("ints", [1, 1, 1, 1]), padding=("s", "VALID"),
+         data_format=("s", "NHWC"), dilations=("ints", [1, 1, 1, 1]))
+    g.const("crops", np.array([[0, 1], [0, 1]], np.int32))
+    g.add("b2s", "BatchToSpaceND", ["conv", "blk", "crops"], T=f32t, Tblock_shape=i32t, Tcrops=i32t)
+    g.op("y", "Relu", ["b2s"])
+    case("atrous_asym", g, {"x": rs.randn(1, 7, 7, 4).astype(f32)}, ["y"])
+
+    # _FusedConv2D with FusedBatchNorm and Relu (grappler's remapper; TF.js
+    # cannot run it, so the reference is TF.js on the unfused graph), then
+    # _FusedConv2D with BiasAdd, Add of a side input and Relu
+    def build(fused_graph):
+        g = Graph()
+        g.placeholder("x", [1, 6, 6, 3])
+        g.weight("w", [3, 3, 3, 4])
+        bn = ["scale", "offset", "mean"]
+        for k in bn:
+            g.weight(k, [4])
+        g.const("var", np.abs(g.rng.randn(4)).astype(f32) + 0.5)
+        conv = dict(strides=("ints", [1, 1, 1, 1]), padding=("s", "SAME"), data_format=("s", "NHWC"),
+                    dilations=("ints", [1, 1, 1, 1]))
+        if fused_graph:
+            g.op("c1", "_FusedConv2D", ["x", "w", "scale", "offset", "mean", "var"], num_args=("i", 4),
+                 fused_ops=("strs", ["FusedBatchNorm", "Relu"]), epsilon=("f", 0.001), **conv)
+        else:
+            g.op("c1_conv", "Conv2D", ["x", "w"], **conv)
+            g.add("c1_bn", "FusedBatchNormV3", ["c1_conv", "scale", "offset", "mean", "var"], T=f32t, U=f32t,
+                  epsilon=("f", 0.001), data_format=("s", "NHWC"), is_training=("b", False))
+            g.op("c1", "Relu", ["c1_bn"])
+        g.weight("w2", [1, 1, 4, 4])
+        g.weight("b2", [4])
+        if fused_graph:
+            g.op("c2", "_FusedConv2D", ["c1", "w2", "b2", "c1"],
+                 num_args=("i", 2), fused_ops=("strs", ["BiasAdd", "Add", "Relu"]), epsilon=("f", 0.0), **conv)
+        else:
+            g.op("c2_conv", "Conv2D", ["c1", "w2"], **conv)
+            g.op("c2_bias", "BiasAdd", ["c2_conv", "b2"], data_format=("s", "NHWC"))
+            g.op("c2_add", "AddV2", ["c2_bias", "c1"])
+            g.op("c2", "Relu", ["c2_add"])
+        return g
+
+    case("fused_bn", build(True), {"x": rs.randn(1, 6, 6, 3).astype(f32)}, ["c2"], ref=build(False))
+
+
 if __name__ == "__main__":
+    import sys
+    if sys.argv[1:] == ["fused"]:
+        fused()
+        sys.exit()
     main()
     numerical()
