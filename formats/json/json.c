@@ -170,7 +170,7 @@ static int parse_string(parser *ps, const char **out, size_t *len)
 		s++;
 	}
 	if (s >= ps->end)
-		return fail(ps, "unterminated string");
+		return fail(ps, "unexpected end of the text in a string (truncated?)");
 	char *o = arena(ps, (size_t)(s - ps->p) + 1);
 	if (!o)
 		return oom(ps);
@@ -321,7 +321,11 @@ static int parse_container(parser *ps, json_value *v, bool object)
 		skip_ws(ps);
 		if (object) {
 			size_t kl;
-			if (ps->p >= ps->end || *ps->p != '"') {
+			if (ps->p >= ps->end) {
+				fail(ps, "unexpected end of the text (truncated?)");
+				goto done;
+			}
+			if (*ps->p != '"') {
 				fail(ps, "expected a key string, found %s", what_at(ps));
 				goto done;
 			}
@@ -333,7 +337,11 @@ static int parse_container(parser *ps, json_value *v, bool object)
 				goto done;
 			}
 			skip_ws(ps);
-			if (ps->p >= ps->end || *ps->p != ':') {
+			if (ps->p >= ps->end) {
+				fail(ps, "unexpected end of the text (truncated?)");
+				goto done;
+			}
+			if (*ps->p != ':') {
 				fail(ps, "expected ':' after key \"%.60s\", found %s", keys[n], what_at(ps));
 				goto done;
 			}
@@ -351,7 +359,10 @@ static int parse_container(parser *ps, json_value *v, bool object)
 			ps->p++;
 			break;
 		}
-		fail(ps, "expected ',' or '%c', found %s", close, what_at(ps));
+		if (ps->p >= ps->end)
+			fail(ps, "unexpected end of the text (truncated?)");
+		else
+			fail(ps, "expected ',' or '%c', found %s", close, what_at(ps));
 		goto done;
 	}
 	if (object && n > 1) {	/* a repeated key is an error */

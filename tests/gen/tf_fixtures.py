@@ -14,7 +14,7 @@ the directory given as TFJS, default /tmp/tfjs).
 
 Run: /usr/bin/python3 tests/gen/tf_fixtures.py  (writes tests/data/tf/)
      /usr/bin/python3 tests/gen/tf_fixtures.py fused  (only the fused and
-     atrous graphs: atrous_asym, fused_bn)
+     atrous graphs: atrous_asym, fused_bn, fused_gelu)
 """
 import base64
 import json
@@ -558,6 +558,63 @@ def fused():
         return g
 
     case("fused_bn", build(True), {"x": rs.randn(1, 6, 6, 3).astype(f32)}, ["c2"], ref=build(False))
+
+    # _FusedConv2D BiasAdd + Tanh and _FusedMatMul BiasAdd + GeluExact /
+    # GeluApproximate (TF 2.12's remapper; TF.js has no fused Tanh or Gelu:
+    # the reference is the unfused graph, Gelu written with Erf and Tanh)
+    def build2(fused_graph):
+        g = Graph()
+        g.placeholder("x", [1, 4, 4, 3])
+        g.weight("w", [3, 3, 3, 2])
+        g.weight("b", [2])
+        conv = dict(strides=("ints", [1, 1, 1, 1]), padding=("s", "SAME"), data_format=("s", "NHWC"),
+                    dilations=("ints", [1, 1, 1, 1]))
+        if fused_graph:
+            g.op("c", "_FusedConv2D", ["x", "w", "b"], num_args=("i", 1), fused_ops=("strs", ["BiasAdd", "Tanh"]),
+                 epsilon=("f", 0.0), **conv)
+        else:
+            g.op("c_conv", "Conv2D", ["x", "w"], **conv)
+            g.op("c_bias", "BiasAdd", ["c_conv", "b"], data_format=("s", "NHWC"))
+            g.op("c", "Tanh", ["c_bias"])
+        g.const("shp", np.array([1, 32], np.int32))
+        g.add("flat", "Reshape", ["c", "shp"], T=f32t, Tshape=i32t)
+        g.weight("w1", [32, 8], 0.3)
+        g.weight("b1", [8])
+        g.weight("w2", [8, 32], 0.5)
+        g.weight("b2", [8])
+        for name, wt, kind, tb in (("m1", "w1", "GeluExact", False), ("m2", "w2", "GeluApproximate", True)):
+            src = "flat"
+            b = "b1" if name == "m1" else "b2"
+            if fused_graph:
+                g.op(name, "_FusedMatMul", [src, wt, b], num_args=("i", 1), fused_ops=("strs", ["BiasAdd", kind]),
+                     transpose_a=("b", False), transpose_b=("b", tb), epsilon=("f", 0.0))
+                continue
+            g.op(name + "_mm", "MatMul", [src, wt], transpose_a=("b", False), transpose_b=("b", tb))
+            g.op(name + "_b", "BiasAdd", [name + "_mm", b], data_format=("s", "NHWC"))
+            x = name + "_b"
+            g.const(name + "_half", np.array(0.5, f32))
+            g.const(name + "_one", np.array(1.0, f32))
+            if kind == "GeluExact":
+                g.const(name + "_rs2", np.array(1 / np.sqrt(2), f32))
+                g.op(name + "_s", "Mul", [x, name + "_rs2"])
+                g.op(name + "_e", "Erf", [name + "_s"])
+            else:
+                g.const(name + "_c3", np.array(0.044715, f32))
+                g.const(name + "_k", np.array(np.sqrt(2 / np.pi), f32))
+                g.op(name + "_x2", "Mul", [x, x])
+                g.op(name + "_x3", "Mul", [name + "_x2", x])
+                g.op(name + "_c", "Mul", [name + "_x3", name + "_c3"])
+                g.op(name + "_in", "AddV2", [x, name + "_c"])
+                g.op(name + "_s", "Mul", [name + "_in", name + "_k"])
+                g.op(name + "_e", "Tanh", [name + "_s"])
+            g.op(name + "_1p", "AddV2", [name + "_e", name + "_one"])
+            g.op(name + "_h", "Mul", [x, name + "_half"])
+            g.op(name, "Mul", [name + "_h", name + "_1p"])
+        g.const("cax", np.array(1, np.int32))
+        g.add("y", "ConcatV2", ["m1", "m2", "cax"], T=f32t, Tidx=i32t, N=("i", 2))
+        return g
+
+    case("fused_gelu", build2(True), {"x": rs.randn(1, 4, 4, 3).astype(f32)}, ["y"], ref=build2(False))
 
 
 if __name__ == "__main__":

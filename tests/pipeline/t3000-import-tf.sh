@@ -2,7 +2,8 @@
 # t3000-import-tf.sh - npu-import-tf on frozen GraphDefs written by other
 # projects (uTensor's TF 1.x unit graphs, tensorflow-onnx's test models),
 # each run with npu-run and compared with the framework's own output
-# (TensorFlow for uTensor, TensorFlow.js for tensorflow-onnx); quantized
+# (TensorFlow for uTensor, TensorFlow.js for tensorflow-onnx); TensorFlow.js
+# graph models (model.json + weight shards) against TensorFlow.js; quantized
 # graphs and the error cases: one line, exit status, no output left.
 # tests/data/tf/* come from tests/gen/tf_fixtures.py (expected outputs from
 # TensorFlow.js).
@@ -135,7 +136,7 @@ fi
 
 # own fixtures, expected outputs from TensorFlow.js (tests/gen/tf_fixtures.py)
 for c in conv:lr bn_pool:sm slicing:cat deconv_resize:mirror matrices:sum gather:gather argmin:amin \
-	bn_patterns:kbn2/add_1 softmax_maxpool:p nchw:elu; do	# nchw last: checked below
+	bn_patterns:kbn2/add_1 softmax_maxpool:p atrous_asym:y fused_bn:c2 fused_gelu:y nchw:elu; do	# nchw last: checked below
 	n=${c%%:*}
 	npu-import-tf "$D/$n.pb" --output "${c#*:}" -o "$T/f.ir" &&
 		npu-run "$T/f.ir" -i "$D/$n.input.npy" --compare "$D/$n.expect.npy" >"$T/rep" 2>&1
@@ -162,6 +163,92 @@ expect_fail 1 "switch.pb: error: unsupported ops: 'Foo' \(node 'train'\)$" "the 
 	npu-import-tf "$D/switch.pb" --output y --const is_training=1 -o "$T/out"
 npu-import-tf "$D/dynamic.pb" --output y --input x:2,4 -o "$T/dy.ir" && npu-dump "$T/dy.ir" | grep -q "^  x  *f32  *2x4"
 ok $? "--input resolves an unknown batch dimension"
+
+# SpaceToBatchND/BatchToSpaceND with paddings [[2, 3], [2, 3]], crops [[0, 1], [0, 1]]
+npu-import-tf "$D/atrous_asym.pb" --output y -o "$T/a.ir" &&
+	npu-dump "$T/a.ir" | grep -q "space_to_batch .* pads=2,3,2,3" && npu-dump "$T/a.ir" | grep -q "batch_to_space .* crops=0,1,0,1"
+ok $? "asymmetric atrous padding: paddings and crops kept as [begin, end] per axis"
+# _FusedConv2D: FusedBatchNorm + Relu (fused_bn's c1), BiasAdd + Add + Relu (c2)
+npu-import-tf "$D/fused_bn.pb" --output c2 -o "$T/fb.ir" &&
+	[ "$(count batch_norm "$T/fb.ir")" -eq 1 ] && [ "$(count relu "$T/fb.ir")" -eq 2 ] &&
+	npu-dump "$T/fb.ir" | grep -q "c2#conv .*conv .*\[f32 4\] ->"
+ok $? "_FusedConv2D: batch norm, relu, side-input add become IR nodes; BiasAdd is the conv's bias"
+
+# ---------------------------------------------------------------- TensorFlow.js graph models
+# model.json + two weight shards as the tfjs converter writes them
+# (tests/gen/tf_tfjs.py): fused convolutions and matrix products, Prelu,
+# GatherNd, FloorDiv; uint8-quantized (blazeface) and float16 (landmark)
+# weights. Expected outputs from TensorFlow.js, which dequantizes itself.
+BF=$DATA/families/tfjs_blazeface
+LM=$D/tfjs_landmark
+npu-import-tf "$BF/model.json" --input input_1:1,32,32,3 -o "$T/bf.ir" &&
+	npu-run "$T/bf.ir" -i "$BF/in.npz" --compare "$BF/out.npz" --rtol 1e-4 >"$T/rep" 2>&1
+st=$?
+[ $st -eq 0 ] || diag "blazeface: $(cat "$T/rep")"
+ok $st "tfjs blazeface-like detector (uint8 weights) matches TensorFlow.js"
+[ "$(count conv "$T/bf.ir")" -eq 9 ] && [ "$(count prelu "$T/bf.ir")" -eq 2 ] && [ "$(count gather "$T/bf.ir")" -eq 1 ] &&
+	[ "$(npu-dump "$T/bf.ir" | sed -n '/^outputs:/,/^$/p' | grep -c '^  Identity')" -eq 3 ] &&
+	npu-dump -v "$T/bf.ir" 2>/dev/null | grep -q "source.file.*model.json"
+ok $? "tfjs blazeface: 9 fused convolutions, 2 prelu, GatherNd as a gather; the signature's 3 outputs"
+npu-import-tf "$LM/model.json" --input input_1:1,24,24,3 -o "$T/lm.ir" &&
+	npu-run "$T/lm.ir" -i "$LM/in.npz" --compare "$LM/out.npz" --rtol 1e-4 >"$T/rep" 2>&1
+st=$?
+[ $st -eq 0 ] || diag "landmark: $(cat "$T/rep")"
+ok $st "tfjs landmark net (float16 weights, _FusedMatMul) matches TensorFlow.js"
+npu-import-tf "$LM/model.json" --input input_1:1,24,24,3 --output Identity_1 -o "$T/lm1.ir" &&
+	[ "$(npu-dump "$T/lm1.ir" | sed -n '/^outputs:/,/^$/p' | grep -c '^  ')" -eq 1 ] && [ "$(count floor "$T/lm1.ir")" -eq 0 ]
+ok $? "tfjs: --output overrides the signature (only what it needs is imported)"
+(cd "$LM" && npu-import-tf model.json --input input_1:1,24,24,3 -o "$T/lm2.ir") &&
+	npu-run "$T/lm2.ir" -i "$LM/in.npz" --compare "$LM/out.npz" --rtol 1e-4 >/dev/null 2>&1
+ok $? "tfjs: shards found next to a model.json given without a directory"
+
+# hostile or broken model.json and shards: one line naming file and key, exit 1, no output
+J=$T/js
+mkdir -p "$J"
+cp "$LM"/model.json "$LM"/*.bin "$J/"
+jfail() {	# jfail REGEX DESC: npu-import-tf on $J/model.json
+	expect_fail 1 "^npu-import-tf: .*js/model.json: error: $1" "$2" -- \
+		npu-import-tf "$J/model.json" --input input_1:1,24,24,3 -o "$T/out"
+}
+head -c 3000 "$LM/model.json" >"$J/model.json"
+jfail "not valid JSON \(line [0-9]+: unexpected end of the text( in a string)? \(truncated\?\)\)$" "tfjs: truncated model.json"
+printf '{"modelTopology": {"node": [1,]}}' >"$J/model.json"
+jfail "not valid JSON \(line 1: unexpected '\]'\)$" "tfjs: invalid JSON (trailing comma)"
+printf '{"modelTopology": {}, "modelTopology": {}}' >"$J/model.json"
+jfail "not valid JSON \(line 1: key \"modelTopology\" appears twice in one object\)$" "tfjs: a repeated key"
+{ printf '{"a":'; i=0; while [ $i -lt 100 ]; do printf '['; i=$((i + 1)); done; } >"$J/model.json"
+jfail "not valid JSON \(line 1: nested deeper than 64 levels\)$" "tfjs: nesting depth limit"
+printf '{"modelTopology": {"node": [{"name": "x", "op": "Relu", "attr": {"T": {"type": "DT_NOSUCH"}}}]}}' >"$J/model.json"
+jfail "modelTopology.node\[0\] \('x'\).attr.T.type: unknown data type 'DT_NOSUCH' \(line 1\)$" "tfjs: unknown DataType name"
+sed 's/"i": "1"/"i": "1x"/' "$LM/model.json" >"$J/model.json"
+jfail "modelTopology.node\[[0-9]+\] \('conv0'\).attr.num_args.i: expected an integer \(line [0-9]+\)$" "tfjs: a bad int64 attribute"
+cp "$LM/model.json" "$J/model.json"
+rm "$J/group1-shard2of2.bin"
+jfail "weightsManifest\[0\].paths\[1\]: cannot open weight shard 'group1-shard2of2.bin': No such file or directory$" \
+	"tfjs: missing shard"
+head -c 1000 "$LM/group1-shard2of2.bin" >"$J/group1-shard2of2.bin"
+jfail "weightsManifest\[0\].weights\[[0-9]+\] \('[^']*'\): needs bytes [0-9]+\.\.[0-9]+ of the weight shards, which hold 11492 \(shard too short\?\)$" \
+	"tfjs: shard too short"
+cp "$LM/group1-shard2of2.bin" "$J/"
+sed '0,/"dtype": "float32"/s//"dtype": "complex128"/' "$LM/model.json" >"$J/model.json"
+jfail "weightsManifest\[0\].weights\[0\] \('conv0/weights'\).dtype: unknown or unsupported dtype 'complex128'" \
+	"tfjs: unknown weight dtype"
+sed '0,/"dtype": "float16"/s//"dtype": "int4"/' "$LM/model.json" >"$J/model.json"
+jfail "weightsManifest\[0\].weights\[0\] \('conv0/weights'\).quantization.dtype: unknown quantization dtype 'int4'" \
+	"tfjs: unknown quantization dtype"
+sed 's|"group1-shard1of2.bin"|"../tfjs_landmark/group1-shard1of2.bin"|' "$LM/model.json" >"$J/model.json"
+jfail "weightsManifest\[0\].paths\[0\]: shard path '\.\./tfjs_landmark/group1-shard1of2.bin' leaves the model's directory" \
+	"tfjs: shard path with '..' refused"
+sed 's|"group1-shard1of2.bin"|"/etc/passwd"|' "$LM/model.json" >"$J/model.json"
+jfail "weightsManifest\[0\].paths\[0\]: shard path '/etc/passwd' leaves the model's directory" "tfjs: absolute shard path refused"
+awk '/"name": "fc2\/bias"/ && ++n == 2 { sub(/fc2\/bias/, "fc2/nosuch") } 1' "$LM/model.json" >"$J/model.json"
+jfail "modelTopology.node\[[0-9]+\] \('fc2/bias'\) \(Const\): weightsManifest has no weight of this name$" \
+	"tfjs: a Const without its weight"
+expect_fail 1 "^npu-import-tf: <stdin>: error: weightsManifest\[0\].paths\[0\]: weight shards are read next to model.json; give its path, not standard input$" \
+	"tfjs: model.json on standard input cannot name its shards" -- \
+	sh -c 'npu-import-tf --input input_1:1,24,24,3 -o "$2" <"$1"' - "$LM/model.json" "$T/out"
+sed 's/"signature"/"signature_x"/' "$LM/model.json" >"$J/model.json"
+jfail "signature.outputs: missing, so the outputs must be named \(--output NAME\)$" "tfjs: no signature and no --output"
 
 # ---------------------------------------------------------------- errors
 expect_fail 1 "unsupported.pb: error: unsupported ops: 'Foo' \(node 'a'\), 'Bar' \(nodes 'b', 'b2'\); training-only ops \(freeze an inference graph\): 'ApplyAdam' \(node 'c'\)$" \
