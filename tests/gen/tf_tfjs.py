@@ -9,8 +9,8 @@ Debian has no TensorFlow, so model.json is written here in the converter's
 format: modelTopology is a GraphDef in protobuf's JSON mapping (int64 as
 strings, bytes as base64), weightsManifest one group whose weights run
 through two shards (the cut falls inside a weight, as the converter's
-4 MB split does); weights are uint8-quantized (v * scale + min), float16 or
-float32 as --quantize_uint8/--quantize_float16 patterns give.
+4 MB split does); weights are uint8- or uint16-quantized (v * scale + min),
+float16 or float32 as --quantize_uint8/_uint16/_float16 patterns give.
 
 Expected outputs come from TensorFlow.js itself (tests/gen/tf_tfjs_expect.js
 loads the model with tfjs-converter, which dequantizes the weights), so the
@@ -104,11 +104,12 @@ class Model:
         specs, data = [], b""
         for name, v, quant in self.weights:
             spec = {"name": name, "shape": list(v.shape), "dtype": "int32" if v.dtype == np.int32 else "float32"}
-            if quant == "uint8":
+            if quant in ("uint8", "uint16"):
+                top = 255 if quant == "uint8" else 65535
                 mn, mx = float(v.min()), float(v.max())
-                scale = (mx - mn) / 255 if mx > mn else 1.0
-                q = np.clip(np.round((v - mn) / scale), 0, 255).astype(np.uint8)
-                spec["quantization"] = {"dtype": "uint8", "min": mn, "scale": scale, "original_dtype": "float32"}
+                scale = (mx - mn) / top if mx > mn else 1.0
+                q = np.clip(np.round((v - mn) / scale), 0, top).astype("<u2" if top > 255 else np.uint8)
+                spec["quantization"] = {"dtype": quant, "min": mn, "scale": scale, "original_dtype": "float32"}
                 data += q.tobytes()
             elif quant == "float16":
                 spec["quantization"] = {"dtype": "float16", "original_dtype": "float32"}
@@ -204,7 +205,8 @@ def blazeface():
 
 def landmark():
     """A landmark net: fused convolutions (float16 weights), flatten, fused
-    matrix products (transpose_b, Prelu, Sigmoid, LeakyRelu), FloorDiv."""
+    matrix products (transpose_b, Prelu, Sigmoid, LeakyRelu with uint16
+    weights), FloorDiv."""
     m = Model(12)
     f16 = "float16"
     x = m.placeholder("input_1", [-1, 24, 24, 3])
@@ -214,7 +216,7 @@ def landmark():
     sh = m.const("flatten/shape", np.array([-1, 288], np.int32))
     fl = m.node("flatten", "Reshape", [c2, sh], T=F32, Tshape={"type": "DT_INT32"})
     h = m.fused_matmul("fc1", fl, 288, 32, ["BiasAdd", "Prelu"], quant=f16, transpose_b=True)
-    h2 = m.fused_matmul("fc2", h, 32, 32, ["BiasAdd", "LeakyRelu"], alpha=0.3)
+    h2 = m.fused_matmul("fc2", h, 32, 32, ["BiasAdd", "LeakyRelu"], alpha=0.3, quant="uint16")
     lm = m.fused_matmul("landmarks", h2, 32, 10, ["BiasAdd"])
     sc = m.fused_matmul("score", h2, 32, 1, ["BiasAdd", "Sigmoid"])
     q = m.const("cell_size", np.array(0.25, np.float32))
