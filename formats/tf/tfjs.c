@@ -794,6 +794,11 @@ ir_graph *tfjs_import(const uint8_t *buf, size_t size, const char *dir, const tf
 	if (load_weights(&t, json_get(root, "weightsManifest"), dir, &ws, &nw, &data))
 		goto out;
 	qsort(ws, nw, sizeof *ws, cmp_weight);
+	for (size_t i = 1; i < nw; i++)
+		if (!strcmp(ws[i].name, ws[i - 1].name)) {
+			fail(&t, "weightsManifest: two weights are named '%.200s'", ws[i].name);
+			goto out;
+		}
 	for (size_t i = 0; i < gd.n_node; i++) {
 		NpuTf__NodeDef *nd = gd.node[i];
 		if (strcmp(nd->op, "Const"))

@@ -14,7 +14,7 @@ the directory given as TFJS, default /tmp/tfjs).
 
 Run: /usr/bin/python3 tests/gen/tf_fixtures.py  (writes tests/data/tf/)
      /usr/bin/python3 tests/gen/tf_fixtures.py fused  (only the fused and
-     atrous graphs: atrous_asym, fused_bn, fused_gelu)
+     atrous graphs: atrous_asym, fused_bn, fused_gelu, floordiv)
 """
 import base64
 import json
@@ -615,6 +615,21 @@ def fused():
         return g
 
     case("fused_gelu", build2(True), {"x": rs.randn(1, 4, 4, 3).astype(f32)}, ["y"], ref=build2(False))
+
+    # FloorDiv and FloorMod of integer and float tensors (negative operands:
+    # rounding toward minus infinity, not toward zero)
+    g = Graph()
+    g.placeholder("x", [2, 5])
+    g.add("xi", "Cast", ["x"], SrcT=f32t, DstT=i32t, Truncate=("b", False))
+    g.const("d", np.array([3, -4, 5, -2, 7], np.int32))
+    g.add("q", "FloorDiv", ["xi", "d"], T=i32t)
+    g.add("r", "FloorMod", ["xi", "d"], T=i32t)
+    g.const("df", np.array([0.75, -1.5, 2.0, -0.5, 3.0], f32))
+    g.op("qf", "FloorDiv", ["x", "df"])
+    g.add("qfi", "Cast", ["qf"], SrcT=f32t, DstT=i32t, Truncate=("b", False))
+    g.const("cax", np.array(1, np.int32))
+    g.add("y", "ConcatV2", ["q", "r", "qfi", "cax"], T=i32t, Tidx=i32t, N=("i", 3))
+    case("floordiv", g, {"x": (rs.randn(2, 5) * 10).astype(f32)}, ["y"])
 
 
 if __name__ == "__main__":

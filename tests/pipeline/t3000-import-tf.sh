@@ -136,7 +136,7 @@ fi
 
 # own fixtures, expected outputs from TensorFlow.js (tests/gen/tf_fixtures.py)
 for c in conv:lr bn_pool:sm slicing:cat deconv_resize:mirror matrices:sum gather:gather argmin:amin \
-	bn_patterns:kbn2/add_1 softmax_maxpool:p atrous_asym:y fused_bn:c2 fused_gelu:y nchw:elu; do	# nchw last: checked below
+	bn_patterns:kbn2/add_1 softmax_maxpool:p atrous_asym:y fused_bn:c2 fused_gelu:y floordiv:y nchw:elu; do	# nchw last: checked below
 	n=${c%%:*}
 	npu-import-tf "$D/$n.pb" --output "${c#*:}" -o "$T/f.ir" &&
 		npu-run "$T/f.ir" -i "$D/$n.input.npy" --compare "$D/$n.expect.npy" >"$T/rep" 2>&1
@@ -244,6 +244,8 @@ jfail "weightsManifest\[0\].paths\[0\]: shard path '/etc/passwd' leaves the mode
 awk '/"name": "fc2\/bias"/ && ++n == 2 { sub(/fc2\/bias/, "fc2/nosuch") } 1' "$LM/model.json" >"$J/model.json"
 jfail "modelTopology.node\[[0-9]+\] \('fc2/bias'\) \(Const\): weightsManifest has no weight of this name$" \
 	"tfjs: a Const without its weight"
+awk '/"name": "fc2\/bias"/ && ++n == 2 { sub(/fc2\/bias/, "fc1/bias") } 1' "$LM/model.json" >"$J/model.json"
+jfail "weightsManifest: two weights are named 'fc1/bias'$" "tfjs: a weight name given twice"
 expect_fail 1 "^npu-import-tf: <stdin>: error: weightsManifest\[0\].paths\[0\]: weight shards are read next to model.json; give its path, not standard input$" \
 	"tfjs: model.json on standard input cannot name its shards" -- \
 	sh -c 'npu-import-tf --input input_1:1,24,24,3 -o "$2" <"$1"' - "$LM/model.json" "$T/out"
