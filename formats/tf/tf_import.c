@@ -2586,10 +2586,54 @@ static int cv_gather(cx *c)
 	return done(c, n);
 }
 
+/* GatherNd with indices computed in the graph: the flat index is the sum
+ * of the index tuple times the strides of the leading K axes. */
+static int gather_nd_dynamic(cx *c)
+{
+	ir_shape ps = vshape(c, c->in[0]), is = vshape(c, c->in[1]);
+	ir_dtype it = vdtype(c, c->in[1]);
+	if (is.rank < 1 || (it != IR_DTYPE_I32 && it != IR_DTYPE_I64))
+		return cfail(c, "indices must be int32 or int64 of rank 1 or more");
+	int K = (int)is.dim[is.rank - 1];
+	if (K < 1 || K > ps.rank)
+		return cfail(c, "index tuples of %d values for params of rank %d", K, ps.rank);
+	if (is.rank - 1 + ps.rank - K > IR_MAX_RANK)
+		return cfail(c, "result rank too large");
+	ir_shape flat = {.rank = ps.rank - K + 1, .dim = {1}};
+	for (int i = 0; i < K; i++)
+		flat.dim[0] *= ps.dim[i];
+	for (int i = K; i < ps.rank; i++)
+		flat.dim[1 + i - K] = ps.dim[i];
+	cval *st = cval_new(it, &(ir_shape){.rank = 1, .dim = {K}});
+	for (int i = K - 1; st && i >= 0; i--)
+		st->v[i] = i == K - 1 ? 1 : st->v[i + 1] * (double)ps.dim[i + 1];
+	int mi[2] = {tin(c, 1), tconst(c, "strides", st)};
+	int m = ttmp(c, "scaled");
+	int n = emit(c, "scaled", IR_OP_MUL, mi, 2, &m, 1);
+	TRY(done(c, n));
+	int fi = ttmp(c, "flat_indices");
+	n = emit(c, "flat_indices", IR_OP_REDUCE_SUM, &m, 1, &fi, 1);
+	int64_t ax = is.rank - 1;
+	set_is(c, n, "axes", &ax, 1);
+	set_i(c, n, "keepdims", 0);
+	TRY(done(c, n));
+	int x = tin(c, 0);
+	if (K != 1)
+		x = reshape(c, x, &flat, "flat", -1);
+	int in[2] = {x, fi};
+	n = emit_out0(c, IR_OP_GATHER, in, 2);
+	set_i(c, n, "axis", 0);
+	return done(c, n);
+}
+
 /* GatherNd with indices known at import: the leading K axes of params
  * flattened into one, gathered by the flat indices. */
 static int cv_gather_nd(cx *c)
 {
+	if (a_int(c, "batch_dims", 0) != 0)
+		return unsup(c, "batch_dims %lld", (long long)a_int(c, "batch_dims", 0));
+	if (!c->in[1]->c && !c->in[1]->rnd)
+		return gather_nd_dynamic(c);
 	const cval *ix = need_cst(c, 1, "indices");
 	NEED(ix);
 	if (a_int(c, "batch_dims", 0) != 0)

@@ -14,7 +14,7 @@ the directory given as TFJS, default /tmp/tfjs).
 
 Run: /usr/bin/python3 tests/gen/tf_fixtures.py  (writes tests/data/tf/)
      /usr/bin/python3 tests/gen/tf_fixtures.py fused  (only the fused and
-     atrous graphs: atrous_asym, fused_bn, fused_gelu, floordiv)
+     atrous graphs: atrous_asym, fused_bn, fused_gelu, floordiv, gather_nd)
 """
 import base64
 import json
@@ -630,6 +630,24 @@ def fused():
     g.const("cax", np.array(1, np.int32))
     g.add("y", "ConcatV2", ["q", "r", "qfi", "cax"], T=i32t, Tidx=i32t, N=("i", 3))
     case("floordiv", g, {"x": (rs.randn(2, 5) * 10).astype(f32)}, ["y"])
+
+    # GatherNd with indices computed in the graph (a Cast of an input) and
+    # with constant indices picking single elements (K = rank)
+    g = Graph()
+    g.placeholder("x", [2, 3, 4])
+    g.placeholder("sel", [2, 2, 2])
+    g.add("idx", "Cast", ["sel"], SrcT=f32t, DstT=i32t, Truncate=("b", False))
+    g.add("rows", "GatherNd", ["x", "idx"], Tparams=f32t, Tindices=i32t)  # 2x2x4
+    g.const("pts", np.array([[1, 2, 3], [0, 0, 1], [1, 0, 0]], np.int32))
+    g.add("elems", "GatherNd", ["x", "pts"], Tparams=f32t, Tindices=i32t)  # 3
+    g.const("shp", np.array([1, 3], np.int32))
+    g.add("e2", "Reshape", ["elems", "shp"], T=f32t, Tshape=i32t)
+    g.const("shp2", np.array([1, 16], np.int32))
+    g.add("r2", "Reshape", ["rows", "shp2"], T=f32t, Tshape=i32t)
+    g.const("cax", np.array(1, np.int32))
+    g.add("y", "ConcatV2", ["r2", "e2", "cax"], T=f32t, Tidx=i32t, N=("i", 2))  # 1x19
+    sel = np.array([[[1, 2], [0, 0]], [[1, 1], [0, 2]]], f32)
+    case("gather_nd", g, {"x": rs.randn(2, 3, 4).astype(f32), "sel": sel}, ["y"])
 
 
 if __name__ == "__main__":

@@ -164,6 +164,13 @@ expect_fail 1 "switch.pb: error: unsupported ops: 'Foo' \(node 'train'\)$" "the 
 npu-import-tf "$D/dynamic.pb" --output y --input x:2,4 -o "$T/dy.ir" && npu-dump "$T/dy.ir" | grep -q "^  x  *f32  *2x4"
 ok $? "--input resolves an unknown batch dimension"
 
+# GatherNd: computed indices (mul by strides, reduce_sum, gather) and constant ones
+npu-import-tf "$D/gather_nd.pb" --output y -o "$T/gn.ir" &&
+	npu-run "$T/gn.ir" -i "$D/gather_nd.input.npz" --compare "$D/gather_nd.expect.npy" >"$T/rep" 2>&1 &&
+	[ "$(count gather "$T/gn.ir")" -eq 2 ] && [ "$(count reduce_sum "$T/gn.ir")" -eq 1 ]
+st=$?
+[ $st -eq 0 ] || diag "gather_nd: $(cat "$T/rep")"
+ok $st "fixture gather_nd (computed and constant indices) matches TensorFlow.js"
 # SpaceToBatchND/BatchToSpaceND with paddings [[2, 3], [2, 3]], crops [[0, 1], [0, 1]]
 npu-import-tf "$D/atrous_asym.pb" --output y -o "$T/a.ir" &&
 	npu-dump "$T/a.ir" | grep -q "space_to_batch .* pads=2,3,2,3" && npu-dump "$T/a.ir" | grep -q "batch_to_space .* crops=0,1,0,1"
