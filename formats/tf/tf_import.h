@@ -1,5 +1,6 @@
 /* tf_import.h - TensorFlow frozen GraphDef (TF 1.x freeze_graph output, TF 2.x
- * frozen concrete functions) to IR.
+ * frozen concrete functions) and TensorFlow.js graph models (model.json,
+ * tfjs.c) to IR.
  *
  * Like libir, nothing here prints or exits: failures return NULL with the
  * ir_diag filled. Every byte of the input is treated as hostile. The op
