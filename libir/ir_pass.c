@@ -1099,6 +1099,10 @@ static int pass_gather_slice(pass_ctx *c)
 			k += tx->shape.dim[axis];
 		bool scalar = tk->shape.rank == 0;
 		int x = n->inputs[0], y = n->outputs[0], t = y;
+		if (scalar && ir_graph_tensor(g, y)->quant) {
+			note(c, i, "kept: its output is quantized (the slice between would not be)");
+			continue;
+		}
 		int64_t st = k, en = k + 1, ax = axis, one = 1;
 		char base[300];
 		snprintf(base, sizeof base, "%s", n->name);
@@ -1284,18 +1288,22 @@ static const char *match_layer_norm(const ir_graph *g, int m1, ln_match *lm)
 	int m2 = only_consumer(g, ir_graph_node(g, sq)->outputs[0]);
 	if (m2 < 0 || trailing_mean(g, m2) != *axis)
 		return "the square is not averaged over the same axes";
-	int a = next_op(g, ir_graph_node(g, m2)->outputs[0], IR_OP_ADD);
-	if (a < 0 || !const_scalar(g, other(ir_graph_node(g, a), ir_graph_node(g, m2)->outputs[0]), eps) ||
-	    !(*eps >= 0))
+	/* the add of epsilon, with the square root fused into it as an
+	 * activation (npu-fuse --target for an NPU without layer_norm) or not */
+	int v = ir_graph_node(g, m2)->outputs[0], a = only_consumer(g, v);
+	const char *act = a >= 0 ? ir_node_str(g, a, "act", "none") : "none";
+	bool fused_sqrt = !strcmp(act, "sqrt");
+	if (a < 0 || ir_graph_node(g, a)->op != IR_OP_ADD || (has_act(g, a) && !fused_sqrt) ||
+	    !const_scalar(g, other(ir_graph_node(g, a), v), eps) || !(*eps >= 0))
 		return "the variance is not plus a constant epsilon";
-	int t = ir_graph_node(g, a)->outputs[0], q = only_consumer(g, t);
+	int t = ir_graph_node(g, a)->outputs[0], q = fused_sqrt ? a : only_consumer(g, t);
 	const ir_node *qn = q >= 0 ? ir_graph_node(g, q) : NULL;
 	if (!qn)
 		return "the variance plus epsilon has other readers";
 	const ir_node *zn = ir_graph_node(g, nz);
-	if (qn->op == IR_OP_SQRT) {
-		int r = only_consumer(g, qn->outputs[0]);
-		if (r == nz && zn->op == IR_OP_DIV && zn->inputs[0] == c && zn->inputs[1] == qn->outputs[0])
+	if (qn->op == IR_OP_SQRT || fused_sqrt) {
+		int sd = qn->outputs[0], r = only_consumer(g, sd);
+		if (r == nz && zn->op == IR_OP_DIV && zn->inputs[0] == c && zn->inputs[1] == sd)
 			;	/* c / sqrt(v + eps) */
 		else if (r >= 0 && ir_graph_node(g, r)->op == IR_OP_RECIPROCAL &&
 			 only_consumer(g, ir_graph_node(g, r)->outputs[0]) == nz && zn->op == IR_OP_MUL)

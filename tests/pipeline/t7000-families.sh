@@ -128,6 +128,10 @@ if [ -s "$T/attention.fused.ir" ]; then
 		[ "$(ops layer_norm "$T/attention.grus.ir")" -eq 0 ] && [ "$(ops pow "$T/attention.grus.ir")" -eq 0 ] &&
 		[ "$(ops reduce_mean "$T/attention.grus.ir")" -eq 4 ]
 	ok $? "attention --target grus (no layer_norm in the profile): the written-out form stays, its pows are muls"
+	npu-fuse --all "$T/attention.grus.ir" -o "$T/attention.again.ir" &&
+		[ "$(ops layer_norm "$T/attention.again.ir")" -eq 2 ] &&
+		npu-run "$T/attention.again.ir" -i "$DATA/families/attention/in.npz" --compare "$DATA/families/attention/out.npz" >/dev/null
+	ok $? "attention: that graph (sqrt fused into the add of eps) through npu-fuse --all: two layer_norm, the same outputs"
 fi
 if [ -s "$T/kws_lstm.fused.ir" ]; then
 	[ "$(ops gather "$T/kws_lstm.ir")" -eq 1 ] && [ "$(ops gather "$T/kws_lstm.fused.ir")" -eq 0 ] &&
