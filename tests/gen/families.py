@@ -42,6 +42,7 @@ Families:
 
 import io
 import os
+import subprocess
 import sys
 import zipfile
 
@@ -496,5 +497,11 @@ FAMILIES = {"segmenter": segmenter, "detector": detector, "attention": attention
 
 if __name__ == "__main__":
     torch.set_num_threads(1)
-    for name in sys.argv[1:] or FAMILIES:
-        FAMILIES[name]()
+    names = sys.argv[1:] or list(FAMILIES)
+    if len(names) == 1:
+        FAMILIES[names[0]]()
+    else:
+        # one process per family: TorchScript numbers the classes it mangles
+        # across a process, so the archives are the same bytes whatever ran before
+        for name in names:
+            subprocess.run([sys.executable, os.path.abspath(__file__), name], check=True)
