@@ -7,7 +7,9 @@
 # nothing) -> for each target
 # (float: no npu-quant; int8; int16; grus after npu-fuse --all --target
 # grus) npu-quant with calib.npz -> npu-emit -> the header compiles as
-# strict C99 -> the host program's outputs equal npu-run's byte for byte.
+# strict C99 -> the host program's outputs equal npu-run's byte for byte
+# (float: within t6000's 1e-5, as npu-run computes a graph without
+# precisions in its own float kernels, not the runtime's).
 # One TAP line per (family, target, step); a step after a failed one is
 # reported as not run. A new family is covered by adding its directory.
 . "$(dirname "$0")/lib.sh"
