@@ -1038,7 +1038,12 @@ static int pass_pow(pass_ctx *c)
 	for (int i = 0; i < ir_graph_node_count(g); i++) {
 		const ir_node *n = ir_graph_node(g, i);
 		float e;
-		if (n->op != IR_OP_POW || !const_scalar(g, n->inputs[1], &e))
+		const ir_tensor *te = n->op == IR_OP_POW ? ir_graph_tensor(g, n->inputs[1]) : NULL;
+		if (!te || te->kind != IR_KIND_CONST || ir_shape_numel(&te->shape) != 1)
+			continue;
+		if (te->dtype == IR_DTYPE_I64 || te->dtype == IR_DTYPE_I32)	/* ONNX allows integer exponents */
+			e = te->dtype == IR_DTYPE_I64 ? (float)*(const int64_t *)te->data : (float)*(const int32_t *)te->data;
+		else if (!const_scalar(g, n->inputs[1], &e))
 			continue;
 		int x = n->inputs[0], op;
 		const ir_tensor *tx = ir_graph_tensor(g, x);

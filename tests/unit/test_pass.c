@@ -307,6 +307,20 @@ static void test_pow(void)
 	CHECK(after[0][0] == .0625f && after[4][0] == 2.0f);
 	CHECK(ir_pass_run(g, IR_PASS_POW, &r, &d) == 0 && r.changed == 0);
 	ir_graph_free(g);
+	/* an integer exponent (ONNX allows one): x^2 */
+	g = ir_graph_new();
+	x = input(g, "x", 2, xd);
+	ir_shape s0 = {.rank = 0};
+	int64_t two = 2;
+	int in[2] = {x, ir_graph_add_const(g, "k", IR_DTYPE_I64, &s0, &two, &d)};
+	int y = node(g, "sq", IR_OP_POW, in, 2, "y");
+	ir_graph_set_inputs(g, &x, 1, &d);
+	ir_graph_set_outputs(g, &y, 1, &d);
+	CHECK(ir_graph_infer_shapes(g, &d) == 0 && run_out(g, xv, sizeof xv, 0, before[0], 6));
+	CHECK(ir_pass_run(g, IR_PASS_POW, &r, &d) == 0 && r.changed == 1 && ir_graph_node(g, 0)->op == IR_OP_MUL);
+	CHECK(ir_graph_verify(g, &d) == 0 && run_out(g, xv, sizeof xv, 0, after[0], 6));
+	CHECK(!memcmp(before[0], after[0], sizeof after[0]) && after[0][5] == 10000);
+	ir_graph_free(g);
 }
 
 static int ints_const(ir_graph *g, const char *name, ir_dtype dt, int rank, int64_t n, int64_t v)
