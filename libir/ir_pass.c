@@ -1030,8 +1030,8 @@ static bool const_scalar(const ir_graph *g, int t, float *v)
 }
 
 /* x^2 as mul(x, x), x^0.5 as sqrt, x^1 as identity, x^-1 as reciprocal,
- * x^-0.5 as rsqrt: ops every runtime has, exact where pow is not (powf of
- * 2 rounds through exp and log in some libms). */
+ * x^-0.5 as rsqrt: ops runtimes and NPU profiles have where few have pow
+ * (x * x is also one rounding, whatever the libm). */
 static int pass_pow(pass_ctx *c)
 {
 	ir_graph *g = c->g;
