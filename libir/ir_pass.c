@@ -1017,6 +1017,388 @@ static int pass_softmax(pass_ctx *c)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- pow with a constant exponent */
+
+/* The value of a constant f32 scalar (one element), or false. */
+static bool const_scalar(const ir_graph *g, int t, float *v)
+{
+	const float *p = const_f32(g, t);
+	if (!p || ir_shape_numel(&ir_graph_tensor(g, t)->shape) != 1)
+		return false;
+	*v = p[0];
+	return true;
+}
+
+/* x^2 as mul(x, x), x^0.5 as sqrt, x^1 as identity, x^-1 as reciprocal,
+ * x^-0.5 as rsqrt: ops runtimes and NPU profiles have where few have pow
+ * (x * x is also one rounding, whatever the libm). */
+static int pass_pow(pass_ctx *c)
+{
+	ir_graph *g = c->g;
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		const ir_node *n = ir_graph_node(g, i);
+		float e;
+		const ir_tensor *te = n->op == IR_OP_POW ? ir_graph_tensor(g, n->inputs[1]) : NULL;
+		if (!te || te->kind != IR_KIND_CONST || ir_shape_numel(&te->shape) != 1)
+			continue;
+		if (te->dtype == IR_DTYPE_I64 || te->dtype == IR_DTYPE_I32)	/* ONNX allows integer exponents */
+			e = te->dtype == IR_DTYPE_I64 ? (float)*(const int64_t *)te->data : (float)*(const int32_t *)te->data;
+		else if (!const_scalar(g, n->inputs[1], &e))
+			continue;
+		int x = n->inputs[0], op;
+		const ir_tensor *tx = ir_graph_tensor(g, x);
+		if (tx->dtype != IR_DTYPE_F32 || !ir_shape_equal(&tx->shape, &ir_graph_tensor(g, n->outputs[0])->shape)) {
+			note(c, i, "kept: the exponent broadcasts the base to another shape, or the base is not f32");
+			continue;
+		}
+		if (e == 2.0f)
+			op = IR_OP_MUL;
+		else if (e == 0.5f)
+			op = IR_OP_SQRT;
+		else if (e == 1.0f)
+			op = IR_OP_IDENTITY;
+		else if (e == -1.0f)
+			op = IR_OP_RECIPROCAL;
+		else if (e == -0.5f)
+			op = IR_OP_RSQRT;
+		else {
+			note(c, i, "kept: exponent %g is not 2, 0.5, 1, -1 or -0.5", (double)e);
+			continue;
+		}
+		int in[2] = {x, x};
+		if (ir_node_set_inputs(g, i, in, op == IR_OP_MUL ? 2 : 1, c->d))
+			return -1;
+		ir_graph_node(g, i)->op = op;	/* pow has no attributes to drop */
+		c->count[IR_OP_POW]++;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- gather of one index as slice */
+
+/* gather(x, k) with a constant single index k (how exporters write
+ * x[:, -1]) as slice(x, k, k+1) on the gather's axis, then squeeze of that
+ * axis when k is a scalar: a view the runtime copies, no index tensor. */
+static int pass_gather_slice(pass_ctx *c)
+{
+	ir_graph *g = c->g;
+	bool added = false;	/* squeezes, appended at the end */
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		const ir_node *n = ir_graph_node(g, i);
+		if (n->op != IR_OP_GATHER)
+			continue;
+		const ir_tensor *tx = ir_graph_tensor(g, n->inputs[0]), *tk = ir_graph_tensor(g, n->inputs[1]);
+		if (tk->kind != IR_KIND_CONST || (tk->dtype != IR_DTYPE_I64 && tk->dtype != IR_DTYPE_I32) ||
+		    ir_shape_numel(&tk->shape) != 1 || tk->shape.rank > 1) {
+			if (tk->kind == IR_KIND_CONST)
+				note(c, i, "kept: the indices are not one constant integer (a scalar or [1])");
+			continue;
+		}
+		int axis = ir_axis(ir_node_int(g, i, "axis", 0), tx->shape.rank);
+		int64_t k = tk->dtype == IR_DTYPE_I64 ? *(const int64_t *)tk->data : *(const int32_t *)tk->data;
+		if (axis < 0 || k < -tx->shape.dim[axis] || k >= tx->shape.dim[axis]) {
+			note(c, i, "kept: axis or index out of range");
+			continue;
+		}
+		if (k < 0)
+			k += tx->shape.dim[axis];
+		bool scalar = tk->shape.rank == 0;
+		int x = n->inputs[0], y = n->outputs[0], t = y;
+		if (scalar && ir_graph_tensor(g, y)->quant) {
+			note(c, i, "kept: its output is quantized (the slice between would not be)");
+			continue;
+		}
+		int64_t st = k, en = k + 1, ax = axis, one = 1;
+		char base[300];
+		snprintf(base, sizeof base, "%s", n->name);
+		if (scalar) {	/* the slice writes a new tensor, a squeeze y */
+			char nm[320];
+			snprintf(nm, sizeof nm, "%s/slice", base);
+			char *u = ir_graph_unique_name(g, nm);
+			t = u ? ir_graph_add_tensor(g, u, tx->dtype, NULL, IR_KIND_ACTIVATION, c->d) : -1;
+			free(u);
+			if (t < 0)
+				return u ? -1 : ir_fail(c->d, i, -1, "out of memory");
+			ir_graph_tensor(g, t)->layout = ir_graph_tensor(g, y)->layout;
+		}
+		if (ir_node_set_inputs(g, i, &x, 1, c->d))
+			return -1;
+		ir_node *sn = ir_graph_node(g, i);
+		sn->op = IR_OP_SLICE;
+		sn->outputs[0] = t;
+		ir_node_remove_attr(g, i, "axis");
+		if (ir_node_set_ints(g, i, "starts", &st, 1) || ir_node_set_ints(g, i, "ends", &en, 1) ||
+		    ir_node_set_ints(g, i, "axes", &ax, 1) || ir_node_set_ints(g, i, "steps", &one, 1))
+			return ir_fail(c->d, i, -1, "out of memory");
+		if (scalar) {
+			char nm[320];
+			snprintf(nm, sizeof nm, "%s/squeeze", base);
+			if (add_op(c, nm, IR_OP_SQUEEZE, &t, 1, y) < 0 ||
+			    ir_node_set_ints(g, ir_graph_node_count(g) - 1, "axes", &ax, 1))
+				return -1;
+			added = true;
+		}
+		c->count[IR_OP_GATHER]++;
+	}
+	if (added && ir_graph_toposort(g, c->d))
+		return -1;
+	for (int i = 0; added && i < ir_graph_node_count(g); i++)
+		if (ir_graph_infer_node(g, i, c->d))
+			return -1;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- layer norm */
+
+/* The node (other than `not`) reading tensor t, and how many distinct
+ * nodes read it (graph outputs count as readers that are no node). */
+static int readers(const ir_graph *g, int t, int not, int *count)
+{
+	int found = -1;
+	*count = is_output(g, t) ? 1 : 0;
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		const ir_node *n = ir_graph_node(g, i);
+		for (int j = 0; j < n->n_inputs; j++)
+			if (n->inputs[j] == t) {
+				++*count;
+				if (i != not && found < 0)
+					found = i;
+				break;
+			}
+	}
+	return found;
+}
+
+/* The first of the trailing axes a reduce_mean averages over (keepdims),
+ * or -1 when its axes are not the last ones of its input. */
+static int trailing_mean(const ir_graph *g, int node)
+{
+	const ir_node *n = ir_graph_node(g, node);
+	if (n->op != IR_OP_REDUCE_MEAN || !ir_node_int(g, node, "keepdims", 1))
+		return -1;
+	int rank = ir_graph_tensor(g, n->inputs[0])->shape.rank;
+	bool mask[IR_MAX_RANK] = {false};
+	const int64_t *v;
+	int na = ir_node_ints(g, node, "axes", &v);
+	for (int k = 0; k < rank; k++)
+		mask[k] = na <= 0;
+	for (int k = 0; k < na; k++) {
+		int a = ir_axis(v[k], rank);
+		if (a < 0)
+			return -1;
+		mask[a] = true;
+	}
+	int first = rank;
+	while (first > 0 && mask[first - 1])
+		first--;
+	for (int k = 0; k < first; k++)
+		if (mask[k])
+			return -1;
+	return first < rank ? first : -1;
+}
+
+/* The other operand of a binary node n whose one operand is a. */
+static int other(const ir_node *n, int a) { return n->inputs[0] == a ? n->inputs[1] : n->inputs[0]; }
+
+/* If node `node` is a binary OP reading tensor a (its only reader, no
+ * activation), the node; else -1. */
+static int next_op(const ir_graph *g, int a, int op)
+{
+	int m = only_consumer(g, a);
+	return m >= 0 && ir_graph_node(g, m)->op == op && !has_act(g, m) ? m : -1;
+}
+
+/* Constant f32 k broadcast to shape `norm` (the trailing axes of x from
+ * `axis` on): a new array, or NULL when k varies along an axis before
+ * `axis` or does not broadcast. */
+static float *expand_trailing(const ir_graph *g, int k, const ir_tensor *x, int axis, int64_t *D)
+{
+	const ir_tensor *tk = ir_graph_tensor(g, k);
+	const float *kv = const_f32(g, k);
+	int rank = x->shape.rank, nr = rank - axis;
+	if (!kv || tk->shape.rank > rank)
+		return NULL;
+	int64_t kd[IR_MAX_RANK];	/* k's dims aligned to x's last nr axes */
+	for (int d = 0; d < rank; d++) {
+		int j = d - (rank - tk->shape.rank);
+		int64_t kdim = j >= 0 ? tk->shape.dim[j] : 1;
+		if ((d < axis && kdim != 1) || (d >= axis && kdim != 1 && kdim != x->shape.dim[d]))
+			return NULL;
+		if (d >= axis)
+			kd[d - axis] = kdim;
+	}
+	*D = 1;
+	for (int d = axis; d < rank; d++)
+		*D *= x->shape.dim[d];
+	float *v = malloc(sizeof(float) * (size_t)(*D + 1));
+	for (int64_t i = 0; v && i < *D; i++) {
+		int64_t r = i, src = 0, stride = 1;
+		for (int d = nr - 1; d >= 0; d--) {	/* i's coordinates, last axis first */
+			int64_t xd = x->shape.dim[axis + d], coord = r % xd;
+			r /= xd;
+			src += (kd[d] == 1 ? 0 : coord) * stride;
+			stride *= kd[d];
+		}
+		v[i] = kv[src];
+	}
+	return v;
+}
+
+/* m = mean(x), c = x - m, v = mean(c^2) (pow 2 or c*c), s = sqrt(v + eps),
+ * n = c / s (or c * rsqrt(v + eps), c * reciprocal(s)), then optionally
+ * n * gamma and + beta, all means over the same trailing axes: one
+ * layer_norm(x, gamma, beta) over those axes, when no intermediate value
+ * is read elsewhere. */
+typedef struct {
+	int x, axis;		/* normalised: x's axes from axis on */
+	float eps;
+	int norm, mul, add;	/* the nodes writing c / s, * gamma, + beta (-1: absent) */
+	int gamma, beta;	/* constants (-1: absent) */
+} ln_match;
+
+static const char *match_layer_norm(const ir_graph *g, int m1, ln_match *lm)
+{
+	int *x = &lm->x, *axis = &lm->axis;
+	float *eps = &lm->eps;
+	const ir_node *n = ir_graph_node(g, m1);
+	*x = n->inputs[0];
+	*axis = trailing_mean(g, m1);
+	const ir_tensor *tx = ir_graph_tensor(g, *x);
+	if (*axis < 0 || tx->dtype != IR_DTYPE_F32)
+		return NULL;
+	int s = next_op(g, n->outputs[0], IR_OP_SUB);
+	if (s < 0 || ir_graph_node(g, s)->inputs[0] != *x || ir_graph_node(g, s)->inputs[1] != n->outputs[0])
+		return NULL;
+	int c = ir_graph_node(g, s)->outputs[0];
+	if (!ir_shape_equal(&ir_graph_tensor(g, c)->shape, &tx->shape))
+		return NULL;
+	/* c feeds the square and the normalisation, nothing else */
+	int cnt, r1 = readers(g, c, -1, &cnt), r2 = r1 >= 0 ? readers(g, c, r1, &cnt) : -1;
+	if (cnt != 2 || r2 < 0)
+		return "the centred input has other readers";
+	int sq = -1, nz = -1;
+	for (int k = 0; k < 2; k++) {
+		int r = k ? r2 : r1;
+		const ir_node *rn = ir_graph_node(g, r);
+		float e;
+		bool square = (rn->op == IR_OP_MUL && rn->inputs[0] == c && rn->inputs[1] == c) ||
+			      (rn->op == IR_OP_POW && rn->inputs[0] == c && const_scalar(g, rn->inputs[1], &e) && e == 2);
+		if (square && sq < 0 && !has_act(g, r))
+			sq = r;
+		else
+			nz = r;
+	}
+	if (sq < 0)
+		return "no square of the centred input";
+	int m2 = only_consumer(g, ir_graph_node(g, sq)->outputs[0]);
+	if (m2 < 0 || trailing_mean(g, m2) != *axis)
+		return "the square is not averaged over the same axes";
+	/* the add of epsilon, with the square root fused into it as an
+	 * activation (npu-fuse --target for an NPU without layer_norm) or not */
+	int v = ir_graph_node(g, m2)->outputs[0], a = only_consumer(g, v);
+	const char *act = a >= 0 ? ir_node_str(g, a, "act", "none") : "none";
+	bool fused_sqrt = !strcmp(act, "sqrt");
+	if (a < 0 || ir_graph_node(g, a)->op != IR_OP_ADD || (has_act(g, a) && !fused_sqrt) ||
+	    !const_scalar(g, other(ir_graph_node(g, a), v), eps) || !(*eps >= 0))
+		return "the variance is not plus a constant epsilon";
+	int t = ir_graph_node(g, a)->outputs[0], q = fused_sqrt ? a : only_consumer(g, t);
+	const ir_node *qn = q >= 0 ? ir_graph_node(g, q) : NULL;
+	if (!qn)
+		return "the variance plus epsilon has other readers";
+	const ir_node *zn = ir_graph_node(g, nz);
+	if (qn->op == IR_OP_SQRT || fused_sqrt) {
+		int sd = qn->outputs[0], r = only_consumer(g, sd);
+		if (r == nz && zn->op == IR_OP_DIV && zn->inputs[0] == c && zn->inputs[1] == sd)
+			;	/* c / sqrt(v + eps) */
+		else if (r >= 0 && ir_graph_node(g, r)->op == IR_OP_RECIPROCAL &&
+			 only_consumer(g, ir_graph_node(g, r)->outputs[0]) == nz && zn->op == IR_OP_MUL)
+			;	/* c * reciprocal(sqrt(v + eps)) */
+		else
+			return "the standard deviation does not divide the centred input";
+	} else if (qn->op == IR_OP_RSQRT) {
+		if (q == nz || only_consumer(g, qn->outputs[0]) != nz || zn->op != IR_OP_MUL)
+			return "the reciprocal deviation does not scale the centred input";
+	} else {
+		return "no square root of the variance";
+	}
+	if (has_act(g, nz))
+		return "the normalisation has a fused activation";
+	lm->norm = nz;
+	lm->mul = lm->add = lm->gamma = lm->beta = -1;
+	int y = zn->outputs[0], k = next_op(g, y, IR_OP_MUL);
+	if (k >= 0 && const_f32(g, other(ir_graph_node(g, k), y))) {
+		lm->gamma = other(ir_graph_node(g, k), y);
+		lm->mul = k;
+		y = ir_graph_node(g, k)->outputs[0];
+	}
+	k = next_op(g, y, IR_OP_ADD);
+	if (k >= 0 && const_f32(g, other(ir_graph_node(g, k), y))) {
+		lm->beta = other(ir_graph_node(g, k), y);
+		lm->add = k;
+	}
+	return "";
+}
+
+static int pass_layer_norm(pass_ctx *c)
+{
+	ir_graph *g = c->g;
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		ln_match lm;
+		const char *why = match_layer_norm(g, i, &lm);
+		if (!why)
+			continue;
+		if (*why) {
+			note(c, i, "not a layer norm: %s", why);
+			continue;
+		}
+		const ir_tensor *tx = ir_graph_tensor(g, lm.x);
+		int64_t D = 1;
+		for (int d = lm.axis; d < tx->shape.rank; d++)
+			D *= tx->shape.dim[d];
+		/* gamma and beta join the layer_norm when they are constant along
+		 * the other axes; otherwise their mul or add stays after it */
+		float *sv = lm.gamma >= 0 ? expand_trailing(g, lm.gamma, tx, lm.axis, &D) : NULL;
+		if (lm.gamma >= 0 && !sv)
+			lm.mul = lm.add = lm.beta = -1;
+		float *bv = lm.beta >= 0 ? expand_trailing(g, lm.beta, tx, lm.axis, &D) : NULL;
+		if (!bv)
+			lm.add = -1;
+		int last = lm.add >= 0 ? lm.add : lm.mul >= 0 ? lm.mul : lm.norm;
+		if (!sv && (sv = malloc(sizeof(float) * (size_t)(D + 1))))
+			for (int64_t k = 0; k < D; k++)
+				sv[k] = 1;
+		if (!sv) {
+			free(bv);
+			return ir_fail(c->d, i, -1, "out of memory");
+		}
+		ir_shape ns = {.rank = tx->shape.rank - lm.axis};
+		memcpy(ns.dim, &tx->shape.dim[lm.axis], sizeof(int64_t) * (size_t)ns.rank);
+		char base[300];
+		snprintf(base, sizeof base, "%s.scale", ir_graph_node(g, last)->name);
+		int in[3] = {lm.x, add_const(g, base, IR_DTYPE_F32, &ns, sv, c->d), -1};
+		snprintf(base, sizeof base, "%s.bias", ir_graph_node(g, last)->name);
+		if (in[1] >= 0 && bv)
+			in[2] = add_const(g, base, IR_DTYPE_F32, &ns, bv, c->d);
+		free(sv);
+		free(bv);
+		if (in[1] < 0 || (lm.add >= 0 && in[2] < 0) || ir_node_set_inputs(g, last, in, lm.add >= 0 ? 3 : 2, c->d))
+			return -1;
+		/* the last node of the pattern becomes the layer_norm (it writes
+		 * the output); the others are dead now */
+		ir_node *ln = ir_graph_node(g, last);
+		ln->op = IR_OP_LAYER_NORM;
+		while (ln->n_attrs)
+			ir_node_remove_attr(g, last, ln->attrs[0].name);
+		if (ir_node_set_int(g, last, "axis", lm.axis - tx->shape.rank) ||
+		    ir_node_set_float(g, last, "epsilon", lm.eps))
+			return ir_fail(c->d, last, -1, "out of memory");
+		ir_graph_prune(g);
+		c->count[IR_OP_LAYER_NORM]++;
+		i = -1;	/* ids changed */
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------- table */
 
 static const struct {
@@ -1035,6 +1417,7 @@ static const char *const verbs[IR_PASS_COUNT] = {
 	[IR_PASS_IDENTITY] = "removed", [IR_PASS_FOLD] = "folded", [IR_PASS_RESHAPE] = "simplified",
 	[IR_PASS_TRANSPOSE] = "simplified", [IR_PASS_GROUP_CONV] = "merged", [IR_PASS_BN_RECOGNIZE] = "recognised", [IR_PASS_BN] = "folded", [IR_PASS_MUL_ADD] = "folded",
 	[IR_PASS_ACT] = "fused", [IR_PASS_RELU6] = "relaxed", [IR_PASS_SOFTMAX] = "rewrote", [IR_PASS_DCE] = "removed",
+	[IR_PASS_POW] = "rewrote", [IR_PASS_GATHER_SLICE] = "rewrote", [IR_PASS_LAYER_NORM] = "recognised",
 };
 
 const char *ir_pass_name(int p) { return p >= 0 && p < IR_PASS_COUNT ? passes[p].name : "?"; }

@@ -25,7 +25,8 @@ static void help(void)
 	       "      --list          list the passes in the order they run, and exit\n"
 	       "      --verify-each   verify the graph after every pass\n"
 	       "  -t, --target NAME|PATH  also the rewrites this NPU profile needs (softmax when it\n"
-	       "                      has none); see npu-target(5)\n"
+	       "                      has none), and none into ops it lacks (layer-norm); see\n"
+	       "                      npu-target(5)\n"
 	       "  -o, --out FILE      write the IR to FILE (default: standard output)\n"
 	       "  -f, --force         write binary IR even to a terminal\n"
 	       "  -v, --verbose       say what each pass changed; twice: also why patterns were left alone\n"
@@ -151,6 +152,11 @@ int main(int argc, char **argv)
 			return cli_error(NULL, "%s", d.msg);
 		if (!t.ops[IR_OP_SOFTMAX] || !t.ops[IR_OP_LOG_SOFTMAX])
 			o.pass[IR_PASS_SOFTMAX] = true;
+		/* the NPU runs the written-out form, not one it has no layer_norm for */
+		if (!t.ops[IR_OP_LAYER_NORM] && o.pass[IR_PASS_LAYER_NORM]) {
+			o.pass[IR_PASS_LAYER_NORM] = false;
+			cli_info(1, "%s: layer-norm: not run: target '%s' has no layer_norm", cli_name(o.in), t.name);
+		}
 	}
 	ir_graph *g = cli_read_ir(o.in);
 	if (!g || (o.target && ir_meta_set_str(g, "target.name", t.name))) {
