@@ -104,7 +104,7 @@ install: $(PROGS)
 	cp -R share/npu/. $(DESTDIR)$(PREFIX)/share/npu/
 
 DEB_PKGS = gcc make libc6-dev libprotobuf-c-dev protobuf-c-compiler libyaml-dev \
-	libmsgpack-dev libzstd-dev libzip-dev zlib1g-dev libonnx-dev libonnx-testdata perl \
+	libmsgpack-dev libzstd-dev libzip-dev zlib1g-dev libonnx-dev libonnx-testdata perl unzip \
 	$(if $(filter x86_64,$(shell uname -m)),gcc-multilib)
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \

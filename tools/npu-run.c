@@ -24,6 +24,7 @@ typedef struct {
 	const char *compare;
 	double rtol, atol;
 	ir_exec_mode mode;
+	bool runtime;		/* --mode runtime: a float graph through the runtime */
 	long repeat, threads;
 	bool force;
 } options;
@@ -47,7 +48,9 @@ static void help(void)
 	       "      --atol A        absolute tolerance for --compare (default 1e-6)\n"
 	       "      --dump-dir DIR  write every node output to DIR/NODE.npy ('/' in names\n"
 	       "                      becomes '_'; DIR is created if missing)\n"
-	       "      --mode MODE     fp32 (default) or fp16 (IEEE half emulation)\n"
+	       "      --mode MODE     fp32 (default), fp16 (IEEE half emulation), or runtime\n"
+	       "                      (a float graph through the float32 kernels of the\n"
+	       "                      runtime, as npu-emit's code runs it)\n"
 	       "      --repeat N      run N times (timing; the outputs of the last run are kept)\n"
 	       "      --threads N     threads for the kernels (default 1)\n"
 	       "  -v, --verbose       report times per run and per node on standard error\n"
@@ -114,8 +117,10 @@ static void parse_args(int argc, char **argv, options *o)
 				o->mode = IR_MODE_F32;
 			else if (!strcmp(optarg, "fp16") || !strcmp(optarg, "f16"))
 				o->mode = IR_MODE_F16;
+			else if (!strcmp(optarg, "runtime"))
+				o->mode = IR_MODE_F32, o->runtime = true;
 			else
-				cli_usage("--mode '%s': expected fp32 or fp16", optarg);
+				cli_usage("--mode '%s': expected fp32, fp16 or runtime", optarg);
 			break;
 		case OPT_REPEAT: o->repeat = parse_count("--repeat", optarg, 1000000000L); break;
 		case OPT_THREADS: o->threads = parse_count("--threads", optarg, 256); break;
@@ -654,6 +659,9 @@ int main(int argc, char **argv)
 			refs = load_arrays(o.compare, &nref, &npz);
 		bad = !refs || !(ref = match_refs(g, o.compare, refs, nref, npz));
 	}
+	if (o.runtime && !ir_graph_is_lowered(g))	/* what npu-emit does with a float graph */
+		for (int i = 0; i < nn; i++)
+			ir_graph_node(g, i)->precision = IR_PREC_F32;
 	if (!(e = ir_exec_new(g, o.mode, (int)o.threads, &d))) {
 		cli_diag(g, irname, &d);
 		goto done;
