@@ -2464,6 +2464,13 @@ static int convert(imp *im, int index);
 /* If with a condition known at import: the branch taken is imported in
  * place (its nodes see the outer scope's values), and each If output is
  * an identity of the branch's output, so it keeps its ONNX name. */
+static int if_unknown(cx *c)
+{
+	return unsup(c, "the condition '%s' is not known at import (only an If whose condition "
+		     "folds to a constant is supported; freeze the inputs it depends on with --const)",
+		     c->im->v[c->in[0]].name);
+}
+
 static int cv_if(cx *c, const op_entry *e)
 {
 	(void)e;
@@ -2472,9 +2479,7 @@ static int cv_if(cx *c, const op_entry *e)
 	if (!has_in(c, 0))
 		return cfail(c, "input 0 (cond) is required");
 	if (!t)
-		return unsup(c, "the condition '%s' is not known at import (only an If whose condition "
-			     "folds to a constant is supported; freeze the inputs it depends on with --const)",
-			     im->v[c->in[0]].name);
+		return if_unknown(c);
 	if (ir_shape_numel(&t->shape) != 1)
 		return cfail(c, "the condition must have one element");
 	bool taken = num_get(t, 0).i != 0;
@@ -2766,6 +2771,8 @@ static int convert(imp *im, int index)
 		r = add_problem(im, own_fmt(im, "%s.%s", np->domain, c.op), c.name, NULL) ? -1 : 1;
 	} else if (!e) {
 		r = add_problem(im, c.op, c.name, NULL) ? -1 : 1;
+	} else if (dead && e->conv == cv_if && im->v[c.in[0]].poisoned) {
+		r = if_unknown(&c);
 	} else if (dead) {
 		r = 1;	/* its input's problem is reported already */
 	} else {
@@ -2784,7 +2791,14 @@ static int convert(imp *im, int index)
 			if (r == 0 && !c.failed && all_const_small(&c) && fold_ir(&c, n0))
 				goto out;
 		} else if (r == 2) {
-			r = add_problem(im, c.op, c.name, NULL) ? -1 : 1;
+			int k = 0;
+			while (k < c.nin && (!has_in(&c, k) || in_cst(&c, k)))
+				k++;
+			if (k < c.nin)
+				r = unsup(&c, "it is computed only at import, and input %d ('%s') is not known then", k,
+					  im->v[c.in[k]].name);
+			else
+				r = add_problem(im, c.op, c.name, NULL) ? -1 : 1;
 		}
 	}
 	if (r < 0 || c.failed)
