@@ -340,6 +340,8 @@ typedef struct {
 	char **strs;		/* strings owned by the importer */
 	int nstrs, capstrs;
 	int *in_ids, n_in_ids;	/* IR graph inputs */
+	int *in_pos;		/* their positions among the model's inputs */
+	int late_input;		/* add_inputs: only this one (an If branch reads it), or -1 */
 	/* Every node that can be imported: the main graph's, then those of
 	 * the If branches taken, as they are reached; value.producer indexes
 	 * this list. */
@@ -2735,6 +2737,25 @@ static bool all_const_small(const cx *c)
 	return elems <= FOLD_MAX_IN;
 }
 
+static int add_inputs(imp *im);
+
+/* A graph input that --output left out because only an If branch reads
+ * it (directly or through outer nodes): added now. */
+static int late_input(imp *im, int k)
+{
+	const Onnx__GraphProto *gp = im->gp;
+	if (im->v[k].producer >= 0 || im->v[k].init)
+		return 0;
+	for (size_t i = 0; i < gp->n_input; i++)
+		if (gp->input[i] && gp->input[i]->name && !strcmp(gp->input[i]->name, im->v[k].name)) {
+			im->late_input = (int)i;
+			int rc = add_inputs(im);
+			im->late_input = -1;
+			return rc;
+		}
+	return 0;
+}
+
 static int convert(imp *im, int index)
 {
 	const Onnx__NodeProto *np = im->nodes[index];
@@ -2758,6 +2779,8 @@ static int convert(imp *im, int index)
 		if (c.in[i] >= 0 && im->v[c.in[i]].poisoned)
 			dead = true;
 		else if (c.in[i] >= 0 && materialize(im, c.in[i]))
+			goto out;
+		else if (c.in[i] >= 0 && im->v[c.in[i]].tensor < 0 && late_input(im, c.in[i]))
 			goto out;
 		else if (c.in[i] >= 0 && im->v[c.in[i]].tensor < 0) {
 			ir_fail(im->d, -1, -1, "node '%s' (%s): input '%s' was not imported", c.name, c.op, s);
@@ -3076,15 +3099,18 @@ static int add_inputs(imp *im)
 	const onnx_import_opts *o = im->opts;
 	char *used = calloc((size_t)o->n_inputs + 1, 1), *cused = calloc((size_t)o->n_consts + 1, 1);
 	int rc = -1;
-	im->in_ids = malloc(sizeof(int) * (gp->n_input + 1));
-	if (!used || !cused || !im->in_ids) {
+	if (!im->in_ids) {
+		im->in_ids = malloc(sizeof(int) * (gp->n_input + 1));
+		im->in_pos = malloc(sizeof(int) * (gp->n_input + 1));
+	}
+	if (!used || !cused || !im->in_ids || !im->in_pos) {
 		oom(im);
 		goto out;
 	}
 	for (size_t i = 0; i < gp->n_input; i++) {
 		const Onnx__ValueInfoProto *vi = gp->input[i];
 		int k = val_find(im, vi->name);
-		if (im->v[k].init || im->v[k].tensor >= 0)
+		if (im->v[k].init || im->v[k].tensor >= 0 || (im->late_input >= 0 && (size_t)im->late_input != i))
 			continue;
 		int ov = -1;
 		for (int j = 0; j < o->n_inputs; j++)
@@ -3098,7 +3124,7 @@ static int add_inputs(imp *im)
 				cv = j;
 		if (cv >= 0)
 			cused[cv] = 1;
-		if (o->n_outputs && !im->v[k].needed)
+		if (o->n_outputs && !im->v[k].needed && im->late_input < 0)
 			continue;
 		ir_dtype dt;
 		ir_shape s, want;
@@ -3150,9 +3176,10 @@ static int add_inputs(imp *im)
 		if (id < 0)
 			goto out;
 		im->v[k].tensor = id;
+		im->in_pos[im->n_in_ids] = (int)i;
 		im->in_ids[im->n_in_ids++] = id;
 	}
-	for (int j = 0; j < o->n_inputs + o->n_consts; j++)
+	for (int j = 0; j < o->n_inputs + o->n_consts && im->late_input < 0; j++)
 		if (j < o->n_inputs ? !used[j] : !cused[j - o->n_inputs]) {
 			const char *name = j < o->n_inputs ? o->inputs[j].name : o->consts[j - o->n_inputs].name;
 			name = name ? name : "";
@@ -3283,6 +3310,15 @@ static int build(imp *im, const Onnx__ModelProto *m)
 		}
 		outs[i] = v->tensor;
 	}
+	for (int i = 1; i < im->n_in_ids; i++)	/* inputs added late: back in the model's order */
+		for (int j = i; j > 0 && im->in_pos[j - 1] > im->in_pos[j]; j--) {
+			int t = im->in_pos[j];
+			im->in_pos[j] = im->in_pos[j - 1];
+			im->in_pos[j - 1] = t;
+			t = im->in_ids[j];
+			im->in_ids[j] = im->in_ids[j - 1];
+			im->in_ids[j - 1] = t;
+		}
 	if (ir_graph_set_inputs(im->g, im->in_ids, im->n_in_ids, im->d) ||
 	    ir_graph_set_outputs(im->g, outs, nouts, im->d))
 		goto out;
@@ -3330,7 +3366,7 @@ ir_graph *onnx_import(const uint8_t *buf, size_t size, const onnx_import_opts *o
 			onnx__model_proto__free_unpacked(m, NULL);
 		return NULL;
 	}
-	imp im = {.gp = m->graph, .opts = opts, .d = d};
+	imp im = {.gp = m->graph, .opts = opts, .d = d, .late_input = -1};
 	for (size_t i = 0; i < m->n_opset_import; i++) {
 		const Onnx__OperatorSetIdProto *os = m->opset_import[i];
 		if (os && (!os->domain || !*os->domain || !strcmp(os->domain, "ai.onnx")) && os->has_version)
@@ -3359,6 +3395,7 @@ ir_graph *onnx_import(const uint8_t *buf, size_t size, const onnx_import_opts *o
 	free(im.slot);
 	free(im.pb);
 	free(im.in_ids);
+	free(im.in_pos);
 	free(im.nodes);
 	free(im.converted);
 	onnx__model_proto__free_unpacked(m, NULL);

@@ -100,6 +100,21 @@ expect_fail 1 "the model has no input 'rate' \(its inputs: 'input', 'sr', 'state
 expect_fail 1 "error: --const sr=16000.5: input 'sr' is i64, the value must be an integer" \
 	"--const with a fraction for an integer input" -- npu-import-onnx "$VAD/model.onnx" --const sr=16000.5 -o "$T/out"
 
+imports "VAD: --output with --const" "$VAD/model.onnx" --const sr=16000 --output stateN
+[ "$(npu-dump "$T/a.ir" | sed -n '/^inputs:/,/^outputs:/p' | awk 'NF > 1 {print $1}' | tr '\n' ' ')" = "input state " ]
+ok $? "VAD: the inputs only the If branch reads are kept, in the model's order"
+imports "nested If, --const flag=1" "$O/if_nested.onnx" --const flag=1
+[ "$(npu-dump "$T/a.ir" | sed -n '/^nodes:/,$p' | tail -n +3 | awk '{print $2 "=" $3}' | tr '\n' ' ')" = \
+	"relu=relu double=mul inner=identity outer=identity " ]
+ok $? "nested If: the inner then branch (its own initializer), the untaken branches' ops never read"
+imports "nested If, --const flag=0" "$O/if_nested.onnx" --const flag=0
+[ "$(count neg "$T/a.ir")" -eq 1 ] && [ "$(count mul "$T/a.ir")" -eq 0 ]
+ok $? "nested If: flag=0 takes the inner else branch"
+expect_fail 1 "error: node 'inner' \(If\): the condition 'flag' is not known at import" "If in a branch on an input" -- \
+	npu-import-onnx "$O/if_nested.onnx" -o "$T/out"
+expect_fail 1 "error: node 'bad_if' \(If\): then_branch has 2 outputs, the node 1$" "If branch with more outputs" -- \
+	npu-import-onnx "$O/if_outputs.onnx" -o "$T/out"
+
 npu-import-onnx -v "$DATA/tinycnn.onnx" -o "$T/v.ir" 2>"$T/err" &&
 	grep -q "^npu-import-onnx: .*tinycnn.onnx: opset 13: 11 nodes" "$T/err"
 ok $? "-v reports what was imported"
