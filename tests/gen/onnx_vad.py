@@ -15,7 +15,10 @@ ConstantOfShape, Reshape, a reversing Slice, Transpose, Cast.
 
 Writes tests/data/families/vad_if/ (the family layout: model.onnx, args,
 calib.npz, in.npz, out.npz) and tests/data/onnx/vad_if_8k.out.npz (the
-outputs for in.npz with --const sr=8000). The reference outputs are
+outputs for in.npz with --const sr=8000), and tests/data/onnx/pad_dynamic.onnx
+(+ .input.npy, .output.npy): torch.onnx's own export, with a dynamic time
+axis, of F.pad(x, (0, T // 8), mode='reflect') and a nearest x2
+interpolate, whose pads and sizes are Shape arithmetic. The reference outputs are
 PyTorch's: the module of that rate run on the same chunk, padded by
 F.pad(..., mode='reflect').
 """
@@ -173,4 +176,22 @@ def main():
         f.write("--const sr=16000\n")
 
 
+class PadDynamic(nn.Module):
+    def forward(self, x):
+        y = F.pad(x, (0, x.shape[-1] // 8), mode="reflect")
+        return F.interpolate(y, scale_factor=2.0, mode="nearest")
+
+
+def pad_dynamic():
+    x = torch.randn(1, 2, 64)
+    path = "tests/data/onnx/pad_dynamic"
+    torch.onnx.export(PadDynamic(), x, path + ".onnx", input_names=["x"], output_names=["y"], opset_version=14,
+                      dynamic_axes={"x": {2: "T"}})
+    with torch.no_grad():
+        y = PadDynamic()(x)
+    np.save(path + ".input.npy", x.numpy())
+    np.save(path + ".output.npy", y.numpy())
+
+
 main()
+pad_dynamic()

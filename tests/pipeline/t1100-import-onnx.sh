@@ -103,6 +103,10 @@ expect_fail 1 "error: --const sr=16000.5: input 'sr' is i64, the value must be a
 imports "VAD: --output with --const" "$VAD/model.onnx" --const sr=16000 --output stateN
 [ "$(npu-dump "$T/a.ir" | sed -n '/^inputs:/,/^outputs:/p' | awk 'NF > 1 {print $1}' | tr '\n' ' ')" = "input state " ]
 ok $? "VAD: the inputs only the If branch reads are kept, in the model's order"
+imports "torch.onnx export of F.pad with a dynamic length" "$O/pad_dynamic.onnx" --input x:1,2,64
+npu-run "$T/a.ir" -i "$O/pad_dynamic.input.npy" --compare "$O/pad_dynamic.output.npy" -q &&
+	npu-dump "$T/a.ir" | grep -q " pad .*mode=reflect pads=0,0,0,0,0,8"
+ok $? "F.pad's pads (Shape, Gather, Div, ConstantOfShape, Concat, Reshape, Slice, Transpose, Cast) resolve"
 imports "nested If, --const flag=1" "$O/if_nested.onnx" --const flag=1
 [ "$(npu-dump "$T/a.ir" | sed -n '/^nodes:/,$p' | tail -n +3 | awk '{print $2 "=" $3}' | tr '\n' ' ')" = \
 	"relu=relu double=mul inner=identity outer=identity " ]
