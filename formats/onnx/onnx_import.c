@@ -589,6 +589,7 @@ static const char *atype_name(atype t)
 	case AT(TENSOR): return "a tensor";
 	case AT(FLOATS): return "floats";
 	case AT(INTS): return "ints";
+	case AT(GRAPH): return "a graph";
 	default: return "of another type";
 	}
 }
