@@ -1,6 +1,7 @@
 /* ir_cli.c - diagnostics, input, atomic output for the npukit programs. */
 #include "ir_cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -92,6 +93,24 @@ char *cli_named_shape(const char *arg, ir_shape *shape)
 		cli_error(NULL, "out of memory");
 		exit(CLI_FAIL);
 	}
+	return name;
+}
+
+char *cli_named_number(const char *arg, double *value)
+{
+	const char *eq = strrchr(arg, '=');
+	char *end;
+	if (!eq || eq == arg)
+		cli_usage("--const '%s': expected NAME=VALUE, e.g. --const keep_prob=1.0", arg);
+	double v = strtod(eq + 1, &end);
+	if (!eq[1] || *end || isspace((unsigned char)eq[1]))
+		cli_usage("--const '%s': bad value '%s' (expected a number)", arg, eq + 1);
+	char *name = strndup(arg, (size_t)(eq - arg));
+	if (!name) {
+		cli_error(NULL, "out of memory");
+		exit(CLI_FAIL);
+	}
+	*value = v;
 	return name;
 }
 

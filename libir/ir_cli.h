@@ -42,6 +42,9 @@ void cli_common_option(int c, char **argv, const char **out, bool *force, void (
 /* --input NAME:SHAPE (e.g. data:1,3,224,224): the name (malloc'ed) and
  * shape; a malformed argument is a usage error (exit 2). */
 char *cli_named_shape(const char *arg, ir_shape *shape);
+/* --const NAME=VALUE (e.g. keep_prob=1.0, sr=16000): the name (malloc'ed)
+ * and the number; a malformed argument is a usage error (exit 2). */
+char *cli_named_number(const char *arg, double *value);
 /* "prog: file: error: message" (file may be NULL). Returns CLI_FAIL. */
 int cli_error(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Same with "warning:"; suppressed by -q. */

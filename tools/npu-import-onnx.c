@@ -14,17 +14,23 @@ typedef struct {
 	int n_inputs;
 	const char *outputs[256];
 	int n_outputs;
+	onnx_const_value consts[256];
+	int n_consts;
 } options;
 
 static void help(void)
 {
-	printf("Usage: %s [MODEL.onnx|-] [--input NAME:SHAPE]... [--output NAME]... [-o OUT] [-f] [-v|-q]\n"
+	printf("Usage: %s [MODEL.onnx|-] [--input NAME:SHAPE]... [--output NAME]... [--const NAME=VALUE]...\n"
+	       "       [-o OUT] [-f] [-v|-q]\n"
 	       "Convert an ONNX model (opsets 7 to 17) into an npukit IR stream.\n"
 	       "\n"
 	       "  --input NAME:SHAPE  shape of graph input NAME, e.g. data:1,3,224,224\n"
 	       "                      (needed for inputs with dynamic dimensions)\n"
 	       "  --output NAME       make value NAME a graph output (repeatable; default:\n"
 	       "                      the model's outputs); only what it needs is imported\n"
+	       "  --const NAME=VALUE  freeze graph input NAME to the constant VALUE (every\n"
+	       "                      element), e.g. a sample rate sr=16000; what depends only\n"
+	       "                      on it is computed at import, an If on it keeps one branch\n"
 	       "  -o, --out FILE      write the IR to FILE (default: standard output)\n"
 	       "  -f, --force         write binary IR even to a terminal\n"
 	       "  -v, --verbose       report what was imported on standard error\n"
@@ -49,12 +55,25 @@ static void add_input(options *o, const char *arg)
 	o->inputs[o->n_inputs++] = (onnx_input_shape){.name = name, .shape = s};
 }
 
+static void add_const(options *o, const char *arg)
+{
+	double v;
+	char *name = cli_named_number(arg, &v);
+	for (int i = 0; i < o->n_consts; i++)
+		if (!strcmp(o->consts[i].name, name))
+			cli_usage("--const '%s' is given twice", name);
+	if (o->n_consts == (int)(sizeof o->consts / sizeof o->consts[0]))
+		cli_usage("too many --const options");
+	o->consts[o->n_consts++] = (onnx_const_value){.name = name, .value = v};
+}
+
 static void parse_args(int argc, char **argv, options *o)
 {
-	enum { OPT_INPUT = 256, OPT_OUTPUT };
+	enum { OPT_INPUT = 256, OPT_OUTPUT, OPT_CONST };
 	static const struct option longopts[] = {
 		{"input", required_argument, NULL, OPT_INPUT},
 		{"output", required_argument, NULL, OPT_OUTPUT},
+		{"const", required_argument, NULL, OPT_CONST},
 		CLI_COMMON_OPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -63,6 +82,7 @@ static void parse_args(int argc, char **argv, options *o)
 	while ((c = getopt_long(argc, argv, ":o:fvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_INPUT: add_input(o, optarg); break;
+		case OPT_CONST: add_const(o, optarg); break;
 		case OPT_OUTPUT:
 			if (!*optarg)
 				cli_usage("--output needs a value name");
@@ -93,7 +113,7 @@ int main(int argc, char **argv)
 	if (cli_read_file(o.in, true, &buf, &size))
 		goto out;
 	onnx_import_opts io = {.inputs = o.inputs, .n_inputs = o.n_inputs, .outputs = o.outputs,
-			       .n_outputs = o.n_outputs, .file = std ? NULL : slash ? slash + 1 : name};
+			       .n_outputs = o.n_outputs, .consts = o.consts, .n_consts = o.n_consts, .file = std ? NULL : slash ? slash + 1 : name};
 	ir_graph *g = onnx_import(buf, size, &io, &d);
 	free(buf);
 	if (!g) {
@@ -110,5 +130,7 @@ int main(int argc, char **argv)
 out:
 	for (int i = 0; i < o.n_inputs; i++)
 		free((char *)o.inputs[i].name);
+	for (int i = 0; i < o.n_consts; i++)
+		free((char *)o.consts[i].name);
 	return rc;
 }

@@ -64,16 +64,11 @@ static char *dup_n(const char *s, size_t len)
 
 static void add_const(options *o, const char *arg)
 {
-	const char *eq = strrchr(arg, '=');
-	char *end;
-	if (!eq || eq == arg)
-		cli_usage("--const '%s': expected NAME=VALUE, e.g. --const keep_prob=1.0", arg);
-	double v = strtod(eq + 1, &end);
-	if (!eq[1] || *end)
-		cli_usage("--const '%s': bad value '%s' (expected a number)", arg, eq + 1);
+	double v;
+	char *name = cli_named_number(arg, &v);
 	if (o->n_consts == (int)(sizeof o->consts / sizeof o->consts[0]))
 		cli_usage("too many --const options");
-	o->consts[o->n_consts++] = (tf_const_value){.name = dup_n(arg, (size_t)(eq - arg)), .value = v};
+	o->consts[o->n_consts++] = (tf_const_value){.name = name, .value = v};
 }
 
 static void add_state(options *o, const char *arg)

@@ -340,6 +340,15 @@ typedef struct {
 	char **strs;		/* strings owned by the importer */
 	int nstrs, capstrs;
 	int *in_ids, n_in_ids;	/* IR graph inputs */
+	int *in_pos;		/* their positions among the model's inputs */
+	int late_input;		/* add_inputs: only this one (an If branch reads it), or -1 */
+	/* Every node that can be imported: the main graph's, then those of
+	 * the If branches taken, as they are reached; value.producer indexes
+	 * this list. */
+	const Onnx__NodeProto **nodes;
+	char *converted;	/* per node: already converted */
+	int nn, capn;
+	int depth;		/* If branches being imported */
 } imp;
 
 /* One ONNX node being converted. */
@@ -580,6 +589,7 @@ static const char *atype_name(atype t)
 	case AT(TENSOR): return "a tensor";
 	case AT(FLOATS): return "floats";
 	case AT(INTS): return "ints";
+	case AT(GRAPH): return "a graph";
 	default: return "of another type";
 	}
 }
@@ -1360,6 +1370,8 @@ static int cv_reshape(cx *c, const op_entry *e)
 		known *= d;
 		o.dim[i] = d;
 	}
+	if (infer >= 0 && allowzero && !known)
+		return cfail(c, "shape has both -1 and 0, which allowzero=1 does not allow");
 	if (infer >= 0 && known && total % known == 0)
 		o.dim[infer] = total / known;
 	if (ir_shape_numel(&o) != total) {
@@ -1368,6 +1380,13 @@ static int cv_reshape(cx *c, const op_entry *e)
 			     ir_shape_str(&o, s2, sizeof s2));
 	}
 	TRY(only_outputs(c, 1, "extra output"));
+	if (total == 0) {
+		/* an empty result (allowzero=1 with a 0 in shape, or an empty
+		 * input) has no data: a constant, whose 0 dimensions the IR's
+		 * reshape (where 0 copies the input's dimension) cannot state */
+		static const uint8_t none[8];
+		return new_const(c, 0, "value", in_t(c, 0)->dtype, &o, none) < 0 ? -1 : 0;
+	}
 	int id = emit1(c, IR_OP_RESHAPE, 1);
 	set_is(c, id, "shape", o.dim, o.rank);
 	return done(c, id) ? -1 : attach_cst(c);
@@ -2084,12 +2103,17 @@ static int64_t bcast_index(const ir_shape *out, const ir_shape *in, int64_t k)
 	return idx;
 }
 
-enum { EW_ADD, EW_SUB, EW_MUL, EW_DIV, EW_MIN, EW_MAX, EW_EQ, EW_LT, EW_GT, EW_NEG, EW_WHERE, EW_EXPAND };
+enum { EW_ADD, EW_SUB, EW_MUL, EW_DIV, EW_MIN, EW_MAX, EW_EQ, EW_LT, EW_GT, EW_LE, EW_GE,
+       EW_AND, EW_OR, EW_XOR, EW_NOT, EW_NEG, EW_WHERE, EW_EXPAND };
+
+/* The kinds from EW_EQ to EW_NOT give bool. */
+static bool ew_bool(int kind) { return kind >= EW_EQ && kind <= EW_NOT; }
 
 static int ew_kind(const char *op)
 {
 	static const char *const names[] = {"Add", "Sub", "Mul", "Div", "Min", "Max", "Equal",
-					    "Less", "Greater", "Neg", "Where", "Expand"};
+					    "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And",
+					    "Or", "Xor", "Not", "Neg", "Where", "Expand"};
 	for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
 		if (!strcmp(op, names[i]))
 			return i;
@@ -2126,11 +2150,16 @@ static num ew_apply(int kind, num a, num b, bool *bad)
 		case EW_NEG: r.f = -a.f; break;
 		}
 	}
-	if (kind == EW_EQ || kind == EW_LT || kind == EW_GT) {
+	if (kind >= EW_EQ && kind <= EW_GE) {
 		double x = num_f(a), y = num_f(b);
-		bool v = a.is_int ? (kind == EW_EQ ? a.i == b.i : kind == EW_LT ? a.i < b.i : a.i > b.i)
-				  : (kind == EW_EQ ? x == y : kind == EW_LT ? x < y : x > y);
+		int cmp = a.is_int ? (a.i > b.i) - (a.i < b.i) : (x > y) - (x < y);
+		bool unordered = !a.is_int && (isnan(x) || isnan(y));
+		bool v = !unordered && (kind == EW_EQ ? cmp == 0 : kind == EW_LT ? cmp < 0 : kind == EW_GT ? cmp > 0 :
+					kind == EW_LE ? cmp <= 0 : cmp >= 0);
 		r = (num){.is_int = true, .i = v};
+	} else if (kind >= EW_AND && kind <= EW_NOT) {
+		bool x = num_i(a) != 0, y = num_i(b) != 0;
+		r = (num){.is_int = true, .i = kind == EW_AND ? x && y : kind == EW_OR ? x || y : kind == EW_XOR ? x != y : !x};
 	}
 	return r;
 }
@@ -2138,7 +2167,7 @@ static num ew_apply(int kind, num a, num b, bool *bad)
 /* Elementwise ops with numpy broadcasting, Where and Expand. */
 static int fold_elementwise(cx *c, const op_entry *e)
 {
-	int kind = ew_kind(e->name), nin = kind == EW_NEG ? 1 : kind == EW_WHERE ? 3 : 2;
+	int kind = ew_kind(e->name), nin = kind == EW_NEG || kind == EW_NOT ? 1 : kind == EW_WHERE ? 3 : 2;
 	const ir_tensor *t[3] = {NULL, NULL, NULL};
 	ir_shape s = {0}, xs;
 	if (c->nin != nin)
@@ -2159,7 +2188,9 @@ static int fold_elementwise(cx *c, const op_entry *e)
 		return cfail(c, "input types differ");
 	if (kind == EW_WHERE && t[0]->dtype != IR_DTYPE_BOOL)
 		return cfail(c, "the condition must be bool");
-	ir_dtype dt = kind >= EW_EQ && kind <= EW_GT ? IR_DTYPE_BOOL : t[a]->dtype;
+	if (kind >= EW_AND && kind <= EW_NOT && t[0]->dtype != IR_DTYPE_BOOL)
+		return cfail(c, "the inputs must be bool");
+	ir_dtype dt = ew_bool(kind) ? IR_DTYPE_BOOL : t[a]->dtype;
 	int64_t n = ir_shape_numel(&s);
 	void *buf = fold_buf(c, dt, n);
 	bool bad = false;
@@ -2333,6 +2364,195 @@ static int fold_transpose(cx *c, const op_entry *e)
 	return fold_out(c, 0, x->dtype, &s, buf);
 }
 
+/* ---------------------------------------------------------------- folding through the interpreter */
+
+/* Run IR node i of g alone on its constant inputs; on success its outputs
+ * become constants (names kept) and the node goes. 0 done, 1 not
+ * possible (left as it is), -1 out of memory. */
+static int fold_ir_node(imp *im, int i)
+{
+	ir_graph *g = im->g;
+	const ir_node *n = ir_graph_node(g, i);
+	ir_graph *h = ir_graph_new();
+	ir_exec *ex = NULL;
+	ir_diag d;
+	int rc = 1, *ids = malloc(sizeof(int) * (size_t)(n->n_inputs + n->n_outputs + 1)), *out = ids + n->n_inputs;
+	if (!h || !ids) {
+		rc = oom(im);
+		goto out;
+	}
+	for (int j = 0; j < n->n_inputs + n->n_outputs; j++) {
+		bool input = j < n->n_inputs;
+		int t = input ? n->inputs[j] : n->outputs[j - n->n_inputs];
+		const ir_tensor *x = t >= 0 ? ir_graph_tensor(g, t) : NULL;
+		ids[j] = !x ? -1 : input ? ir_graph_add_const(h, x->name, x->dtype, &x->shape, x->data, &d)
+					 : ir_graph_add_tensor(h, x->name, x->dtype, NULL, IR_KIND_ACTIVATION, &d);
+		if (x && ids[j] < 0)
+			goto out;
+	}
+	int hn = ir_graph_add_node(h, n->name, n->op, ids, n->n_inputs, out, n->n_outputs, &d);
+	for (int k = 0; hn >= 0 && k < n->n_attrs; k++) {
+		const ir_attr *a = &n->attrs[k];
+		int r = 0;
+		switch (a->type) {
+		case IR_ATTR_INT: r = ir_node_set_int(h, hn, a->name, a->i); break;
+		case IR_ATTR_FLOAT: r = ir_node_set_float(h, hn, a->name, a->f); break;
+		case IR_ATTR_STR: r = ir_node_set_str(h, hn, a->name, a->s); break;
+		case IR_ATTR_INTS: r = ir_node_set_ints(h, hn, a->name, a->ints, a->n); break;
+		case IR_ATTR_FLOATS: r = ir_node_set_floats(h, hn, a->name, a->floats, a->n); break;
+		}
+		if (r)
+			hn = -1;
+	}
+	if (hn < 0 || ir_graph_set_outputs(h, out, n->n_outputs, &d) || ir_graph_infer_shapes(h, &d) ||
+	    !(ex = ir_exec_new(h, IR_MODE_F32, 1, &d)) || ir_exec_run(ex, &d))
+		goto out;
+	for (int j = 0; j < n->n_outputs; j++) {
+		size_t nb;
+		const void *v = ir_exec_output(ex, j, &nb);
+		if (n->outputs[j] < 0)
+			continue;
+		ir_graph_tensor(g, n->outputs[j])->kind = IR_KIND_CONST;
+		if (ir_tensor_set_data(g, n->outputs[j], v, nb, &d)) {
+			rc = oom(im);
+			goto out;
+		}
+	}
+	ir_graph_remove_node(g, i);
+	rc = 0;
+out:
+	ir_exec_free(ex);
+	ir_graph_free(h);
+	free(ids);
+	return rc;
+}
+
+/* After a conversion whose inputs were all constant: compute the IR nodes
+ * it made (from node n0 on), so that its outputs are constants too (a
+ * Split of stored pads, a Sqrt of a scale) and can feed inputs the IR takes
+ * as attributes. Nodes the interpreter cannot run stay. */
+static int fold_ir(cx *c, int n0)
+{
+	imp *im = c->im;
+	for (int i = n0; i < ir_graph_node_count(im->g); i++) {
+		const ir_node *n = ir_graph_node(im->g, i);
+		bool all = true;
+		for (int j = 0; j < n->n_inputs && all; j++)
+			all = n->inputs[j] < 0 || ir_graph_tensor(im->g, n->inputs[j])->kind == IR_KIND_CONST;
+		int64_t elems = 0;
+		for (int j = 0; j < n->n_outputs && all; j++)
+			elems += ir_shape_numel(&ir_graph_tensor(im->g, n->outputs[j])->shape);
+		if (!all || elems > FOLD_MAX_IN)
+			continue;
+		int r = fold_ir_node(im, i);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			i--;
+	}
+	for (int i = 0; i < c->nout; i++) {
+		value *v = c->out[i] >= 0 ? &im->v[c->out[i]] : NULL;
+		if (v && v->tensor >= 0 && ir_graph_tensor(im->g, v->tensor)->kind == IR_KIND_CONST)
+			v->cst = v->tensor;
+	}
+	return 0;
+}
+
+/* ================================================================ control flow */
+
+static int register_values(imp *im, const Onnx__GraphProto *gp, bool main);
+static int plan(imp *im, const int *outs, int nouts, int **order_out);
+static int convert(imp *im, int index);
+
+/* If with a condition known at import: the branch taken is imported in
+ * place (its nodes see the outer scope's values), and each If output is
+ * an identity of the branch's output, so it keeps its ONNX name. */
+static int if_unknown(cx *c)
+{
+	return unsup(c, "the condition '%s' is not known at import (only an If whose condition "
+		     "folds to a constant is supported; freeze the inputs it depends on with --const)",
+		     c->im->v[c->in[0]].name);
+}
+
+static int cv_if(cx *c, const op_entry *e)
+{
+	(void)e;
+	imp *im = c->im;
+	const ir_tensor *t = in_cst(c, 0);
+	if (!has_in(c, 0))
+		return cfail(c, "input 0 (cond) is required");
+	if (!t)
+		return if_unknown(c);
+	if (ir_shape_numel(&t->shape) != 1)
+		return cfail(c, "the condition must have one element");
+	bool taken = num_get(t, 0).i != 0;
+	const char *which = taken ? "then_branch" : "else_branch";
+	const Onnx__AttributeProto *a = attr(c, which, AT(GRAPH));
+	if (!a || !a->g)
+		return c->failed ? -1 : cfail(c, "attribute '%s' is required", which);
+	const Onnx__GraphProto *gp = a->g;
+	if (gp->n_output != (size_t)c->nout)
+		return cfail(c, "%s has %zu outputs, the node %d", which, gp->n_output, c->nout);
+	if (im->depth >= PB_MAX_DEPTH)
+		return cfail(c, "If branches are nested too deeply");
+	if (register_values(im, gp, false)) {
+		c->failed = true;
+		return -1;
+	}
+	int *bouts = malloc(sizeof(int) * ((size_t)c->nout + 1)), nb = 0, *order = NULL, n, rc = -1;
+	if (!bouts)
+		return oom(im);
+	for (int i = 0; i < c->nout; i++) {
+		const char *bn = gp->output[i] && gp->output[i]->name ? gp->output[i]->name : "";
+		int k = val_find(im, bn);
+		if (k < 0) {
+			cfail(c, "%s output '%s' is not produced by any node", which, bn);
+			goto out;
+		}
+		if (out_used(c, i))
+			bouts[nb++] = k;
+	}
+	im->depth++;
+	n = plan(im, bouts, nb, &order);
+	for (int i = 0; i < n; i++)
+		if (convert(im, order[i]))
+			goto out_depth;
+	if (n < 0)
+		goto out_depth;
+	rc = 0;
+	for (int i = 0; i < c->nout && !rc; i++) {
+		if (!out_used(c, i))
+			continue;
+		int k = val_find(im, gp->output[i]->name);
+		if (im->v[k].poisoned) {
+			rc = 1;	/* the branch's problem is reported already */
+			break;
+		}
+		if (materialize(im, k)) {
+			rc = -1;
+			break;
+		}
+		int x = im->v[k].tensor, y = out_id(c, i);
+		if (x < 0) {
+			rc = cfail(c, "%s output '%s' was not imported", which, im->v[k].name);
+			break;
+		}
+		char suffix[32];
+		snprintf(suffix, sizeof suffix, "out%d", i);
+		int id = emit(c, c->nout > 1 ? suffix : NULL, IR_OP_IDENTITY, &x, 1, &y, 1);
+		if (done(c, id))
+			rc = -1;
+		else
+			im->v[c->out[i]].cst = im->v[k].cst;
+	}
+out_depth:
+	im->depth--;
+out:
+	free(order);
+	free(bouts);
+	return rc;
+}
+
 /* ================================================================ the op table */
 
 static const op_entry op_table[] = {
@@ -2435,6 +2655,14 @@ static const op_entry op_table[] = {
 	{"Greater", NULL, -1, "", fold_elementwise},
 	{"Where", NULL, -1, "", fold_elementwise},
 	{"Expand", NULL, -1, "", fold_elementwise},
+	{"Not", NULL, -1, "", fold_elementwise},
+	{"And", NULL, -1, "", fold_elementwise},
+	{"Or", NULL, -1, "", fold_elementwise},
+	{"Xor", NULL, -1, "", fold_elementwise},
+	{"GreaterOrEqual", NULL, -1, "", fold_elementwise},
+	{"LessOrEqual", NULL, -1, "", fold_elementwise},
+	/* control flow */
+	{"If", cv_if, -1, "else_branch,then_branch", NULL},
 };
 
 static const op_entry *find_op(const char *name)
@@ -2486,10 +2714,54 @@ static bool foldable(const cx *c, const op_entry *e)
 	return !e->conv || elems <= FOLD_MAX_IN;
 }
 
+/* Should the IR nodes of this conversion be computed at import? When all
+ * its inputs are small constants and its outputs are integers: the shape
+ * arithmetic (pads, shapes, axes, sizes) whose results the IR takes as
+ * attributes. Float constants stay as the model has them (the arithmetic
+ * ops above fold them when they must; npu-fuse folds the rest). */
+static bool all_const_small(const cx *c)
+{
+	int64_t elems = 0;
+	if (!strcmp(c->op, "If") || !strcmp(c->op, "Identity") || !strcmp(c->op, "Dropout"))
+		return false;
+	for (int i = 0; i < c->nin; i++) {
+		const ir_tensor *t = in_cst(c, i);
+		if (has_in(c, i) && !t)
+			return false;
+		elems += t ? ir_shape_numel(&t->shape) : 0;
+	}
+	for (int i = 0; i < c->nout; i++) {
+		const ir_tensor *t = c->out[i] >= 0 ? ir_graph_tensor(c->im->g, c->im->v[c->out[i]].tensor) : NULL;
+		if (t && !dtype_is_int(t->dtype))
+			return false;
+	}
+	return elems <= FOLD_MAX_IN;
+}
+
+static int add_inputs(imp *im);
+
+/* A graph input that --output left out because only an If branch reads
+ * it (directly or through outer nodes): added now. */
+static int late_input(imp *im, int k)
+{
+	const Onnx__GraphProto *gp = im->gp;
+	if (im->v[k].producer >= 0 || im->v[k].init)
+		return 0;
+	for (size_t i = 0; i < gp->n_input; i++)
+		if (gp->input[i] && gp->input[i]->name && !strcmp(gp->input[i]->name, im->v[k].name)) {
+			im->late_input = (int)i;
+			int rc = add_inputs(im);
+			im->late_input = -1;
+			return rc;
+		}
+	return 0;
+}
+
 static int convert(imp *im, int index)
 {
-	const Onnx__NodeProto *np = im->gp->node[index];
+	const Onnx__NodeProto *np = im->nodes[index];
 	cx c = {.im = im, .np = np};
+	im->converted[index] = 1;
 	int rc = -1, r = 0;
 	c.op = np->op_type && *np->op_type ? np->op_type : "?";
 	c.name = unique_name(im, np->name && *np->name ? np->name : own_fmt(im, "%s_%d", c.op, index), true);
@@ -2509,6 +2781,12 @@ static int convert(imp *im, int index)
 			dead = true;
 		else if (c.in[i] >= 0 && materialize(im, c.in[i]))
 			goto out;
+		else if (c.in[i] >= 0 && im->v[c.in[i]].tensor < 0 && late_input(im, c.in[i]))
+			goto out;
+		else if (c.in[i] >= 0 && im->v[c.in[i]].tensor < 0) {
+			ir_fail(im->d, -1, -1, "node '%s' (%s): input '%s' was not imported", c.name, c.op, s);
+			goto out;
+		}
 	}
 	for (int i = 0; i < c.nout; i++)
 		c.out[i] = np->output[i] && *np->output[i] ? val_find(im, np->output[i]) : -1;
@@ -2517,6 +2795,8 @@ static int convert(imp *im, int index)
 		r = add_problem(im, own_fmt(im, "%s.%s", np->domain, c.op), c.name, NULL) ? -1 : 1;
 	} else if (!e) {
 		r = add_problem(im, c.op, c.name, NULL) ? -1 : 1;
+	} else if (dead && e->conv == cv_if && im->v[c.in[0]].poisoned) {
+		r = if_unknown(&c);
 	} else if (dead) {
 		r = 1;	/* its input's problem is reported already */
 	} else {
@@ -2529,10 +2809,21 @@ static int convert(imp *im, int index)
 			r = e->fold(&c, e);
 		else if (!r)
 			r = 2;
-		if (r == 2 && e->conv)
+		if (r == 2 && e->conv) {
+			int n0 = ir_graph_node_count(im->g);
 			r = e->conv(&c, e);
-		else if (r == 2)
-			r = add_problem(im, c.op, c.name, NULL) ? -1 : 1;
+			if (r == 0 && !c.failed && all_const_small(&c) && fold_ir(&c, n0))
+				goto out;
+		} else if (r == 2) {
+			int k = 0;
+			while (k < c.nin && (!has_in(&c, k) || in_cst(&c, k)))
+				k++;
+			if (k < c.nin)
+				r = unsup(&c, "it is computed only at import, and input %d ('%s') is not known then", k,
+					  im->v[c.in[k]].name);
+			else
+				r = add_problem(im, c.op, c.name, NULL) ? -1 : 1;
+		}
 	}
 	if (r < 0 || c.failed)
 		goto out;
@@ -2550,22 +2841,23 @@ out:
 	return rc;
 }
 
-/* Every value name: initializers, graph inputs, node outputs. */
-static int register_values(imp *im)
+/* Every value name of graph gp: initializers, graph inputs (main graph
+ * only; a branch has none), node outputs. The nodes join im->nodes. */
+static int register_values(imp *im, const Onnx__GraphProto *gp, bool main)
 {
-	const Onnx__GraphProto *gp = im->gp;
+	const char *where = main ? "" : " in an If branch";
 	for (size_t i = 0; i < gp->n_initializer; i++) {
 		const Onnx__TensorProto *t = gp->initializer[i];
 		if (!t || !t->name || !*t->name)
-			return ir_fail(im->d, -1, -1, "initializer %zu has no name", i);
+			return ir_fail(im->d, -1, -1, "initializer %zu%s has no name", i, where);
 		if (val_find(im, t->name) >= 0)
-			return ir_fail(im->d, -1, -1, "initializer '%s' appears twice", t->name);
+			return ir_fail(im->d, -1, -1, "initializer '%s'%s appears twice", t->name, where);
 		int k = val_add(im, t->name);
 		if (k < 0)
 			return oom(im);
 		im->v[k].init = t;
 	}
-	for (size_t i = 0; i < gp->n_input; i++) {
+	for (size_t i = 0; main && i < gp->n_input; i++) {
 		const Onnx__ValueInfoProto *vi = gp->input[i];
 		if (!vi || !vi->name || !*vi->name)
 			return ir_fail(im->d, -1, -1, "graph input %zu has no name", i);
@@ -2577,32 +2869,56 @@ static int register_values(imp *im)
 		if (val_add(im, vi->name) < 0)
 			return oom(im);
 	}
+	if (gp->n_node > (size_t)(INT32_MAX / 4 - im->nn))
+		return ir_fail(im->d, -1, -1, "too many nodes");
 	for (size_t n = 0; n < gp->n_node; n++) {
 		const Onnx__NodeProto *np = gp->node[n];
 		if (!np)
-			return ir_fail(im->d, -1, -1, "node %zu is empty", n);
+			return ir_fail(im->d, -1, -1, "node %zu%s is empty", n, where);
 		if (np->n_input > 65536 || np->n_output > 65536)
-			return ir_fail(im->d, -1, -1, "node %zu has too many inputs or outputs", n);
+			return ir_fail(im->d, -1, -1, "node %zu%s has too many inputs or outputs", n, where);
+		if (grow((void **)&im->nodes, &im->capn, im->nn, sizeof(*im->nodes)))
+			return oom(im);
+		char *cv = realloc(im->converted, (size_t)im->capn);
+		if (!cv)
+			return oom(im);
+		im->converted = cv;
+		int index = im->nn++;
+		im->nodes[index] = np;
+		im->converted[index] = 0;
 		for (size_t j = 0; j < np->n_output; j++) {
 			const char *s = np->output[j];
 			if (!s || !*s)
 				continue;
 			int k = val_find(im, s);
 			if (k >= 0)
-				return ir_fail(im->d, -1, -1, "value '%s' is produced twice (node %zu '%s' %s)", s, n,
-					       np->name ? np->name : "", im->v[k].producer >= 0 ? "and an earlier node" :
+				return ir_fail(im->d, -1, -1, "value '%s' is produced twice (node %zu '%s'%s %s)", s, n,
+					       np->name ? np->name : "", where, im->v[k].producer >= 0 ? "and an earlier node" :
 					       im->v[k].init ? "and an initializer" : "and a graph input");
 			if ((k = val_add(im, s)) < 0)
 				return oom(im);
-			im->v[k].producer = (int)n;
+			im->v[k].producer = index;
 		}
 	}
 	return 0;
 }
 
+/* An If node reads its condition; what its branches read from the outer
+ * scope is imported when the branch taken is known (cv_if). */
+static bool is_if(const Onnx__NodeProto *np)
+{
+	return np->op_type && !strcmp(np->op_type, "If") &&
+	       (!np->domain || !*np->domain || !strcmp(np->domain, "ai.onnx"));
+}
+
+static size_t plan_inputs(const Onnx__NodeProto *np)
+{
+	return is_if(np) && np->n_input > 1 ? 1 : np->n_input;
+}
+
 static const char *node_label(const imp *im, int n, char *buf, size_t size)
 {
-	const Onnx__NodeProto *np = im->gp->node[n];
+	const Onnx__NodeProto *np = im->nodes[n];
 	const char *op = np->op_type ? np->op_type : "?";
 	if (np->name && *np->name)
 		snprintf(buf, size, "node '%s' (%s)", np->name, op);
@@ -2611,20 +2927,23 @@ static const char *node_label(const imp *im, int n, char *buf, size_t size)
 	return buf;
 }
 
-/* Mark what the outputs need; list the needed nodes in topological order
- * (keeping the model's order where it is valid). Returns the count or -1. */
-static int plan(imp *im, const int *outs, int nouts, int *order)
+/* Mark what the outputs need; list the needed nodes not converted yet in
+ * topological order (keeping the model's order where it is valid) into
+ * *order (malloc'ed). Returns the count or -1. */
+static int plan(imp *im, const int *outs, int nouts, int **order_out)
 {
-	const Onnx__GraphProto *gp = im->gp;
-	int nn = (int)gp->n_node, k = 0, rc = -1;
+	int nn = im->nn, k = 0, rc = -1;
+	int *order = malloc(sizeof(int) * (size_t)(nn + 1));
 	char *need = calloc((size_t)nn + 1, 1), *state = calloc((size_t)nn + 1, 1);
 	int *stack = malloc(sizeof(int) * (size_t)(im->nv + 1));
 	int *at = malloc(sizeof(int) * (size_t)(2 * nn + 2));
 	char label[600];
-	if (!need || !state || !stack || !at) {
+	if (!need || !state || !stack || !at || !order) {
 		oom(im);
 		goto out;
 	}
+	for (int i = 0; i < nn; i++)
+		state[i] = im->converted[i] ? 2 : 0;
 	int top = 0;
 	for (int i = 0; i < nouts; i++)
 		if (!im->v[outs[i]].needed) {
@@ -2633,11 +2952,11 @@ static int plan(imp *im, const int *outs, int nouts, int *order)
 		}
 	while (top > 0) {
 		int p = im->v[stack[--top]].producer;
-		if (p < 0 || need[p])
+		if (p < 0 || need[p] || im->converted[p])
 			continue;
 		need[p] = 1;
-		const Onnx__NodeProto *np = gp->node[p];
-		for (size_t j = 0; j < np->n_input; j++) {
+		const Onnx__NodeProto *np = im->nodes[p];
+		for (size_t j = 0; j < plan_inputs(np); j++) {
 			const char *s = np->input[j];
 			if (!s || !*s)
 				continue;
@@ -2663,8 +2982,8 @@ static int plan(imp *im, const int *outs, int nouts, int *order)
 		state[i] = 1;
 		while (sp > 0) {
 			int n = at[sp - 2], j = at[sp - 1];
-			const Onnx__NodeProto *np = gp->node[n];
-			if ((size_t)j < np->n_input) {
+			const Onnx__NodeProto *np = im->nodes[n];
+			if ((size_t)j < plan_inputs(np)) {
 				at[sp - 1]++;
 				int v = np->input[j] && *np->input[j] ? val_find(im, np->input[j]) : -1;
 				int p = v >= 0 ? im->v[v].producer : -1;
@@ -2686,7 +3005,10 @@ static int plan(imp *im, const int *outs, int nouts, int *order)
 		}
 	}
 	rc = k;
+	*order_out = order;
+	order = NULL;
 out:
+	free(order);
 	free(need);
 	free(state);
 	free(stack);
@@ -2740,21 +3062,56 @@ static int declared(const Onnx__ValueInfoProto *vi, ir_dtype *dt, ir_shape *s, i
 	return known;
 }
 
+/* Graph input k as a constant of value (--const), checked against its type. */
+static int freeze_input(imp *im, int k, ir_dtype dt, const ir_shape *s, double value)
+{
+	const char *name = im->v[k].name;
+	int64_t n = ir_shape_numel(s);
+	if (dtype_is_int(dt)) {
+		double lo = dt == IR_DTYPE_I64 ? -9.2e18 : dt == IR_DTYPE_I32 ? (double)INT32_MIN :
+			    dt == IR_DTYPE_I16 ? INT16_MIN : dt == IR_DTYPE_I8 ? INT8_MIN : 0;
+		double hi = dt == IR_DTYPE_I64 ? 9.2e18 : dt == IR_DTYPE_I32 ? (double)INT32_MAX :
+			    dt == IR_DTYPE_I16 ? INT16_MAX : dt == IR_DTYPE_I8 ? INT8_MAX : dt == IR_DTYPE_U8 ? 255 : 1;
+		if (value != floor(value) || value < lo || value > hi)
+			return ir_fail(im->d, -1, -1, "--const %s=%g: input '%s' is %s, the value must be an integer "
+				       "from %.0f to %.0f", name, value, name, ir_dtype_name(dt), lo, hi);
+	} else if (!isfinite(value)) {
+		return ir_fail(im->d, -1, -1, "--const %s: the value must be finite", name);
+	}
+	if (n < 0 || (uint64_t)n > FOLD_MAX_BYTES / ir_dtype_size(dt))
+		return ir_fail(im->d, -1, -1, "--const %s: input '%s' is too large to freeze", name, name);
+	void *buf = calloc((size_t)n + 1, ir_dtype_size(dt));
+	if (!buf)
+		return oom(im);
+	num v = dtype_is_int(dt) ? (num){.is_int = true, .i = (int64_t)value} : (num){.f = value};
+	for (int64_t i = 0; i < n; i++)
+		num_put(dt, buf, i, v);
+	int id = ir_graph_add_const(im->g, name, dt, s, buf, im->d);
+	free(buf);
+	if (id < 0)
+		return -1;
+	im->v[k].tensor = im->v[k].cst = id;
+	return 0;
+}
+
 static int add_inputs(imp *im)
 {
 	const Onnx__GraphProto *gp = im->gp;
 	const onnx_import_opts *o = im->opts;
-	char *used = calloc((size_t)o->n_inputs + 1, 1);
+	char *used = calloc((size_t)o->n_inputs + 1, 1), *cused = calloc((size_t)o->n_consts + 1, 1);
 	int rc = -1;
-	im->in_ids = malloc(sizeof(int) * (gp->n_input + 1));
-	if (!used || !im->in_ids) {
+	if (!im->in_ids) {
+		im->in_ids = malloc(sizeof(int) * (gp->n_input + 1));
+		im->in_pos = malloc(sizeof(int) * (gp->n_input + 1));
+	}
+	if (!used || !cused || !im->in_ids || !im->in_pos) {
 		oom(im);
 		goto out;
 	}
 	for (size_t i = 0; i < gp->n_input; i++) {
 		const Onnx__ValueInfoProto *vi = gp->input[i];
 		int k = val_find(im, vi->name);
-		if (im->v[k].init || im->v[k].tensor >= 0)
+		if (im->v[k].init || im->v[k].tensor >= 0 || (im->late_input >= 0 && (size_t)im->late_input != i))
 			continue;
 		int ov = -1;
 		for (int j = 0; j < o->n_inputs; j++)
@@ -2762,7 +3119,13 @@ static int add_inputs(imp *im)
 				ov = j;
 		if (ov >= 0)
 			used[ov] = 1;
-		if (o->n_outputs && !im->v[k].needed)
+		int cv = -1;
+		for (int j = 0; j < o->n_consts; j++)
+			if (o->consts[j].name && !strcmp(o->consts[j].name, vi->name))
+				cv = j;
+		if (cv >= 0)
+			cused[cv] = 1;
+		if (o->n_outputs && !im->v[k].needed && im->late_input < 0)
 			continue;
 		ir_dtype dt;
 		ir_shape s, want;
@@ -2793,6 +3156,8 @@ static int add_inputs(imp *im)
 				goto out;
 			}
 			s = want;
+		} else if (!st && cv >= 0 && !has_shape) {
+			s = (ir_shape){0};	/* frozen, of unknown rank: a scalar */
 		} else if (!st) {
 			ir_fail(im->d, -1, -1, "input '%s' has %s (%s); give its shape with --input %s:SHAPE",
 				vi->name, has_shape ? "dynamic dimensions" : "no shape", has_shape ? dims : "unknown rank",
@@ -2803,15 +3168,22 @@ static int add_inputs(imp *im)
 			ir_fail(im->d, -1, -1, "input '%s' has an invalid or too large shape (%s)", vi->name, dims);
 			goto out;
 		}
+		if (cv >= 0) {
+			if (freeze_input(im, k, dt, &s, o->consts[cv].value))
+				goto out;
+			continue;
+		}
 		int id = ir_graph_add_tensor(im->g, vi->name, dt, &s, IR_KIND_INPUT, im->d);
 		if (id < 0)
 			goto out;
 		im->v[k].tensor = id;
+		im->in_pos[im->n_in_ids] = (int)i;
 		im->in_ids[im->n_in_ids++] = id;
 	}
-	for (int j = 0; j < o->n_inputs; j++)
-		if (!used[j]) {
-			const char *name = o->inputs[j].name ? o->inputs[j].name : "";
+	for (int j = 0; j < o->n_inputs + o->n_consts && im->late_input < 0; j++)
+		if (j < o->n_inputs ? !used[j] : !cused[j - o->n_inputs]) {
+			const char *name = j < o->n_inputs ? o->inputs[j].name : o->consts[j - o->n_inputs].name;
+			name = name ? name : "";
 			int k = val_find(im, name);
 			if (k >= 0 && im->v[k].init) {
 				ir_fail(im->d, -1, -1, "'%s' is an initializer (a constant), not an input", name);
@@ -2834,6 +3206,7 @@ static int add_inputs(imp *im)
 	rc = 0;
 out:
 	free(used);
+	free(cused);
 	return rc;
 }
 
@@ -2898,12 +3271,12 @@ static int build(imp *im, const Onnx__ModelProto *m)
 	const Onnx__GraphProto *gp = im->gp;
 	const onnx_import_opts *o = im->opts;
 	int nouts = o->n_outputs ? o->n_outputs : (int)gp->n_output, rc = -1, n;
-	int *outs = malloc(sizeof(int) * (size_t)(nouts + 1)), *order = malloc(sizeof(int) * (gp->n_node + 1));
-	if (!outs || !order) {
+	int *outs = malloc(sizeof(int) * (size_t)(nouts + 1)), *order = NULL;
+	if (!outs) {
 		oom(im);
 		goto out;
 	}
-	if (register_values(im))
+	if (register_values(im, gp, true))
 		goto out;
 	if (nouts == 0) {
 		ir_fail(im->d, -1, -1, "the model has no outputs");
@@ -2919,7 +3292,7 @@ static int build(imp *im, const Onnx__ModelProto *m)
 			goto out;
 		}
 	}
-	if ((n = plan(im, outs, nouts, order)) < 0 || add_inputs(im))
+	if ((n = plan(im, outs, nouts, &order)) < 0 || add_inputs(im))
 		goto out;
 	for (int i = 0; i < n; i++)
 		if (convert(im, order[i]))
@@ -2938,6 +3311,15 @@ static int build(imp *im, const Onnx__ModelProto *m)
 		}
 		outs[i] = v->tensor;
 	}
+	for (int i = 1; i < im->n_in_ids; i++)	/* inputs added late: back in the model's order */
+		for (int j = i; j > 0 && im->in_pos[j - 1] > im->in_pos[j]; j--) {
+			int t = im->in_pos[j];
+			im->in_pos[j] = im->in_pos[j - 1];
+			im->in_pos[j - 1] = t;
+			t = im->in_ids[j];
+			im->in_ids[j] = im->in_ids[j - 1];
+			im->in_ids[j - 1] = t;
+		}
 	if (ir_graph_set_inputs(im->g, im->in_ids, im->n_in_ids, im->d) ||
 	    ir_graph_set_outputs(im->g, outs, nouts, im->d))
 		goto out;
@@ -2985,7 +3367,7 @@ ir_graph *onnx_import(const uint8_t *buf, size_t size, const onnx_import_opts *o
 			onnx__model_proto__free_unpacked(m, NULL);
 		return NULL;
 	}
-	imp im = {.gp = m->graph, .opts = opts, .d = d};
+	imp im = {.gp = m->graph, .opts = opts, .d = d, .late_input = -1};
 	for (size_t i = 0; i < m->n_opset_import; i++) {
 		const Onnx__OperatorSetIdProto *os = m->opset_import[i];
 		if (os && (!os->domain || !*os->domain || !strcmp(os->domain, "ai.onnx")) && os->has_version)
@@ -3014,6 +3396,9 @@ ir_graph *onnx_import(const uint8_t *buf, size_t size, const onnx_import_opts *o
 	free(im.slot);
 	free(im.pb);
 	free(im.in_ids);
+	free(im.in_pos);
+	free(im.nodes);
+	free(im.converted);
 	onnx__model_proto__free_unpacked(m, NULL);
 	return g;
 }

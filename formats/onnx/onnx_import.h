@@ -14,6 +14,14 @@ typedef struct {
 	ir_shape shape;
 } onnx_input_shape;
 
+/* A graph input frozen to a constant (--const NAME=VALUE): every element
+ * of it is value (a sample rate, a flag), so what depends only on it is
+ * computed at import and an If on it keeps the branch taken. */
+typedef struct {
+	const char *name;
+	double value;
+} onnx_const_value;
+
 /* Options; a zero-initialized struct means "the model as it is". */
 typedef struct {
 	/* Shapes for graph inputs: they resolve dynamic dimensions (dim_param
@@ -25,6 +33,9 @@ typedef struct {
 	 * before unsupported parts; graph inputs they do not need are dropped. */
 	const char *const *outputs;
 	int n_outputs;
+	/* Graph inputs that become constants. */
+	const onnx_const_value *consts;
+	int n_consts;
 	/* Recorded as meta source.file (a base name; NULL: not recorded). */
 	const char *file;
 } onnx_import_opts;

@@ -1536,39 +1536,108 @@ static ts_val *h_pool(cx *c)
 	return done1(c, n);
 }
 
-/* adaptive average pooling: global, or a whole divisor of the input */
-static ts_val *h_adaptive_avg_pool(cx *c)
+/* Adaptive pooling (average, or max with c->e->op IR_OP_MAX_POOL). Output
+ * position i of a dimension of size in pools the window from floor(i*in/out)
+ * to ceil((i+1)*in/out) (PyTorch's definition). When out divides in, the
+ * windows are a pooling kernel (global pooling for out 1); otherwise that
+ * dimension becomes one slice and keepdims reduction per window and a
+ * concat. Windows are rectangles, so pooling one dimension after the other
+ * gives the same maximum and the same mean. */
+#define ADAPTIVE_MAX_WINDOWS 256
+static ts_val *slice_node(cx *c, int x, int axis, int64_t start, int64_t end, int64_t step, const char *suffix);
+
+static ts_val *h_adaptive_pool(cx *c)
 {
+	bool max = c->e->op == IR_OP_MAX_POOL;
 	TENSOR(x, 0, "input");
 	const ir_tensor *xt = irt(c, x);
 	int nsp = (int)c->e->p, r = xt->shape.rank;
 	if (r != nsp + 2)
 		return unsup(c, "the input has rank %d, expected %d", r, nsp + 2);
-	int64_t osz[3], k[3], pads[6] = {0};
-	bool global = true;
+	int64_t osz[3], in[3], k[3], ones[3] = {1, 1, 1}, pads[6] = {0};
+	bool global = true, even = true;
 	const ts_val *ov = c->a[1];
+	if (is_seq(ov) && ov->n != nsp)
+		return unsup(c, "output_size must have %d values", nsp);
 	for (int i = 0; i < nsp; i++) {
-		const ts_val *e = is_seq(ov) ? (i < ov->n ? ov->v[i] : NULL) : ov;
-		int64_t in = xt->shape.dim[2 + i];
+		const ts_val *e = is_seq(ov) ? ov->v[i] : ov;
+		in[i] = xt->shape.dim[2 + i];
 		if (is_none(e))
-			osz[i] = in;
+			osz[i] = in[i];
 		else if (!get_int(e, &osz[i]) || osz[i] < 1)
 			return unsup(c, "output_size must be positive ints");
-		if (is_seq(ov) && ov->n != nsp)
-			return unsup(c, "output_size must have %d values", nsp);
-		if (in % osz[i])
-			return unsup(c, "from size %lld to %lld (only whole divisors are supported)", (long long)in,
-				     (long long)osz[i]);
-		k[i] = in / osz[i];
+		if (in[i] < 1)
+			return unsup(c, "the input has an empty dimension");
+		k[i] = in[i] % osz[i] ? 0 : in[i] / osz[i];
+		even &= k[i] > 0;
 		global &= osz[i] == 1;
+		if (!k[i] && osz[i] > ADAPTIVE_MAX_WINDOWS)
+			return unsup(c, "from size %lld to %lld: more than %d uneven windows are not supported",
+				     (long long)in[i], (long long)osz[i], ADAPTIVE_MAX_WINDOWS);
 	}
-	if (global)
-		return node1(c, NULL, IR_OP_GLOBAL_AVG_POOL, &x, 1);
-	int out, n = emit(c, NULL, IR_OP_AVG_POOL, &x, 1, &out, 1);
-	set_is(c, n, "kernel", k, nsp);
-	set_is(c, n, "strides", k, nsp);
-	set_is(c, n, "pads", pads, 2 * nsp);
-	return done1(c, n);
+	ts_val *res;
+	if (global) {
+		res = node1(c, NULL, max ? IR_OP_GLOBAL_MAX_POOL : IR_OP_GLOBAL_AVG_POOL, &x, 1);
+	} else if (even) {
+		int out, n = emit(c, NULL, max ? IR_OP_MAX_POOL : IR_OP_AVG_POOL, &x, 1, &out, 1);
+		set_is(c, n, "kernel", k, nsp);
+		set_is(c, n, "strides", k, nsp);
+		set_is(c, n, "pads", pads, 2 * nsp);
+		if (max)
+			set_is(c, n, "dilations", ones, nsp);
+		res = done1(c, n);
+	} else {
+		res = tval(c->im, x);
+		for (int d = 0; d < nsp && res && res->kind == TS_TENSOR; d++) {
+			int cur = res->t->id;
+			if (osz[d] == in[d])
+				continue;
+			if (k[d]) {	/* this dimension pools evenly */
+				int64_t kk[3] = {1, 1, 1};
+				kk[d] = k[d];
+				int out, n = emit(c, ts_sprintf(&c->im->a, "dim%d", d), max ? IR_OP_MAX_POOL : IR_OP_AVG_POOL,
+						  &cur, 1, &out, 1);
+				set_is(c, n, "kernel", kk, nsp);
+				set_is(c, n, "strides", kk, nsp);
+				set_is(c, n, "pads", pads, 2 * nsp);
+				if (max)
+					set_is(c, n, "dilations", ones, nsp);
+				res = done1(c, n);
+				continue;
+			}
+			int parts[ADAPTIVE_MAX_WINDOWS];
+			int64_t axis = 2 + d;
+			for (int64_t i = 0; i < osz[d]; i++) {
+				int64_t lo = i * in[d] / osz[d], hi = ((i + 1) * in[d] + osz[d] - 1) / osz[d];
+				ts_val *w = slice_node(c, cur, (int)axis, lo, hi, 1,
+						       ts_sprintf(&c->im->a, "dim%d/window%lld", d, (long long)i));
+				if (!w || w->kind != TS_TENSOR)
+					return w;
+				int wid = w->t->id, out;
+				int n = emit(c, ts_sprintf(&c->im->a, "dim%d/pool%lld", d, (long long)i),
+					     max ? IR_OP_REDUCE_MAX : IR_OP_REDUCE_MEAN, &wid, 1, &out, 1);
+				set_is(c, n, "axes", &axis, 1);
+				set_i(c, n, "keepdims", 1);
+				if (!(w = done1(c, n)) || w->kind != TS_TENSOR)
+					return w;
+				parts[i] = w->t->id;
+			}
+			int out, n = emit(c, d + 1 < nsp ? ts_sprintf(&c->im->a, "dim%d", d) : NULL, IR_OP_CONCAT, parts,
+					  (int)osz[d], &out, 1);
+			set_i(c, n, "axis", axis);
+			res = done1(c, n);
+		}
+		/* only dimensions already of the output size: a copy */
+		if (res && res->kind == TS_TENSOR && res->t->id == x)
+			res = node1(c, NULL, IR_OP_IDENTITY, &x, 1);
+	}
+	if (!max || !res || res->kind != TS_TENSOR)
+		return res;
+	/* adaptive_max_pool returns (values, indices); the indices are not
+	 * computed: a model that uses them fails on a non-tensor output or
+	 * argument */
+	ts_val *pair[2] = {res, c->im->poison};
+	return mk_seq(c->im, TS_TUPLE, pair, 2);
 }
 
 /* ---------------------------------------------------------------- reductions */
@@ -2721,8 +2790,10 @@ static const opdef op_table[] = {
 	 IR_OP_AVG_POOL, 1},
 	{"avg_pool2d", "self,kernel_size,stride=[],padding=0,ceil_mode=False,count_include_pad=True,divisor_override=None",
 	 h_pool, IR_OP_AVG_POOL, 2},
-	{"adaptive_avg_pool1d", "self,output_size", h_adaptive_avg_pool, 0, 1},
-	{"adaptive_avg_pool2d", "self,output_size", h_adaptive_avg_pool, 0, 2},
+	{"adaptive_avg_pool1d", "self,output_size", h_adaptive_pool, 0, 1},
+	{"adaptive_avg_pool2d", "self,output_size", h_adaptive_pool, 0, 2},
+	{"adaptive_max_pool1d", "self,output_size", h_adaptive_pool, IR_OP_MAX_POOL, 1},
+	{"adaptive_max_pool2d", "self,output_size", h_adaptive_pool, IR_OP_MAX_POOL, 2},
 	{"mean", "self,dim=None,keepdim=False,dtype=None", h_reduce, IR_OP_REDUCE_MEAN, 0},
 	{"sum", "self,dim=None,keepdim=False,dtype=None", h_reduce, IR_OP_REDUCE_SUM, 0},
 	{"amax", "self,dim=None,keepdim=False", h_reduce, IR_OP_REDUCE_MAX, 0},

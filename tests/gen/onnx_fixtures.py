@@ -82,3 +82,30 @@ model([helper.make_node("Relu", ["x2"], ["x1"], name="one"),
 # A newer opset than the importer knows.
 model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
       [vi("x", [2])], [vi("y", [2])], opset=18, check=False, name="opset18")
+
+# If on a stored constant (Greater(k, 2) with k = 3): the then branch is
+# imported; it holds an initializer and another If, on input 'flag', which
+# the tests freeze with --const flag=1 (Mul by the branch's 2) or flag=0
+# (Neg). The else branch has an unsupported op that is never read.
+inner = helper.make_graph(
+    [helper.make_node("Mul", ["r", "two"], ["m"], name="double")], "inner_then", [], [vi("m", None)],
+    initializer=[numpy_helper.from_array(np.array(2, np.float32), "two")])
+inner_else = helper.make_graph([helper.make_node("Neg", ["r"], ["n"], name="negate")], "inner_else", [],
+                               [vi("n", None)])
+then = helper.make_graph(
+    [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+     helper.make_node("If", ["flag"], ["t"], name="inner", then_branch=inner, else_branch=inner_else)],
+    "then", [], [vi("t", None)])
+other = helper.make_graph([helper.make_node("Foo", ["x"], ["e"], name="never")], "else", [], [vi("e", None)])
+model([helper.make_node("Greater", ["k", "k_min"], ["c"], name="k_ok"),
+       helper.make_node("If", ["c"], ["y"], name="outer", then_branch=then, else_branch=other)],
+      [vi("x", [1, 4]), vi("flag", [], TP.BOOL)], [vi("y", [1, 4])],
+      [numpy_helper.from_array(np.array(3, np.int64), "k"), numpy_helper.from_array(np.array(2, np.int64), "k_min")],
+      check=False, name="if_nested")
+
+# An If whose branch has more outputs than the node.
+two_out = helper.make_graph([helper.make_node("Relu", ["x"], ["a"], name="a"),
+                             helper.make_node("Neg", ["x"], ["b"], name="b")], "two", [], [vi("a", None), vi("b", None)])
+model([helper.make_node("If", ["c"], ["y"], name="bad_if", then_branch=two_out, else_branch=two_out)],
+      [vi("x", [1, 4])], [vi("y", [1, 4])], [numpy_helper.from_array(np.array(True), "c")],
+      check=False, name="if_outputs")

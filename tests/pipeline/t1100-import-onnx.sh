@@ -79,6 +79,46 @@ imports "--output cuts before unsupported ops" "$O/unsupported.onnx" --output r
 [ "$(count Relu "$T/a.ir")" -eq 1 ] && [ "$(count Foo "$T/a.ir")" -eq 0 ] && [ "$(count Bar "$T/a.ir")" -eq 0 ]
 ok $? "--output imports only what the value needs"
 
+# a VAD exported the way real ones are (tests/gen/onnx_vad.py): Pad's pads
+# from Shape/Gather/Div/Where/Split/Concat/ConstantOfShape/Reshape/Slice/
+# Transpose/Cast of constants and the sample rate, the network in
+# If(Not(Equal(sr, 8000))); references from PyTorch
+VAD=$DATA/families/vad_if
+imports "VAD: --const sr=16000 keeps the then branch" "$VAD/model.onnx" $(cat "$VAD/args")
+[ "$(npu-dump "$T/a.ir" | sed -n '/^nodes:/,$p' | tail -n +3 | awk '{print $3}' | sort | uniq -c | tr -s ' \n' ' ')" = \
+	" 1 add 1 concat 2 conv 2 identity 1 lstm 1 matmul 1 pad 1 reduce_mean 2 relu 1 sigmoid 2 slice 1 squeeze 2 transpose 1 unsqueeze " ] &&
+	[ "$(count sr "$T/a.ir")" -eq 0 ] && npu-run "$T/a.ir" -i "$VAD/in.npz" --compare "$VAD/out.npz" -q
+ok $? "VAD at 16 kHz: one branch, sr gone, outputs equal PyTorch's (rtol 1e-4)"
+imports "VAD: --const sr=8000 keeps the else branch" "$VAD/model.onnx" --const sr=8000
+npu-run "$T/a.ir" -i "$VAD/in.npz" --compare "$O/vad_if_8k.out.npz" -q &&
+	npu-dump "$T/a.ir" | grep -q "pad .*1x1x544  mode=reflect pads=0,0,0,0,0,32"
+ok $? "VAD at 8 kHz: the other weights and pads (Where), outputs equal PyTorch's"
+expect_fail 1 "model.onnx: error: node 'is8k' \(Equal\): it is computed only at import, and input 0 \('sr'\) is not known then; node 'rate_switch' \(If\): the condition 'not8k' is not known at import .*--const" \
+	"If on a non-constant condition" -- npu-import-onnx "$VAD/model.onnx" -o "$T/out"
+expect_fail 1 "the model has no input 'rate' \(its inputs: 'input', 'sr', 'state'\)" "--const for an unknown input" -- \
+	npu-import-onnx "$VAD/model.onnx" --const rate=16000 -o "$T/out"
+expect_fail 1 "error: --const sr=16000.5: input 'sr' is i64, the value must be an integer" \
+	"--const with a fraction for an integer input" -- npu-import-onnx "$VAD/model.onnx" --const sr=16000.5 -o "$T/out"
+
+imports "VAD: --output with --const" "$VAD/model.onnx" --const sr=16000 --output stateN
+[ "$(npu-dump "$T/a.ir" | sed -n '/^inputs:/,/^outputs:/p' | awk 'NF > 1 {print $1}' | tr '\n' ' ')" = "input state " ]
+ok $? "VAD: the inputs only the If branch reads are kept, in the model's order"
+imports "torch.onnx export of F.pad with a dynamic length" "$O/pad_dynamic.onnx" --input x:1,2,64
+npu-run "$T/a.ir" -i "$O/pad_dynamic.input.npy" --compare "$O/pad_dynamic.output.npy" -q &&
+	npu-dump "$T/a.ir" | grep -q " pad .*mode=reflect pads=0,0,0,0,0,8"
+ok $? "F.pad's pads (Shape, Gather, Div, ConstantOfShape, Concat, Reshape, Slice, Transpose, Cast) resolve"
+imports "nested If, --const flag=1" "$O/if_nested.onnx" --const flag=1
+[ "$(npu-dump "$T/a.ir" | sed -n '/^nodes:/,$p' | tail -n +3 | awk '{print $2 "=" $3}' | tr '\n' ' ')" = \
+	"relu=relu double=mul inner=identity outer=identity " ]
+ok $? "nested If: the inner then branch (its own initializer), the untaken branches' ops never read"
+imports "nested If, --const flag=0" "$O/if_nested.onnx" --const flag=0
+[ "$(count neg "$T/a.ir")" -eq 1 ] && [ "$(count mul "$T/a.ir")" -eq 0 ]
+ok $? "nested If: flag=0 takes the inner else branch"
+expect_fail 1 "error: node 'inner' \(If\): the condition 'flag' is not known at import" "If in a branch on an input" -- \
+	npu-import-onnx "$O/if_nested.onnx" -o "$T/out"
+expect_fail 1 "error: node 'bad_if' \(If\): then_branch has 2 outputs, the node 1$" "If branch with more outputs" -- \
+	npu-import-onnx "$O/if_outputs.onnx" -o "$T/out"
+
 npu-import-onnx -v "$DATA/tinycnn.onnx" -o "$T/v.ir" 2>"$T/err" &&
 	grep -q "^npu-import-onnx: .*tinycnn.onnx: opset 13: 11 nodes" "$T/err"
 ok $? "-v reports what was imported"
@@ -155,6 +195,12 @@ expect_usage "--input 'data:1,a': bad shape '1,a'" "--input with a bad shape" --
 	npu-import-onnx "$O/dynamic.onnx" --input data:1,a -o "$T/out"
 expect_usage "--input 'data' is given twice" "--input twice" -- \
 	npu-import-onnx "$O/dynamic.onnx" --input data:1,3,4,4 --input data:1,3,4,4 -o "$T/out"
+expect_usage "--const 'sr=16k': bad value '16k' \(expected a number\)" "--const with a bad value" -- \
+	npu-import-onnx "$DATA/families/vad_if/model.onnx" --const sr=16k -o "$T/out"
+expect_usage "--const 'sr': expected NAME=VALUE" "--const without a value" -- \
+	npu-import-onnx "$DATA/families/vad_if/model.onnx" --const sr -o "$T/out"
+expect_usage "--const 'sr' is given twice" "--const twice" -- \
+	npu-import-onnx "$DATA/families/vad_if/model.onnx" --const sr=1 --const sr=2 -o "$T/out"
 expect_usage "unknown option '--frobnicate'" "unknown option" -- npu-import-onnx --frobnicate "$O/dynamic.onnx" -o "$T/out"
 expect_usage "unexpected argument" "two models" -- npu-import-onnx "$O/dynamic.onnx" "$O/cycle.onnx" -o "$T/out"
 done_testing

@@ -101,6 +101,17 @@ bad_fix=$(grep -c '^not ok' "$T/fixtures")
 _n=$((_n + n_fix + bad_fix))
 _fail=$((_fail + bad_fix))
 
+# adaptive pooling (tests/gen/pt_adaptive.py): uneven windows, even ones,
+# global, larger than the input, 1-d, and max with return_indices
+imports "adaptive pooling" "$P/adaptive.pt" --input 0:1,3,10,11
+matches "adaptive pooling: matches PyTorch" "$P/adaptive.out.npz" -- "$P/adaptive.in0.npy"
+npu-dump "$T/a.ir" >"$T/dump"
+grep -q ' max_even  *max_pool .*kernel=2,3 ' "$T/dump" && grep -q ' max_global  *global_max_pool ' "$T/dump" &&
+	grep -q ' avg_mixed/dim1  *avg_pool .*kernel=1,3 ' "$T/dump" &&
+	grep -q ' max_uneven/dim0/window1  *slice .*ends=6 starts=2 ' "$T/dump" &&
+	grep -q ' max_uneven  *concat ' "$T/dump"
+ok $? "adaptive pooling: a pool where sizes divide, else a slice and reduction per window (rows 2..5 of 8 for 3)"
+
 imports "cnn again" "$P/cnn.pt" --input 0:1,3,16,16
 npu-dump "$T/a.ir" >"$T/dump"
 grep -q '^ *[0-9]* *conv1  *conv ' "$T/dump" && grep -q '^ *[0-9]* *bn1  *batch_norm ' "$T/dump" &&
