@@ -1017,6 +1017,69 @@ static int pass_softmax(pass_ctx *c)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- gather of one constant index */
+
+/* gather(x, k) with one constant index k along axis a is a slice [k, k+1)
+ * along a (an index of rank 0 drops the axis: then a reshape follows), e.g.
+ * PyTorch's out[:, -1] after a recurrent layer; integer NPUs and the
+ * runtime slice but do not gather. */
+static int pass_gather(pass_ctx *c)
+{
+	ir_graph *g = c->g;
+	bool done = false;
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		const ir_node *n = ir_graph_node(g, i);
+		if (n->op != IR_OP_GATHER)
+			continue;
+		const ir_tensor *x = ir_graph_tensor(g, n->inputs[0]), *k = ir_graph_tensor(g, n->inputs[1]);
+		int a = ir_axis(ir_node_int(g, i, "axis", 0), x->shape.rank);
+		if (k->kind != IR_KIND_CONST || (k->dtype != IR_DTYPE_I64 && k->dtype != IR_DTYPE_I32) ||
+		    k->shape.rank > 1 || ir_shape_numel(&k->shape) != 1 || a < 0) {
+			note(c, i, "not rewritten: the index is not one constant integer");
+			continue;
+		}
+		int64_t v = (int64_t)ir_elem_get(k->data, k->dtype, 0), dim = x->shape.dim[a];
+		if (v < -dim || v >= dim) {
+			note(c, i, "not rewritten: index %lld out of range", (long long)v);
+			continue;
+		}
+		int64_t st = v < 0 ? v + dim : v, en = st + 1, ax = a;
+		int xt = n->inputs[0], y = n->outputs[0];
+		ir_shape ys = ir_graph_tensor(g, y)->shape;
+		bool drop = k->shape.rank == 0;
+		int t = y;
+		if (drop) {
+			char nm[300];
+			snprintf(nm, sizeof nm, "%s/slice", n->name);
+			if ((t = add_op(c, nm, IR_OP_SLICE, &xt, 1, -1)) < 0)	/* its type: inferred below */
+				return -1;
+		}
+		int sl = drop ? ir_graph_node_count(g) - 1 : i;
+		if ((drop && ir_node_set_inputs(g, i, &t, 1, c->d)) || (!drop && ir_node_set_inputs(g, i, &xt, 1, c->d)))
+			return -1;
+		while (ir_graph_node(g, i)->n_attrs)
+			ir_node_remove_attr(g, i, ir_graph_node(g, i)->attrs[0].name);
+		if (ir_node_set_ints(g, sl, "starts", &st, 1) || ir_node_set_ints(g, sl, "ends", &en, 1) ||
+		    ir_node_set_ints(g, sl, "axes", &ax, 1))
+			return -1;
+		if (drop) {
+			ir_graph_node(g, i)->op = IR_OP_RESHAPE;
+			if (ir_node_set_ints(g, i, "shape", ys.dim, ys.rank))
+				return -1;
+		} else {
+			ir_graph_node(g, i)->op = IR_OP_SLICE;
+		}
+		done = true;
+		c->count[IR_OP_SLICE]++;
+	}
+	if (done && ir_graph_toposort(g, c->d))
+		return -1;
+	for (int i = 0; done && i < ir_graph_node_count(g); i++)
+		if (ir_graph_infer_node(g, i, c->d))
+			return -1;
+	return 0;
+}
+
 /* ---------------------------------------------------------------- table */
 
 static const struct {
@@ -1035,6 +1098,7 @@ static const char *const verbs[IR_PASS_COUNT] = {
 	[IR_PASS_IDENTITY] = "removed", [IR_PASS_FOLD] = "folded", [IR_PASS_RESHAPE] = "simplified",
 	[IR_PASS_TRANSPOSE] = "simplified", [IR_PASS_GROUP_CONV] = "merged", [IR_PASS_BN_RECOGNIZE] = "recognised", [IR_PASS_BN] = "folded", [IR_PASS_MUL_ADD] = "folded",
 	[IR_PASS_ACT] = "fused", [IR_PASS_RELU6] = "relaxed", [IR_PASS_SOFTMAX] = "rewrote", [IR_PASS_DCE] = "removed",
+	[IR_PASS_GATHER] = "rewrote as",
 };
 
 const char *ir_pass_name(int p) { return p >= 0 && p < IR_PASS_COUNT ? passes[p].name : "?"; }
