@@ -945,7 +945,7 @@ static int lower_reduce(lw *c)
 
 /* ---------------------------------------------------------------- recurrent */
 
-/* A state tensor of the integer cells: int16 with the fixed scale 2^-frac
+/* A state tensor of the integer cells: int16 with the scale 2^-frac
  * (npu_rt.h, GRU_Q / LSTM_Q), or absent. */
 static int rnn_q_state(lw *c, int t, int frac, const char *what)
 {
@@ -1019,8 +1019,15 @@ static int lower_rnn_q(lw *c, bool bf)
 	if (qparams(c, x, &sx, &zx) || (ty && (!is_int(ty->dtype) || ty->dtype == IR_DTYPE_U8 ||
 					       qparams(c, y, &sy, &zy))))
 		return unsupported(c, "integer %s: Y must be int8 or int16 with one scale", ir_op_name(n->op));
+	/* the cell state's fraction bits: Y_c's (or c0's) scale 2^-cf */
+	int cf = 12;
+	const ir_tensor *tc = lstm ? T(c, out_id(c, 2)) ? T(c, out_id(c, 2)) : T(c, in_id(c, 6)) : NULL;
+	if (tc && tc->quant && tc->quant->n == 1 && tc->quant->scale[0] > 0)
+		cf = -ilogbf(tc->quant->scale[0]);
+	if (cf < 0 || cf > 12)
+		return unsupported(c, "the integer LSTM's cell state '%s' must have a scale 2^-k, k = 0..12", tc->name);
 	if (rnn_q_state(c, in_id(c, 5), 15, "h0") || rnn_q_state(c, out_id(c, 1), 15, "Y_h") ||
-	    (lstm && (rnn_q_state(c, in_id(c, 6), 12, "c0") || rnn_q_state(c, out_id(c, 2), 12, "Y_c"))))
+	    (lstm && (rnn_q_state(c, in_id(c, 6), cf, "c0") || rnn_q_state(c, out_id(c, 2), cf, "Y_c"))))
 		return -1;
 	int32_t lo, hi, mult = 0;
 	int shift = 0;
@@ -1043,7 +1050,8 @@ static int lower_rnn_q(lw *c, bool bf)
 	int32_t p[NPU_RNQ_COUNT] = {(int32_t)T_, (int32_t)B, (int32_t)I, (int32_t)H,
 				    (int32_t)ir_node_int(c->g, c->node, "linear_before_reset", 0),
 				    !strcmp(ir_node_str(c->g, c->node, "direction", "forward"), "reverse"),
-				    npu_type(tx->dtype), ty ? npu_type(ty->dtype) : NPU_T_I8, zx, zy, mult, shift, ylo, yhi};
+				    npu_type(tx->dtype), ty ? npu_type(ty->dtype) : NPU_T_I8, zx, zy, mult, shift, ylo, yhi,
+				    cf};
 	if (lstm) {
 		int args[9] = {rt(c, x), rt(c, in_id(c, 1)), rt(c, in_id(c, 2)), qt, rt(c, in_id(c, 5)), rt(c, in_id(c, 6)),
 			       rt(c, y), rt(c, out_id(c, 1)), rt(c, out_id(c, 2))};

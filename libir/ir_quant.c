@@ -782,9 +782,19 @@ static int quant_rnn(qctx *q, int i, ir_dtype it)
 	int x = convert(q, i, g->nodes[i].inputs[0], it);
 	if (x < 0 || (x != g->nodes[i].inputs[0] && set_input(g, i, 0, x, q->d)))
 		return -1;
-	if (rnn_state_input(q, i, 5, 15) || (lstm && rnn_state_input(q, i, 6, 12)))
-		return -1;
+	/* the LSTM's cell state: Q3.12, or coarser when the calibrated final
+	 * state (with a margin of 2 for the steps before) needs more range */
 	const ir_node *n = &g->nodes[i];
+	int cf = 12, yc = lstm && n->n_outputs > 2 ? n->outputs[2] : -1;
+	float clo, chi;
+	if (yc >= 0 && calib_range(q, i, yc, 16, true, &clo, &chi) == 0) {
+		double cmax = 2 * fmax(-(double)clo, (double)chi);
+		while (cf > 0 && cmax >= ldexp(1, 15 - cf))
+			cf--;
+	}
+	if (rnn_state_input(q, i, 5, 15) || (lstm && rnn_state_input(q, i, 6, cf)))
+		return -1;
+	n = &g->nodes[i];
 	int y = n->outputs[0];
 	if (y >= 0) {
 		float lo, hi;
@@ -795,7 +805,7 @@ static int quant_rnn(qctx *q, int i, ir_dtype it)
 			return -1;
 	}
 	if ((n->n_outputs > 1 && n->outputs[1] >= 0 && set_fixed_quant(g, n->outputs[1], 15, q->d)) ||
-	    (lstm && n->n_outputs > 2 && n->outputs[2] >= 0 && set_fixed_quant(g, n->outputs[2], 12, q->d)))
+	    (yc >= 0 && set_fixed_quant(g, yc, cf, q->d)))
 		return -1;
 	int64_t gh = g->tensors[n->inputs[1]].shape.dim[1];
 	int64_t *sw = malloc(sizeof *sw * (size_t)(2 * gh + 1)), *sr = sw ? sw + gh : NULL;
@@ -825,8 +835,8 @@ static int quant_rnn(qctx *q, int i, ir_dtype it)
 		bs[j] = h ? ldexpf(rq->scale[rq->n == 1 ? 0 : r], -15) : xq->scale[0] * wq->scale[wq->n == 1 ? 0 : r];
 		double v = bv ? nearbyint(bv[j] / (double)bs[j]) : 0;
 		if (fabs(v) + (h ? 32768.0 * (double)sr[r] : xmax * (double)sw[r]) > INT32_MAX) {
-			ir_fail(q->d, i, -1, "node '%s' (%s): gate row %lld's int32 accumulator could overflow; "
-				"keep it in float (--float-layers %s)", n->name, ir_op_name(n->op), (long long)r, n->name);
+			ir_fail(q->d, i, -1, "gate row %lld's int32 sums could overflow in the integer cell; "
+				"keep the layer in float (--float-layers %s)", (long long)r, n->name);
 			goto done;
 		}
 		bq[j] = (int32_t)v;

@@ -1381,6 +1381,7 @@ static void rnq_params(int32_t *p, int T, int I, int H, int lbr, int xt, int zx,
 	p[NPU_RNQ_T] = T, p[NPU_RNQ_B] = 1, p[NPU_RNQ_I] = I, p[NPU_RNQ_H] = H, p[NPU_RNQ_LBR] = lbr;
 	p[NPU_RNQ_XT] = xt, p[NPU_RNQ_ZX] = zx, p[NPU_RNQ_YT] = yt, p[NPU_RNQ_MULT] = mult, p[NPU_RNQ_SHIFT] = shift;
 	p[NPU_RNQ_LO] = yt == NPU_T_I8 ? -128 : -32768, p[NPU_RNQ_HI] = yt == NPU_T_I8 ? 127 : 32767;
+	p[NPU_RNQ_CFRAC] = 12;
 }
 
 /* GRU_Q, I = H = 1, the arithmetic of npu_rt.h by hand. Rows z, r: all
@@ -1430,7 +1431,8 @@ static void test_gru_q(void)
  * c = (16384 * 4096) >> 15 + rshift_round(16384 * 24956, 18) = 2048 + 1560
  * (1559.75) = 3608; tanh(c): u = 36376, i = 284, f = 24, t[284] = 23066
  * (tanh 0.875), t[285] = 23571: 23066 + (505 * 24 + 64) >> 7 = 23161;
- * h = rshift_round(16384 * 23161, 15) = 11581 (11580.5 rounds up). */
+ * h = rshift_round(16384 * 23161, 15) = 11581 (11580.5 rounds up); the cell
+ * state in Q3.12 (CFRAC 12). */
 static void test_lstm_q(void)
 {
 	int32_t p[NPU_RNQ_COUNT];
@@ -1445,6 +1447,14 @@ static void test_lstm_q(void)
 	rnq_params(p, 1, 1, 1, 0, NPU_T_I16, 44, NPU_T_I16, M30, 30);
 	RUN(NPU_K_LSTM_Q, p, x, W, R, q, NULL, c0, Y, Yh, Yc);
 	CHECK(Y[0] == 11581 && Yh[0] == 11581 && Yc[0] == 3608);
+	/* the cell state in Q5.10 (CFRAC 10): c0 = 1024, c = (16384 * 1024) >> 15
+	 * + rshift_round(16384 * 24956, 20) = 512 + 390 (389.94) = 902; tanh's
+	 * input 902 * 4 = 3608 as above: h = 11581 */
+	int16_t c0b[1] = {1024};
+	p[NPU_RNQ_CFRAC] = 10;
+	RUN(NPU_K_LSTM_Q, p, x, W, R, q, NULL, c0b, Y, Yh, Yc);
+	CHECK(Y[0] == 11581 && Yc[0] == 902);
+	p[NPU_RNQ_CFRAC] = 12;
 	/* the cell state saturates at Q3.12's ends: c0 = 32767, f = 1 - 2^-15
 	 * (pre 32767 saturated: u = 65535, t[511] + (t[512] - t[511]) 127/128),
 	 * i g = 0.5: c stays at 32767 */

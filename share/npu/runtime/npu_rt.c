@@ -1863,6 +1863,7 @@ static void k_lstm_q(const int32_t *p, void *const *a, void *scratch)
 	void *Y = a[6];
 	int16_t *Yh = a[7], *Yc = a[8];
 	int T = p[NPU_RNQ_T], B = p[NPU_RNQ_B], I = p[NPU_RNQ_I], H = p[NPU_RNQ_H];
+	int cf = p[NPU_RNQ_CFRAC] < 0 ? 0 : p[NPU_RNQ_CFRAC] > 12 ? 12 : p[NPU_RNQ_CFRAC];
 	int16_t *h = scratch, *c = h + H, *hn = c + H;
 	for (int b = 0; b < B; b++) {
 		for (int j = 0; j < H; j++) {
@@ -1881,9 +1882,10 @@ static void k_lstm_q(const int32_t *p, void *const *a, void *scratch)
 					gv[k] = rq_lut(k == 3 ? rq_tanh_tab : rq_sigm_tab, rq_sat(px + ph, -32768, 32767));
 				}
 				int64_t cc = npu_rshift_round((int64_t)gv[2] * c[j], 15) +
-					     npu_rshift_round((int64_t)gv[0] * gv[3], 18);
+					     npu_rshift_round((int64_t)gv[0] * gv[3], 30 - cf);
 				c[j] = (int16_t)rq_sat(cc, -32768, 32767);
-				hn[j] = (int16_t)npu_rshift_round((int64_t)gv[1] * rq_lut(rq_tanh_tab, c[j]), 15);
+				int32_t tc = rq_sat((int64_t)c[j] * ((int64_t)1 << (12 - cf)), -32768, 32767);
+				hn[j] = (int16_t)npu_rshift_round((int64_t)gv[1] * rq_lut(rq_tanh_tab, tc), 15);
 			}
 			for (int j = 0; j < H; j++)
 				h[j] = hn[j];

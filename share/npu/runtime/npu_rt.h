@@ -203,7 +203,9 @@ enum {
  * GRU_F / LSTM_F. Fixed formats (Qm.n: int16 holding value * 2^n):
  *   hidden state h, h0, Yh   int16 Q0.15 (scale 2^-15, zero point 0);
  *                            GRU and LSTM keep |h| <= 1 (h0 is clamped)
- *   LSTM cell state c, c0, Yc  int16 Q3.12 (|c| < 8, saturating)
+ *   LSTM cell state c, c0, Yc  int16 with CFRAC fraction bits, 0..12
+ *                            (Q3.12 unless npu-quant's calibration saw a
+ *                            larger cell state; saturating)
  *   gate pre-activations     int16 Q3.12 (saturating to [-8, 8))
  *   gate values              int16 Q0.15 (sigmoid / tanh tables below)
  * x: XT (int8 / int16) with zero point ZX; W [G*H, I] and R [G*H, H] int8
@@ -225,8 +227,9 @@ enum {
  * (step 1/32): u = pre + 32768, i = u >> 7, f = u & 127,
  * g = t[i] + rshift_round((t[i+1] - t[i]) f, 7).
  *   GRU:  h = n + rshift_round(z (h - n), 15)          (= (1-z) n + z h)
- *   LSTM: c = sat16(rshift_round(f c, 15) + rshift_round(i g, 18)),
- *         h = rshift_round(o tanh(c), 15)   (c Q3.12 is tanh's input as is)
+ *   LSTM: c = sat16(rshift_round(f c, 15) + rshift_round(i g, 30 - CFRAC)),
+ *         h = rshift_round(o tanh(sat16(c 2^(12 - CFRAC))), 15)   (tanh's
+ *         input in Q3.12: c itself when CFRAC = 12)
  * Y = clamp(ZY + rshift_round(h MULT, SHIFT), LO, HI) in YT; Yh, Yc are
  * the states in their fixed formats, so a streaming model feeds them back
  * as the next call's h0, c0 unchanged.
@@ -235,7 +238,7 @@ enum {
 enum { NPU_RQN_BX, NPU_RQN_BH, NPU_RQN_MX, NPU_RQN_SX, NPU_RQN_MH, NPU_RQN_SH, NPU_RQN_ROW };
 enum { NPU_RNQ_T, NPU_RNQ_B, NPU_RNQ_I, NPU_RNQ_H, NPU_RNQ_LBR, NPU_RNQ_REVERSE,
        NPU_RNQ_XT, NPU_RNQ_YT, NPU_RNQ_ZX, NPU_RNQ_ZY, NPU_RNQ_MULT, NPU_RNQ_SHIFT,
-       NPU_RNQ_LO, NPU_RNQ_HI, NPU_RNQ_COUNT };
+       NPU_RNQ_LO, NPU_RNQ_HI, NPU_RNQ_CFRAC, NPU_RNQ_COUNT };
 
 /* ---- the model */
 
