@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Train the keyword-spotting GRU fixture of tests/data/families/kws_gru/
-(run with Debian's torch: /usr/bin/python3 tests/gen/kws_gru.py).
+"""Train the keyword-spotting GRU and LSTM fixtures of
+tests/data/families/kws_gru/ and kws_lstm/ (run with Debian's torch:
+/usr/bin/python3 tests/gen/kws_gru.py).
 
 The data is synthetic but learnable: an utterance is T=49 frames of 10
 MFCC-like features. Each of the 8 classes ("keywords") is two formant-like
@@ -19,6 +20,8 @@ The model, float32, batch 1, input x [1, 49, 10] (batch_first):
     GRU(10 -> 48, one layer)      out, h = gru(x)
     Linear(48 -> 8) on out[:, -1]  (logits, no softmax)
 
+and the same with LSTM(10 -> 32) in place of the GRU (kws_lstm).
+
 Written to tests/data/families/kws_gru/:
 
     model.pt    torch.jit.trace of the eval-mode model, without
@@ -30,6 +33,15 @@ Written to tests/data/families/kws_gru/:
     test.npz    x: float32 [200, 1, 49, 10] held-out utterances,
                 labels: int64 [200], logits: float32 [200, 8] (the traced
                 model's own outputs, one batch-1 run each)
+
+kws_lstm/ has the same files but test.npz: its test set is kws_gru's (the
+same utterances), whose labels and logits are the GRU's.
+
+Also tests/data/quant/gru_wide.pt (+ .calib.npz, 4 samples of x
+[1, 1, 600]): GRU(600 -> 4) whose weights are all 0.05, so every gate
+row's int8 codes are 127 and sum to 76200: with int16 inputs the integer
+cell's int32 sums could overflow (76200 * 32768 > 2^31) and npu-quant must
+refuse the layer; with int8 inputs they cannot (76200 * 256 < 2^31).
 
 It prints the float test accuracy and the smallest logit margin on the
 test set. Seeded and single-threaded: rerunning gives the same run.
@@ -49,7 +61,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pt_fixtures import strip  # noqa: E402
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-OUT = os.path.join(TOP, "tests", "data", "families", "kws_gru")
 T, F_IN, NCLS, HID = 49, 10, 8, 48
 NTRAIN, NTEST, NCALIB = 3000, 200, 64
 SEED = 0
@@ -86,19 +97,20 @@ def dataset(rng, n):
 
 
 class KwsGRU(nn.Module):
-    def __init__(self):
+    def __init__(self, lstm=False):
         super().__init__()
-        self.gru = nn.GRU(F_IN, HID, batch_first=True)
-        self.fc = nn.Linear(HID, NCLS)
+        hid = 32 if lstm else HID
+        self.gru = nn.LSTM(F_IN, hid, batch_first=True) if lstm else nn.GRU(F_IN, hid, batch_first=True)
+        self.fc = nn.Linear(hid, NCLS)
 
     def forward(self, x):
         out, _ = self.gru(x)
         return self.fc(out[:, -1])
 
 
-def train(x, y, epochs=30):
+def train(x, y, lstm, epochs=30):
     torch.manual_seed(SEED)
-    model = KwsGRU()
+    model = KwsGRU(lstm)
     opt = torch.optim.Adam(model.parameters(), lr=1e-2)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
@@ -117,16 +129,8 @@ def train(x, y, epochs=30):
     return model.eval()
 
 
-def main():
-    torch.set_num_threads(1)
-    torch.manual_seed(SEED)
-    random.seed(SEED)
-    np.random.seed(SEED)
-    rng = np.random.default_rng(SEED)
-    xtr, ytr = dataset(rng, NTRAIN)
-    xte, yte = dataset(rng, NTEST)
-    model = train(xtr, ytr)
-
+def export(name, model, xtr, xte, yte, test):
+    out = os.path.join(TOP, "tests", "data", "families", name)
     with torch.no_grad():
         ts = torch.jit.trace(model, torch.from_numpy(xte[:1]))
     buf = io.BytesIO()
@@ -142,21 +146,59 @@ def main():
     top2 = np.sort(logits, 1)
     margin = float((top2[:, -1] - top2[:, -2]).min())
 
-    os.makedirs(OUT, exist_ok=True)
-    with open(os.path.join(OUT, "model.pt"), "wb") as f:
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "model.pt"), "wb") as f:
         f.write(raw)
-    with open(os.path.join(OUT, "args"), "w") as f:
+    with open(os.path.join(out, "args"), "w") as f:
         f.write("--input 0:1,%d,%d\n" % (T, F_IN))
-    np.savez_compressed(os.path.join(OUT, "calib.npz"), x=xtr[:NCALIB, None])
-    np.savez_compressed(os.path.join(OUT, "in.npz"), x=xte[:1])
-    np.savez_compressed(os.path.join(OUT, "out.npz"), output_0=logits[:1])
-    np.savez_compressed(os.path.join(OUT, "test.npz"), x=xte[:, None], labels=yte, logits=logits)
+    np.savez_compressed(os.path.join(out, "calib.npz"), x=xtr[:NCALIB, None])
+    np.savez_compressed(os.path.join(out, "in.npz"), x=xte[:1])
+    np.savez_compressed(os.path.join(out, "out.npz"), output_0=logits[:1])
+    if test:
+        np.savez_compressed(os.path.join(out, "test.npz"), x=xte[:, None], labels=yte, logits=logits)
 
-    total = sum(os.path.getsize(os.path.join(OUT, f)) for f in os.listdir(OUT))
-    print("kws_gru: train %d, calib %d, test %d; model.pt %d bytes, %d bytes in all"
-          % (NTRAIN, NCALIB, NTEST, len(raw), total))
+    total = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out))
+    print("%s: train %d, calib %d, test %d; model.pt %d bytes, %d bytes in all"
+          % (name, NTRAIN, NCALIB, NTEST, len(raw), total))
     print("float test accuracy: %.4f (%d/%d), smallest top-2 logit margin %.3f"
           % (acc, int(round(acc * NTEST)), NTEST, margin))
+
+
+class Wide(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(600, 4, batch_first=True)
+        with torch.no_grad():
+            for p in self.gru.parameters():
+                p.fill_(0.05)
+
+    def forward(self, x):
+        return self.gru(x)[0]
+
+
+def wide():
+    out = os.path.join(TOP, "tests", "data", "quant")
+    x = np.random.default_rng(1).normal(0, 1, (4, 1, 1, 600)).astype(np.float32)
+    with torch.no_grad():
+        ts = torch.jit.trace(Wide().eval(), torch.from_numpy(x[0]))
+    buf = io.BytesIO()
+    torch.jit.save(ts, buf)
+    with open(os.path.join(out, "gru_wide.pt"), "wb") as f:
+        f.write(strip(buf.getvalue()))
+    np.savez_compressed(os.path.join(out, "gru_wide.calib.npz"), x=x)
+
+
+def main():
+    torch.set_num_threads(1)
+    torch.manual_seed(SEED)
+    random.seed(SEED)
+    np.random.seed(SEED)
+    rng = np.random.default_rng(SEED)
+    xtr, ytr = dataset(rng, NTRAIN)
+    xte, yte = dataset(rng, NTEST)
+    export("kws_gru", train(xtr, ytr, False), xtr, xte, yte, True)
+    export("kws_lstm", train(xtr, ytr, True), xtr, xte, yte, False)
+    wide()
 
 
 if __name__ == "__main__":
