@@ -700,6 +700,11 @@ static int rnn_state_input(qctx *q, int i, int k, int frac)
 	if (t < 0 || is_fixed(&g->tensors[t], frac))
 		return 0;
 	const ir_tensor *x = &g->tensors[t];
+	/* a quantized graph input (--int-io) read by this cell only takes the
+	 * state's format: the previous call's state output feeds it as is */
+	if (x->kind == IR_KIND_INPUT && (x->dtype == IR_DTYPE_I8 || x->dtype == IR_DTYPE_I16) &&
+	    ir_graph_consumers(g, t) == 1)
+		return set_fixed_quant(g, t, frac, q->d);
 	char base[300];
 	ir_shape sh = x->shape;
 	int y;

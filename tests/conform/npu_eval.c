@@ -3,7 +3,8 @@
  * quantized graphs), for the pipeline tests.
  *
  *   npu_eval IR SET.npz
- *   npu_eval --sample K SET.npz OUT.npy
+ *   npu_eval --sample K SET.npz OUT.npy [KEY]
+ *   npu_eval --diff A.npy REF.npz KEY
  *
  * SET.npz holds x: [N, <the graph input's shape>] float32 (fed as npu-run
  * feeds a float32 array: quantized inputs are converted), labels: int64
@@ -11,8 +12,9 @@
  * outputs. The graph has one input and its first output holds the class
  * scores (float, or integers of one scale). Prints "right N", then with
  * logits "REF_RIGHT MAXERR": the logits' own right answers and the largest
- * |output - logit| (float outputs). --sample writes x[K] as an .npy (for
- * host programs that read .npy). Exit 1 on errors. */
+ * |output - logit| (float outputs). --sample writes KEY[K] (default x) as
+ * an .npy (for host programs that read .npy); --diff prints the largest
+ * |A - REF[KEY]| over their elements (any dtypes, the same count). Exit 1 on errors. */
 #include "ir.h"
 #include "ir_cli.h"
 #include "npy/npy.h"
@@ -27,7 +29,7 @@ static double score(const void *y, ir_dtype t, int64_t i)
 	return ir_elem_get(y, t, i);
 }
 
-static int sample(const char *k, const char *set, const char *out)
+static int sample(const char *k, const char *set, const char *out, const char *key)
 {
 	uint8_t *buf, *w = NULL;
 	size_t size, wn;
@@ -38,7 +40,7 @@ static int sample(const char *k, const char *set, const char *out)
 	npy_array *a = npz_read(buf, size, &n, &d);
 	free(buf);
 	for (int i = 0; a && i < n; i++) {
-		if (strcmp(a[i].name, "x") || a[i].dtype != IR_DTYPE_F32 || a[i].shape.rank < 2)
+		if (strcmp(a[i].name, key) || a[i].dtype != IR_DTYPE_F32 || a[i].shape.rank < 2)
 			continue;
 		npy_array s = {.dtype = IR_DTYPE_F32, .shape = {a[i].shape.rank - 1, {0}}};
 		memcpy(s.shape.dim, a[i].shape.dim + 1, sizeof s.shape.dim[0] * (size_t)s.shape.rank);
@@ -55,15 +57,55 @@ static int sample(const char *k, const char *set, const char *out)
 	if (a)
 		npz_free(a, n);
 	if (rc)
-		cli_error(set, "cannot write sample %s of x as %s", k, out);
+		cli_error(set, "cannot write sample %s of %s as %s", k, key, out);
+	return rc;
+}
+
+static npy_array *load(const char *path, int *n)
+{
+	uint8_t *buf;
+	size_t size;
+	ir_diag d;
+	bool npz;
+	if (cli_read_file(path, true, &buf, &size))
+		return NULL;
+	npy_array *a = npy_read_any(buf, size, n, &npz, &d);
+	free(buf);
+	if (!a)
+		cli_error(path, "%s", d.msg);
+	return a;
+}
+
+static int diff(const char *fa, const char *fr, const char *key)
+{
+	int na = 0, nr = 0, rc = 1;
+	npy_array *a = load(fa, &na), *r = load(fr, &nr);
+	for (int i = 0; a && r && i < nr; i++) {
+		int64_t n = ir_shape_numel(&r[i].shape);
+		if (strcmp(r[i].name, key) || n != ir_shape_numel(&a[0].shape))
+			continue;
+		double m = 0;
+		for (int64_t k = 0; k < n; k++)
+			m = fmax(m, fabs(ir_elem_get(a[0].data, a[0].dtype, k) - ir_elem_get(r[i].data, r[i].dtype, k)));
+		printf("%.6g\n", m);
+		rc = 0;
+	}
+	if (rc && a && r)
+		cli_error(fr, "no array '%s' of %s's size", key, fa);
+	if (a)
+		npz_free(a, na);
+	if (r)
+		npz_free(r, nr);
 	return rc;
 }
 
 int main(int argc, char **argv)
 {
 	cli_init("npu_eval", argc, argv);
-	if (argc == 5 && !strcmp(argv[1], "--sample"))
-		return sample(argv[2], argv[3], argv[4]);
+	if (argc == 5 && !strcmp(argv[1], "--diff"))
+		return diff(argv[2], argv[3], argv[4]);
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "--sample"))
+		return sample(argv[2], argv[3], argv[4], argc == 6 ? argv[5] : "x");
 	if (argc != 3) {
 		fprintf(stderr, "usage: npu_eval IR SET.npz\n");
 		return 2;

@@ -43,6 +43,20 @@ row's int8 codes are 127 and sum to 76200: with int16 inputs the integer
 cell's int32 sums could overflow (76200 * 32768 > 2^31) and npu-quant must
 refuse the layer; with int8 inputs they cannot (76200 * 256 < 2^31).
 
+And tests/data/quant/gru_stream.*: the trained GRU (read back from
+kws_gru/model.pt) as a streaming step, ONNX: forward(x [1, 7, 10],
+h0 [1, 1, 48]) -> (y [1, 7, 48], h [1, 1, 48]); a 49-frame utterance is 7
+calls, each call's h fed back as the next call's h0.
+    gru_stream.onnx         the step model (opset 13)
+    gru_stream.calib.npz    x [64, 1, 7, 10]: 7-frame chunks of training
+                            utterances, h0 [64, 1, 1, 48]: the float state
+                            before each chunk
+    gru_stream.chunks.npz   x [7, 1, 7, 10]: test utterance 0 in 7 chunks,
+                            h0 [1, 1, 1, 48]: zeros
+    gru_stream.h.npz        h: PyTorch's state after the 7 chunks times
+                            2^15 (the integer cell's Q0.15 codes, to
+                            compare int16 state outputs with)
+
 It prints the float test accuracy and the smallest logit margin on the
 test set. Seeded and single-threaded: rerunning gives the same run.
 """
@@ -188,6 +202,44 @@ def wide():
     np.savez_compressed(os.path.join(out, "gru_wide.calib.npz"), x=x)
 
 
+class Step(nn.Module):
+    def __init__(self, gru):
+        super().__init__()
+        self.gru = gru
+
+    def forward(self, x, h0):
+        return self.gru(x, h0)
+
+
+def stream(xtr, xte):
+    out = os.path.join(TOP, "tests", "data", "quant")
+    m = KwsGRU(False)
+    ts = torch.jit.load(os.path.join(TOP, "tests", "data", "families", "kws_gru", "model.pt"))
+    m.load_state_dict(ts.state_dict())
+    step = Step(m.gru).eval()
+    torch.onnx.export(step, (torch.zeros(1, 7, F_IN), torch.zeros(1, 1, HID)), os.path.join(out, "gru_stream.onnx"),
+                      input_names=["x", "h0"], output_names=["y", "h"], opset_version=13)
+
+    def chunks(u):
+        h, xs, hs = torch.zeros(1, 1, HID), [], []
+        with torch.no_grad():
+            for k in range(7):
+                x = torch.from_numpy(u[None, 7 * k:7 * k + 7])
+                xs.append(x.numpy())
+                hs.append(h.numpy())
+                h = step(x, h)[1]
+        return xs, hs, h.numpy()
+    cx, ch = [], []
+    for u in xtr[:10]:
+        xs, hs, _ = chunks(u)
+        cx += xs
+        ch += hs
+    np.savez_compressed(os.path.join(out, "gru_stream.calib.npz"), x=np.stack(cx[:64]), h0=np.stack(ch[:64]))
+    xs, hs, hf = chunks(xte[0])
+    np.savez_compressed(os.path.join(out, "gru_stream.chunks.npz"), x=np.stack(xs), h0=np.stack(hs[:1]))
+    np.savez_compressed(os.path.join(out, "gru_stream.h.npz"), h=(hf * 32768).astype(np.float32))
+
+
 def main():
     torch.set_num_threads(1)
     torch.manual_seed(SEED)
@@ -199,6 +251,7 @@ def main():
     export("kws_gru", train(xtr, ytr, False), xtr, xte, yte, True)
     export("kws_lstm", train(xtr, ytr, True), xtr, xte, yte, False)
     wide()
+    stream(xtr, xte)
 
 
 if __name__ == "__main__":

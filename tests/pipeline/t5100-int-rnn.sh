@@ -78,6 +78,31 @@ expect_fail 1 "error: node 'gru' \(gru\): gate row 0's int32 sums could overflow
 npu-quant "$T/w.ir" --target int8 --bits 16 --calib "$DATA/quant/gru_wide.calib.npz" --float-layers gru -o "$T/w16.ir"
 ok $? "... and quantizes with --float-layers gru"
 
+# streaming (tests/data/quant/gru_stream.*: the KWS GRU as a 7-frame step
+# with its state in and out): with --int-io the state input and output have
+# one format, so 7 calls feeding h back as h0 run without requantization;
+# the header and npu-run agree byte for byte at every call, and the final
+# state (Q0.15 codes) is within 0.02 of PyTorch's
+S=$DATA/quant/gru_stream
+npu-import-onnx "$S.onnx" | npu-fuse --all -o "$T/s.ir" &&
+	npu-quant "$T/s.ir" --target int8 --int-io --calib "$S.calib.npz" -o "$T/s8.ir" &&
+	npu-emit "$T/s8.ir" --name m -o "$T/npu_m.h" &&
+	grep -q "input  1 'h0': i16 \[1,1,48\], 96 bytes, real = 3.05175781e-05 \* (q - 0)" "$T/npu_m.h" &&
+	grep -q "output 1 'h': i16 \[1,1,48\], 96 bytes, real = 3.05175781e-05 \* (q - 0)" "$T/npu_m.h"
+ok $? "streaming GRU with --int-io: state input and output are both int16 Q0.15"
+res=0
+$CC $STRICT -O2 -DNPU_HEADER='"npu_m.h"' -DNPU_MODEL=npu_m_model -I"$T" "$EX/npu_host.c" -o "$T/host" -lm 2>"$T/cc.err" &&
+	"$EVAL" --sample 0 "$S.chunks.npz" "$T/h.npy" h0 || res=1
+for k in 0 1 2 3 4 5 6; do
+	[ $res = 0 ] && "$EVAL" --sample $k "$S.chunks.npz" "$T/x.npy" && rm -rf "$T/res" && mkdir "$T/res" &&
+		"$T/host" run "$T/res" "$T/x.npy" "$T/h.npy" &&
+		npu-run "$T/s8.ir" -i "$T/x.npy" -i "$T/h.npy" --compare "$T/res" --rtol 0 --atol 0 >/dev/null &&
+		cp "$T/res/h.npy" "$T/h.npy" || res=1
+done
+ok $res "7 streaming calls, each call's int16 state fed back as is: the header computes npu-run's bytes"
+d=$("$EVAL" --diff "$T/h.npy" "$S.h.npz" h) && awk -v d="$d" 'BEGIN { exit !(d <= 655) }'
+ok $? "the final state is within $d / 32768 of PyTorch's (at most 0.02)"
+
 # mixed precision: the GRU kept in float by --float-layers or --config
 npu-quant "$T/f.ir" --target int8 --calib "$F/calib.npz" --float-layers gru -v -o "$T/mix.ir" 2>"$T/err" &&
 	grep -q "node 'gru' (gru): kept in float: the configuration keeps it in float" "$T/err" &&
