@@ -207,7 +207,7 @@ enum {
  *                            (Q3.12 unless npu-quant's calibration saw a
  *                            larger cell state; saturating)
  *   gate pre-activations     int16 Q3.12 (saturating to [-8, 8))
- *   gate values              int16 Q0.15 (sigmoid / tanh tables below)
+ *   gate values              int16 Q0.15 (sigmoid / tanh tables)
  * x: XT (int8 / int16) with zero point ZX; W [G*H, I] and R [G*H, H] int8
  * symmetric, one scale per gate row j (sw_j, sr_j). Arg q: int32 [G*H][6]
  * per row: bx, bh, mx, sx, mh, sh. With the real scales sx_in of x:
@@ -215,7 +215,7 @@ enum {
  *   ah = bh + sum_k h_k R[j][k]           bh = round(Rb_j / (2^-15 sr_j))
  *   (for the GRU's h gate without linear_before_reset, h_k is
  *    rh_k = rshift_round(r_k h_k, 15))
- * npu-quant/npu-lower admit a layer only if every row's
+ * npu-quant and the lowering (ir_lower.c) admit a layer only if every row's
  * |bias| + max|x - ZX| sum |W[j]| (and |bh| + 2^15 sum |R[j]|) < 2^31,
  * so ax and ah are exact in int32; then
  *   px = rshift_round(ax mx, sx), ph = rshift_round(ah mh, sh)
@@ -223,8 +223,9 @@ enum {
  * 2^sh) are the two halves of the pre-activation in Q3.12, and
  *   pre = sat16(px + ph)   (GRU h gate with linear_before_reset:
  *                           pre = sat16(px + rshift_round(r sat32(ph), 15)))
- * Gates: sigm(pre), tanh(pre) through 513-entry Q0.15 tables over [-8, 8]
- * (step 1/32): u = pre + 32768, i = u >> 7, f = u & 127,
+ * Gates: sigm(pre), tanh(pre) through 513-entry tables t[k] = 32768 f(k/32 - 8)
+ * rounded half up, saturated to +-32767 (npu_rt.c): u = pre + 32768,
+ * i = u >> 7, f = u & 127,
  * g = t[i] + rshift_round((t[i+1] - t[i]) f, 7).
  *   GRU:  h = n + rshift_round(z (h - n), 15)          (= (1-z) n + z h)
  *   LSTM: c = sat16(rshift_round(f c, 15) + rshift_round(i g, 30 - CFRAC)),
