@@ -42,6 +42,7 @@ FORMATS_OBJ = $(patsubst %.c,$(O)/%.o,$(FORMATS_SRC)) $(GEN_SRC:.c=.o) $(TF_GEN_
 PROGS       = $(addprefix $(BIN)/,$(TOOLS))
 UNIT_BINS   = $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
 CONFORM     = $(O)/tests/onnx_conform
+EVAL        = $(O)/tests/npu_eval
 
 .PHONY: all check install deps demo clean bench
 all: $(PROGS)
@@ -91,7 +92,10 @@ $(O)/tests/%: $(O)/tests/unit/%.o $(O)/libformats.a $(O)/libir.a
 $(CONFORM): $(O)/tests/conform/onnx_conform.o $(O)/libformats.a $(O)/libir.a
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-check: $(PROGS) $(UNIT_BINS) $(CONFORM)
+$(EVAL): $(O)/tests/conform/npu_eval.o $(O)/libformats.a $(O)/libir.a
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+check: $(PROGS) $(UNIT_BINS) $(CONFORM) $(EVAL)
 	NPU_BIN=$(CURDIR)/$(BIN) NPU_TESTS=$(CURDIR)/$(O)/tests prove -e '' $(UNIT_BINS) tests/pipeline/t*.sh
 
 install: $(PROGS)
@@ -146,4 +150,4 @@ bench: $(PROGS)
 clean:
 	rm -rf build bin
 
--include $(CONFORM:$(O)/tests/%=$(O)/tests/conform/%.d) $(LIBIR_OBJ:.o=.d) $(FORMATS_OBJ:.o=.d) $(patsubst %,$(O)/tools/%.d,$(TOOLS)) $(UNIT_BINS:$(O)/tests/%=$(O)/tests/unit/%.d)
+-include $(CONFORM:$(O)/tests/%=$(O)/tests/conform/%.d) $(EVAL:$(O)/tests/%=$(O)/tests/conform/%.d) $(LIBIR_OBJ:.o=.d) $(FORMATS_OBJ:.o=.d) $(patsubst %,$(O)/tools/%.d,$(TOOLS)) $(UNIT_BINS:$(O)/tests/%=$(O)/tests/unit/%.d)

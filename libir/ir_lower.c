@@ -945,6 +945,123 @@ static int lower_reduce(lw *c)
 
 /* ---------------------------------------------------------------- recurrent */
 
+/* A state tensor of the integer cells: int16 with the scale 2^-frac
+ * (npu_rt.h, GRU_Q / LSTM_Q), or absent. */
+static int rnn_q_state(lw *c, int t, int frac, const char *what)
+{
+	const ir_tensor *x = T(c, t);
+	if (!x)
+		return 0;
+	if (x->dtype != IR_DTYPE_I16 || !x->quant || x->quant->n != 1 || x->quant->zero_point[0] != 0 ||
+	    x->quant->scale[0] != ldexpf(1, -frac))
+		return unsupported(c, "the integer cell's %s '%s' must be int16 Q%d.%d (scale 2^-%d, zero point 0)", what,
+				   x->name, 15 - frac, frac, frac);
+	return 0;
+}
+
+/* Per gate row j of an integer cell: the rows' scales, their exact int32
+ * accumulator bound (|bias| + max|input| sum |weights| < 2^31, so the
+ * kernel's sums cannot overflow) and the multipliers to Q3.12. */
+static int rnn_q_rows(lw *c, const ir_tensor *tw, const ir_tensor *tr, const ir_tensor *tb, float sx, int64_t xmax,
+		      int64_t gh, int in, int hid, int32_t *q)
+{
+	const ir_quant *wq = tw->quant, *rq = tr->quant;
+	if (tw->dtype != IR_DTYPE_I8 || tr->dtype != IR_DTYPE_I8 || !wq || !rq || (wq->n != 1 && wq->n != gh) ||
+	    (rq->n != 1 && rq->n != gh) || tw->kind != IR_KIND_CONST || tr->kind != IR_KIND_CONST)
+		return unsupported(c, "integer %s weights must be constant int8 with one scale per gate row or tensor",
+				   ir_op_name(ir_graph_node(c->g, c->node)->op));
+	if ((tb && (tb->dtype != IR_DTYPE_I32 || tb->kind != IR_KIND_CONST || ir_shape_numel(&tb->shape) != 2 * gh)) ||
+	    ir_shape_numel(&tw->shape) != gh * in || ir_shape_numel(&tr->shape) != gh * hid)
+		return unsupported(c, "integer %s: bias must be constant int32 [1, %lld]; weights [1, %lld, %d], [1, %lld, %d]",
+				   ir_op_name(ir_graph_node(c->g, c->node)->op), (long long)(2 * gh), (long long)gh, in,
+				   (long long)gh, hid);
+	const int8_t *w = tw->data, *r = tr->data;
+	const int32_t *b = tb ? tb->data : NULL;
+	for (int64_t j = 0; j < gh; j++) {
+		int32_t *row = q + j * NPU_RQN_ROW;
+		int64_t sw = 0, sr = 0, bx = b ? b[j] : 0, bh = b ? b[gh + j] : 0;
+		for (int i = 0; i < in; i++)
+			sw += llabs((long long)w[j * in + i]);
+		for (int k = 0; k < hid; k++)
+			sr += llabs((long long)r[j * hid + k]);
+		if (wq->zero_point[wq->n == 1 ? 0 : j] != 0 || rq->zero_point[rq->n == 1 ? 0 : j] != 0)
+			return unsupported(c, "integer recurrent weights must be symmetric (row %lld)", (long long)j);
+		if (llabs((long long)bx) + xmax * sw > INT32_MAX || llabs((long long)bh) + 32768 * sr > INT32_MAX)
+			return unsupported(c, "gate row %lld's int32 accumulator could overflow (%d inputs, %d hidden); "
+					   "keep the layer in float (--float-layers)", (long long)j, in, hid);
+		int sh1, sh2;
+		double mx = (double)sx * wq->scale[wq->n == 1 ? 0 : j] * 4096;
+		double mh = (double)rq->scale[rq->n == 1 ? 0 : j] * ldexp(1, -15) * 4096;
+		row[NPU_RQN_BX] = (int32_t)bx, row[NPU_RQN_BH] = (int32_t)bh;
+		if (ir_quant_multiplier(mx, &row[NPU_RQN_MX], &sh1) || ir_quant_multiplier(mh, &row[NPU_RQN_MH], &sh2))
+			return unsupported(c, "gate row %lld's scales cannot be requantized to Q3.12", (long long)j);
+		row[NPU_RQN_SX] = sh1, row[NPU_RQN_SH] = sh2;
+	}
+	return 0;
+}
+
+/* GRU / LSTM on integers: GRU_Q / LSTM_Q (arithmetic: npu_rt.h). */
+static int lower_rnn_q(lw *c, bool bf)
+{
+	const ir_node *n = ir_graph_node(c->g, c->node);
+	bool lstm = n->op == IR_OP_LSTM;
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	int64_t T_ = tx->shape.dim[bf], B = tx->shape.dim[!bf], I = tx->shape.dim[2];
+	int64_t H = ir_node_int(c->g, c->node, "hidden_size", T(c, in_id(c, 2))->shape.dim[2]);
+	int64_t gh = (lstm ? 4 : 3) * H;
+	if (tx->dtype == IR_DTYPE_U8 || T_ > INT32_MAX || B > INT32_MAX || I > INT32_MAX || H <= 0 || H > 65535 ||
+	    I > 65535 || T_ <= 0 || B <= 0 || I <= 0)
+		return unsupported(c, "integer %s: input %s, hidden size %lld not in the runtime (int8/int16 input, "
+				   "sizes up to 65535)", ir_op_name(n->op), ir_dtype_name(tx->dtype), (long long)H);
+	float sx, sy = 1;
+	int32_t zx, zy = 0;
+	if (qparams(c, x, &sx, &zx) || (ty && (!is_int(ty->dtype) || ty->dtype == IR_DTYPE_U8 ||
+					       qparams(c, y, &sy, &zy))))
+		return unsupported(c, "integer %s: Y must be int8 or int16 with one scale", ir_op_name(n->op));
+	/* the cell state's fraction bits: Y_c's (or c0's) scale 2^-cf */
+	int cf = 12;
+	const ir_tensor *tc = lstm ? T(c, out_id(c, 2)) ? T(c, out_id(c, 2)) : T(c, in_id(c, 6)) : NULL;
+	if (tc && tc->quant && tc->quant->n == 1 && tc->quant->scale[0] > 0)
+		cf = -ilogbf(tc->quant->scale[0]);
+	if (cf < 0 || cf > 12)
+		return unsupported(c, "the integer LSTM's cell state '%s' must have a scale 2^-k, k = 0..12", tc->name);
+	if (rnn_q_state(c, in_id(c, 5), 15, "h0") || rnn_q_state(c, out_id(c, 1), 15, "Y_h") ||
+	    (lstm && (rnn_q_state(c, in_id(c, 6), cf, "c0") || rnn_q_state(c, out_id(c, 2), cf, "Y_c"))))
+		return -1;
+	int32_t lo, hi, mult = 0;
+	int shift = 0;
+	qrange(tx->dtype, &lo, &hi);
+	int64_t xmax = zx - (int64_t)lo > hi - (int64_t)zx ? zx - (int64_t)lo : hi - (int64_t)zx;
+	int32_t *q = malloc(sizeof *q * (size_t)(gh * NPU_RQN_ROW));
+	if (!q)
+		return c->oom = true, -1;
+	int rc = rnn_q_rows(c, T(c, in_id(c, 1)), T(c, in_id(c, 2)), T(c, in_id(c, 3)), sx, xmax, gh, (int)I, (int)H, q);
+	int qt = rc ? -1 : add_const(c, q, sizeof *q * (size_t)(gh * NPU_RQN_ROW));
+	free(q);
+	if (rc || qt < 0)
+		return -1;
+	int32_t ylo = 0, yhi = 0;
+	if (ty) {
+		qrange(ty->dtype, &ylo, &yhi);
+		if (ir_quant_multiplier(ldexp(1, -15) / sy, &mult, &shift))
+			return unsupported(c, "integer %s: Y's scale %g cannot be requantized", ir_op_name(n->op), sy);
+	}
+	int32_t p[NPU_RNQ_COUNT] = {(int32_t)T_, (int32_t)B, (int32_t)I, (int32_t)H,
+				    (int32_t)ir_node_int(c->g, c->node, "linear_before_reset", 0),
+				    !strcmp(ir_node_str(c->g, c->node, "direction", "forward"), "reverse"),
+				    npu_type(tx->dtype), ty ? npu_type(ty->dtype) : NPU_T_I8, zx, zy, mult, shift, ylo, yhi,
+				    cf};
+	if (lstm) {
+		int args[9] = {rt(c, x), rt(c, in_id(c, 1)), rt(c, in_id(c, 2)), qt, rt(c, in_id(c, 5)), rt(c, in_id(c, 6)),
+			       rt(c, y), rt(c, out_id(c, 1)), rt(c, out_id(c, 2))};
+		return add_op(c, NPU_K_LSTM_Q, args, 9, p, NPU_RNQ_COUNT);
+	}
+	int args[7] = {rt(c, x), rt(c, in_id(c, 1)), rt(c, in_id(c, 2)), qt, rt(c, in_id(c, 5)), rt(c, y),
+		       rt(c, out_id(c, 1))};
+	return add_op(c, NPU_K_GRU_Q, args, 7, p, NPU_RNQ_COUNT);
+}
+
 static int lower_rnn(lw *c)
 {
 	const ir_node *n = ir_graph_node(c->g, c->node);
@@ -952,7 +1069,7 @@ static int lower_rnn(lw *c)
 	int x = in_id(c, 0), w = in_id(c, 1), r = in_id(c, 2), b = in_id(c, 3);
 	const ir_tensor *tx = T(c, x), *tw = T(c, w), *tr = T(c, r), *tb = T(c, b);
 	const char *dir = ir_node_str(c->g, c->node, "direction", "forward");
-	if (!is_float(tx->dtype))
+	if (!is_float(tx->dtype) && !is_int(tx->dtype))
 		return unsupported(c, "%s on %s is not in the runtime (keep it in float)", ir_op_name(n->op),
 				   ir_dtype_name(tx->dtype));
 	if (strcmp(dir, "forward") && strcmp(dir, "reverse"))
@@ -966,6 +1083,8 @@ static int lower_rnn(lw *c)
 	    (lstm && in_id(c, 7) >= 0))
 		return unsupported(c, "%s with clip, input_forget, sequence lengths or peepholes is not in the runtime",
 				   ir_op_name(n->op));
+	if (is_int(tx->dtype))
+		return lower_rnn_q(c, bf);
 	if (tw->dtype != tr->dtype || (tb && tb->dtype != tw->dtype) || !is_float(tw->dtype))
 		return unsupported(c, "%s weights must share one float type", ir_op_name(n->op));
 	int32_t p[NPU_RN_COUNT] = {(int32_t)tx->shape.dim[bf], (int32_t)tx->shape.dim[!bf], (int32_t)tx->shape.dim[2],

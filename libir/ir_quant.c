@@ -265,6 +265,28 @@ static bool channel_first_2d(const ir_tensor *x)
 	       x->layout != IR_LAYOUT_NLC;
 }
 
+/* What keeps a GRU / LSTM off the integer cells (npu_rt.h, GRU_Q /
+ * LSTM_Q), as the runtime lowering would refuse it. */
+static const char *rnn_int_unsupported(const ir_graph *g, int i)
+{
+	const ir_node *n = ir_graph_node(g, i);
+	const char *dir = ir_node_str(g, i, "direction", "forward");
+	const ir_tensor *x = ir_graph_tensor(g, n->inputs[0]);
+	for (int k = 1; k < 4 && k < n->n_inputs; k++)
+		if (n->inputs[k] >= 0 && ir_graph_tensor(g, n->inputs[k])->kind != IR_KIND_CONST)
+			return "its weights are not constant";
+	if (n->n_inputs < 3 || n->inputs[1] < 0 || n->inputs[2] < 0)
+		return "it has no weights";
+	if (strcmp(dir, "forward") && strcmp(dir, "reverse"))
+		return "the integer cells run one direction";
+	if (x->shape.rank != 3 || (ir_node_int(g, i, "layout", 0) && x->shape.dim[0] != 1))
+		return "batch-first with a batch above 1 is not in the runtime";
+	if (ir_node_attr(g, i, "clip") || ir_node_int(g, i, "input_forget", 0) || ir_node_attr(g, i, "activations") ||
+	    (n->n_inputs > 4 && n->inputs[4] >= 0) || (n->op == IR_OP_LSTM && n->n_inputs > 7 && n->inputs[7] >= 0))
+		return "clip, input_forget, other activations, sequence lengths or peepholes have no integer cell";
+	return NULL;
+}
+
 const char *ir_quant_int_unsupported(const ir_graph *g, int i)
 {
 	const ir_node *n = ir_graph_node(g, i);
@@ -304,6 +326,8 @@ const char *ir_quant_int_unsupported(const ir_graph *g, int i)
 		return NULL;
 	case IR_OP_DEPTH_TO_SPACE: case IR_OP_SPACE_TO_DEPTH:
 		return x->shape.rank == 4 && x->layout != IR_LAYOUT_NHWC ? NULL : "blocks move in channel-first 4-D tensors only";
+	case IR_OP_GRU: case IR_OP_LSTM:
+		return rnn_int_unsupported(g, i);
 	default:
 		if (ir_act_from_unary_node(g, i, &a) == 0)
 			return NULL;	/* clamps, or a lookup table */
@@ -649,6 +673,194 @@ static int float_output(qctx *q, int k)
 	return 0;
 }
 
+/* ---- integer recurrent cells (arithmetic: npu_rt.h, GRU_Q / LSTM_Q) */
+
+/* fixed int16 formats of the states: h Q0.15, c Q3.12 */
+static int set_fixed_quant(ir_graph *g, int t, int frac, ir_diag *d)
+{
+	float s = ldexpf(1, -frac);
+	int32_t z = 0;
+	ir_quant qq = {.bits = 16, .symmetric = true, .axis = -1, .n = 1, .scale = &s, .zero_point = &z};
+	g->tensors[t].dtype = IR_DTYPE_I16;
+	return ir_tensor_set_quant(g, t, &qq, d);
+}
+
+static bool is_fixed(const ir_tensor *t, int frac)
+{
+	return t->dtype == IR_DTYPE_I16 && t->quant && t->quant->n == 1 && t->quant->zero_point[0] == 0 &&
+	       t->quant->scale[0] == ldexpf(1, -frac);
+}
+
+/* State input k of node i (h0, c0) as int16 Q(15-frac).frac: a constant
+ * is converted, an activation quantized or requantized once. */
+static int rnn_state_input(qctx *q, int i, int k, int frac)
+{
+	ir_graph *g = q->g;
+	int t = k < g->nodes[i].n_inputs ? g->nodes[i].inputs[k] : -1;
+	if (t < 0 || is_fixed(&g->tensors[t], frac))
+		return 0;
+	const ir_tensor *x = &g->tensors[t];
+	/* a quantized graph input (--int-io) read by this cell only takes the
+	 * state's format: the previous call's state output feeds it as is */
+	if (x->kind == IR_KIND_INPUT && (x->dtype == IR_DTYPE_I8 || x->dtype == IR_DTYPE_I16) &&
+	    ir_graph_consumers(g, t) == 1)
+		return set_fixed_quant(g, t, frac, q->d);
+	char base[300];
+	ir_shape sh = x->shape;
+	int y;
+	if (x->kind == IR_KIND_CONST) {
+		int64_t n = ir_shape_numel(&x->shape);
+		float *v = const_f32(x);
+		int16_t *c = malloc(sizeof *c * (size_t)(n > 0 ? n : 1));
+		if (!v || !c) {
+			free(v), free(c);
+			return ir_fail(q->d, i, t, "out of memory");
+		}
+		for (int64_t j = 0; j < n; j++)
+			put_code(c, IR_DTYPE_I16, j, nearbyint(ldexp(v[j], frac)), 16);
+		snprintf(base, sizeof base, "%s:q", x->name);
+		y = new_const(g, base, IR_DTYPE_I16, &sh, c, q->d);
+		free(v), free(c);
+		if (y < 0 || set_fixed_quant(g, y, frac, q->d))
+			return -1;
+		return set_input(g, i, k, y, q->d);
+	}
+	snprintf(base, sizeof base, "%s:q%d.%d", x->name, 15 - frac, frac);
+	y = new_tensor(g, base, IR_DTYPE_I16, &sh, x->layout, q->d);
+	if (y < 0 || set_fixed_quant(g, y, frac, q->d))
+		return -1;
+	snprintf(base, sizeof base, "%s/quantize", g->tensors[y].name);
+	int c = new_node(g, base, IR_OP_QUANTIZE, &t, 1, y, q->d);
+	if (c < 0 || ir_node_set_str(g, c, "to", "i16"))
+		return -1;
+	return set_input(g, i, k, y, q->d);
+}
+
+/* W [1, G*H, I] or R [1, G*H, H] as int8, one symmetric scale per gate row
+ * (or per tensor with --per-tensor); *sum gets each row's sum of |codes|. */
+static int rnn_weights(qctx *q, int i, int k, int64_t *sum)
+{
+	ir_graph *g = q->g;
+	const ir_tensor *t = &g->tensors[g->nodes[i].inputs[k]];
+	int64_t gh = t->shape.rank == 3 ? t->shape.dim[1] : 0, per = t->shape.rank == 3 ? t->shape.dim[2] : 0;
+	int rows = q->o->per_channel ? (int)gh : 1;
+	float *v = const_f32(t), *s = malloc(sizeof *s * (size_t)(gh > 0 ? gh : 1));
+	int32_t *z = calloc((size_t)(gh > 0 ? gh : 1), sizeof *z);
+	int8_t *c = malloc((size_t)(gh * per > 0 ? gh * per : 1));
+	int rc = -1;
+	if (!v || !s || !z || !c) {
+		ir_fail(q->d, i, -1, "out of memory");
+		goto done;
+	}
+	for (int64_t r = 0; r < gh; r++) {
+		float amax = 0;
+		int64_t r0 = rows == 1 ? 0 : r, r1 = rows == 1 ? gh : r + 1;
+		for (int64_t j = r0 * per; j < r1 * per; j++)
+			amax = fmaxf(amax, fabsf(v[j]));
+		s[r] = amax > 0 ? amax / 127 : 1;
+		sum[r] = 0;
+		for (int64_t j = 0; j < per; j++) {
+			double x = nearbyint(v[r * per + j] / s[r]);
+			c[r * per + j] = (int8_t)(x < -127 ? -127 : x > 127 ? 127 : x);
+			sum[r] += abs(c[r * per + j]);
+		}
+	}
+	char base[300];
+	snprintf(base, sizeof base, "%s:q", t->name);
+	ir_shape sh = t->shape;
+	int w = new_const(g, base, IR_DTYPE_I8, &sh, c, q->d);
+	ir_quant qq = {.bits = 8, .symmetric = true, .axis = rows == 1 ? -1 : 1, .n = rows, .scale = s, .zero_point = z};
+	if (w >= 0 && !ir_tensor_set_quant(g, w, &qq, q->d) && !set_input(g, i, k, w, q->d))
+		rc = 0;
+done:
+	free(v), free(s), free(z), free(c);
+	return rc;
+}
+
+/* A GRU / LSTM on the integer cells: x in the node's type, int8 weights per
+ * gate row, int32 biases, h0/c0 and Y_h/Y_c in their fixed formats, Y at its
+ * calibrated scale. Refuses a layer whose int32 sums could overflow. */
+static int quant_rnn(qctx *q, int i, ir_dtype it)
+{
+	ir_graph *g = q->g;
+	bool lstm = g->nodes[i].op == IR_OP_LSTM;
+	int x = convert(q, i, g->nodes[i].inputs[0], it);
+	if (x < 0 || (x != g->nodes[i].inputs[0] && set_input(g, i, 0, x, q->d)))
+		return -1;
+	/* the LSTM's cell state: Q3.12, or coarser when the calibrated final
+	 * state (with a margin of 2 for the steps before) needs more range */
+	const ir_node *n = &g->nodes[i];
+	int cf = 12, yc = lstm && n->n_outputs > 2 ? n->outputs[2] : -1;
+	float clo, chi;
+	if (yc >= 0 && calib_range(q, i, yc, 16, true, &clo, &chi) == 0) {
+		double cmax = 2 * fmax(-(double)clo, (double)chi);
+		while (cf > 0 && cmax >= ldexp(1, 15 - cf))
+			cf--;
+	}
+	if (rnn_state_input(q, i, 5, 15) || (lstm && rnn_state_input(q, i, 6, cf)))
+		return -1;
+	n = &g->nodes[i];
+	int y = n->outputs[0];
+	if (y >= 0) {
+		float lo, hi;
+		if (calib_range(q, i, y, qbits(it), q->o->act_symmetric, &lo, &hi))
+			return -1;
+		g->tensors[y].dtype = it;
+		if (set_act_quant(g, y, lo, hi, qbits(it), q->o->act_symmetric, q->d))
+			return -1;
+	}
+	if ((n->n_outputs > 1 && n->outputs[1] >= 0 && set_fixed_quant(g, n->outputs[1], 15, q->d)) ||
+	    (yc >= 0 && set_fixed_quant(g, yc, cf, q->d)))
+		return -1;
+	int64_t gh = g->tensors[n->inputs[1]].shape.dim[1];
+	int64_t *sw = malloc(sizeof *sw * (size_t)(2 * gh + 1)), *sr = sw ? sw + gh : NULL;
+	int32_t *bq = malloc(sizeof *bq * (size_t)(2 * gh + 1));
+	float *bs = malloc(sizeof *bs * (size_t)(2 * gh + 1)), *bv = NULL;
+	int32_t *bz = calloc((size_t)(2 * gh + 1), sizeof *bz);
+	int rc = -1;
+	if (!sw || !bq || !bs || !bz) {
+		ir_fail(q->d, i, -1, "out of memory");
+		goto done;
+	}
+	if (rnn_weights(q, i, 1, sw) || rnn_weights(q, i, 2, sr))
+		goto done;
+	n = &g->nodes[i];
+	const ir_tensor *tx = &g->tensors[n->inputs[0]];
+	const ir_quant *xq = tx->quant, *wq = g->tensors[n->inputs[1]].quant, *rq = g->tensors[n->inputs[2]].quant;
+	int b = n->n_inputs > 3 ? n->inputs[3] : -1;
+	if (b >= 0 && !(bv = const_f32(&g->tensors[b]))) {
+		ir_fail(q->d, i, b, "out of memory");
+		goto done;
+	}
+	double xmax = tx->dtype == IR_DTYPE_I16 ? 32768 + fabs((double)xq->zero_point[0])
+						: 128 + fabs((double)xq->zero_point[0]);
+	for (int64_t j = 0; j < 2 * gh; j++) {
+		bool h = j >= gh;
+		int64_t r = h ? j - gh : j;
+		bs[j] = h ? ldexpf(rq->scale[rq->n == 1 ? 0 : r], -15) : xq->scale[0] * wq->scale[wq->n == 1 ? 0 : r];
+		double v = bv ? nearbyint(bv[j] / (double)bs[j]) : 0;
+		if (fabs(v) + (h ? 32768.0 * (double)sr[r] : xmax * (double)sw[r]) > INT32_MAX) {
+			ir_fail(q->d, i, -1, "gate row %lld's int32 sums could overflow in the integer cell; "
+				"keep the layer in float (--float-layers %s)", (long long)r, n->name);
+			goto done;
+		}
+		bq[j] = (int32_t)v;
+	}
+	if (b >= 0) {
+		char base[300];
+		snprintf(base, sizeof base, "%s:q", g->tensors[b].name);
+		ir_shape sh = g->tensors[b].shape;
+		int nb = new_const(g, base, IR_DTYPE_I32, &sh, bq, q->d);
+		ir_quant qq = {.bits = 32, .symmetric = true, .axis = 1, .n = (int)(2 * gh), .scale = bs, .zero_point = bz};
+		if (nb < 0 || ir_tensor_set_quant(g, nb, &qq, q->d) || set_input(g, i, 3, nb, q->d))
+			goto done;
+	}
+	rc = 0;
+done:
+	free(sw), free(bq), free(bs), free(bz), free(bv);
+	return rc;
+}
+
 /* ---- integer family */
 
 static int quantize_int_nodes(qctx *q, const char **whys, const bool *lut, const ir_act *acts);
@@ -736,6 +948,11 @@ static int quantize_int_nodes(qctx *q, const char **whys, const bool *lut, const
 		}
 		ir_dtype it = node_int_type(q, i);
 		n->precision = it == IR_DTYPE_I16 ? IR_PREC_I16 : IR_PREC_I8;
+		if (n->op == IR_OP_GRU || n->op == IR_OP_LSTM) {
+			if (quant_rnn(q, i, it))
+				return -1;
+			continue;
+		}
 		/* activation inputs into integers */
 		for (int k = 0; k < g->nodes[i].n_inputs; k++) {
 			int t = g->nodes[i].inputs[k];

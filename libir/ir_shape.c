@@ -1116,6 +1116,12 @@ int ir_node_infer(const ir_graph *g, int node, ir_dtype *dt, ir_shape *sh, ir_di
 		for (int i = 0; i < n->n_outputs; i++)
 			if (dt[i] == IR_DTYPE_F32)
 				dt[i] = prec_type[n->precision];
+	/* the integer recurrent cells keep their states (Y_h, Y_c) in int16
+	 * fixed formats whatever Y's type (npu_rt.h, GRU_Q / LSTM_Q) */
+	if ((n->op == IR_OP_GRU || n->op == IR_OP_LSTM) &&
+	    (n->precision == IR_PREC_I8 || n->precision == IR_PREC_I16))
+		for (int i = 1; i < n->n_outputs; i++)
+			dt[i] = IR_DTYPE_I16;
 	for (int i = 0; i < n->n_outputs; i++)
 		if (ir_shape_numel(&sh[i]) < 0)
 			return ir_fail(d, node, -1, "output %d would be too large", i);

@@ -130,7 +130,7 @@ expect_usage() {	# like expect_fail 2, for the two-line usage message
 	[ $res -eq 0 ] || diag "$desc: $(cat "$T/err")"
 	ok $res "$desc"
 }
-expect_usage "npu-run: --mode 'fp8': expected fp32 or fp16" "bad --mode" -- \
+expect_usage "npu-run: --mode 'fp8': expected fp32, fp16 or runtime" "bad --mode" -- \
 	npu-run "$T/tiny.ir" -i "$DATA/tinycnn.input.npy" --mode fp8 -o "$T/out"
 expect_usage "npu-run: --repeat '0': expected a whole number" "bad --repeat" -- \
 	npu-run "$T/tiny.ir" -i "$DATA/tinycnn.input.npy" --repeat 0 -o "$T/out"

@@ -1373,6 +1373,146 @@ static void test_lstm_f(void)
 	CHECK(Yb[0] == 0.5f * tanhf(1) && Yb[1] == 0 && Ycb[0] == 1 && Ycb[1] == 0 && Yhb[0] == Yb[0]);
 }
 
+/* ---------------------------------------------------------------- integer recurrent cells */
+
+static void rnq_params(int32_t *p, int T, int I, int H, int lbr, int xt, int zx, int yt, int32_t mult, int32_t shift)
+{
+	memset(p, 0, sizeof(int32_t) * NPU_RNQ_COUNT);
+	p[NPU_RNQ_T] = T, p[NPU_RNQ_B] = 1, p[NPU_RNQ_I] = I, p[NPU_RNQ_H] = H, p[NPU_RNQ_LBR] = lbr;
+	p[NPU_RNQ_XT] = xt, p[NPU_RNQ_ZX] = zx, p[NPU_RNQ_YT] = yt, p[NPU_RNQ_MULT] = mult, p[NPU_RNQ_SHIFT] = shift;
+	p[NPU_RNQ_LO] = yt == NPU_T_I8 ? -128 : -32768, p[NPU_RNQ_HI] = yt == NPU_T_I8 ? 127 : 32767;
+	p[NPU_RNQ_CFRAC] = 12;
+}
+
+/* GRU_Q, I = H = 1, the arithmetic of npu_rt.h by hand. Rows z, r: all
+ * zero, so pre = 0 and z = r = sigm table at k = 256: 0.5 -> 16384. Row h:
+ * x = 64, W = 2, mx = 2^30, sx = 25: px = 128 * 2^5 = 4096 (1.0 in Q3.12);
+ * bh = 4096, R = 1, mh = 2^30, sh = 30: ph = 4096 + R h.
+ * lbr = 1, step 1 (h = 0): pre = 4096 + (16384 * 4096) >> 15 = 6144 (1.5),
+ *   u = 38912 = 304 * 128: n = tanh table at k = 304 = round(32768 tanh 1.5)
+ *   = 29660; h = n + rshift_round(16384 (0 - n), 15) = 29660 - 14830 = 14830;
+ *   Y (Q0.7: MULT 2^30, SHIFT 38) = round(14830 / 256) = 58.
+ * step 2: ph = 4096 + 14830 = 18926, r ph >> 15 = 9463, pre = 13559:
+ *   i = 361, f = 119, n = t[361] + ((t[362] - t[361]) 119 + 64) >> 7 = 32681
+ *   (t[361] = 32667 = round(32768 tanh(3.28125)), t[362] = 32682);
+ *   h = 32681 + rshift_round(16384 (14830 - 32681), 15) = 23756, Y = 93.
+ * lbr = 0: R multiplies r h: step 1 pre = 4096 + 4096 = 8192 (2.0):
+ *   n = round(32768 tanh 2) = 31589; h = 31589 + rshift_round(-31589 * 16384, 15)
+ *   = 31589 - 15794 (-15794.5 rounds up) = 15795, Y = 62;
+ *   step 2 (rh = 7898): n = 32742, h = 24269, Y = 95. */
+static void test_gru_q(void)
+{
+	int32_t p[NPU_RNQ_COUNT];
+	int8_t x[2] = {64, 64}, W[3] = {0, 0, 2}, R[3] = {0, 0, 1}, Y[2];
+	int32_t q[3 * NPU_RQN_ROW] = {
+		0, 0, M30, 30, M30, 30,
+		0, 0, M30, 30, M30, 30,
+		0, 4096, M30, 25, M30, 30,
+	};
+	int16_t Yh[1] = {-1};
+	int32_t want[2] = {58, 93}, want0[2] = {62, 95};
+	rnq_params(p, 2, 1, 1, 1, NPU_T_I8, 0, NPU_T_I8, M30, 38);
+	RUN(NPU_K_GRU_Q, p, x, W, R, q, NULL, Y, Yh);
+	CHECK(eq_int(Y, NPU_T_I8, want, 2) && Yh[0] == 23756);
+	p[NPU_RNQ_LBR] = 0;
+	RUN(NPU_K_GRU_Q, p, x, W, R, q, NULL, Y, Yh);
+	CHECK(eq_int(Y, NPU_T_I8, want0, 2) && Yh[0] == 24269);
+	/* streaming: step 2 from step 1's state (h0 = 15795) gives step 2's
+	 * outputs; and Y in Q0.15 (int16, MULT 2^30, SHIFT 30) is h itself */
+	int16_t h0[1] = {15795}, Y16[1];
+	rnq_params(p, 1, 1, 1, 0, NPU_T_I8, 0, NPU_T_I16, M30, 30);
+	RUN(NPU_K_GRU_Q, p, x, W, R, q, h0, Y16, Yh);
+	CHECK(Y16[0] == 24269 && Yh[0] == 24269);
+}
+
+/* LSTM_Q, I = H = 1, T = 1: rows i, o, f zero (0.5 = 16384 each); row c:
+ * x int16 300 with ZX 44, W = 1, mx = 2^30, sx = 26: px = 256 * 16 = 4096,
+ * g = round(32768 tanh 1) = 24956. c0 = 4096 (1.0 in Q3.12):
+ * c = (16384 * 4096) >> 15 + rshift_round(16384 * 24956, 18) = 2048 + 1560
+ * (1559.75) = 3608; tanh(c): u = 36376, i = 284, f = 24, t[284] = 23066
+ * (tanh 0.875), t[285] = 23571: 23066 + (505 * 24 + 64) >> 7 = 23161;
+ * h = rshift_round(16384 * 23161, 15) = 11581 (11580.5 rounds up); the cell
+ * state in Q3.12 (CFRAC 12). */
+static void test_lstm_q(void)
+{
+	int32_t p[NPU_RNQ_COUNT];
+	int16_t x[1] = {300}, c0[1] = {4096}, Y[1], Yh[1], Yc[1];
+	int8_t W[4] = {0, 0, 0, 1}, R[4] = {5, 5, 5, 5};
+	int32_t q[4 * NPU_RQN_ROW] = {
+		0, 0, M30, 26, M30, 30,
+		0, 0, M30, 26, M30, 30,
+		0, 0, M30, 26, M30, 30,
+		0, 0, M30, 26, M30, 30,
+	};
+	rnq_params(p, 1, 1, 1, 0, NPU_T_I16, 44, NPU_T_I16, M30, 30);
+	RUN(NPU_K_LSTM_Q, p, x, W, R, q, NULL, c0, Y, Yh, Yc);
+	CHECK(Y[0] == 11581 && Yh[0] == 11581 && Yc[0] == 3608);
+	/* the cell state in Q5.10 (CFRAC 10): c0 = 1024, c = (16384 * 1024) >> 15
+	 * + rshift_round(16384 * 24956, 20) = 512 + 390 (389.94) = 902; tanh's
+	 * input 902 * 4 = 3608 as above: h = 11581 */
+	int16_t c0b[1] = {1024};
+	p[NPU_RNQ_CFRAC] = 10;
+	RUN(NPU_K_LSTM_Q, p, x, W, R, q, NULL, c0b, Y, Yh, Yc);
+	CHECK(Y[0] == 11581 && Yc[0] == 902);
+	p[NPU_RNQ_CFRAC] = 12;
+	/* the cell state saturates at Q3.12's ends: c0 = 32767, f = 1 - 2^-15
+	 * (pre 32767 saturated: u = 65535, t[511] + (t[512] - t[511]) 127/128),
+	 * i g = 0.5: c stays at 32767 */
+	int16_t cmax[1] = {32767};
+	q[2 * NPU_RQN_ROW + NPU_RQN_BX] = 1 << 20;	/* px = 2^20 * 2^4 -> pre saturates */
+	RUN(NPU_K_LSTM_Q, p, x, W, R, q, NULL, cmax, Y, Yh, Yc);
+	CHECK(Yc[0] == 32767);
+}
+
+/* GRU_Q and LSTM_Q against the float kernels on random cells whose real
+ * weights are the int8 codes times their row scales: the integer h stays
+ * within 0.01 of the float one over 12 steps (the tables' and Q3.12's
+ * rounding only). */
+static void test_rnn_q_vs_f(void)
+{
+	enum { T = 12, I = 5, H = 7 };
+	for (int lstm = 0; lstm < 2; lstm++)
+		for (int lbr = 0; lbr < 2 - lstm; lbr++) {
+			int G = lstm ? 4 : 3;
+			int8_t xq[T * I], Wq[4 * H * I], Rq[4 * H * H];
+			float xf[T * I], Wf[4 * H * I], Rf[4 * H * H], bf[8 * H], Yf[T * H], Yhf[H];
+			int32_t q[4 * H * NPU_RQN_ROW];
+			int16_t Yq[T * H], Yhq[H];
+			const float sx = 1.0f / 32;	/* x in [-4, 4) */
+			for (int i = 0; i < T * I; i++)
+				xq[i] = (int8_t)rnd(-128, 127), xf[i] = sx * xq[i];
+			for (int j = 0; j < G * H; j++) {
+				float sw = 0.5f / 127, sr = 0.8f / 127;	/* |W| <= 0.5, |R| <= 0.8 */
+				for (int i = 0; i < I; i++)
+					Wq[j * I + i] = (int8_t)rnd(-127, 127), Wf[j * I + i] = sw * Wq[j * I + i];
+				for (int k = 0; k < H; k++)
+					Rq[j * H + k] = (int8_t)rnd(-127, 127), Rf[j * H + k] = sr * Rq[j * H + k];
+				int32_t bx = rnd(-2000, 2000), bh = rnd(-(1 << 20), 1 << 20);
+				bf[j] = (float)bx * sx * sw, bf[G * H + j] = (float)bh * sr / 32768;
+				int32_t *row = q + j * NPU_RQN_ROW;
+				/* mx = sx sw 2^12 = 2^7 sw: 0.5 / 127 * 128 * 2^30 */
+				row[NPU_RQN_BX] = bx, row[NPU_RQN_BH] = bh;
+				row[NPU_RQN_MX] = (int32_t)((double)sw * 128 * M30 + 0.5), row[NPU_RQN_SX] = 30;
+				row[NPU_RQN_MH] = (int32_t)((double)sr / 8 * M30 + 0.5), row[NPU_RQN_SH] = 30;
+			}
+			int32_t p[NPU_RNQ_COUNT], pf[NPU_RN_COUNT];
+			rnq_params(p, T, I, H, lbr, NPU_T_I8, 0, NPU_T_I16, M30, 30);
+			rn_params(pf, T, 1, I, H, lbr, 0, NPU_T_F32);
+			if (lstm) {
+				RUN(NPU_K_LSTM_Q, p, xq, Wq, Rq, q, NULL, NULL, Yq, Yhq, NULL);
+				RUN(NPU_K_LSTM_F, pf, xf, Wf, Rf, bf, NULL, NULL, Yf, Yhf, NULL);
+			} else {
+				RUN(NPU_K_GRU_Q, p, xq, Wq, Rq, q, NULL, Yq, Yhq);
+				RUN(NPU_K_GRU_F, pf, xf, Wf, Rf, bf, NULL, Yf, Yhf);
+			}
+			double worst = 0;
+			for (int i = 0; i < T * H; i++)
+				worst = fmax(worst, fabs(Yq[i] / 32768.0 - Yf[i]));
+			CHECK_MSG(worst < 0.01 && Yhq[H - 1] == Yq[(T - 1) * H + H - 1], "%s lbr %d: max |h - h_float| %g",
+				  lstm ? "lstm" : "gru", lbr, worst);
+		}
+}
+
 static void test_cast_f(void)
 {
 	int32_t p[NPU_CA_COUNT];
@@ -1426,7 +1566,8 @@ static void test_exec(void)
 	CHECK(eq_int(y, NPU_T_I8, want, 4));
 	CHECK(arena[32] == 2 && (int8_t)arena[33] == -4 && arena[35] == 100);
 	CHECK(npu_param_count(NPU_K_CONV_Q) == NPU_CV_COUNT && npu_param_count(NPU_K_FILL) == NPU_FI_COUNT &&
-	      npu_param_count(NPU_K_LSTM_F) == NPU_RN_COUNT && npu_param_count(NPU_K_COUNT) == 0);
+	      npu_param_count(NPU_K_LSTM_F) == NPU_RN_COUNT && npu_param_count(NPU_K_GRU_Q) == NPU_RNQ_COUNT &&
+	      npu_param_count(NPU_K_LSTM_Q) == NPU_RNQ_COUNT && npu_param_count(NPU_K_COUNT) == 0);
 }
 
 /* ---------------------------------------------------------------- npu_load */
@@ -1618,5 +1759,8 @@ int main(void)
 	test_cast_f();
 	test_exec();
 	test_load();
+	test_gru_q();
+	test_lstm_q();
+	test_rnn_q_vs_f();
 	return check_done();
 }

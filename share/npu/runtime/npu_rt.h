@@ -55,6 +55,8 @@ enum {
 	NPU_K_FILL,		/* fill with one element value (padding) */
 	NPU_K_REDUCE_F,		/* float sum / mean / max / min over one axis */
 	NPU_K_REDUCE_Q,		/* the same on integers, requantized */
+	NPU_K_GRU_Q,		/* integer GRU: int8 weights, int16 gates and state */
+	NPU_K_LSTM_Q,		/* integer LSTM: int8 weights, int16 gates and state */
 	NPU_K_COUNT
 };
 
@@ -195,6 +197,49 @@ enum {
 	NPU_RD_ZX, NPU_RD_ZY, NPU_RD_MULT, NPU_RD_SHIFT, NPU_RD_LO, NPU_RD_HI,
 	NPU_RD_COUNT
 };
+
+/* GRU_Q / LSTM_Q: the integer recurrent cells (as TFLite Micro's and
+ * CMSIS-NN's integer LSTM), same semantics, shapes and gate order as
+ * GRU_F / LSTM_F. Fixed formats (Qm.n: int16 holding value * 2^n):
+ *   hidden state h, h0, Yh   int16 Q0.15 (scale 2^-15, zero point 0);
+ *                            GRU and LSTM keep |h| <= 1 (h0 is clamped)
+ *   LSTM cell state c, c0, Yc  int16 with CFRAC fraction bits, 0..12
+ *                            (Q3.12 unless npu-quant's calibration saw a
+ *                            larger cell state; saturating)
+ *   gate pre-activations     int16 Q3.12 (saturating to [-8, 8))
+ *   gate values              int16 Q0.15 (sigmoid / tanh tables)
+ * x: XT (int8 / int16) with zero point ZX; W [G*H, I] and R [G*H, H] int8
+ * symmetric, one scale per gate row j (sw_j, sr_j). Arg q: int32 [G*H][6]
+ * per row: bx, bh, mx, sx, mh, sh. With the real scales sx_in of x:
+ *   ax = bx + sum_i (x_i - ZX) W[j][i]    bx = round(Wb_j / (sx_in sw_j))
+ *   ah = bh + sum_k h_k R[j][k]           bh = round(Rb_j / (2^-15 sr_j))
+ *   (for the GRU's h gate without linear_before_reset, h_k is
+ *    rh_k = rshift_round(r_k h_k, 15))
+ * npu-quant and the lowering (ir_lower.c) admit a layer only if every row's
+ * |bias| + max|x - ZX| sum |W[j]| (and |bh| + 2^15 sum |R[j]|) < 2^31,
+ * so ax and ah are exact in int32; then
+ *   px = rshift_round(ax mx, sx), ph = rshift_round(ah mh, sh)
+ * (int64 products, |.| < 2^62; mx ~ sx_in sw_j 2^12 2^sx, mh ~ sr_j 2^-3
+ * 2^sh) are the two halves of the pre-activation in Q3.12, and
+ *   pre = sat16(px + ph)   (GRU h gate with linear_before_reset:
+ *                           pre = sat16(px + rshift_round(r sat32(ph), 15)))
+ * Gates: sigm(pre), tanh(pre) through 513-entry tables t[k] = 32768 f(k/32 - 8)
+ * rounded half up, saturated to +-32767 (npu_rt.c): u = pre + 32768,
+ * i = u >> 7, f = u & 127,
+ * g = t[i] + rshift_round((t[i+1] - t[i]) f, 7).
+ *   GRU:  h = n + rshift_round(z (h - n), 15)          (= (1-z) n + z h)
+ *   LSTM: c = sat16(rshift_round(f c, 15) + rshift_round(i g, 30 - CFRAC)),
+ *         h = rshift_round(o tanh(sat16(c 2^(12 - CFRAC))), 15)   (tanh's
+ *         input in Q3.12: c itself when CFRAC = 12)
+ * Y = clamp(ZY + rshift_round(h MULT, SHIFT), LO, HI) in YT; Yh, Yc are
+ * the states in their fixed formats, so a streaming model feeds them back
+ * as the next call's h0, c0 unchanged.
+ * Args GRU: x, W, R, q, h0|-1, Y|-1, Yh|-1.
+ * Args LSTM: x, W, R, q, h0|-1, c0|-1, Y|-1, Yh|-1, Yc|-1. */
+enum { NPU_RQN_BX, NPU_RQN_BH, NPU_RQN_MX, NPU_RQN_SX, NPU_RQN_MH, NPU_RQN_SH, NPU_RQN_ROW };
+enum { NPU_RNQ_T, NPU_RNQ_B, NPU_RNQ_I, NPU_RNQ_H, NPU_RNQ_LBR, NPU_RNQ_REVERSE,
+       NPU_RNQ_XT, NPU_RNQ_YT, NPU_RNQ_ZX, NPU_RNQ_ZY, NPU_RNQ_MULT, NPU_RNQ_SHIFT,
+       NPU_RNQ_LO, NPU_RNQ_HI, NPU_RNQ_CFRAC, NPU_RNQ_COUNT };
 
 /* ---- the model */
 
