@@ -1285,6 +1285,7 @@ static void rn_params(int32_t *p, int T, int B, int I, int H, int lbr, int rev, 
 {
 	p[NPU_RN_T] = T, p[NPU_RN_B] = B, p[NPU_RN_I] = I, p[NPU_RN_H] = H, p[NPU_RN_LBR] = lbr;
 	p[NPU_RN_REVERSE] = rev, p[NPU_RN_XT] = p[NPU_RN_WT] = p[NPU_RN_YT] = t;
+	p[NPU_RN_DIRS] = 1, p[NPU_RN_DIR] = 0, p[NPU_RN_BF] = 0, p[NPU_RN_CLIP] = 0, p[NPU_RN_IFG] = 0;
 }
 
 /* GRU, I = H = B = 1. Saturated gates are exact in float: sigmoid(30) =
