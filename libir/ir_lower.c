@@ -1306,7 +1306,9 @@ static int lower_cast(lw *c)
 		return lower_view(c);
 	/* by value: integer codes to float, float to integers (truncated) */
 	bool xi = tx->dtype == IR_DTYPE_I32 || is_int(tx->dtype), yi = ty->dtype == IR_DTYPE_I32 || is_int(ty->dtype);
-	if (!(is_float(tx->dtype) || xi) || !(is_float(ty->dtype) || yi) || (xi && yi) || cnt > INT32_MAX)
+	bool idx = (tx->dtype == IR_DTYPE_I64 && (ty->dtype == IR_DTYPE_I32 || is_float(ty->dtype))) ||
+		   (tx->dtype == IR_DTYPE_I32 && ty->dtype == IR_DTYPE_I64);
+	if ((!idx && (!(is_float(tx->dtype) || xi) || !(is_float(ty->dtype) || yi) || (xi && yi))) || cnt > INT32_MAX)
 		return unsupported(c, "cast from %s to %s is not in the runtime", ir_dtype_name(tx->dtype),
 				   ir_dtype_name(ty->dtype));
 	int32_t p[NPU_CA_COUNT] = {(int32_t)cnt, npu_type(tx->dtype), npu_type(ty->dtype)};
@@ -1323,7 +1325,7 @@ static bool i64_ok(int op)
 	switch (op) {
 	case IR_OP_ARGMAX: case IR_OP_GATHER: case IR_OP_RESHAPE: case IR_OP_FLATTEN: case IR_OP_SQUEEZE:
 	case IR_OP_UNSQUEEZE: case IR_OP_IDENTITY: case IR_OP_TRANSPOSE: case IR_OP_CONCAT: case IR_OP_SPLIT:
-	case IR_OP_SLICE:
+	case IR_OP_SLICE: case IR_OP_CAST:
 		return true;
 	default:
 		return false;

@@ -1595,6 +1595,18 @@ static void k_cast_f(const int32_t *p, void *const *a, void *scratch)
 			memmove(y, x, (size_t)n * (XT == NPU_T_F16 ? 2 : XT == NPU_T_I16 ? 2 : XT == NPU_T_I8 || XT == NPU_T_U8 ? 1 : 4));
 		return;
 	}
+	if (XT == NPU_T_I64 || YT == NPU_T_I64) {	/* indices: i64 <-> i32, i64 -> float */
+		for (int32_t i = 0; i < n; i++) {
+			int64_t v = XT == NPU_T_I64 ? ((const int64_t *)x)[i] : rt_ldi(x, XT, (size_t)i);
+			if (YT == NPU_T_I64)
+				((int64_t *)y)[i] = v;
+			else if (ca_is_float(YT))
+				rt_stf(y, YT, (size_t)i, (float)v);
+			else
+				((int32_t *)y)[i] = v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : (int32_t)v;
+		}
+		return;
+	}
 	if (ca_is_float(YT)) {
 		for (int32_t i = 0; i < n; i++)
 			rt_stf(y, YT, (size_t)i, ca_is_float(XT) ? rt_ldf(x, XT, (size_t)i) : (float)rt_ldi(x, XT, (size_t)i));

@@ -183,7 +183,8 @@ enum { NPU_RN_T, NPU_RN_B, NPU_RN_I, NPU_RN_H, NPU_RN_LBR, NPU_RN_REVERSE,
 
 /* CAST_F: N elements from XT to YT by value (no scales): f32 <-> f16,
  * i8/i16/i32/u8 -> f32/f16 (through float32), and f32/f16 -> i8/i16/i32/u8
- * truncating toward zero, saturated to the type's range (NaN -> 0).
+ * truncating toward zero, saturated to the type's range (NaN -> 0);
+ * indices i64 -> i32 (saturated) / f32 / f16 and i32 -> i64.
  * Args: x, y. */
 enum { NPU_CA_N, NPU_CA_XT, NPU_CA_YT, NPU_CA_COUNT };
 
