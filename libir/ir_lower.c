@@ -1066,9 +1066,11 @@ static int lower_rnn(lw *c)
 	if (strcmp(dir, "forward") && strcmp(dir, "reverse") && !bidi)
 		return unsupported(c, "%s direction '%s' is not in the runtime", ir_op_name(n->op), dir);
 	bool bf = ir_node_int(c->g, c->node, "layout", 0) != 0;
-	if (in_id(c, 4) >= 0 || (lstm && in_id(c, 7) >= 0))
-		return unsupported(c, "%s with sequence lengths or peepholes is not in the runtime", ir_op_name(n->op));
-	if (tw->dtype != tr->dtype || (tb && tb->dtype != tw->dtype) || !is_float(tw->dtype))
+	const ir_tensor *tp = lstm ? T(c, in_id(c, 7)) : NULL;
+	if (in_id(c, 4) >= 0)
+		return unsupported(c, "%s with sequence lengths is not in the runtime", ir_op_name(n->op));
+	if (tw->dtype != tr->dtype || (tb && tb->dtype != tw->dtype) || (tp && tp->dtype != tw->dtype) ||
+	    !is_float(tw->dtype))
 		return unsupported(c, "%s weights must share one float type", ir_op_name(n->op));
 	for (int i = 0; i < 3; i++)
 		if (tx->shape.dim[i] > INT32_MAX)
@@ -1086,9 +1088,9 @@ static int lower_rnn(lw *c)
 			p[NPU_RN_DIR] = d, p[NPU_RN_REVERSE] = d;
 		int rc;
 		if (lstm) {
-			int args[9] = {rt(c, x), rt(c, w), rt(c, r), rt(c, b), rt(c, in_id(c, 5)), rt(c, in_id(c, 6)),
-				       rt(c, out_id(c, 0)), rt(c, out_id(c, 1)), rt(c, out_id(c, 2))};
-			rc = add_op(c, NPU_K_LSTM_F, args, 9, p, NPU_RN_COUNT);
+			int args[10] = {rt(c, x), rt(c, w), rt(c, r), rt(c, b), rt(c, in_id(c, 5)), rt(c, in_id(c, 6)),
+					rt(c, out_id(c, 0)), rt(c, out_id(c, 1)), rt(c, out_id(c, 2)), rt(c, in_id(c, 7))};
+			rc = add_op(c, NPU_K_LSTM_F, args, tp ? 10 : 9, p, NPU_RN_COUNT);
 		} else {
 			int args[7] = {rt(c, x), rt(c, w), rt(c, r), rt(c, b), rt(c, in_id(c, 5)), rt(c, out_id(c, 0)),
 				       rt(c, out_id(c, 1))};

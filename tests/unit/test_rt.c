@@ -1544,6 +1544,18 @@ static void test_rnn_f(void)
 	CHECK(fabsf(Y[0] - 0.24491866f) < 1e-6f && fabsf(Y[1] + 0.24491866f) < 1e-6f);
 }
 
+/* LSTM peepholes, I = H = 1, T = 1, W = R = 0, c0 = 1, P (i o f) = 2 4 0:
+ * i = sigmoid(2 c0), f = sigmoid(0) = 0.5, c~ = tanh(0) = 0, c = 0.5,
+ * o = sigmoid(4 c) = sigmoid(2), h = sigmoid(2) tanh(0.5) = 0.40703144. */
+static void test_lstm_peepholes(void)
+{
+	int32_t p[NPU_RN_COUNT];
+	float x[1] = {1}, W[4] = {0}, R[4] = {0}, c0[1] = {1}, P[3] = {2, 4, 0}, Y[1], Yh[1], Yc[1];
+	rn_params(p, 1, 1, 1, 1, 0, 0, NPU_T_F32);
+	RUN(NPU_K_LSTM_F, p, x, W, R, NULL, NULL, c0, Y, Yh, Yc, P);
+	CHECK(Yc[0] == 0.5f && fabsf(Y[0] - 0.40703144f) < 1e-6f && Yh[0] == Y[0]);
+}
+
 /* integer codes to float by value; float to u8 / i32 truncated toward
  * zero and saturated, NaN -> 0 */
 static void test_cast_int(void)
@@ -1799,6 +1811,7 @@ int main(void)
 	test_argmax();
 	test_lrn_f();
 	test_rnn_f();
+	test_lstm_peepholes();
 	test_cast_int();
 	test_exec();
 	test_load();

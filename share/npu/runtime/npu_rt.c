@@ -1500,7 +1500,7 @@ static void k_gru_f(const int32_t *p, void *const *a, void *scratch)
 /* @npu-kernel LSTM_F */
 static void k_lstm_f(const int32_t *p, void *const *a, void *scratch)
 {
-	const void *x = a[0], *W = a[1], *R = a[2], *bias = a[3], *h0 = a[4], *c0 = a[5];
+	const void *x = a[0], *W = a[1], *R = a[2], *bias = a[3], *h0 = a[4], *c0 = a[5], *P = a[9];
 	void *Y = a[6], *Yh = a[7], *Yc = a[8];
 	int T = p[NPU_RN_T], B = p[NPU_RN_B], I = p[NPU_RN_I], H = p[NPU_RN_H], ifg = p[NPU_RN_IFG] != 0;
 	int32_t XT = p[NPU_RN_XT], WT = p[NPU_RN_WT], YT = p[NPU_RN_YT];
@@ -1520,15 +1520,23 @@ static void k_lstm_f(const int32_t *p, void *const *a, void *scratch)
 			for (size_t j = 0; j < GH; j++) {
 				float xw = rn_dot(bias ? rt_ldf(bias, WT, bo + j) : 0.0f, W, WT, wo + j * I, xb, I);
 				float hr = rn_dot(bias ? rt_ldf(bias, WT, bo + GH + j) : 0.0f, R, WT, ro + j * H, h, H);
-				g[j] = rn_clip(p, xw + hr);
+				g[j] = xw + hr;
 			}
-			/* gate order i, o, f, c */
+			/* gate order i, o, f, c; peepholes i o f */
 			for (int j = 0; j < H; j++) {
-				float ig = rt_sigm(g[j]), og = rt_sigm(g[H + j]);
-				float fg = ifg ? 1 - ig : rt_sigm(g[2 * H + j]);
-				float cc = npu_tanhf(g[3 * H + j]);
+				size_t po = d * 3 * (size_t)H + (size_t)j;
+				float gi = g[j], go = g[H + j], gf = g[2 * H + j];
+				if (P) {
+					gi += rt_ldf(P, WT, po) * c[j];
+					gf += rt_ldf(P, WT, po + 2 * (size_t)H) * c[j];
+				}
+				float ig = rt_sigm(rn_clip(p, gi));
+				float fg = ifg ? 1 - ig : rt_sigm(rn_clip(p, gf));
+				float cc = npu_tanhf(rn_clip(p, g[3 * H + j]));
 				c[j] = rn_round(fg * c[j] + ig * cc, half);
-				h[j] = rn_round(og * npu_tanhf(c[j]), half);
+				if (P)
+					go += rt_ldf(P, WT, po + (size_t)H) * c[j];
+				h[j] = rn_round(rt_sigm(rn_clip(p, go)) * npu_tanhf(c[j]), half);
 			}
 			if (Y)
 				for (int j = 0; j < H; j++)
