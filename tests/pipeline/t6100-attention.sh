@@ -2,8 +2,9 @@
 # A tiny self-attention block (tests/gen/attention.py: q k^T / sqrt(d),
 # softmax over the last axis, times v, argmax of the output) through the
 # whole pipeline: import, npu-fuse --all, npu-quant (float, int8, grus),
-# npu-emit; the header compiles as strict C99 and its outputs equal
-# npu-run's byte for byte; the float runtime is within 1e-4 of PyTorch.
+# npu-emit; the header compiles as strict C99 and it (and the binary
+# model) equals npu-run byte for byte; the float runtime is within 1e-4 of
+# PyTorch.
 . "$(dirname "$0")/lib.sh"
 F=$DATA/families/attention
 EX=$TOP/share/npu/examples
@@ -33,4 +34,10 @@ for mode in f32 int8 grus; do
 		npu-run "$T/m.$mode.ir" -i "$F/in.npz" --compare "$T/res" --rtol 0 --atol 0 >/dev/null
 	ok $? "$mode: the header compiles ($STRICT) and equals npu-run byte for byte $(head -3 "$T/cc.err" 2>/dev/null)"
 done
+# the binary model: npu_load accepts the new kernels (and the int64 output)
+$CC $STRICT -O2 -I"$TOP/share/npu/runtime" "$EX/npu_host.c" -o "$T/hostbin" -lm &&
+	rm -rf "$T/res" && mkdir "$T/res" && npu-emit "$T/m.int8.ir" --format bin -o "$T/m.bin" &&
+	"$T/hostbin" "$T/m.bin" run "$T/res" "$F/x.npy" &&
+	npu-run "$T/m.int8.ir" -i "$F/in.npz" --compare "$T/res" --rtol 0 --atol 0 >/dev/null
+ok $? "int8 --format bin: npu_load runs it to npu-run's bytes"
 done_testing
