@@ -1066,9 +1066,9 @@ static int lower_rnn(lw *c)
 	if (strcmp(dir, "forward") && strcmp(dir, "reverse") && !bidi)
 		return unsupported(c, "%s direction '%s' is not in the runtime", ir_op_name(n->op), dir);
 	bool bf = ir_node_int(c->g, c->node, "layout", 0) != 0;
-	const ir_tensor *tp = lstm ? T(c, in_id(c, 7)) : NULL;
-	if (in_id(c, 4) >= 0)
-		return unsupported(c, "%s with sequence lengths is not in the runtime", ir_op_name(n->op));
+	const ir_tensor *tp = lstm ? T(c, in_id(c, 7)) : NULL, *tl = T(c, in_id(c, 4));
+	if (tl && tl->dtype != IR_DTYPE_I32 && tl->dtype != IR_DTYPE_I64)
+		return unsupported(c, "%s sequence lengths are %s", ir_op_name(n->op), ir_dtype_name(tl->dtype));
 	if (tw->dtype != tr->dtype || (tb && tb->dtype != tw->dtype) || (tp && tp->dtype != tw->dtype) ||
 	    !is_float(tw->dtype))
 		return unsupported(c, "%s weights must share one float type", ir_op_name(n->op));
@@ -1082,19 +1082,21 @@ static int lower_rnn(lw *c)
 				   !strcmp(dir, "reverse"), npu_type(tx->dtype), npu_type(tw->dtype), npu_type(tx->dtype)};
 	p[NPU_RN_DIRS] = bidi ? 2 : 1, p[NPU_RN_BF] = bf, p[NPU_RN_CLIP] = clip > 0 ? fbits(clip) : 0;
 	p[NPU_RN_IFG] = lstm && ir_node_int(c->g, c->node, "input_forget", 0) != 0;
+	p[NPU_RN_SLT] = tl ? npu_type(tl->dtype) : NPU_T_I32;
 	/* a bidirectional node: the forward call, then the backward one */
 	for (int d = 0; d < (bidi ? 2 : 1); d++) {
 		if (bidi)
 			p[NPU_RN_DIR] = d, p[NPU_RN_REVERSE] = d;
 		int rc;
 		if (lstm) {
-			int args[10] = {rt(c, x), rt(c, w), rt(c, r), rt(c, b), rt(c, in_id(c, 5)), rt(c, in_id(c, 6)),
-					rt(c, out_id(c, 0)), rt(c, out_id(c, 1)), rt(c, out_id(c, 2)), rt(c, in_id(c, 7))};
-			rc = add_op(c, NPU_K_LSTM_F, args, tp ? 10 : 9, p, NPU_RN_COUNT);
+			int args[11] = {rt(c, x), rt(c, w), rt(c, r), rt(c, b), rt(c, in_id(c, 5)), rt(c, in_id(c, 6)),
+					rt(c, out_id(c, 0)), rt(c, out_id(c, 1)), rt(c, out_id(c, 2)), rt(c, in_id(c, 7)),
+					rt(c, in_id(c, 4))};
+			rc = add_op(c, NPU_K_LSTM_F, args, tl ? 11 : tp ? 10 : 9, p, NPU_RN_COUNT);
 		} else {
-			int args[7] = {rt(c, x), rt(c, w), rt(c, r), rt(c, b), rt(c, in_id(c, 5)), rt(c, out_id(c, 0)),
-				       rt(c, out_id(c, 1))};
-			rc = add_op(c, gru ? NPU_K_GRU_F : NPU_K_RNN_F, args, 7, p, NPU_RN_COUNT);
+			int args[8] = {rt(c, x), rt(c, w), rt(c, r), rt(c, b), rt(c, in_id(c, 5)), rt(c, out_id(c, 0)),
+				       rt(c, out_id(c, 1)), rt(c, in_id(c, 4))};
+			rc = add_op(c, gru ? NPU_K_GRU_F : NPU_K_RNN_F, args, tl ? 8 : 7, p, NPU_RN_COUNT);
 		}
 		if (rc)
 			return -1;
@@ -1327,7 +1329,7 @@ static bool i64_ok(int op)
 	switch (op) {
 	case IR_OP_ARGMAX: case IR_OP_GATHER: case IR_OP_RESHAPE: case IR_OP_FLATTEN: case IR_OP_SQUEEZE:
 	case IR_OP_UNSQUEEZE: case IR_OP_IDENTITY: case IR_OP_TRANSPOSE: case IR_OP_CONCAT: case IR_OP_SPLIT:
-	case IR_OP_SLICE: case IR_OP_CAST:
+	case IR_OP_SLICE: case IR_OP_CAST: case IR_OP_RNN: case IR_OP_GRU: case IR_OP_LSTM:	/* sequence lengths */
 		return true;
 	default:
 		return false;

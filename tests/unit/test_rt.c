@@ -1286,6 +1286,7 @@ static void rn_params(int32_t *p, int T, int B, int I, int H, int lbr, int rev, 
 	p[NPU_RN_T] = T, p[NPU_RN_B] = B, p[NPU_RN_I] = I, p[NPU_RN_H] = H, p[NPU_RN_LBR] = lbr;
 	p[NPU_RN_REVERSE] = rev, p[NPU_RN_XT] = p[NPU_RN_WT] = p[NPU_RN_YT] = t;
 	p[NPU_RN_DIRS] = 1, p[NPU_RN_DIR] = 0, p[NPU_RN_BF] = 0, p[NPU_RN_CLIP] = 0, p[NPU_RN_IFG] = 0;
+	p[NPU_RN_SLT] = NPU_T_I32;
 }
 
 /* GRU, I = H = B = 1. Saturated gates are exact in float: sigmoid(30) =
@@ -1542,6 +1543,27 @@ static void test_rnn_f(void)
 	p[NPU_RN_CLIP] = cl.i;
 	RUN(NPU_K_RNN_F, p, x, W, R, NULL, NULL, Y, Yh);
 	CHECK(fabsf(Y[0] - 0.24491866f) < 1e-6f && fabsf(Y[1] + 0.24491866f) < 1e-6f);
+}
+
+/* Sequence lengths 1 and 2 (int64), time major, B = 2, the RNN above:
+ * batch 0 runs one step (tanh(0.5) = 0.46211716, Y at t = 1 zero, also
+ * backwards, where its one step is t = 0), batch 1 both steps. */
+static void test_rnn_seq_lens(void)
+{
+	int32_t p[NPU_RN_COUNT];
+	float x[4] = {0.5f, 0.5f, -1, -1}, W[1] = {1}, R[1] = {0.5f}, Y[4], Yh[2];
+	int64_t sl[2] = {1, 2};
+	rn_params(p, 2, 2, 1, 1, 0, 0, NPU_T_F32);
+	p[NPU_RN_SLT] = NPU_T_I64;
+	memset(Y, 0x7f, sizeof Y);
+	RUN(NPU_K_RNN_F, p, x, W, R, NULL, NULL, Y, Yh, sl);
+	CHECK(fabsf(Y[0] - 0.46211716f) < 1e-6f && Y[2] == 0 && Yh[0] == Y[0]);
+	CHECK(fabsf(Y[1] - 0.46211716f) < 1e-6f && fabsf(Y[3] + 0.64631348f) < 1e-6f && Yh[1] == Y[3]);
+	p[NPU_RN_REVERSE] = 1;
+	memset(Y, 0x7f, sizeof Y);
+	RUN(NPU_K_RNN_F, p, x, W, R, NULL, NULL, Y, Yh, sl);
+	CHECK(fabsf(Y[0] - 0.46211716f) < 1e-6f && Y[2] == 0 && Yh[0] == Y[0]);
+	CHECK(fabsf(Y[3] + 0.76159416f) < 1e-6f && fabsf(Y[1] - 0.11864151f) < 1e-6f && Yh[1] == Y[1]);
 }
 
 /* LSTM peepholes, I = H = 1, T = 1, W = R = 0, c0 = 1, P (i o f) = 2 4 0:
@@ -1812,6 +1834,7 @@ int main(void)
 	test_lrn_f();
 	test_rnn_f();
 	test_lstm_peepholes();
+	test_rnn_seq_lens();
 	test_cast_int();
 	test_exec();
 	test_load();

@@ -1440,6 +1440,21 @@ static void rn_input(const int32_t *p, const void *x, int t, int b, float *xb)
 		xb[i] = rt_ldf(x, p[NPU_RN_XT], o + (size_t)i);
 }
 
+/* the steps batch b runs (sequence lengths sl, or all T) */
+static int rn_len(const int32_t *p, const void *sl, int b)
+{
+	int64_t T = p[NPU_RN_T], v = !sl ? T : p[NPU_RN_SLT] == NPU_T_I64 ? ((const int64_t *)sl)[b] : ((const int32_t *)sl)[b];
+	return (int)(v < 0 ? 0 : v > T ? T : v);
+}
+
+/* zero Y beyond batch b's sequence */
+static void rn_zero_tail(const int32_t *p, void *Y, int b, int L)
+{
+	for (int t = L; Y && t < p[NPU_RN_T]; t++)
+		for (int j = 0; j < p[NPU_RN_H]; j++)
+			rt_stf(Y, p[NPU_RN_YT], rn_yoff(p, t, b) + (size_t)j, 0.0f);
+}
+
 static float rn_clip(const int32_t *p, float v)
 {
 	float c = npu_bits_f32((uint32_t)p[NPU_RN_CLIP]);
@@ -1450,9 +1465,9 @@ static float rn_clip(const int32_t *p, float v)
 /* @npu-kernel GRU_F */
 static void k_gru_f(const int32_t *p, void *const *a, void *scratch)
 {
-	const void *x = a[0], *W = a[1], *R = a[2], *bias = a[3], *h0 = a[4];
+	const void *x = a[0], *W = a[1], *R = a[2], *bias = a[3], *h0 = a[4], *sl = a[7];
 	void *Y = a[5], *Yh = a[6];
-	int T = p[NPU_RN_T], B = p[NPU_RN_B], I = p[NPU_RN_I], H = p[NPU_RN_H], lbr = p[NPU_RN_LBR] != 0;
+	int B = p[NPU_RN_B], I = p[NPU_RN_I], H = p[NPU_RN_H], lbr = p[NPU_RN_LBR] != 0;
 	int32_t XT = p[NPU_RN_XT], WT = p[NPU_RN_WT], YT = p[NPU_RN_YT];
 	int half = YT == NPU_T_F16;
 	float *h = scratch, *c = h + H, *tmp = c + H, *g = tmp + H, *xb = g + 3 * H;
@@ -1463,8 +1478,10 @@ static void k_gru_f(const int32_t *p, void *const *a, void *scratch)
 		size_t so = rn_soff(p, b);
 		for (int j = 0; j < H; j++)
 			h[j] = h0 ? rt_ldf(h0, XT, so + (size_t)j) : 0.0f;
-		for (int s = 0; s < T; s++) {
-			int t = p[NPU_RN_REVERSE] ? T - 1 - s : s;
+		int L = rn_len(p, sl, b);
+		rn_zero_tail(p, Y, b, L);
+		for (int s = 0; s < L; s++) {
+			int t = p[NPU_RN_REVERSE] ? L - 1 - s : s;
 			rn_input(p, x, t, b, xb);
 			/* z and r: sigmoid(xw + hr) */
 			for (int j = 0; j < 2 * H; j++) {
@@ -1500,9 +1517,9 @@ static void k_gru_f(const int32_t *p, void *const *a, void *scratch)
 /* @npu-kernel LSTM_F */
 static void k_lstm_f(const int32_t *p, void *const *a, void *scratch)
 {
-	const void *x = a[0], *W = a[1], *R = a[2], *bias = a[3], *h0 = a[4], *c0 = a[5], *P = a[9];
+	const void *x = a[0], *W = a[1], *R = a[2], *bias = a[3], *h0 = a[4], *c0 = a[5], *P = a[9], *sl = a[10];
 	void *Y = a[6], *Yh = a[7], *Yc = a[8];
-	int T = p[NPU_RN_T], B = p[NPU_RN_B], I = p[NPU_RN_I], H = p[NPU_RN_H], ifg = p[NPU_RN_IFG] != 0;
+	int B = p[NPU_RN_B], I = p[NPU_RN_I], H = p[NPU_RN_H], ifg = p[NPU_RN_IFG] != 0;
 	int32_t XT = p[NPU_RN_XT], WT = p[NPU_RN_WT], YT = p[NPU_RN_YT];
 	int half = YT == NPU_T_F16;
 	float *h = scratch, *c = h + H, *tmp = c + H, *g = tmp + H, *xb = g + 4 * H;
@@ -1514,8 +1531,10 @@ static void k_lstm_f(const int32_t *p, void *const *a, void *scratch)
 			h[j] = h0 ? rt_ldf(h0, XT, so + (size_t)j) : 0.0f;
 			c[j] = c0 ? rt_ldf(c0, XT, so + (size_t)j) : 0.0f;
 		}
-		for (int s = 0; s < T; s++) {
-			int t = p[NPU_RN_REVERSE] ? T - 1 - s : s;
+		int L = rn_len(p, sl, b);
+		rn_zero_tail(p, Y, b, L);
+		for (int s = 0; s < L; s++) {
+			int t = p[NPU_RN_REVERSE] ? L - 1 - s : s;
 			rn_input(p, x, t, b, xb);
 			for (size_t j = 0; j < GH; j++) {
 				float xw = rn_dot(bias ? rt_ldf(bias, WT, bo + j) : 0.0f, W, WT, wo + j * I, xb, I);
@@ -1556,9 +1575,9 @@ static void k_lstm_f(const int32_t *p, void *const *a, void *scratch)
 /* @npu-kernel RNN_F */
 static void k_rnn_f(const int32_t *p, void *const *a, void *scratch)
 {
-	const void *x = a[0], *W = a[1], *R = a[2], *bias = a[3], *h0 = a[4];
+	const void *x = a[0], *W = a[1], *R = a[2], *bias = a[3], *h0 = a[4], *sl = a[7];
 	void *Y = a[5], *Yh = a[6];
-	int T = p[NPU_RN_T], B = p[NPU_RN_B], I = p[NPU_RN_I], H = p[NPU_RN_H];
+	int B = p[NPU_RN_B], I = p[NPU_RN_I], H = p[NPU_RN_H];
 	int32_t XT = p[NPU_RN_XT], WT = p[NPU_RN_WT], YT = p[NPU_RN_YT];
 	int half = YT == NPU_T_F16;
 	float *h = scratch, *c = h + H, *tmp = c + H, *g = tmp + H, *xb = g + H;
@@ -1568,8 +1587,10 @@ static void k_rnn_f(const int32_t *p, void *const *a, void *scratch)
 		size_t so = rn_soff(p, b);
 		for (int j = 0; j < H; j++)
 			h[j] = h0 ? rt_ldf(h0, XT, so + (size_t)j) : 0.0f;
-		for (int s = 0; s < T; s++) {
-			int t = p[NPU_RN_REVERSE] ? T - 1 - s : s;
+		int L = rn_len(p, sl, b);
+		rn_zero_tail(p, Y, b, L);
+		for (int s = 0; s < L; s++) {
+			int t = p[NPU_RN_REVERSE] ? L - 1 - s : s;
 			rn_input(p, x, t, b, xb);
 			for (size_t j = 0; j < GH; j++) {
 				float xw = rn_dot(bias ? rt_ldf(bias, WT, bo + j) : 0.0f, W, WT, wo + j * I, xb, I);

@@ -174,13 +174,16 @@ enum { NPU_SM_OUTER, NPU_SM_N, NPU_SM_INNER, NPU_SM_LOG, NPU_SM_XT, NPU_SM_YT, N
  * [B, DIRS, H]. Weights W [DIRS, G*H, I], R [DIRS, G*H, H], bias
  * [DIRS, 2*G*H] in WT. CLIP (float bits, 0: none) clamps every
  * pre-activation to [-CLIP, CLIP]; IFG (LSTM input_forget): f = 1 - i.
- * Args GRU, RNN: x, W, R, bias|-1, h0|-1, Y|-1, Yh|-1.
- * Args LSTM: x, W, R, bias|-1, h0|-1, c0|-1, Y|-1, Yh|-1, Yc|-1 and
- * optionally peepholes P|-1 ([DIRS, 3*H] in WT, order i o f: i and f see
- * the previous c, o the new one; CLIP applies after them). */
+ * Optional sequence lengths SL [B] (int32 or int64: SLT): batch b runs
+ * min(SL[b], T) steps (backwards from its last one when REVERSE), Y is
+ * zero beyond them and the final states are those of its last step.
+ * Args GRU, RNN: x, W, R, bias|-1, h0|-1, Y|-1, Yh|-1 [, SL|-1].
+ * Args LSTM: x, W, R, bias|-1, h0|-1, c0|-1, Y|-1, Yh|-1, Yc|-1
+ * [, P|-1 [, SL|-1]] with peepholes P ([DIRS, 3*H] in WT, order i o f: i
+ * and f see the previous c, o the new one; CLIP applies after them). */
 enum { NPU_RN_T, NPU_RN_B, NPU_RN_I, NPU_RN_H, NPU_RN_LBR, NPU_RN_REVERSE,
        NPU_RN_XT, NPU_RN_WT, NPU_RN_YT,
-       NPU_RN_DIRS, NPU_RN_DIR, NPU_RN_BF, NPU_RN_CLIP, NPU_RN_IFG,
+       NPU_RN_DIRS, NPU_RN_DIR, NPU_RN_BF, NPU_RN_CLIP, NPU_RN_IFG, NPU_RN_SLT,
        NPU_RN_COUNT };
 
 /* CAST_F: N elements from XT to YT by value (no scales): f32 <-> f16,
@@ -276,7 +279,7 @@ typedef struct {
 	uint32_t params;	/* first word in the params table */
 } npu_op;
 
-#define NPU_MAX_ARGS 10
+#define NPU_MAX_ARGS 11
 #define NPU_MAX_RANK 8
 
 /* a graph input or output */
