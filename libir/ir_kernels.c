@@ -667,6 +667,33 @@ int ir_kern_argmax(ir_kctx *k)
 	return 0;
 }
 
+/* LRN (ONNX): y = x / (bias + alpha / size * sum of x^2 over the
+ * channels c - floor((size-1)/2) .. c + ceil((size-1)/2))^beta */
+int ir_kern_lrn(ir_kctx *k)
+{
+	const ir_tensor *x = k->it[0];
+	if (k->prepare)
+		return need_dtype(k, x, M_F32, "input");
+	int64_t N = x->shape.dim[0], C = x->shape.dim[1], inner = N * C > 0 ? ir_shape_numel(&x->shape) / (N * C) : 0;
+	int64_t size = ir_node_int(k->g, k->id, "size", 1), before = (size - 1) / 2, after = size - 1 - before;
+	double alpha = ir_node_float(k->g, k->id, "alpha", 1e-4), beta = ir_node_float(k->g, k->id, "beta", 0.75);
+	double bias = ir_node_float(k->g, k->id, "bias", 1);
+	const float *in = k->in[0];
+	float *out = k->out[0];
+	for (int64_t n = 0; n < N; n++)
+		for (int64_t ch = 0; ch < C; ch++)
+			for (int64_t j = 0; j < inner; j++) {
+				double sq = 0;
+				for (int64_t q = ch - before < 0 ? 0 : ch - before; q <= ch + after && q < C; q++) {
+					double v = in[(n * C + q) * inner + j];
+					sq += v * v;
+				}
+				int64_t at = (n * C + ch) * inner + j;
+				out[at] = (float)(in[at] / pow(bias + alpha / (double)size * sq, beta));
+			}
+	return 0;
+}
+
 /* ---------------------------------------------------------------- data movement */
 
 int ir_kern_copy(ir_kctx *k)

@@ -68,6 +68,7 @@ static int npu_type(ir_dtype t)
 	case IR_DTYPE_I16: return NPU_T_I16;
 	case IR_DTYPE_I32: return NPU_T_I32;
 	case IR_DTYPE_U8: return NPU_T_U8;
+	case IR_DTYPE_I64: return NPU_T_I64;
 	default: return -1;
 	}
 }
@@ -616,8 +617,115 @@ static int float_as_conv(lw *c, int x, int y, float *w, float *b, int64_t N, int
 	return rc;
 }
 
+/* matmul (numpy semantics: 1-D operands, broadcast batch dims) and gemm
+ * (trans_a, trans_b, alpha, beta, C broadcast to [M, N]) of any operands:
+ * MATMUL_F, or MATMUL_Q on integer operands (matmul only). */
+static int lower_matmul(lw *c)
+{
+	const ir_node *n = ir_graph_node(c->g, c->node);
+	bool gemm = n->op == IR_OP_GEMM;
+	int a = in_id(c, 0), b = in_id(c, 1), cc = gemm ? in_id(c, 2) : -1, y = out_id(c, 0);
+	const ir_tensor *ta = T(c, a), *tb = T(c, b), *tc = T(c, cc), *ty = T(c, y);
+	int ra = ta->shape.rank, rb = tb->shape.rank;
+	bool tra = gemm && ir_node_int(c->g, c->node, "trans_a", 0), trb = gemm && ir_node_int(c->g, c->node, "trans_b", 0);
+	int32_t p[NPU_MM_COUNT] = {0};
+	if (ra < 1 || rb < 1)
+		return unsupported(c, "%s of scalars", ir_op_name(n->op));
+	/* the matrices: the last two dims (a vector is one row of A / one column of B) */
+	int64_t ar = ra > 1 ? ta->shape.dim[ra - 2] : 1, ac = ta->shape.dim[ra - 1];
+	int64_t br = rb > 1 ? tb->shape.dim[rb - 2] : tb->shape.dim[0], bc = rb > 1 ? tb->shape.dim[rb - 1] : 1;
+	int64_t M = tra ? ac : ar, K = tra ? ar : ac, N = trb ? br : bc;
+	int64_t am = tra ? 1 : ac, ak = tra ? ac : 1, bk = trb ? 1 : bc, bn = trb ? bc : 1;
+	/* batch dims, right-aligned against the output's */
+	int na = ra > 2 ? ra - 2 : 0, nbb = rb > 2 ? rb - 2 : 0, nb = na > nbb ? na : nbb;
+	int64_t sa[IR_MAX_RANK], sb[IR_MAX_RANK], cnt[IR_MAX_RANK], st = ar * ac;
+	for (int i = nb - 1; i >= 0; i--) {
+		int j = i - (nb - na);
+		int64_t d = j >= 0 ? ta->shape.dim[j] : 1;
+		sa[i] = d == 1 ? 0 : st;
+		st *= d;
+		cnt[i] = d;
+	}
+	st = br * bc;
+	for (int i = nb - 1; i >= 0; i--) {
+		int j = i - (nb - nbb);
+		int64_t d = j >= 0 ? tb->shape.dim[j] : 1;
+		sb[i] = d == 1 ? 0 : st;
+		st *= d;
+		cnt[i] = d > cnt[i] ? d : cnt[i];
+	}
+	/* drop dims of count 1, merge neighbours both operands step through
+	 * contiguously, then fit NPU_MM_BDIMS */
+	int64_t k4[IR_MAX_RANK], a4[IR_MAX_RANK], b4[IR_MAX_RANK];
+	int r = 0;
+	for (int i = 0; i < nb; i++) {
+		if (cnt[i] == 1)
+			continue;
+		if (r > 0 && a4[r - 1] == sa[i] * cnt[i] && b4[r - 1] == sb[i] * cnt[i]) {
+			k4[r - 1] *= cnt[i], a4[r - 1] = sa[i], b4[r - 1] = sb[i];
+			continue;
+		}
+		k4[r] = cnt[i], a4[r] = sa[i], b4[r] = sb[i], r++;
+	}
+	if (r > NPU_MM_BDIMS)
+		return unsupported(c, "%s with %d batch dimensions is not in the runtime", ir_op_name(n->op), r);
+	int64_t big[] = {M, N, K, am, ak, bk, bn, ir_shape_numel(&ta->shape), ir_shape_numel(&tb->shape),
+			 ir_shape_numel(&ty->shape)};
+	for (size_t i = 0; i < sizeof big / sizeof big[0]; i++)
+		if (big[i] > INT32_MAX)
+			return unsupported(c, "a dimension is too large for the runtime");
+	for (int i = 0; i < NPU_MM_BDIMS; i++) {
+		int j = i - (NPU_MM_BDIMS - r);
+		p[NPU_MM_BCOUNTS + i] = j >= 0 ? (int32_t)k4[j] : 1;
+		p[NPU_MM_BSA + i] = j >= 0 ? (int32_t)a4[j] : 0;
+		p[NPU_MM_BSB + i] = j >= 0 ? (int32_t)b4[j] : 0;
+	}
+	p[NPU_MM_M] = (int32_t)M, p[NPU_MM_N] = (int32_t)N, p[NPU_MM_K] = (int32_t)K;
+	p[NPU_MM_AM] = (int32_t)am, p[NPU_MM_AK] = (int32_t)ak, p[NPU_MM_BK] = (int32_t)bk, p[NPU_MM_BN] = (int32_t)bn;
+	p[NPU_MM_AT] = npu_type(ta->dtype), p[NPU_MM_BT] = npu_type(tb->dtype), p[NPU_MM_YT] = npu_type(ty->dtype);
+	p[NPU_MM_CT] = NPU_T_F32;
+	ir_act act;
+	if (ir_act_from_node(c->g, c->node, &act, c->d))
+		return unsupported(c, "%s", c->d->msg);
+	if (act.op >= 0)
+		return unsupported(c, "fused activation '%s' on %s is not in the runtime", ir_op_name(act.op),
+				   ir_op_name(n->op));
+	int args[4] = {rt(c, a), rt(c, b), -1, rt(c, y)};
+	if (is_int(ta->dtype) || is_int(tb->dtype) || is_int(ty->dtype)) {
+		float fa, fb, fy;
+		int32_t za, zb, zy, mult;
+		int shift;
+		if (gemm || !is_int(ta->dtype) || !is_int(tb->dtype) || !is_int(ty->dtype))
+			return unsupported(c, "integer %s needs integer operands and output (matmul only)", ir_op_name(n->op));
+		if (qparams(c, a, &fa, &za) || qparams(c, b, &fb, &zb) || qparams(c, y, &fy, &zy))
+			return -1;
+		if (ir_quant_multiplier((double)fa * fb / fy, &mult, &shift))
+			return unsupported(c, "scale ratio %g cannot be requantized", (double)fa * fb / fy);
+		p[NPU_MM_ZA] = za, p[NPU_MM_ZB] = zb, p[NPU_MM_ZY] = zy, p[NPU_MM_MULT] = mult, p[NPU_MM_SHIFT] = shift;
+		qclamp_range(ty->dtype, fy, zy, act.lo, act.hi, &p[NPU_MM_LO], &p[NPU_MM_HI]);
+		return add_op(c, NPU_K_MATMUL_Q, args, 4, p, NPU_MM_COUNT);
+	}
+	if (!is_float(ta->dtype) || !is_float(tb->dtype) || ty->dtype != ta->dtype)
+		return unsupported(c, "%s from %s and %s to %s is not in the runtime", ir_op_name(n->op),
+				   ir_dtype_name(ta->dtype), ir_dtype_name(tb->dtype), ir_dtype_name(ty->dtype));
+	p[NPU_MM_ALPHA] = fbits(gemm ? (float)ir_node_float(c->g, c->node, "alpha", 1) : 1.0f);
+	p[NPU_MM_BETA] = fbits(gemm ? (float)ir_node_float(c->g, c->node, "beta", 1) : 0.0f);
+	p[NPU_MM_LO] = fbits(act.lo), p[NPU_MM_HI] = fbits(act.hi);
+	if (tc) {	/* C broadcast to [M, N] (unidirectionally) */
+		int rcn = tc->shape.rank;
+		if (!is_float(tc->dtype) || rcn > 2)
+			return unsupported(c, "gemm's C must be a float of rank 0 to 2");
+		int64_t cr = rcn == 2 ? tc->shape.dim[0] : 1, ccn = rcn >= 1 ? tc->shape.dim[rcn - 1] : 1;
+		p[NPU_MM_CM] = cr == 1 ? 0 : (int32_t)ccn, p[NPU_MM_CN] = ccn == 1 ? 0 : 1;
+		p[NPU_MM_CT] = npu_type(tc->dtype);
+		args[2] = rt(c, cc);
+	}
+	return add_op(c, NPU_K_MATMUL_F, args, 4, p, NPU_MM_COUNT);
+}
+
 /* gemm (A [M, K] without trans_a, constant B, C constant and broadcast over
- * rows) and matmul with a constant 2-D B: one row per output row. */
+ * rows) and matmul with a constant 2-D B: one row per output row; the rest
+ * through lower_matmul. */
 static int lower_gemm(lw *c)
 {
 	const ir_node *n = ir_graph_node(c->g, c->node);
@@ -627,12 +735,11 @@ static int lower_gemm(lw *c)
 	bool tr = gemm && ir_node_int(c->g, c->node, "trans_b", 0);
 	double alpha = gemm ? ir_node_float(c->g, c->node, "alpha", 1) : 1, beta = ir_node_float(c->g, c->node, "beta", 1);
 	if (tb->kind != IR_KIND_CONST || tb->shape.rank != 2 || (gemm && ir_node_int(c->g, c->node, "trans_a", 0)) ||
-	    ta->shape.rank < 1)
-		return unsupported(c, "%s runs in the runtime with constant 2-D weights and no trans_a only",
-				   ir_op_name(n->op));
+	    ta->shape.rank < 1 || !is_float(ta->dtype))
+		return lower_matmul(c);
 	int64_t K = tb->shape.dim[tr], N = tb->shape.dim[!tr], M = ir_shape_numel(&ta->shape) / (K ? K : 1);
 	if (tc && (tc->kind != IR_KIND_CONST || (ir_shape_numel(&tc->shape) != N && ir_shape_numel(&tc->shape) != 1)))
-		return unsupported(c, "gemm's C must be a constant row or scalar in the runtime");
+		return lower_matmul(c);
 	float *w = malloc(sizeof *w * (size_t)(N * K > 0 ? N * K : 1)), *b = calloc((size_t)(N > 0 ? N : 1), sizeof *b);
 	for (int64_t k = 0; w && k < K; k++)
 		for (int64_t j = 0; j < N; j++)
@@ -1065,40 +1172,65 @@ static int lower_rnn_q(lw *c, bool bf)
 static int lower_rnn(lw *c)
 {
 	const ir_node *n = ir_graph_node(c->g, c->node);
-	bool lstm = n->op == IR_OP_LSTM;
+	bool lstm = n->op == IR_OP_LSTM, gru = n->op == IR_OP_GRU;
 	int x = in_id(c, 0), w = in_id(c, 1), r = in_id(c, 2), b = in_id(c, 3);
 	const ir_tensor *tx = T(c, x), *tw = T(c, w), *tr = T(c, r), *tb = T(c, b);
 	const char *dir = ir_node_str(c->g, c->node, "direction", "forward");
+	bool bidi = !strcmp(dir, "bidirectional");
 	if (!is_float(tx->dtype) && !is_int(tx->dtype))
 		return unsupported(c, "%s on %s is not in the runtime (keep it in float)", ir_op_name(n->op),
 				   ir_dtype_name(tx->dtype));
-	if (strcmp(dir, "forward") && strcmp(dir, "reverse"))
+	if (strcmp(dir, "forward") && strcmp(dir, "reverse") && !bidi)
 		return unsupported(c, "%s direction '%s' is not in the runtime", ir_op_name(n->op), dir);
-	/* batch-first (layout 1) is the same memory when the batch is 1 */
 	bool bf = ir_node_int(c->g, c->node, "layout", 0) != 0;
-	if (bf && tx->shape.dim[0] != 1)
-		return unsupported(c, "batch-first %s with a batch of %lld is not in the runtime", ir_op_name(n->op),
-				   (long long)tx->shape.dim[0]);
-	if (ir_node_attr(c->g, c->node, "clip") || ir_node_int(c->g, c->node, "input_forget", 0) || in_id(c, 4) >= 0 ||
-	    (lstm && in_id(c, 7) >= 0))
-		return unsupported(c, "%s with clip, input_forget, sequence lengths or peepholes is not in the runtime",
-				   ir_op_name(n->op));
-	if (is_int(tx->dtype))
+	if (is_int(tx->dtype)) {	/* the integer cells: one direction, batch 1 when batch-first */
+		if (bidi)
+			return unsupported(c, "integer %s runs one direction only (keep it in float)", ir_op_name(n->op));
+		if (bf && tx->shape.dim[0] != 1)
+			return unsupported(c, "batch-first %s with a batch of %lld is not in the runtime", ir_op_name(n->op),
+					   (long long)tx->shape.dim[0]);
+		if (ir_node_attr(c->g, c->node, "clip") || ir_node_int(c->g, c->node, "input_forget", 0) || in_id(c, 4) >= 0 ||
+		    (lstm && in_id(c, 7) >= 0))
+			return unsupported(c, "%s with clip, input_forget, sequence lengths or peepholes is not in the runtime",
+					   ir_op_name(n->op));
 		return lower_rnn_q(c, bf);
-	if (tw->dtype != tr->dtype || (tb && tb->dtype != tw->dtype) || !is_float(tw->dtype))
+	}
+	const ir_tensor *tp = lstm ? T(c, in_id(c, 7)) : NULL, *tl = T(c, in_id(c, 4));
+	if (tl && tl->dtype != IR_DTYPE_I32 && tl->dtype != IR_DTYPE_I64)
+		return unsupported(c, "%s sequence lengths are %s", ir_op_name(n->op), ir_dtype_name(tl->dtype));
+	if (tw->dtype != tr->dtype || (tb && tb->dtype != tw->dtype) || (tp && tp->dtype != tw->dtype) ||
+	    !is_float(tw->dtype))
 		return unsupported(c, "%s weights must share one float type", ir_op_name(n->op));
+	for (int i = 0; i < 3; i++)
+		if (tx->shape.dim[i] > INT32_MAX)
+			return unsupported(c, "a dimension is too large for the runtime");
+	float clip = (float)ir_node_float(c->g, c->node, "clip", 0);
 	int32_t p[NPU_RN_COUNT] = {(int32_t)tx->shape.dim[bf], (int32_t)tx->shape.dim[!bf], (int32_t)tx->shape.dim[2],
 				   (int32_t)ir_node_int(c->g, c->node, "hidden_size", tr->shape.dim[2]),
 				   (int32_t)ir_node_int(c->g, c->node, "linear_before_reset", 0),
 				   !strcmp(dir, "reverse"), npu_type(tx->dtype), npu_type(tw->dtype), npu_type(tx->dtype)};
-	if (lstm) {
-		int args[9] = {rt(c, x), rt(c, w), rt(c, r), rt(c, b), rt(c, in_id(c, 5)), rt(c, in_id(c, 6)),
-			       rt(c, out_id(c, 0)), rt(c, out_id(c, 1)), rt(c, out_id(c, 2))};
-		return add_op(c, NPU_K_LSTM_F, args, 9, p, NPU_RN_COUNT);
+	p[NPU_RN_DIRS] = bidi ? 2 : 1, p[NPU_RN_BF] = bf, p[NPU_RN_CLIP] = clip > 0 ? fbits(clip) : 0;
+	p[NPU_RN_IFG] = lstm && ir_node_int(c->g, c->node, "input_forget", 0) != 0;
+	p[NPU_RN_SLT] = tl ? npu_type(tl->dtype) : NPU_T_I32;
+	/* a bidirectional node: the forward call, then the backward one */
+	for (int d = 0; d < (bidi ? 2 : 1); d++) {
+		if (bidi)
+			p[NPU_RN_DIR] = d, p[NPU_RN_REVERSE] = d;
+		int rc;
+		if (lstm) {
+			int args[11] = {rt(c, x), rt(c, w), rt(c, r), rt(c, b), rt(c, in_id(c, 5)), rt(c, in_id(c, 6)),
+					rt(c, out_id(c, 0)), rt(c, out_id(c, 1)), rt(c, out_id(c, 2)), rt(c, in_id(c, 7)),
+					rt(c, in_id(c, 4))};
+			rc = add_op(c, NPU_K_LSTM_F, args, tl ? 11 : tp ? 10 : 9, p, NPU_RN_COUNT);
+		} else {
+			int args[8] = {rt(c, x), rt(c, w), rt(c, r), rt(c, b), rt(c, in_id(c, 5)), rt(c, out_id(c, 0)),
+				       rt(c, out_id(c, 1)), rt(c, in_id(c, 4))};
+			rc = add_op(c, gru ? NPU_K_GRU_F : NPU_K_RNN_F, args, tl ? 8 : 7, p, NPU_RN_COUNT);
+		}
+		if (rc)
+			return -1;
 	}
-	int args[7] = {rt(c, x), rt(c, w), rt(c, r), rt(c, b), rt(c, in_id(c, 5)), rt(c, out_id(c, 0)),
-		       rt(c, out_id(c, 1))};
-	return add_op(c, NPU_K_GRU_F, args, 7, p, NPU_RN_COUNT);
+	return 0;
 }
 
 /* ---------------------------------------------------------------- data movement */
@@ -1305,12 +1437,207 @@ static int lower_cast(lw *c)
 	int64_t cnt = ir_shape_numel(&tx->shape);
 	if (tx->dtype == ty->dtype)
 		return lower_view(c);
-	if (!is_float(tx->dtype) || !is_float(ty->dtype) || cnt > INT32_MAX)
+	/* by value: integer codes to float, float to integers (truncated) */
+	bool xi = tx->dtype == IR_DTYPE_I32 || is_int(tx->dtype), yi = ty->dtype == IR_DTYPE_I32 || is_int(ty->dtype);
+	bool idx = (tx->dtype == IR_DTYPE_I64 && (ty->dtype == IR_DTYPE_I32 || is_float(ty->dtype))) ||
+		   (tx->dtype == IR_DTYPE_I32 && ty->dtype == IR_DTYPE_I64);
+	if ((!idx && (!(is_float(tx->dtype) || xi) || !(is_float(ty->dtype) || yi) || (xi && yi))) || cnt > INT32_MAX)
 		return unsupported(c, "cast from %s to %s is not in the runtime", ir_dtype_name(tx->dtype),
 				   ir_dtype_name(ty->dtype));
 	int32_t p[NPU_CA_COUNT] = {(int32_t)cnt, npu_type(tx->dtype), npu_type(ty->dtype)};
 	int args[2] = {rt(c, x), rt(c, y)};
 	return add_op(c, NPU_K_CAST_F, args, 2, p, NPU_CA_COUNT);
+}
+
+/* ---------------------------------------------------------------- indices */
+
+/* int64 is the runtime's type for indices only: what argmax makes and
+ * what gather and the data-movement ops move. */
+static bool i64_ok(int op)
+{
+	switch (op) {
+	case IR_OP_ARGMAX: case IR_OP_GATHER: case IR_OP_RESHAPE: case IR_OP_FLATTEN: case IR_OP_SQUEEZE:
+	case IR_OP_UNSQUEEZE: case IR_OP_IDENTITY: case IR_OP_TRANSPOSE: case IR_OP_CONCAT: case IR_OP_SPLIT:
+	case IR_OP_SLICE: case IR_OP_CAST: case IR_OP_RNN: case IR_OP_GRU: case IR_OP_LSTM:	/* sequence lengths */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* gather along any axis: constant indices are normalised here (negative
+ * ones count from the end) and stored as int32; activation indices
+ * (int32 or int64) are normalised by the kernel. Moves elements of any
+ * size, so a quantized tensor keeps its type and scale. */
+static int lower_gather(lw *c)
+{
+	int x = in_id(c, 0), ix = in_id(c, 1), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ti = T(c, ix), *ty = T(c, y);
+	int r = tx->shape.rank, ax = ir_axis(ir_node_int(c->g, c->node, "axis", 0), r);
+	if (ax < 0)
+		return unsupported(c, "bad gather axis");
+	if (tx->dtype != ty->dtype || (is_int(tx->dtype) && (!tx->quant || !ty->quant ||
+							      tx->quant->scale[0] != ty->quant->scale[0] ||
+							      tx->quant->zero_point[0] != ty->quant->zero_point[0])))
+		return unsupported(c, "gather's output must have its input's type and scale");
+	int64_t outer = 1, inner = 1, N = tx->shape.dim[ax], ni = ir_shape_numel(&ti->shape);
+	for (int i = 0; i < ax; i++)
+		outer *= tx->shape.dim[i];
+	for (int i = ax + 1; i < r; i++)
+		inner *= tx->shape.dim[i];
+	if (outer > INT32_MAX || N > INT32_MAX || inner > INT32_MAX || ni > INT32_MAX ||
+	    ir_shape_numel(&ty->shape) > INT32_MAX)
+		return unsupported(c, "a dimension is too large for the runtime");
+	int32_t p[NPU_GA_COUNT] = {(int32_t)outer, (int32_t)N, (int32_t)inner, (int32_t)ni,
+				   (int32_t)ir_dtype_size(tx->dtype), NPU_T_I32};
+	int args[3] = {rt(c, x), -1, rt(c, y)};
+	if (ti->kind == IR_KIND_CONST) {
+		int32_t *v = malloc(sizeof *v * (size_t)(ni > 0 ? ni : 1));
+		if (!v)
+			return c->oom = true, -1;
+		int rc = 0;
+		for (int64_t i = 0; i < ni && !rc; i++) {
+			int64_t k = (int64_t)ir_elem_get(ti->data, ti->dtype, i);
+			k = k < 0 ? k + N : k;
+			if (k < 0 || k >= N)
+				rc = unsupported(c, "gather index %lld is outside [0, %lld)", (long long)k, (long long)N);
+			v[i] = (int32_t)k;
+		}
+		if (!rc)
+			args[1] = add_const(c, v, sizeof *v * (size_t)ni);
+		free(v);
+		if (rc)
+			return -1;
+	} else {
+		if (ti->dtype != IR_DTYPE_I32 && ti->dtype != IR_DTYPE_I64)
+			return unsupported(c, "gather indices are %s", ir_dtype_name(ti->dtype));
+		p[NPU_GA_IT] = npu_type(ti->dtype);
+		args[1] = rt(c, ix);
+	}
+	return add_op(c, NPU_K_GATHER, args, 3, p, NPU_GA_COUNT);
+}
+
+/* argmax (argmin is argmax of the negation, see npu-ir(5)) of float or
+ * integer codes; the indices are int64 or int32. */
+static int lower_argmax(lw *c)
+{
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	int r = tx->shape.rank, ax = ir_axis(ir_node_int(c->g, c->node, "axis", 0), r);
+	if (ax < 0)
+		return unsupported(c, "bad argmax axis");
+	if (ty->dtype != IR_DTYPE_I64 && ty->dtype != IR_DTYPE_I32)
+		return unsupported(c, "argmax into %s", ir_dtype_name(ty->dtype));
+	if (is_int(tx->dtype)) {
+		float s;
+		int32_t z;
+		if (qparams(c, x, &s, &z))	/* a positive scale: codes order like values */
+			return -1;
+	} else if (!is_float(tx->dtype) && tx->dtype != IR_DTYPE_I32) {
+		return unsupported(c, "argmax of %s", ir_dtype_name(tx->dtype));
+	}
+	int64_t outer = 1, inner = 1, N = tx->shape.dim[ax];
+	for (int i = 0; i < ax; i++)
+		outer *= tx->shape.dim[i];
+	for (int i = ax + 1; i < r; i++)
+		inner *= tx->shape.dim[i];
+	if (outer > INT32_MAX || N > INT32_MAX || inner > INT32_MAX || N < 1)
+		return unsupported(c, "a dimension is too large (or empty) for the runtime");
+	int32_t p[NPU_AM_COUNT] = {(int32_t)outer, (int32_t)N, (int32_t)inner, 0,
+				   ir_node_int(c->g, c->node, "select_last_index", 0) != 0, npu_type(tx->dtype),
+				   npu_type(ty->dtype)};
+	int args[2] = {rt(c, x), rt(c, y)};
+	return add_op(c, NPU_K_ARGMAX, args, 2, p, NPU_AM_COUNT);
+}
+
+/* batch_to_space / space_to_batch (TF semantics, ir_kernels.c): one
+ * strided move per block offset (the batch slab off * B .. off * B + B - 1
+ * of the blocked side) over the positions that land inside the space
+ * side; space_to_batch fills the padding first. */
+static int lower_batch_space(lw *c)
+{
+	bool to_space = ir_graph_node(c->g, c->node)->op == IR_OP_BATCH_TO_SPACE;
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	const ir_tensor *big = to_space ? ty : tx, *small = to_space ? tx : ty;
+	int r = tx->shape.rank, nsp = r - 2, sp = tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC ? 1 : 2;
+	int64_t blk[3] = {1, 1, 1}, pc[6] = {0}, bst[IR_MAX_RANK], sst[IR_MAX_RANK], B = big->shape.dim[0];
+	const int64_t *v;
+	if (nsp < 1 || nsp > 3)
+		return unsupported(c, "batch/space moves of rank %d", r);
+	if (ir_node_ints(c->g, c->node, "block", &v) == nsp)
+		memcpy(blk, v, sizeof *blk * (size_t)nsp);
+	if (ir_node_ints(c->g, c->node, to_space ? "crops" : "pads", &v) == 2 * nsp)
+		memcpy(pc, v, sizeof *pc * (size_t)(2 * nsp));
+	strides_of(&big->shape, bst);
+	strides_of(&small->shape, sst);
+	if (!to_space) {	/* the padding: zero (the zero point) */
+		int64_t n = ir_shape_numel(&ty->shape);
+		int32_t fill = 0, z = 0;
+		float sc;
+		if (is_int(ty->dtype) && qparams(c, y, &sc, &z))
+			return -1;
+		fill = z;
+		if (n > INT32_MAX)
+			return unsupported(c, "too many elements for the runtime");
+		int32_t p[NPU_FI_COUNT] = {(int32_t)n, (int32_t)ir_dtype_size(ty->dtype), fill};
+		int args[1] = {rt(c, y)};
+		if (add_op(c, NPU_K_FILL, args, 1, p, NPU_FI_COUNT))
+			return -1;
+	}
+	int64_t prod = blk[0] * blk[1] * blk[2];
+	for (int64_t off = 0; off < prod; off++) {
+		int64_t bi[3], rem = off, cnt[IR_MAX_RANK], ss[IR_MAX_RANK], bs[IR_MAX_RANK], so = off * B * sst[0], bo = 0;
+		bool empty = false;
+		for (int d = nsp - 1; d >= 0; d--)
+			bi[d] = rem % blk[d], rem /= blk[d];
+		for (int i = 0; i < r; i++)
+			cnt[i] = small->shape.dim[i], ss[i] = sst[i], bs[i] = bst[i];
+		cnt[0] = B;
+		for (int d = 0; d < nsp; d++) {
+			int a = sp + d;
+			/* idx * blk + bi - pc in [0, big) */
+			int64_t lo = pc[2 * d] - bi[d] > 0 ? (pc[2 * d] - bi[d] + blk[d] - 1) / blk[d] : 0;
+			int64_t top = big->shape.dim[a] - 1 + pc[2 * d] - bi[d];
+			int64_t hi = top < 0 ? -1 : top / blk[d];
+			hi = hi > small->shape.dim[a] - 1 ? small->shape.dim[a] - 1 : hi;
+			if (hi < lo) {
+				empty = true;
+				break;
+			}
+			cnt[a] = hi - lo + 1;
+			so += lo * sst[a];
+			bo += (lo * blk[d] + bi[d] - pc[2 * d]) * bst[a];
+			bs[a] = bst[a] * blk[d];
+		}
+		if (empty)
+			continue;
+		if (to_space ? move(c, x, y, r, cnt, ss, bs, so, bo) : move(c, x, y, r, cnt, bs, ss, bo, so))
+			return -1;
+	}
+	return 0;
+}
+
+/* lrn: across channels of a channel-first tensor. */
+static int lower_lrn(lw *c)
+{
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	if (!is_float(tx->dtype) || ty->dtype != tx->dtype)
+		return unsupported(c, "lrn on %s is not in the runtime (keep it in float)", ir_dtype_name(tx->dtype));
+	if (tx->shape.rank < 2 || tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
+		return unsupported(c, "the runtime's lrn is channel-first");
+	int64_t N = tx->shape.dim[0], C = tx->shape.dim[1], inner = ir_shape_numel(&tx->shape) / (N * C > 0 ? N * C : 1);
+	int64_t size = ir_node_int(c->g, c->node, "size", 1);
+	if (N > INT32_MAX || C > INT32_MAX || inner > INT32_MAX || size < 1 || size > INT32_MAX)
+		return unsupported(c, "a dimension is too large for the runtime");
+	int32_t p[NPU_LR_COUNT] = {(int32_t)N, (int32_t)C, (int32_t)inner, (int32_t)size,
+				   fbits((float)ir_node_float(c->g, c->node, "alpha", 1e-4)),
+				   fbits((float)ir_node_float(c->g, c->node, "beta", 0.75)),
+				   fbits((float)ir_node_float(c->g, c->node, "bias", 1)), npu_type(tx->dtype),
+				   npu_type(ty->dtype)};
+	int args[2] = {rt(c, x), rt(c, y)};
+	return add_op(c, NPU_K_LRN_F, args, 2, p, NPU_LR_COUNT);
 }
 
 /* ---------------------------------------------------------------- driver */
@@ -1320,7 +1647,7 @@ static int lower_node(lw *c)
 	const ir_node *n = ir_graph_node(c->g, c->node);
 	for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
 		int t = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
-		if (t >= 0 && npu_type(T(c, t)->dtype) < 0 && n->op != IR_OP_GATHER)
+		if (t >= 0 && (npu_type(T(c, t)->dtype) < 0 || (T(c, t)->dtype == IR_DTYPE_I64 && !i64_ok(n->op))))
 			return unsupported(c, "tensor '%s' is %s, which the runtime does not have", T(c, t)->name,
 					   ir_dtype_name(T(c, t)->dtype));
 	}
@@ -1336,7 +1663,7 @@ static int lower_node(lw *c)
 	case IR_OP_SOFTMAX: case IR_OP_LOG_SOFTMAX: return lower_softmax(c);
 	case IR_OP_REDUCE_SUM: case IR_OP_REDUCE_MEAN: case IR_OP_REDUCE_MAX: case IR_OP_REDUCE_MIN:
 		return lower_reduce(c);
-	case IR_OP_GRU: case IR_OP_LSTM: return lower_rnn(c);
+	case IR_OP_GRU: case IR_OP_LSTM: case IR_OP_RNN: return lower_rnn(c);
 	case IR_OP_RESHAPE: case IR_OP_FLATTEN: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE: case IR_OP_IDENTITY:
 		return lower_view(c);
 	case IR_OP_TRANSPOSE: return lower_transpose(c);
@@ -1347,6 +1674,10 @@ static int lower_node(lw *c)
 	case IR_OP_DEPTH_TO_SPACE: case IR_OP_SPACE_TO_DEPTH: return lower_blocks(c);
 	case IR_OP_QUANTIZE: case IR_OP_DEQUANTIZE: return lower_quantize(c);
 	case IR_OP_CAST: return lower_cast(c);
+	case IR_OP_GATHER: return lower_gather(c);
+	case IR_OP_ARGMAX: return lower_argmax(c);
+	case IR_OP_LRN: return lower_lrn(c);
+	case IR_OP_BATCH_TO_SPACE: case IR_OP_SPACE_TO_BATCH: return lower_batch_space(c);
 	default:
 		if (npu_unary(n->op) >= 0 || n->op == IR_OP_RELU6)
 			return lower_unary(c);

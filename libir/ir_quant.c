@@ -253,6 +253,7 @@ static bool follows_input(int op)
 	case IR_OP_IDENTITY: case IR_OP_TRANSPOSE: case IR_OP_SLICE: case IR_OP_SPLIT: case IR_OP_PAD:
 	case IR_OP_MAX_POOL: case IR_OP_AVG_POOL: case IR_OP_GLOBAL_AVG_POOL: case IR_OP_GLOBAL_MAX_POOL:
 	case IR_OP_DEPTH_TO_SPACE: case IR_OP_SPACE_TO_DEPTH:
+	case IR_OP_GATHER:
 		return true;
 	default:
 		return false;
@@ -328,6 +329,12 @@ const char *ir_quant_int_unsupported(const ir_graph *g, int i)
 		return x->shape.rank == 4 && x->layout != IR_LAYOUT_NHWC ? NULL : "blocks move in channel-first 4-D tensors only";
 	case IR_OP_GRU: case IR_OP_LSTM:
 		return rnn_int_unsupported(g, i);
+	case IR_OP_MATMUL:	/* of two activations (constant 2-D B became fully_connected) */
+		if (ir_act_from_node(g, i, &a, &(ir_diag){0}) || a.op >= 0)
+			return "it has a fused activation other than a clamp";
+		return NULL;
+	case IR_OP_GATHER: case IR_OP_ARGMAX:	/* picks codes; argmax compares them */
+		return NULL;
 	default:
 		if (ir_act_from_unary_node(g, i, &a) == 0)
 			return NULL;	/* clamps, or a lookup table */
@@ -912,6 +919,11 @@ static int quantize_int_nodes(qctx *q, const char **whys, const bool *lut, const
 		bool want_float = l && (l->prec == IR_PREC_F32 || l->prec == IR_PREC_F16);
 		const ir_tensor *x0 = n->n_inputs > 0 && n->inputs[0] >= 0 ? &g->tensors[n->inputs[0]] : NULL;
 		bool x_int = x0 && (x0->dtype == IR_DTYPE_I8 || x0->dtype == IR_DTYPE_I16);
+		if (n->op == IR_OP_ARGMAX && !why && !want_float) {
+			/* the indices stay int64; integer codes compare like values */
+			n->precision = x_int ? (x0->dtype == IR_DTYPE_I16 ? IR_PREC_I16 : IR_PREC_I8) : IR_PREC_F32;
+			continue;
+		}
 		if (follows_input(n->op) && !why && !want_float) {
 			/* same type and scale as the input: float stays float */
 			if (!x_int) {

@@ -315,6 +315,17 @@ static int ir_shape_softmax(sctx *c)
 	return 0;
 }
 
+/* lrn: across the channels of [N, C, ...] (channel-first, rank >= 3) */
+static int ir_shape_lrn(sctx *c)
+{
+	if (need_rank(c, 0, 3, 8) || need_float(c, 0))
+		return -1;
+	if (ai(c, "size", 1) < 1)
+		return FAIL(c, "size must be at least 1");
+	out1(c, IN(c, 0)->dtype, &IN(c, 0)->shape);
+	return 0;
+}
+
 /* ---------------------------------------------------------------- pooling */
 
 static int ir_shape_pool(sctx *c)

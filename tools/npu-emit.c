@@ -15,6 +15,7 @@ static const char *const kernel_names[] = {	/* the NPU_K_* names */
 	"CONV_Q", "CONV_F", "ELTWISE_Q", "ELTWISE_F", "UNARY_F", "REQUANT", "QUANTIZE", "DEQUANTIZE", "LUT",
 	"POOL_Q", "POOL_F", "SOFTMAX_F", "GRU_F", "LSTM_F", "CAST_F", "COPY", "FILL", "REDUCE_F", "REDUCE_Q",
 	"GRU_Q", "LSTM_Q",
+	"MATMUL_F", "MATMUL_Q", "GATHER", "ARGMAX", "RNN_F", "LRN_F",
 };
 _Static_assert(sizeof kernel_names / sizeof *kernel_names == NPU_K_COUNT, "a name for every kernel");
 _Static_assert(NPU_K_COUNT <= 64, "kernels_used is a 64-bit set");
@@ -132,7 +133,7 @@ static void put_source(FILE *f, const char *p, uint64_t used)
 
 static const char *type_name(uint32_t t)
 {
-	static const char *const n[NPU_T_COUNT] = {"f32", "f16", "i8", "i16", "i32", "u8"};
+	static const char *const n[NPU_T_COUNT] = {"f32", "f16", "i8", "i16", "i32", "u8", "i64"};
 	return t < NPU_T_COUNT ? n[t] : "?";
 }
 
@@ -145,7 +146,7 @@ static void put_io_comment(FILE *f, const ir_lowered *l, const npu_io *io, int n
 		for (uint32_t k = 0; k < io[i].rank; k++)
 			fprintf(f, "%s%" PRId32, k ? "," : "", io[i].shape[k]);
 		fprintf(f, "], %" PRIu32 " bytes", io[i].nbytes);
-		if (io[i].dtype >= NPU_T_I8 && io[i].dtype != NPU_T_I32)
+		if (io[i].dtype >= NPU_T_I8 && io[i].dtype != NPU_T_I32 && io[i].dtype != NPU_T_I64)
 			fprintf(f, ", real = %.9g * (q - %" PRId32 ")", (double)io[i].scale, io[i].zero_point);
 		fputs("\n", f);
 	}

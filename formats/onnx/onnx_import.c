@@ -2599,6 +2599,7 @@ static const op_entry op_table[] = {
 	{"Gemm", cv_plain, IR_OP_GEMM, "alpha=f1,beta=f1,transA>trans_a=i0,transB>trans_b=i0,broadcast", NULL},
 	{"BatchNormalization", cv_batch_norm, IR_OP_BATCH_NORM, "epsilon,is_test,momentum,spatial,training_mode", NULL},
 	{"InstanceNormalization", cv_plain, IR_OP_INSTANCE_NORM, "epsilon=f1e-5", NULL},
+	{"LRN", cv_plain, IR_OP_LRN, "size=i1,alpha=f1e-4,beta=f0.75,bias=f1", NULL},
 	{"LayerNormalization", cv_layer_norm, IR_OP_LAYER_NORM, "axis,epsilon,stash_type", NULL},
 	/* pooling and reductions */
 	{"MaxPool", cv_pool, IR_OP_MAX_POOL, "auto_pad,ceil_mode,dilations,kernel_shape,pads,storage_order,strides", NULL},

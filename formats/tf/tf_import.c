@@ -2746,6 +2746,26 @@ static int cv_depth_space(cx *c)
 	return from_nchw(c, nchw, n, t);
 }
 
+/* LRN (NHWC): TF's alpha multiplies the sum, ONNX's (the IR's) is divided
+ * by the window size 2 * depth_radius + 1. */
+static int cv_lrn(cx *c)
+{
+	ir_shape xs = vshape(c, c->in[0]);
+	if (xs.rank != 4)
+		return unsup(c, "input rank %d (4 expected)", xs.rank);
+	int64_t r = a_int(c, "depth_radius", 5);
+	if (r < 0 || r > 4096)
+		return cfail(c, "bad depth_radius");
+	int x = to_nchw(c, false);
+	int t = ttmp(c, "nchw");
+	int n = emit(c, "lrn", IR_OP_LRN, &x, 1, &t, 1);
+	set_i(c, n, "size", 2 * r + 1);
+	set_f(c, n, "alpha", a_float(c, "alpha", 1) * (double)(2 * r + 1));
+	set_f(c, n, "beta", a_float(c, "beta", 0.5));
+	set_f(c, n, "bias", a_float(c, "bias", 1));
+	return from_nchw(c, false, n, t);
+}
+
 /* ================================================================ the op table */
 
 typedef struct {
@@ -2777,7 +2797,7 @@ static const op_entry op_table[] = {
 	{"FusedBatchNorm", cv_batch_norm}, {"FusedBatchNormV2", cv_batch_norm}, {"FusedBatchNormV3", cv_batch_norm},
 	{"Mean", cv_reduce}, {"Sum", cv_reduce}, {"Max", cv_reduce}, {"Min", cv_reduce},
 	{"ArgMax", cv_argmax}, {"ArgMin", cv_argmin}, {"Gather", cv_gather}, {"GatherV2", cv_gather},
-	{"AddN", cv_add_n}, {"ClipByValue", cv_clip}, {"DepthToSpace", cv_depth_space},
+	{"AddN", cv_add_n}, {"ClipByValue", cv_clip}, {"DepthToSpace", cv_depth_space}, {"LRN", cv_lrn},
 	{"SpaceToDepth", cv_depth_space},
 	{"Shape", cv_shape}, {"Size", cv_shape}, {"Rank", cv_shape}, {"ZerosLike", cv_like}, {"OnesLike", cv_like},
 	{"Fill", cv_fill}, {"Range", cv_range},

@@ -121,6 +121,15 @@ def main():
     # dynamic.pb: a placeholder with an unknown batch dimension
     write("dynamic.pb",
           placeholder("x", [-1, 4]) + node("y", "Relu", ["x"], t))
+    # lrn.pb: LRN (NHWC) with depth_radius 2 and TF's per-element alpha 0.1:
+    # the IR's lrn (ONNX semantics) has size 5 and alpha 0.5
+    write("lrn.pb",
+          placeholder("x", [1, 2, 2, 8]) +
+          node("y", "LRN", ["x"], t + [("depth_radius", field(3, 0, varint(2))),
+                                       ("alpha", field(4, 5, struct.pack("<f", 0.1))),
+                                       ("beta", field(4, 5, struct.pack("<f", 0.75))),
+                                       ("bias", field(4, 5, struct.pack("<f", 2.0)))]))
+    np.save(os.path.join(OUT, "lrn.input.npy"), np.random.RandomState(3).randn(1, 2, 2, 8).astype(np.float32))
 
 
 # ---------------------------------------------------------------- numerical graphs

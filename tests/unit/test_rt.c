@@ -1285,6 +1285,8 @@ static void rn_params(int32_t *p, int T, int B, int I, int H, int lbr, int rev, 
 {
 	p[NPU_RN_T] = T, p[NPU_RN_B] = B, p[NPU_RN_I] = I, p[NPU_RN_H] = H, p[NPU_RN_LBR] = lbr;
 	p[NPU_RN_REVERSE] = rev, p[NPU_RN_XT] = p[NPU_RN_WT] = p[NPU_RN_YT] = t;
+	p[NPU_RN_DIRS] = 1, p[NPU_RN_DIR] = 0, p[NPU_RN_BF] = 0, p[NPU_RN_CLIP] = 0, p[NPU_RN_IFG] = 0;
+	p[NPU_RN_SLT] = NPU_T_I32;
 }
 
 /* GRU, I = H = B = 1. Saturated gates are exact in float: sigmoid(30) =
@@ -1535,6 +1537,212 @@ static void test_cast_f(void)
 	CHECK(yc[0] == 1 && yc[1] == 65504);
 }
 
+/* ---------------------------------------------------------------- matmul, gather, argmax, lrn, rnn, casts */
+
+static void mm_params(int32_t *p, int M, int N, int K, int am, int ak, int bk, int bn)
+{
+	memset(p, 0, sizeof(int32_t) * NPU_MM_COUNT);
+	for (int i = 0; i < NPU_MM_BDIMS; i++)
+		p[NPU_MM_BCOUNTS + i] = 1;
+	p[NPU_MM_M] = M, p[NPU_MM_N] = N, p[NPU_MM_K] = K;
+	p[NPU_MM_AM] = am, p[NPU_MM_AK] = ak, p[NPU_MM_BK] = bk, p[NPU_MM_BN] = bn;
+}
+
+/* A [2x3] int8, ZA 1: A - ZA = [[1,-1,3],[-2,2,0]]; B [3x2], ZB -2:
+ * B - ZB = [[1,2],[3,0],[2,4]]; acc = [[4,14],[4,-4]], y = 3 + acc/2 =
+ * [[5,10],[5,1]]. Batch 2 with A broadcast and B2 = B + 1
+ * (B2 - ZB = [[2,3],[4,1],[3,5]]): acc = [[7,17],[4,-4]], y = 3 +
+ * round_half_up(acc/2) = [[7,12],[5,1]]. Transposed B storage gives the
+ * first result; HI = 8 clamps 10; int16 A the same. */
+static void test_matmul_q(void)
+{
+	int32_t p[NPU_MM_COUNT];
+	int8_t a[6] = {2, 0, 4, -1, 3, 1}, b[12] = {-1, 0, 1, -2, 0, 2, 0, 1, 2, -1, 1, 3}, y[8];
+	int8_t bt[6] = {-1, 1, 0, 0, -2, 2};
+	int16_t a16[6] = {2, 0, 4, -1, 3, 1}, y16[4];
+	int32_t want[8] = {5, 10, 5, 1, 7, 12, 5, 1}, want_hi[4] = {5, 8, 5, 1};
+	mm_params(p, 2, 2, 3, 3, 1, 2, 1);
+	p[NPU_MM_AT] = p[NPU_MM_BT] = p[NPU_MM_YT] = NPU_T_I8;
+	p[NPU_MM_ZA] = 1, p[NPU_MM_ZB] = -2, p[NPU_MM_ZY] = 3, p[NPU_MM_MULT] = M30, p[NPU_MM_SHIFT] = 31;
+	p[NPU_MM_LO] = -128, p[NPU_MM_HI] = 127;
+	RUN(NPU_K_MATMUL_Q, p, a, b, NULL, y);
+	CHECK(eq_int(y, NPU_T_I8, want, 4));
+	p[NPU_MM_BCOUNTS + NPU_MM_BDIMS - 1] = 2, p[NPU_MM_BSB + NPU_MM_BDIMS - 1] = 6;
+	RUN(NPU_K_MATMUL_Q, p, a, b, NULL, y);
+	CHECK(eq_int(y, NPU_T_I8, want, 8));
+	mm_params(p, 2, 2, 3, 3, 1, 1, 3);	/* B stored [N, K] */
+	p[NPU_MM_AT] = p[NPU_MM_BT] = p[NPU_MM_YT] = NPU_T_I8;
+	p[NPU_MM_ZA] = 1, p[NPU_MM_ZB] = -2, p[NPU_MM_ZY] = 3, p[NPU_MM_MULT] = M30, p[NPU_MM_SHIFT] = 31;
+	p[NPU_MM_LO] = -128, p[NPU_MM_HI] = 8;
+	RUN(NPU_K_MATMUL_Q, p, a, bt, NULL, y);
+	CHECK(eq_int(y, NPU_T_I8, want_hi, 4));
+	p[NPU_MM_AT] = p[NPU_MM_YT] = NPU_T_I16;
+	RUN(NPU_K_MATMUL_Q, p, a16, bt, NULL, y16);
+	CHECK(eq_int(y16, NPU_T_I16, want_hi, 4));
+}
+
+/* gemm: A stored [K, M] = [[1,2],[3,4]] transposed: A = [[1,3],[2,4]];
+ * B = [[1,0],[0,2]]; A B = [[1,6],[2,8]]; 2 A B + 0.5 [2,4] (C a row) =
+ * [[3,14],[5,18]]; HI 15 clamps 18. f16 storage of y: the same values. */
+static void test_matmul_f(void)
+{
+	int32_t p[NPU_MM_COUNT];
+	float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 2}, cc[2] = {2, 4}, y[4];
+	float want[4] = {3, 14, 5, 15};
+	uint16_t yh[4], wanth[4] = {0x4200, 0x4b00, 0x4500, 0x4b80};	/* 3 14 5 15 */
+	union { float f; int32_t i; } al = {2.0f}, be = {0.5f}, lo = {-INFINITY}, hi = {15.0f};
+	mm_params(p, 2, 2, 2, 1, 2, 2, 1);
+	p[NPU_MM_CM] = 0, p[NPU_MM_CN] = 1;
+	p[NPU_MM_AT] = p[NPU_MM_BT] = p[NPU_MM_CT] = p[NPU_MM_YT] = NPU_T_F32;
+	p[NPU_MM_ALPHA] = al.i, p[NPU_MM_BETA] = be.i, p[NPU_MM_LO] = lo.i, p[NPU_MM_HI] = hi.i;
+	RUN(NPU_K_MATMUL_F, p, a, b, cc, y);
+	CHECK(eq_f32(y, want, 4));
+	p[NPU_MM_YT] = NPU_T_F16;
+	RUN(NPU_K_MATMUL_F, p, a, b, cc, yh);
+	CHECK(eq_u16(yh, wanth, 4));
+}
+
+/* x int8 [2, 3, 2] = 0..11 along axis 1 with indices 2, -1, 0, 5 (outside:
+ * zeros): y [2, 4, 2] = {4,5, 4,5, 0,1, 0,0, 10,11, 10,11, 6,7, 0,0};
+ * float x [3] with int64 indices -3, 2: {x0, x2}. */
+static void test_gather(void)
+{
+	int32_t p[NPU_GA_COUNT] = {2, 3, 2, 4, 1, NPU_T_I32};
+	int8_t x[12], y[16];
+	int32_t idx[4] = {2, -1, 0, 5}, want[16] = {4, 5, 4, 5, 0, 1, 0, 0, 10, 11, 10, 11, 6, 7, 0, 0};
+	for (int i = 0; i < 12; i++)
+		x[i] = (int8_t)i;
+	RUN(NPU_K_GATHER, p, x, idx, y);
+	CHECK(eq_int(y, NPU_T_I8, want, 16));
+	int32_t q[NPU_GA_COUNT] = {1, 3, 1, 2, 4, NPU_T_I64};
+	float xf[3] = {1.5f, -2, 7}, yf[2], wantf[2] = {1.5f, 7};
+	int64_t i64[2] = {-3, 2};
+	RUN(NPU_K_GATHER, q, xf, i64, yf);
+	CHECK(eq_f32(yf, wantf, 2));
+}
+
+/* int8 rows {1,5,5} and {-3,-7,-3}: the first maximum 1, 0, the last 2, 2,
+ * the first minimum 0, 1; f32 {0.5,-1,0.5}: 0, or 2 with LAST; int64 and
+ * int32 outputs. */
+static void test_argmax(void)
+{
+	int32_t p[NPU_AM_COUNT] = {2, 3, 1, 0, 0, NPU_T_I8, NPU_T_I64};
+	int8_t x[6] = {1, 5, 5, -3, -7, -3};
+	int64_t y[2];
+	int32_t y32[2];
+	RUN(NPU_K_ARGMAX, p, x, y);
+	CHECK(y[0] == 1 && y[1] == 0);
+	p[NPU_AM_LAST] = 1;
+	RUN(NPU_K_ARGMAX, p, x, y);
+	CHECK(y[0] == 2 && y[1] == 2);
+	p[NPU_AM_LAST] = 0, p[NPU_AM_MIN] = 1, p[NPU_AM_YT] = NPU_T_I32;
+	RUN(NPU_K_ARGMAX, p, x, y32);
+	CHECK(y32[0] == 0 && y32[1] == 1);
+	int32_t q[NPU_AM_COUNT] = {1, 3, 1, 0, 0, NPU_T_F32, NPU_T_I32};
+	float xf[3] = {0.5f, -1, 0.5f};
+	RUN(NPU_K_ARGMAX, q, xf, y32);
+	CHECK(y32[0] == 0);
+	q[NPU_AM_LAST] = 1;
+	RUN(NPU_K_ARGMAX, q, xf, y32);
+	CHECK(y32[0] == 2);
+}
+
+/* x [1, 3, 1] = 1 2 3, size 3, alpha 3 (alpha / size = 1), beta 1, bias 1:
+ * sums of squares over the windows 1+4, 1+4+9, 4+9: y = 1/6, 2/15, 3/14
+ * (the power as exp(log), so to a few ulps). */
+static void test_lrn_f(void)
+{
+	union { float f; int32_t i; } al = {3.0f}, be = {1.0f}, bi = {1.0f};
+	int32_t p[NPU_LR_COUNT] = {1, 3, 1, 3, al.i, be.i, bi.i, NPU_T_F32, NPU_T_F32};
+	float x[3] = {1, 2, 3}, y[3];
+	RUN(NPU_K_LRN_F, p, x, y);
+	CHECK(fabsf(y[0] - 1.0f / 6) < 1e-6f && fabsf(y[1] - 2.0f / 15) < 1e-6f && fabsf(y[2] - 3.0f / 14) < 1e-6f);
+}
+
+/* Vanilla RNN, I = H = 1, W = 1, R = 0.5, no bias, x = 0.5, -1:
+ * forward h = tanh(0.5) = 0.46211716, tanh(-1 + 0.5 h) = -0.64631348;
+ * reverse (t = 1 first) tanh(-1) = -0.76159416, tanh(0.5 + 0.5 * that) =
+ * 0.11864151. Bidirectional, batch first, B = 1: Y [B, T, 2, H] gets the
+ * forward call at even places and the reverse (DIR 1, W[1] = 1, R[1] = 0.5)
+ * at odd ones; Yh [B, 2, H]. */
+static void test_rnn_f(void)
+{
+	int32_t p[NPU_RN_COUNT];
+	float x[2] = {0.5f, -1}, W[2] = {1, 1}, R[2] = {0.5f, 0.5f}, Y[4] = {9, 9, 9, 9}, Yh[2] = {9, 9};
+	rn_params(p, 2, 1, 1, 1, 0, 0, NPU_T_F32);
+	p[NPU_RN_DIRS] = 2, p[NPU_RN_BF] = 1;
+	RUN(NPU_K_RNN_F, p, x, W, R, NULL, NULL, Y, Yh);
+	CHECK(fabsf(Y[0] - 0.46211716f) < 1e-6f && fabsf(Y[2] + 0.64631348f) < 1e-6f && Y[1] == 9 && Y[3] == 9);
+	CHECK(Yh[0] == Y[2] && Yh[1] == 9);
+	p[NPU_RN_DIR] = 1, p[NPU_RN_REVERSE] = 1;
+	RUN(NPU_K_RNN_F, p, x, W, R, NULL, NULL, Y, Yh);
+	CHECK(fabsf(Y[3] + 0.76159416f) < 1e-6f && fabsf(Y[1] - 0.11864151f) < 1e-6f && Yh[1] == Y[1]);
+	/* CLIP 0.25 bounds the pre-activation: tanh(0.25) both times forward */
+	union { float f; int32_t i; } cl = {0.25f};
+	rn_params(p, 2, 1, 1, 1, 0, 0, NPU_T_F32);
+	p[NPU_RN_CLIP] = cl.i;
+	RUN(NPU_K_RNN_F, p, x, W, R, NULL, NULL, Y, Yh);
+	CHECK(fabsf(Y[0] - 0.24491866f) < 1e-6f && fabsf(Y[1] + 0.24491866f) < 1e-6f);
+}
+
+/* Sequence lengths 1 and 2 (int64), time major, B = 2, the RNN above:
+ * batch 0 runs one step (tanh(0.5) = 0.46211716, Y at t = 1 zero, also
+ * backwards, where its one step is t = 0), batch 1 both steps. */
+static void test_rnn_seq_lens(void)
+{
+	int32_t p[NPU_RN_COUNT];
+	float x[4] = {0.5f, 0.5f, -1, -1}, W[1] = {1}, R[1] = {0.5f}, Y[4], Yh[2];
+	int64_t sl[2] = {1, 2};
+	rn_params(p, 2, 2, 1, 1, 0, 0, NPU_T_F32);
+	p[NPU_RN_SLT] = NPU_T_I64;
+	memset(Y, 0x7f, sizeof Y);
+	RUN(NPU_K_RNN_F, p, x, W, R, NULL, NULL, Y, Yh, sl);
+	CHECK(fabsf(Y[0] - 0.46211716f) < 1e-6f && Y[2] == 0 && Yh[0] == Y[0]);
+	CHECK(fabsf(Y[1] - 0.46211716f) < 1e-6f && fabsf(Y[3] + 0.64631348f) < 1e-6f && Yh[1] == Y[3]);
+	p[NPU_RN_REVERSE] = 1;
+	memset(Y, 0x7f, sizeof Y);
+	RUN(NPU_K_RNN_F, p, x, W, R, NULL, NULL, Y, Yh, sl);
+	CHECK(fabsf(Y[0] - 0.46211716f) < 1e-6f && Y[2] == 0 && Yh[0] == Y[0]);
+	CHECK(fabsf(Y[3] + 0.76159416f) < 1e-6f && fabsf(Y[1] - 0.11864151f) < 1e-6f && Yh[1] == Y[1]);
+}
+
+/* LSTM peepholes, I = H = 1, T = 1, W = R = 0, c0 = 1, P (i o f) = 2 4 0:
+ * i = sigmoid(2 c0), f = sigmoid(0) = 0.5, c~ = tanh(0) = 0, c = 0.5,
+ * o = sigmoid(4 c) = sigmoid(2), h = sigmoid(2) tanh(0.5) = 0.40703144. */
+static void test_lstm_peepholes(void)
+{
+	int32_t p[NPU_RN_COUNT];
+	float x[1] = {1}, W[4] = {0}, R[4] = {0}, c0[1] = {1}, P[3] = {2, 4, 0}, Y[1], Yh[1], Yc[1];
+	rn_params(p, 1, 1, 1, 1, 0, 0, NPU_T_F32);
+	RUN(NPU_K_LSTM_F, p, x, W, R, NULL, NULL, c0, Y, Yh, Yc, P);
+	CHECK(Yc[0] == 0.5f && fabsf(Y[0] - 0.40703144f) < 1e-6f && Yh[0] == Y[0]);
+}
+
+/* integer codes to float by value; float to u8 / i32 truncated toward
+ * zero and saturated, NaN -> 0 */
+static void test_cast_int(void)
+{
+	int32_t p[NPU_CA_COUNT] = {3, NPU_T_U8, NPU_T_F32};
+	uint8_t u[3] = {0, 255, 7};
+	float y[3], want[3] = {0, 255, 7};
+	RUN(NPU_K_CAST_F, p, u, y);
+	CHECK(eq_f32(y, want, 3));
+	int16_t s16[2] = {-32768, 5};
+	uint16_t yh[2], wanth[2] = {0xf800, 0x4500};	/* -32768, 5 */
+	p[NPU_CA_N] = 2, p[NPU_CA_XT] = NPU_T_I16, p[NPU_CA_YT] = NPU_T_F16;
+	RUN(NPU_K_CAST_F, p, s16, yh);
+	CHECK(eq_u16(yh, wanth, 2));
+	float x[4] = {-1.7f, 300.2f, NAN, 2.5f};
+	uint8_t yu[4];
+	int32_t yi[4], wantu[4] = {0, 255, 0, 2}, wanti[4] = {-1, 300, 0, 2};
+	p[NPU_CA_N] = 4, p[NPU_CA_XT] = NPU_T_F32, p[NPU_CA_YT] = NPU_T_U8;
+	RUN(NPU_K_CAST_F, p, x, yu);
+	CHECK(eq_int(yu, NPU_T_U8, wantu, 4));
+	p[NPU_CA_YT] = NPU_T_I32;
+	RUN(NPU_K_CAST_F, p, x, yi);
+	CHECK(eq_int(yi, NPU_T_I32, wanti, 4));
+}
+
 /* ---------------------------------------------------------------- executor */
 
 /* Two ops over every kind of tensor place: REQUANT input 0 (int8 [4]) ->
@@ -1568,6 +1776,9 @@ static void test_exec(void)
 	CHECK(npu_param_count(NPU_K_CONV_Q) == NPU_CV_COUNT && npu_param_count(NPU_K_FILL) == NPU_FI_COUNT &&
 	      npu_param_count(NPU_K_LSTM_F) == NPU_RN_COUNT && npu_param_count(NPU_K_GRU_Q) == NPU_RNQ_COUNT &&
 	      npu_param_count(NPU_K_LSTM_Q) == NPU_RNQ_COUNT && npu_param_count(NPU_K_COUNT) == 0);
+	CHECK(npu_param_count(NPU_K_MATMUL_F) == NPU_MM_COUNT && npu_param_count(NPU_K_MATMUL_Q) == NPU_MM_COUNT &&
+	      npu_param_count(NPU_K_GATHER) == NPU_GA_COUNT && npu_param_count(NPU_K_ARGMAX) == NPU_AM_COUNT &&
+	      npu_param_count(NPU_K_RNN_F) == NPU_RN_COUNT && npu_param_count(NPU_K_LRN_F) == NPU_LR_COUNT);
 }
 
 /* ---------------------------------------------------------------- npu_load */
@@ -1757,6 +1968,15 @@ int main(void)
 	test_gru_f();
 	test_lstm_f();
 	test_cast_f();
+	test_matmul_q();
+	test_matmul_f();
+	test_gather();
+	test_argmax();
+	test_lrn_f();
+	test_rnn_f();
+	test_lstm_peepholes();
+	test_rnn_seq_lens();
+	test_cast_int();
 	test_exec();
 	test_load();
 	test_gru_q();

@@ -145,8 +145,8 @@ static void feed(const npu_io *io, const npy *a, size_t k, unsigned char *dst, c
 
 static const char *npy_descr(uint32_t t)
 {
-	static const char *const d[] = {"<f4", "<f2", "|i1", "<i2", "<i4", "|u1"};
-	return t < 6 ? d[t] : "|u1";
+	static const char *const d[] = {"<f4", "<f2", "|i1", "<i2", "<i4", "|u1", "<i8"};
+	return t < 7 ? d[t] : "|u1";
 }
 
 static void npy_save(const char *path, const npu_io *io, const void *data)

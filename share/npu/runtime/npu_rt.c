@@ -23,7 +23,7 @@
 
 /* ---------------------------------------------------------------- integer helpers */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT LUT REDUCE_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT LUT REDUCE_Q MATMUL_Q */
 /* Rounding right shift (as npu_rshift_round) for any int64 v, without
  * shifting negative values: biasing by 2^63 makes v unsigned, and 2^63 /
  * 2^s is an integer. */
@@ -38,14 +38,14 @@ static inline int64_t rt_rsr(int64_t v, int s)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE POOL_Q REDUCE_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE POOL_Q REDUCE_Q MATMUL_Q */
 static inline int32_t rt_clamp(int64_t v, int32_t lo, int32_t hi)
 {
 	return v < lo ? lo : v > hi ? hi : (int32_t)v;
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT REDUCE_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT REDUCE_Q MATMUL_Q */
 static inline int rt_shift(int32_t s)
 {
 	return s < 0 ? 0 : s > 62 ? 62 : (int)s;
@@ -85,7 +85,7 @@ static inline int64_t rt_mulshift(int64_t acc, int32_t mult, int s)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT DEQUANTIZE LUT POOL_Q REDUCE_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT DEQUANTIZE LUT POOL_Q REDUCE_Q MATMUL_Q ARGMAX CAST_F */
 /* Element access by NPU_T_* type. */
 static inline int32_t rt_ldi(const void *p, int32_t t, size_t i)
 {
@@ -98,7 +98,7 @@ static inline int32_t rt_ldi(const void *p, int32_t t, size_t i)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE LUT POOL_Q REDUCE_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE LUT POOL_Q REDUCE_Q MATMUL_Q CAST_F */
 /* v is within the type's range (the kernels clamp to LO, HI first) */
 static inline void rt_sti(void *p, int32_t t, size_t i, int32_t v)
 {
@@ -111,14 +111,14 @@ static inline void rt_sti(void *p, int32_t t, size_t i, int32_t v)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F MATMUL_F ARGMAX RNN_F LRN_F */
 static inline float rt_ldf(const void *p, int32_t t, size_t i)
 {
 	return t == NPU_T_F16 ? npu_f16_to_f32(((const uint16_t *)p)[i]) : ((const float *)p)[i];
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F DEQUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F DEQUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F MATMUL_F RNN_F LRN_F */
 static inline void rt_stf(void *p, int32_t t, size_t i, float v)
 {
 	if (t == NPU_T_F16)
@@ -128,14 +128,14 @@ static inline void rt_stf(void *p, int32_t t, size_t i, float v)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE DEQUANTIZE */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE DEQUANTIZE MATMUL_F RNN_F LRN_F */
 static inline float rt_pf(const int32_t *p, int i)
 {
 	return npu_bits_f32((uint32_t)p[i]);
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F */
+/* @npu-kernel CONV_F ELTWISE_F MATMUL_F */
 /* min(max(v, lo), hi) keeping NaN */
 static inline float rt_clampf(float v, float lo, float hi)
 {
@@ -247,7 +247,7 @@ static void rt_uq_row(int8_t *restrict y, const uint32_t *restrict ta, uint32_t 
 
 /* ---------------------------------------------------------------- float functions */
 
-/* @npu-kernel CONV_F UNARY_F SOFTMAX_F GRU_F LSTM_F REDUCE_F */
+/* @npu-kernel CONV_F UNARY_F SOFTMAX_F GRU_F LSTM_F REDUCE_F MATMUL_F RNN_F LRN_F CAST_F */
 #include <math.h>
 /* @npu-end */
 
@@ -1386,7 +1386,7 @@ static void k_softmax_f(const int32_t *p, void *const *a, void *scratch)
 }
 /* @npu-end */
 
-/* @npu-kernel GRU_F LSTM_F */
+/* @npu-kernel GRU_F LSTM_F RNN_F */
 /* The recurrent kernels run one batch element at a time (the sequences
  * are independent) with float32 state in scratch: h [H], c [H], gates
  * [G*H] and one [H] temporary. Products are summed in order after the
@@ -1411,47 +1411,93 @@ static uint32_t rn_scratch(const int32_t *p, int gates)
 	return (uint32_t)((floats * 4 + 15) & ~(int64_t)15);
 }
 
+/* element offsets of x_t and Y_t of batch b, and of a state of batch b */
+static size_t rn_xoff(const int32_t *p, int t, int b)
+{
+	size_t T = (size_t)p[NPU_RN_T], B = (size_t)p[NPU_RN_B];
+	return (p[NPU_RN_BF] ? (size_t)b * T + (size_t)t : (size_t)t * B + (size_t)b) * (size_t)p[NPU_RN_I];
+}
+
+static size_t rn_soff(const int32_t *p, int b)
+{
+	size_t D = p[NPU_RN_DIRS] > 1 ? (size_t)p[NPU_RN_DIRS] : 1, B = (size_t)p[NPU_RN_B], d = (size_t)p[NPU_RN_DIR];
+	return (p[NPU_RN_BF] ? (size_t)b * D + d : d * B + (size_t)b) * (size_t)p[NPU_RN_H];
+}
+
+static size_t rn_yoff(const int32_t *p, int t, int b)
+{
+	size_t D = p[NPU_RN_DIRS] > 1 ? (size_t)p[NPU_RN_DIRS] : 1, B = (size_t)p[NPU_RN_B], d = (size_t)p[NPU_RN_DIR];
+	size_t T = (size_t)p[NPU_RN_T], tt = (size_t)t, bb = (size_t)b;
+	return (p[NPU_RN_BF] ? (bb * T + tt) * D + d : (tt * D + d) * B + bb) * (size_t)p[NPU_RN_H];
+}
+
 /* one step's input x_t of batch b as floats (in xb) */
 static void rn_input(const int32_t *p, const void *x, int t, int b, float *xb)
 {
-	int B = p[NPU_RN_B], I = p[NPU_RN_I];
+	int I = p[NPU_RN_I];
+	size_t o = rn_xoff(p, t, b);
 	for (int i = 0; i < I; i++)
-		xb[i] = rt_ldf(x, p[NPU_RN_XT], ((size_t)t * B + b) * I + i);
+		xb[i] = rt_ldf(x, p[NPU_RN_XT], o + (size_t)i);
+}
+
+/* the steps batch b runs (sequence lengths sl, or all T) */
+static int rn_len(const int32_t *p, const void *sl, int b)
+{
+	int64_t T = p[NPU_RN_T], v = !sl ? T : p[NPU_RN_SLT] == NPU_T_I64 ? ((const int64_t *)sl)[b] : ((const int32_t *)sl)[b];
+	return (int)(v < 0 ? 0 : v > T ? T : v);
+}
+
+/* zero Y beyond batch b's sequence */
+static void rn_zero_tail(const int32_t *p, void *Y, int b, int L)
+{
+	for (int t = L; Y && t < p[NPU_RN_T]; t++)
+		for (int j = 0; j < p[NPU_RN_H]; j++)
+			rt_stf(Y, p[NPU_RN_YT], rn_yoff(p, t, b) + (size_t)j, 0.0f);
+}
+
+static float rn_clip(const int32_t *p, float v)
+{
+	float c = npu_bits_f32((uint32_t)p[NPU_RN_CLIP]);
+	return c > 0 ? (v < -c ? -c : v > c ? c : v) : v;
 }
 /* @npu-end */
 
 /* @npu-kernel GRU_F */
 static void k_gru_f(const int32_t *p, void *const *a, void *scratch)
 {
-	const void *x = a[0], *W = a[1], *R = a[2], *bias = a[3], *h0 = a[4];
+	const void *x = a[0], *W = a[1], *R = a[2], *bias = a[3], *h0 = a[4], *sl = a[7];
 	void *Y = a[5], *Yh = a[6];
-	int T = p[NPU_RN_T], B = p[NPU_RN_B], I = p[NPU_RN_I], H = p[NPU_RN_H], lbr = p[NPU_RN_LBR] != 0;
+	int B = p[NPU_RN_B], I = p[NPU_RN_I], H = p[NPU_RN_H], lbr = p[NPU_RN_LBR] != 0;
 	int32_t XT = p[NPU_RN_XT], WT = p[NPU_RN_WT], YT = p[NPU_RN_YT];
 	int half = YT == NPU_T_F16;
 	float *h = scratch, *c = h + H, *tmp = c + H, *g = tmp + H, *xb = g + 3 * H;
-	size_t GH = 3 * (size_t)H;
+	size_t GH = 3 * (size_t)H, d = (size_t)p[NPU_RN_DIR], wo = d * GH * (size_t)I, ro = d * GH * (size_t)H;
+	size_t bo = d * 2 * GH;
 	(void)c;
 	for (int b = 0; b < B; b++) {
+		size_t so = rn_soff(p, b);
 		for (int j = 0; j < H; j++)
-			h[j] = h0 ? rt_ldf(h0, XT, (size_t)b * H + j) : 0.0f;
-		for (int s = 0; s < T; s++) {
-			int t = p[NPU_RN_REVERSE] ? T - 1 - s : s;
+			h[j] = h0 ? rt_ldf(h0, XT, so + (size_t)j) : 0.0f;
+		int L = rn_len(p, sl, b);
+		rn_zero_tail(p, Y, b, L);
+		for (int s = 0; s < L; s++) {
+			int t = p[NPU_RN_REVERSE] ? L - 1 - s : s;
 			rn_input(p, x, t, b, xb);
 			/* z and r: sigmoid(xw + hr) */
 			for (int j = 0; j < 2 * H; j++) {
-				float xw = rn_dot(bias ? rt_ldf(bias, WT, (size_t)j) : 0.0f, W, WT, (size_t)j * I, xb, I);
-				float hr = rn_dot(bias ? rt_ldf(bias, WT, GH + j) : 0.0f, R, WT, (size_t)j * H, h, H);
-				g[j] = rt_sigm(xw + hr);
+				float xw = rn_dot(bias ? rt_ldf(bias, WT, bo + (size_t)j) : 0.0f, W, WT, wo + (size_t)j * I, xb, I);
+				float hr = rn_dot(bias ? rt_ldf(bias, WT, bo + GH + j) : 0.0f, R, WT, ro + (size_t)j * H, h, H);
+				g[j] = rt_sigm(rn_clip(p, xw + hr));
 			}
 			/* h gate: its recurrent product with h (lbr) or with r * h */
 			for (int j = 0; j < H; j++)
 				tmp[j] = lbr ? h[j] : g[H + j] * h[j];
 			for (int j = 0; j < H; j++) {
 				size_t row = (size_t)(2 * H + j);
-				float xw = rn_dot(bias ? rt_ldf(bias, WT, row) : 0.0f, W, WT, row * I, xb, I);
-				float q = rn_dot(bias ? rt_ldf(bias, WT, GH + row) : 0.0f, R, WT, row * H, tmp, H);
+				float xw = rn_dot(bias ? rt_ldf(bias, WT, bo + row) : 0.0f, W, WT, wo + row * I, xb, I);
+				float q = rn_dot(bias ? rt_ldf(bias, WT, bo + GH + row) : 0.0f, R, WT, ro + row * H, tmp, H);
 				float pre = lbr ? xw + g[H + j] * q : xw + q;
-				g[2 * H + j] = npu_tanhf(pre);
+				g[2 * H + j] = npu_tanhf(rn_clip(p, pre));
 			}
 			for (int j = 0; j < H; j++) {
 				float z = g[j];
@@ -1459,11 +1505,11 @@ static void k_gru_f(const int32_t *p, void *const *a, void *scratch)
 			}
 			if (Y)
 				for (int j = 0; j < H; j++)
-					rt_stf(Y, YT, ((size_t)t * B + b) * H + j, h[j]);
+					rt_stf(Y, YT, rn_yoff(p, t, b) + (size_t)j, h[j]);
 		}
 		if (Yh)
 			for (int j = 0; j < H; j++)
-				rt_stf(Yh, YT, (size_t)b * H + j, h[j]);
+				rt_stf(Yh, YT, so + (size_t)j, h[j]);
 	}
 }
 /* @npu-end */
@@ -1471,49 +1517,102 @@ static void k_gru_f(const int32_t *p, void *const *a, void *scratch)
 /* @npu-kernel LSTM_F */
 static void k_lstm_f(const int32_t *p, void *const *a, void *scratch)
 {
-	const void *x = a[0], *W = a[1], *R = a[2], *bias = a[3], *h0 = a[4], *c0 = a[5];
+	const void *x = a[0], *W = a[1], *R = a[2], *bias = a[3], *h0 = a[4], *c0 = a[5], *P = a[9], *sl = a[10];
 	void *Y = a[6], *Yh = a[7], *Yc = a[8];
-	int T = p[NPU_RN_T], B = p[NPU_RN_B], I = p[NPU_RN_I], H = p[NPU_RN_H];
+	int B = p[NPU_RN_B], I = p[NPU_RN_I], H = p[NPU_RN_H], ifg = p[NPU_RN_IFG] != 0;
 	int32_t XT = p[NPU_RN_XT], WT = p[NPU_RN_WT], YT = p[NPU_RN_YT];
 	int half = YT == NPU_T_F16;
 	float *h = scratch, *c = h + H, *tmp = c + H, *g = tmp + H, *xb = g + 4 * H;
-	size_t GH = 4 * (size_t)H;
+	size_t GH = 4 * (size_t)H, d = (size_t)p[NPU_RN_DIR], wo = d * GH * (size_t)I, ro = d * GH * (size_t)H;
+	size_t bo = d * 2 * GH;
 	for (int b = 0; b < B; b++) {
+		size_t so = rn_soff(p, b);
 		for (int j = 0; j < H; j++) {
-			h[j] = h0 ? rt_ldf(h0, XT, (size_t)b * H + j) : 0.0f;
-			c[j] = c0 ? rt_ldf(c0, XT, (size_t)b * H + j) : 0.0f;
+			h[j] = h0 ? rt_ldf(h0, XT, so + (size_t)j) : 0.0f;
+			c[j] = c0 ? rt_ldf(c0, XT, so + (size_t)j) : 0.0f;
 		}
-		for (int s = 0; s < T; s++) {
-			int t = p[NPU_RN_REVERSE] ? T - 1 - s : s;
+		int L = rn_len(p, sl, b);
+		rn_zero_tail(p, Y, b, L);
+		for (int s = 0; s < L; s++) {
+			int t = p[NPU_RN_REVERSE] ? L - 1 - s : s;
 			rn_input(p, x, t, b, xb);
 			for (size_t j = 0; j < GH; j++) {
-				float xw = rn_dot(bias ? rt_ldf(bias, WT, j) : 0.0f, W, WT, j * I, xb, I);
-				float hr = rn_dot(bias ? rt_ldf(bias, WT, GH + j) : 0.0f, R, WT, j * H, h, H);
+				float xw = rn_dot(bias ? rt_ldf(bias, WT, bo + j) : 0.0f, W, WT, wo + j * I, xb, I);
+				float hr = rn_dot(bias ? rt_ldf(bias, WT, bo + GH + j) : 0.0f, R, WT, ro + j * H, h, H);
 				g[j] = xw + hr;
 			}
-			/* gate order i, o, f, c */
+			/* gate order i, o, f, c; peepholes i o f */
 			for (int j = 0; j < H; j++) {
-				float ig = rt_sigm(g[j]), og = rt_sigm(g[H + j]), fg = rt_sigm(g[2 * H + j]);
-				float cc = npu_tanhf(g[3 * H + j]);
+				size_t po = d * 3 * (size_t)H + (size_t)j;
+				float gi = g[j], go = g[H + j], gf = g[2 * H + j];
+				if (P) {
+					gi += rt_ldf(P, WT, po) * c[j];
+					gf += rt_ldf(P, WT, po + 2 * (size_t)H) * c[j];
+				}
+				float ig = rt_sigm(rn_clip(p, gi));
+				float fg = ifg ? 1 - ig : rt_sigm(rn_clip(p, gf));
+				float cc = npu_tanhf(rn_clip(p, g[3 * H + j]));
 				c[j] = rn_round(fg * c[j] + ig * cc, half);
-				h[j] = rn_round(og * npu_tanhf(c[j]), half);
+				if (P)
+					go += rt_ldf(P, WT, po + (size_t)H) * c[j];
+				h[j] = rn_round(rt_sigm(rn_clip(p, go)) * npu_tanhf(c[j]), half);
 			}
 			if (Y)
 				for (int j = 0; j < H; j++)
-					rt_stf(Y, YT, ((size_t)t * B + b) * H + j, h[j]);
+					rt_stf(Y, YT, rn_yoff(p, t, b) + (size_t)j, h[j]);
 		}
 		for (int j = 0; j < H; j++) {
 			if (Yh)
-				rt_stf(Yh, YT, (size_t)b * H + j, h[j]);
+				rt_stf(Yh, YT, so + (size_t)j, h[j]);
 			if (Yc)
-				rt_stf(Yc, YT, (size_t)b * H + j, c[j]);
+				rt_stf(Yc, YT, so + (size_t)j, c[j]);
 		}
 	}
 	(void)tmp;
 }
 /* @npu-end */
 
+/* @npu-kernel RNN_F */
+static void k_rnn_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0], *W = a[1], *R = a[2], *bias = a[3], *h0 = a[4], *sl = a[7];
+	void *Y = a[5], *Yh = a[6];
+	int B = p[NPU_RN_B], I = p[NPU_RN_I], H = p[NPU_RN_H];
+	int32_t XT = p[NPU_RN_XT], WT = p[NPU_RN_WT], YT = p[NPU_RN_YT];
+	int half = YT == NPU_T_F16;
+	float *h = scratch, *c = h + H, *tmp = c + H, *g = tmp + H, *xb = g + H;
+	size_t GH = (size_t)H, d = (size_t)p[NPU_RN_DIR], wo = d * GH * (size_t)I, ro = d * GH * (size_t)H;
+	size_t bo = d * 2 * GH;
+	for (int b = 0; b < B; b++) {
+		size_t so = rn_soff(p, b);
+		for (int j = 0; j < H; j++)
+			h[j] = h0 ? rt_ldf(h0, XT, so + (size_t)j) : 0.0f;
+		int L = rn_len(p, sl, b);
+		rn_zero_tail(p, Y, b, L);
+		for (int s = 0; s < L; s++) {
+			int t = p[NPU_RN_REVERSE] ? L - 1 - s : s;
+			rn_input(p, x, t, b, xb);
+			for (size_t j = 0; j < GH; j++) {
+				float xw = rn_dot(bias ? rt_ldf(bias, WT, bo + j) : 0.0f, W, WT, wo + j * I, xb, I);
+				float hr = rn_dot(bias ? rt_ldf(bias, WT, bo + GH + j) : 0.0f, R, WT, ro + j * H, h, H);
+				g[j] = npu_tanhf(rn_clip(p, xw + hr));
+			}
+			for (int j = 0; j < H; j++)
+				h[j] = rn_round(g[j], half);
+			if (Y)
+				for (int j = 0; j < H; j++)
+					rt_stf(Y, YT, rn_yoff(p, t, b) + (size_t)j, h[j]);
+		}
+		if (Yh)
+			for (int j = 0; j < H; j++)
+				rt_stf(Yh, YT, so + (size_t)j, h[j]);
+	}
+}
+/* @npu-end */
+
 /* @npu-kernel CAST_F */
+static int ca_is_float(int32_t t) { return t == NPU_T_F32 || t == NPU_T_F16; }
+
 static void k_cast_f(const int32_t *p, void *const *a, void *scratch)
 {
 	const void *x = a[0];
@@ -1522,11 +1621,34 @@ static void k_cast_f(const int32_t *p, void *const *a, void *scratch)
 	(void)scratch;
 	if (XT == YT) {
 		if (n > 0 && x != y)
-			memmove(y, x, (size_t)n * (XT == NPU_T_F16 ? 2 : 4));
+			memmove(y, x, (size_t)n * (XT == NPU_T_F16 ? 2 : XT == NPU_T_I16 ? 2 : XT == NPU_T_I8 || XT == NPU_T_U8 ? 1 : 4));
 		return;
 	}
-	for (int32_t i = 0; i < n; i++)
-		rt_stf(y, YT, (size_t)i, rt_ldf(x, XT, (size_t)i));
+	if (XT == NPU_T_I64 || YT == NPU_T_I64) {	/* indices: i64 <-> i32, i64 -> float */
+		for (int32_t i = 0; i < n; i++) {
+			int64_t v = XT == NPU_T_I64 ? ((const int64_t *)x)[i] : rt_ldi(x, XT, (size_t)i);
+			if (YT == NPU_T_I64)
+				((int64_t *)y)[i] = v;
+			else if (ca_is_float(YT))
+				rt_stf(y, YT, (size_t)i, (float)v);
+			else
+				((int32_t *)y)[i] = v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : (int32_t)v;
+		}
+		return;
+	}
+	if (ca_is_float(YT)) {
+		for (int32_t i = 0; i < n; i++)
+			rt_stf(y, YT, (size_t)i, ca_is_float(XT) ? rt_ldf(x, XT, (size_t)i) : (float)rt_ldi(x, XT, (size_t)i));
+		return;
+	}
+	/* float -> integer: truncation toward zero, saturated */
+	float lo = YT == NPU_T_I8 ? -128.0f : YT == NPU_T_I16 ? -32768.0f : YT == NPU_T_U8 ? 0.0f : -2147483648.0f;
+	float hi = YT == NPU_T_I8 ? 127.0f : YT == NPU_T_I16 ? 32767.0f : YT == NPU_T_U8 ? 255.0f : 2147483520.0f;
+	for (int32_t i = 0; i < n; i++) {
+		float v = rt_ldf(x, XT, (size_t)i);
+		v = v != v ? 0.0f : v < lo ? lo : v > hi ? hi : v;
+		rt_sti(y, YT, (size_t)i, (int32_t)v);
+	}
 }
 /* @npu-end */
 
@@ -1903,6 +2025,181 @@ static void k_lstm_q(const int32_t *p, void *const *a, void *scratch)
 }
 /* @npu-end */
 
+/* @npu-kernel MATMUL_F MATMUL_Q */
+/* batch b's start in an operand with batch strides bs (the walk's counts
+ * cnt, outermost first) */
+static size_t mm_batch(const int32_t *cnt, const int32_t *bs, size_t b)
+{
+	size_t o = 0;
+	for (int d = NPU_MM_BDIMS - 1; d >= 0; d--) {
+		size_t c = cnt[d] > 0 ? (size_t)cnt[d] : 1;
+		o += (b % c) * (size_t)bs[d];
+		b /= c;
+	}
+	return o;
+}
+
+static size_t mm_batches(const int32_t *cnt)
+{
+	size_t n = 1;
+	for (int d = 0; d < NPU_MM_BDIMS; d++)
+		n *= cnt[d] > 0 ? (size_t)cnt[d] : 0;
+	return n;
+}
+/* @npu-end */
+
+/* @npu-kernel MATMUL_F */
+static void k_matmul_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *A = a[0], *Bm = a[1], *C = a[2];
+	void *y = a[3];
+	int32_t M = p[NPU_MM_M], N = p[NPU_MM_N], K = p[NPU_MM_K];
+	int32_t AT = p[NPU_MM_AT], BT = p[NPU_MM_BT], CT = p[NPU_MM_CT], YT = p[NPU_MM_YT];
+	const int32_t *cnt = p + NPU_MM_BCOUNTS;
+	size_t am = (size_t)p[NPU_MM_AM], ak = (size_t)p[NPU_MM_AK], bk = (size_t)p[NPU_MM_BK];
+	size_t bn = (size_t)p[NPU_MM_BN], cm = (size_t)p[NPU_MM_CM], cn = (size_t)p[NPU_MM_CN];
+	float alpha = rt_pf(p, NPU_MM_ALPHA), beta = rt_pf(p, NPU_MM_BETA);
+	float lo = rt_pf(p, NPU_MM_LO), hi = rt_pf(p, NPU_MM_HI);
+	size_t nb = mm_batches(cnt), at = 0;
+	(void)scratch;
+	for (size_t b = 0; b < nb; b++) {
+		size_t oa = mm_batch(cnt, p + NPU_MM_BSA, b), ob = mm_batch(cnt, p + NPU_MM_BSB, b);
+		size_t oc = mm_batch(cnt, p + NPU_MM_BSC, b);
+		for (int32_t m = 0; m < M; m++)
+			for (int32_t n = 0; n < N; n++, at++) {
+				float acc = 0;
+				for (int32_t k = 0; k < K; k++)
+					acc += rt_ldf(A, AT, oa + (size_t)m * am + (size_t)k * ak) *
+					       rt_ldf(Bm, BT, ob + (size_t)k * bk + (size_t)n * bn);
+				float v = alpha * acc;
+				if (C)
+					v += beta * rt_ldf(C, CT, oc + (size_t)m * cm + (size_t)n * cn);
+				rt_stf(y, YT, at, rt_clampf(v, lo, hi));
+			}
+	}
+}
+/* @npu-end */
+
+/* @npu-kernel MATMUL_Q */
+static void k_matmul_q(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *A = a[0], *Bm = a[1];
+	void *y = a[3];
+	int32_t M = p[NPU_MM_M], N = p[NPU_MM_N], K = p[NPU_MM_K];
+	int32_t AT = p[NPU_MM_AT], BT = p[NPU_MM_BT], YT = p[NPU_MM_YT];
+	int32_t ZA = p[NPU_MM_ZA], ZB = p[NPU_MM_ZB], ZY = p[NPU_MM_ZY], mult = p[NPU_MM_MULT];
+	int32_t lo = p[NPU_MM_LO], hi = p[NPU_MM_HI];
+	int sh = rt_shift(p[NPU_MM_SHIFT]);
+	const int32_t *cnt = p + NPU_MM_BCOUNTS;
+	size_t am = (size_t)p[NPU_MM_AM], ak = (size_t)p[NPU_MM_AK], bk = (size_t)p[NPU_MM_BK];
+	size_t bn = (size_t)p[NPU_MM_BN];
+	size_t nb = mm_batches(cnt), at = 0;
+	(void)scratch;
+	for (size_t b = 0; b < nb; b++) {
+		size_t oa = mm_batch(cnt, p + NPU_MM_BSA, b), ob = mm_batch(cnt, p + NPU_MM_BSB, b);
+		for (int32_t m = 0; m < M; m++)
+			for (int32_t n = 0; n < N; n++, at++) {
+				int64_t acc = 0;
+				for (int32_t k = 0; k < K; k++)
+					acc += (int64_t)(rt_ldi(A, AT, oa + (size_t)m * am + (size_t)k * ak) - ZA) *
+					       (rt_ldi(Bm, BT, ob + (size_t)k * bk + (size_t)n * bn) - ZB);
+				rt_sti(y, YT, at, rt_clamp((int64_t)ZY + rt_mulshift(acc, mult, sh), lo, hi));
+			}
+	}
+}
+/* @npu-end */
+
+/* @npu-kernel GATHER */
+static void k_gather(const int32_t *p, void *const *a, void *scratch)
+{
+	const uint8_t *x = a[0];
+	const void *idx = a[1];
+	uint8_t *y = a[2];
+	int32_t outer = p[NPU_GA_OUTER], N = p[NPU_GA_N], nidx = p[NPU_GA_NIDX];
+	size_t row = (size_t)p[NPU_GA_INNER] * (size_t)p[NPU_GA_ELEM];
+	(void)scratch;
+	for (int32_t o = 0; o < outer; o++)
+		for (int32_t i = 0; i < nidx; i++) {
+			int64_t k = p[NPU_GA_IT] == NPU_T_I64 ? ((const int64_t *)idx)[i] : ((const int32_t *)idx)[i];
+			uint8_t *d = y + ((size_t)o * (size_t)nidx + (size_t)i) * row;
+			if (k < 0)
+				k += N;
+			if (k < 0 || k >= N)
+				memset(d, 0, row);
+			else
+				memcpy(d, x + ((size_t)o * (size_t)N + (size_t)k) * row, row);
+		}
+}
+/* @npu-end */
+
+/* @npu-kernel ARGMAX */
+static void k_argmax(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0];
+	void *y = a[1];
+	int32_t outer = p[NPU_AM_OUTER], n = p[NPU_AM_N], inner = p[NPU_AM_INNER], XT = p[NPU_AM_XT];
+	int mn = p[NPU_AM_MIN] != 0, last = p[NPU_AM_LAST] != 0, fl = XT == NPU_T_F32 || XT == NPU_T_F16;
+	(void)scratch;
+	for (int32_t o = 0; o < outer; o++)
+		for (int32_t j = 0; j < inner; j++) {
+			size_t base = (size_t)o * (size_t)n * (size_t)inner + (size_t)j;
+			int32_t best = 0;
+			float bf = 0;
+			int32_t bi = 0;
+			for (int32_t i = 0; i < n; i++) {
+				size_t k = base + (size_t)i * (size_t)inner;
+				int take;
+				if (fl) {
+					float v = rt_ldf(x, XT, k);
+					/* as libir's interpreter: comparisons with NaN are false */
+					take = i == 0 || (mn ? v < bf : v > bf) || (last && v == bf);
+					if (take)
+						bf = v;
+				} else {
+					int32_t v = rt_ldi(x, XT, k);
+					take = i == 0 || (mn ? v < bi : v > bi) || (last && v == bi);
+					if (take)
+						bi = v;
+				}
+				if (take)
+					best = i;
+			}
+			size_t at = (size_t)o * (size_t)inner + (size_t)j;
+			if (p[NPU_AM_YT] == NPU_T_I64)
+				((int64_t *)y)[at] = best;
+			else
+				((int32_t *)y)[at] = best;
+		}
+}
+/* @npu-end */
+
+/* @npu-kernel LRN_F */
+static void k_lrn_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0];
+	void *y = a[1];
+	int32_t N = p[NPU_LR_N], C = p[NPU_LR_C], inner = p[NPU_LR_INNER], size = p[NPU_LR_SIZE];
+	int32_t XT = p[NPU_LR_XT], YT = p[NPU_LR_YT];
+	float alpha = rt_pf(p, NPU_LR_ALPHA), beta = rt_pf(p, NPU_LR_BETA), bias = rt_pf(p, NPU_LR_BIAS);
+	int32_t before = (size - 1) / 2, after = size - 1 - before;
+	(void)scratch;
+	for (int32_t nn = 0; nn < N; nn++)
+		for (int32_t c = 0; c < C; c++)
+			for (int32_t j = 0; j < inner; j++) {
+				size_t base = (size_t)nn * (size_t)C * (size_t)inner + (size_t)j;
+				float sq = 0;
+				int32_t c0 = c - before < 0 ? 0 : c - before, c1 = c + after > C - 1 ? C - 1 : c + after;
+				for (int32_t k = c0; k <= c1; k++) {
+					float v = rt_ldf(x, XT, base + (size_t)k * (size_t)inner);
+					sq += v * v;
+				}
+				float d = bias + alpha / (float)size * sq;
+				size_t at = base + (size_t)c * (size_t)inner;
+				rt_stf(y, YT, at, rt_ldf(x, XT, at) / npu_expf(beta * npu_logf(d)));
+			}
+}
+/* @npu-end */
+
 /* ================================================================ executor */
 
 /* parameter words of each kernel */
@@ -1911,6 +2208,7 @@ static const uint8_t npu_param_counts[NPU_K_COUNT] = {
 	NPU_QZ_COUNT, NPU_QZ_COUNT, NPU_LT_COUNT, NPU_PL_COUNT, NPU_PL_COUNT, NPU_SM_COUNT,
 	NPU_RN_COUNT, NPU_RN_COUNT, NPU_CA_COUNT, NPU_CP_COUNT, NPU_FI_COUNT, NPU_RD_COUNT, NPU_RD_COUNT, NPU_RNQ_COUNT,
 	NPU_RNQ_COUNT,
+	NPU_MM_COUNT, NPU_MM_COUNT, NPU_GA_COUNT, NPU_AM_COUNT, NPU_RN_COUNT, NPU_LR_COUNT,
 };
 
 size_t npu_param_count(uint32_t kernel)
@@ -1946,6 +2244,8 @@ uint32_t npu_scratch_size(uint32_t kernel, const int32_t *p)
 	/* @npu-end */
 	/* @npu-kernel GRU_Q LSTM_Q */
 	case NPU_K_GRU_Q: case NPU_K_LSTM_Q: return rq_scratch(p);
+	/* @npu-kernel RNN_F */
+	case NPU_K_RNN_F: return rn_scratch(p, 1);
 	/* @npu-end */
 	default: return 0;
 	}
@@ -2037,6 +2337,23 @@ void npu_exec_op(const npu_model *m, uint32_t i, const void *const in[], void *c
 	/* @npu-end */
 	/* @npu-kernel LSTM_Q */
 	case NPU_K_LSTM_Q: k_lstm_q(p, a, s); break;
+	/* @npu-kernel MATMUL_F */
+	case NPU_K_MATMUL_F: k_matmul_f(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel MATMUL_Q */
+	case NPU_K_MATMUL_Q: k_matmul_q(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel GATHER */
+	case NPU_K_GATHER: k_gather(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel ARGMAX */
+	case NPU_K_ARGMAX: k_argmax(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel RNN_F */
+	case NPU_K_RNN_F: k_rnn_f(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel LRN_F */
+	case NPU_K_LRN_F: k_lrn_f(p, a, s); break;
 	/* @npu-end */
 	default: (void)s; break;
 	}
@@ -2059,7 +2376,8 @@ enum {
 };
 
 /* Arguments of each kernel, and which of them may be -1. */
-static const uint8_t npu_arg_counts[NPU_K_COUNT] = {7, 5, 3, 3, 2, 2, 2, 2, 3, 2, 2, 2, 7, 9, 2, 2, 1, 2, 2, 7, 9};
+static const uint8_t npu_arg_counts[NPU_K_COUNT] = {7, 5, 3, 3, 2, 2, 2, 2, 3, 2, 2, 2, 7, 9, 2, 2, 1, 2, 2, 7, 9,
+						     4, 4, 3, 2, 7, 2};
 static const uint16_t npu_arg_optional[NPU_K_COUNT] = {
 	[NPU_K_CONV_Q] = 1u << 2 | 1u << 5,
 	[NPU_K_CONV_F] = 1u << 2 | 1u << 3,
@@ -2067,6 +2385,9 @@ static const uint16_t npu_arg_optional[NPU_K_COUNT] = {
 	[NPU_K_LSTM_F] = 1u << 3 | 1u << 4 | 1u << 5 | 1u << 6 | 1u << 7 | 1u << 8,
 	[NPU_K_GRU_Q] = 1u << 4 | 1u << 5 | 1u << 6,
 	[NPU_K_LSTM_Q] = 1u << 4 | 1u << 5 | 1u << 6 | 1u << 7 | 1u << 8,
+	[NPU_K_MATMUL_F] = 1u << 2,
+	[NPU_K_MATMUL_Q] = 1u << 2,
+	[NPU_K_RNN_F] = 1u << 3 | 1u << 4 | 1u << 5 | 1u << 6,
 };
 
 static uint32_t ld_le32(const uint8_t *b)

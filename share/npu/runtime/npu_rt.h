@@ -29,7 +29,9 @@
 #include <stdint.h>
 
 /* element types (numbering is part of the binary format) */
-enum { NPU_T_F32, NPU_T_F16, NPU_T_I8, NPU_T_I16, NPU_T_I32, NPU_T_U8, NPU_T_COUNT };
+enum { NPU_T_F32, NPU_T_F16, NPU_T_I8, NPU_T_I16, NPU_T_I32, NPU_T_U8,
+       NPU_T_I64,	/* indices only: ARGMAX's output, GATHER's moves, COPY */
+       NPU_T_COUNT };
 
 /* where a tensor lives */
 enum { NPU_MEM_ARENA, NPU_MEM_WEIGHT, NPU_MEM_INPUT, NPU_MEM_OUTPUT };
@@ -57,6 +59,12 @@ enum {
 	NPU_K_REDUCE_Q,		/* the same on integers, requantized */
 	NPU_K_GRU_Q,		/* integer GRU: int8 weights, int16 gates and state */
 	NPU_K_LSTM_Q,		/* integer LSTM: int8 weights, int16 gates and state */
+	NPU_K_MATMUL_F,		/* float batched matmul / gemm of two activations */
+	NPU_K_MATMUL_Q,		/* int8/int16 batched matmul, requantized */
+	NPU_K_GATHER,		/* pick slices along one axis by index (any element size) */
+	NPU_K_ARGMAX,		/* index of the max / min along one axis (float or int) */
+	NPU_K_RNN_F,		/* float vanilla RNN (tanh) over a sequence (one direction) */
+	NPU_K_LRN_F,		/* float local response normalisation across channels */
 	NPU_K_COUNT
 };
 
@@ -160,15 +168,31 @@ enum {
 /* SOFTMAX_F over the middle axis of [OUTER, N, INNER]. Args: x, y. */
 enum { NPU_SM_OUTER, NPU_SM_N, NPU_SM_INNER, NPU_SM_LOG, NPU_SM_XT, NPU_SM_YT, NPU_SM_COUNT };
 
-/* GRU_F / LSTM_F: ONNX semantics (gate order zrh for GRU, iofc for LSTM),
- * one direction, x [T, B, I] -> Y [T, 1, B, H] and final states [1, B, H].
- * Weights W [1, G*H, I], R [1, G*H, H], bias [1, 2*G*H] in WT.
- * Args GRU: x, W, R, bias|-1, h0|-1, Y|-1, Yh|-1.
- * Args LSTM: x, W, R, bias|-1, h0|-1, c0|-1, Y|-1, Yh|-1, Yc|-1. */
+/* GRU_F / LSTM_F / RNN_F: ONNX semantics (gate order zrh for GRU, iofc
+ * for LSTM, tanh for RNN); one call computes direction DIR of DIRS (a
+ * bidirectional node is two calls on the same tensors), running backwards
+ * when REVERSE. x [T, B, I] -> Y [T, DIRS, B, H], states [DIRS, B, H]; with
+ * BF (batch first, ONNX layout 1) x [B, T, I], Y [B, T, DIRS, H], states
+ * [B, DIRS, H]. Weights W [DIRS, G*H, I], R [DIRS, G*H, H], bias
+ * [DIRS, 2*G*H] in WT. CLIP (float bits, 0: none) clamps every
+ * pre-activation to [-CLIP, CLIP]; IFG (LSTM input_forget): f = 1 - i.
+ * Optional sequence lengths SL [B] (int32 or int64: SLT): batch b runs
+ * min(SL[b], T) steps (backwards from its last one when REVERSE), Y is
+ * zero beyond them and the final states are those of its last step.
+ * Args GRU, RNN: x, W, R, bias|-1, h0|-1, Y|-1, Yh|-1 [, SL|-1].
+ * Args LSTM: x, W, R, bias|-1, h0|-1, c0|-1, Y|-1, Yh|-1, Yc|-1
+ * [, P|-1 [, SL|-1]] with peepholes P ([DIRS, 3*H] in WT, order i o f: i
+ * and f see the previous c, o the new one; CLIP applies after them). */
 enum { NPU_RN_T, NPU_RN_B, NPU_RN_I, NPU_RN_H, NPU_RN_LBR, NPU_RN_REVERSE,
-       NPU_RN_XT, NPU_RN_WT, NPU_RN_YT, NPU_RN_COUNT };
+       NPU_RN_XT, NPU_RN_WT, NPU_RN_YT,
+       NPU_RN_DIRS, NPU_RN_DIR, NPU_RN_BF, NPU_RN_CLIP, NPU_RN_IFG, NPU_RN_SLT,
+       NPU_RN_COUNT };
 
-/* CAST_F: N elements from XT to YT (f32/f16). Args: x, y. */
+/* CAST_F: N elements from XT to YT by value (no scales): f32 <-> f16,
+ * i8/i16/i32/u8 -> f32/f16 (through float32), and f32/f16 -> i8/i16/i32/u8
+ * truncating toward zero, saturated to the type's range (NaN -> 0);
+ * indices i64 -> i32 (saturated) / f32 / f16 and i32 -> i64.
+ * Args: x, y. */
 enum { NPU_CA_N, NPU_CA_XT, NPU_CA_YT, NPU_CA_COUNT };
 
 /* COPY: ELEM-byte elements over a walk (counts, source and destination
@@ -240,6 +264,50 @@ enum { NPU_RQN_BX, NPU_RQN_BH, NPU_RQN_MX, NPU_RQN_SX, NPU_RQN_MH, NPU_RQN_SH, N
 enum { NPU_RNQ_T, NPU_RNQ_B, NPU_RNQ_I, NPU_RNQ_H, NPU_RNQ_LBR, NPU_RNQ_REVERSE,
        NPU_RNQ_XT, NPU_RNQ_YT, NPU_RNQ_ZX, NPU_RNQ_ZY, NPU_RNQ_MULT, NPU_RNQ_SHIFT,
        NPU_RNQ_LO, NPU_RNQ_HI, NPU_RNQ_CFRAC, NPU_RNQ_COUNT };
+/* MATMUL_F / MATMUL_Q: y[b, m, n] = sum_k A[b, m, k] B[b, k, n] over a
+ * batch walk of up to 4 dims (counts BCOUNTS, batch strides BSA, BSB, BSC
+ * of A, B, C in elements, 0 along broadcast dims); A's element (m, k) is at
+ * m * AM + k * AK from its batch start (a transposed operand swaps the
+ * strides), B's (k, n) at k * BK + n * BN, C's (m, n) at m * CM + n * CN;
+ * y is dense [batch..., M, N].
+ * F: acc = sum over k in order (float32), y = clamp(ALPHA * acc (+ BETA *
+ *    C), LO, HI) (float bits).
+ * Q: acc = sum (A - ZA) * (B - ZB) in int64; y = clamp(ZY +
+ *    rshift_round(acc * MULT, SHIFT), LO, HI); C unused.
+ * Args: a, b, c|-1, y. */
+#define NPU_MM_BDIMS 4
+enum {
+	NPU_MM_M, NPU_MM_N, NPU_MM_K,
+	NPU_MM_BCOUNTS,
+	NPU_MM_BSA = NPU_MM_BCOUNTS + NPU_MM_BDIMS,
+	NPU_MM_BSB = NPU_MM_BSA + NPU_MM_BDIMS,
+	NPU_MM_BSC = NPU_MM_BSB + NPU_MM_BDIMS,
+	NPU_MM_AM = NPU_MM_BSC + NPU_MM_BDIMS, NPU_MM_AK, NPU_MM_BK, NPU_MM_BN, NPU_MM_CM, NPU_MM_CN,
+	NPU_MM_AT, NPU_MM_BT, NPU_MM_CT, NPU_MM_YT,
+	NPU_MM_ALPHA, NPU_MM_BETA,
+	NPU_MM_ZA, NPU_MM_ZB, NPU_MM_ZY, NPU_MM_MULT, NPU_MM_SHIFT, NPU_MM_LO, NPU_MM_HI,
+	NPU_MM_COUNT
+};
+
+/* GATHER: x viewed as [OUTER, N, INNER] of ELEM-byte elements (1, 2, 4 or
+ * 8), y [OUTER, NIDX, INNER]: y[o, i, j] = x[o, idx[i], j]; idx is int32
+ * (IT NPU_T_I32) or int64 (NPU_T_I64), a negative index counts from N, and
+ * an index outside [-N, N) gives zero bytes. Args: x, idx, y. */
+enum { NPU_GA_OUTER, NPU_GA_N, NPU_GA_INNER, NPU_GA_NIDX, NPU_GA_ELEM, NPU_GA_IT, NPU_GA_COUNT };
+
+/* ARGMAX over the middle axis of [OUTER, N, INNER]: y = the index of the
+ * largest (MIN: smallest) element, the first one (LAST: the last one);
+ * XT any float or integer type (integer codes compare like their values,
+ * the scale being positive), y int32 or int64 (YT). Comparisons with a
+ * float NaN are false (as in libir's interpreter). Args: x, y. */
+enum { NPU_AM_OUTER, NPU_AM_N, NPU_AM_INNER, NPU_AM_MIN, NPU_AM_LAST, NPU_AM_XT, NPU_AM_YT, NPU_AM_COUNT };
+
+/* LRN_F across channels of x [N, C, INNER] (ONNX LRN): y = x / (BIAS +
+ * ALPHA / SIZE * sum of x^2 over channels c - floor((SIZE-1)/2) ..
+ * c + ceil((SIZE-1)/2))^BETA, in float32 (floats as bits; the power as
+ * exp(BETA * log(.))). Args: x, y. */
+enum { NPU_LR_N, NPU_LR_C, NPU_LR_INNER, NPU_LR_SIZE, NPU_LR_ALPHA, NPU_LR_BETA, NPU_LR_BIAS,
+       NPU_LR_XT, NPU_LR_YT, NPU_LR_COUNT };
 
 /* ---- the model */
 
@@ -255,7 +323,7 @@ typedef struct {
 	uint32_t params;	/* first word in the params table */
 } npu_op;
 
-#define NPU_MAX_ARGS 9
+#define NPU_MAX_ARGS 11
 #define NPU_MAX_RANK 8
 
 /* a graph input or output */
