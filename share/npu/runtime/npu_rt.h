@@ -96,9 +96,11 @@ enum {
 	/* Q: add/sub: acc = (a - ZA) * MA +- (b - ZB) * MB (int64),
 	 *    mul:     acc = (a - ZA) * (b - ZB) * MA (int64, MB unused);
 	 *    y = clamp(ZY + rshift_round(acc, SHIFT), LO, HI).
-	 * F: y = clamp(a OP b, LO, HI) (float bits). */
+	 * F: y = ACT(clamp(a OP b, LO, HI)) (float bits). */
 	NPU_EW_ZA, NPU_EW_ZB, NPU_EW_ZY, NPU_EW_MA, NPU_EW_MB, NPU_EW_SHIFT,
 	NPU_EW_LO, NPU_EW_HI,
+	NPU_EW_ACT,				/* F: NPU_U_* applied after the clamp, or -1 (Q: -1) */
+	NPU_EW_P0, NPU_EW_P1,			/* F: its parameters (float bits) */
 	NPU_EW_COUNT
 };
 
