@@ -631,6 +631,12 @@ typedef struct {
 	int n_exclude;
 	const ir_qrange *wrange;	/* fixed weight ranges */
 	int n_wrange;
+	/* integer family: called once for each float island, a node computing
+	 * floats that stays float because it has no integer kernel or the target
+	 * does not run it (msg: the reason); not for nodes the settings (layer)
+	 * keep in float, which go to ir_quantize's note. NULL: note gets them. */
+	ir_pass_note island;
+	void *island_user;
 } ir_quant_opts;
 
 /* The defaults: int8 activations (asymmetric), int8 weights per channel
