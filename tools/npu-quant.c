@@ -837,8 +837,8 @@ static int write_stats(const char *path, const ir_calib *c)
 }
 
 /* Settings from the options, the target and the config into qo / layers. */
-static int settings(options *o, const npu_target *t, const ir_graph *g, ir_quant_opts *qo, ir_qlayer **layers,
-		    const char **lists, int *nl)
+static int settings(options *o, const npu_target *t, const ir_graph *g, const int *was_op, ir_quant_opts *qo,
+		    ir_qlayer **layers, const char **lists, int *nl)
 {
 	ir_diag d;
 	ir_quant_defaults(qo);
@@ -904,7 +904,7 @@ static int settings(options *o, const npu_target *t, const ir_graph *g, ir_quant
 			return CLI_FAIL;
 		int rc = npu_qconfig_parse(buf, size, cli_name(o->config), &c, &d);
 		free(buf);
-		if (rc || npu_qconfig_apply(&c, g, *layers, cli_name(o->config), &d)) {
+		if (rc || npu_qconfig_apply(&c, g, was_op, *layers, cli_name(o->config), &d)) {
 			if (!rc)
 				npu_qconfig_free(&c);
 			return cli_error(NULL, "%s", d.msg);
@@ -942,6 +942,8 @@ int main(int argc, char **argv)
 	ir_graph *g = cli_read_ir(o.in), *fg = NULL;
 	ir_calib *c = ir_calib_new();
 	ir_qlayer *layers = NULL;
+	int *op_before = NULL, *was_op = NULL, n_before = 0;
+	char **name_before = NULL;
 	const char *lists[2 * MAX_FILES];
 	int nl;
 	ir_quant_opts qo;
@@ -959,11 +961,32 @@ int main(int argc, char **argv)
 	bool fp16 = t.family == NPU_FAMILY_FP16;
 	ir_quant_defaults(&qo);
 	qo.fp16 = fp16;
+	/* op rules of --config also match what preparing changed (gemm ->
+	 * fully_connected): the op each node had before, by name */
+	n_before = ir_graph_node_count(g);
+	op_before = malloc(sizeof(int) * (size_t)(n_before + 1));
+	name_before = calloc((size_t)n_before + 1, sizeof(char *));
+	for (int i = 0; op_before && name_before && i < n_before; i++) {
+		op_before[i] = ir_graph_node(g, i)->op;
+		name_before[i] = strdup(ir_graph_node(g, i)->name);
+	}
 	if (ir_quant_prepare(g, &qo, &d)) {
 		cli_diag(g, in, &d);
 		goto out;
 	}
-	if (settings(&o, &t, g, &qo, &layers, lists, &nl))
+	int nn = ir_graph_node_count(g);
+	if (!op_before || !name_before || !(was_op = malloc(sizeof(int) * (size_t)(nn + 1)))) {
+		cli_error(NULL, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < nn; i++)
+		was_op[i] = -1;
+	for (int i = 0; i < n_before; i++) {
+		int k = name_before[i] ? ir_graph_find_node(g, name_before[i]) : -1;
+		if (k >= 0 && ir_graph_node(g, k)->op != op_before[i])
+			was_op[k] = op_before[i];
+	}
+	if (settings(&o, &t, g, was_op, &qo, &layers, lists, &nl))
 		goto out;
 	(void)nl;
 	if (!fp16 && !o.n_calib && !o.n_stats_in) {
@@ -1010,6 +1033,11 @@ int main(int argc, char **argv)
 out:
 	for (int i = 0; i < o.n_wrange; i++)
 		free((char *)o.wrange[i].name);
+	for (int i = 0; name_before && i < n_before; i++)
+		free(name_before[i]);
+	free(name_before);
+	free(op_before);
+	free(was_op);
 	free(layers);
 	ir_calib_free(c);
 	ir_graph_free(g);

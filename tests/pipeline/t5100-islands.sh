@@ -116,6 +116,12 @@ done
 npu-quant "$T/head1o.ir" --target grus --compress-fc --compress-conv -o "$T/q.ir" && same_bytes "$T/q.ir" head1 &&
 	npu-run "$T/q.ir" -i "$D/head1.in.npz" --compare "$D/head1.onnx.out.npz" --rtol 2e-2 --atol 1e-2 >/dev/null
 ok $? "one channel: fp16 with int8-compressed weights, byte-identical, close to PyTorch"
+printf 'ops:\n  gemm: float\n  matmul: int16\n' >"$T/c.yaml"
+npu-quant "$T/head1o.ir" --target int8 --calib "$D/head1.calib.npz" --config "$T/c.yaml" -o "$T/q.ir" 2>"$T/err" &&
+	[ ! -s "$T/err" ] && npu-dump "$T/q.ir" >"$T/d" &&
+	grep -q '/logit/Gemm  *fully_connected  *f32 1x8, \[f32 1x8\], \[f32 1\] -> f32 1x1  precision=f32' "$T/d" &&
+	grep -q '/MatMul  *fully_connected  .* -> i16 1x1  precision=i16' "$T/d" && same_bytes "$T/q.ir" head1
+ok $? "--config op rules match gemm and matmul made fully_connected by npu-quant"
 
 # outputs named like the nodes that make them (TensorFlow style)
 npu-import-onnx "$D/names.onnx" | npu-fuse --all >"$T/names.ir" &&
