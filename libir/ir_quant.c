@@ -848,8 +848,13 @@ static int quantize_f16(qctx *q)
 		ir_node *n = &g->nodes[i];
 		const ir_qlayer *l = o->layer ? &o->layer[i] : NULL;
 		bool f32 = l && l->prec == IR_PREC_F32;
+		ir_act fa;
 		if (o->ops && !o->ops[n->op])
 			qnote(q, i, "%s", "the target does not run this op: it runs on the host in fp16");
+		else if (o->ops && ir_node_attr(g, i, "act") && !ir_act_from_node(g, i, &fa, &(ir_diag){0}) && fa.op >= 0 &&
+			 !o->ops[fa.op])
+			qnote(q, i, "the target does not run its fused %s: the node runs on the host in fp16",
+			      ir_op_name(fa.op));
 		n->precision = f32 ? IR_PREC_F32 : IR_PREC_F16;
 		ir_dtype want = f32 ? IR_DTYPE_F32 : IR_DTYPE_F16;
 		bool compress = !f32 && ((n->op == IR_OP_CONV && o->compress_conv) ||

@@ -775,9 +775,9 @@ out:
 
 static void keep_note(void *user, const ir_graph *g, int node, const char *msg)
 {
-	(void)user;
+	const char *file = user;	/* the input's display name */
 	const ir_node *n = ir_graph_node(g, node);
-	cli_info(1, "%s: node '%s' (%s): %s", cli_name(NULL), n ? n->name : "?", n ? ir_op_name(n->op) : "?", msg);
+	cli_info(1, "%s: node '%s' (%s): %s", file, n ? n->name : "?", n ? ir_op_name(n->op) : "?", msg);
 }
 
 /* Float islands: one line each, a warning (none with -q), or with
@@ -1008,7 +1008,7 @@ int main(int argc, char **argv)
 	islands isl = {.file = in, .strict = o.strict};
 	qo.island = island_note;
 	qo.island_user = &isl;
-	if (ir_quantize(g, fp16 ? NULL : c, &qo, cli_verbose >= 1 ? keep_note : NULL, NULL, &d) ||
+	if (ir_quantize(g, fp16 ? NULL : c, &qo, cli_verbose >= 1 ? keep_note : NULL, (void *)in, &d) ||
 	    ir_meta_set_str(g, "target.name", t.name)) {
 		cli_diag(g, in, &d);
 		goto out;

@@ -60,6 +60,10 @@ npu-dump "$T/swish.int8.ir" | grep -q 'mul.sigmoid  *lut  *i8 1x4x6x6, \[i8 256\
 	npu-dump "$T/softmax.int8.ir" | grep -q 'softmax/sub.exp  *lut  *i8 1x10, \[i8 256\] -> i8 1x10  fn=exp' &&
 	npu-dump "$T/sqrtsum.fp16.ir" | grep -q ' add  *add  *f16 1x3x5x5, f16 1x3x5x5 -> f16 1x3x5x5  act=sqrt  precision=f16'
 ok $? "integer targets split the activation off (a lut), fp16 keeps it fused"
+printf 'name: f16t\nfamily: fp16\nactivation_types: [f16]\nweight_types: [f16]\nops: [add, mul, cast]\n' >"$T/f16t.yaml"
+npu-quant "$T/swish.ir" --target "$T/f16t.yaml" -v -o "$T/q.ir" 2>"$T/err" &&
+	grep -qx "npu-quant: $T/swish.ir: node 'mul' (mul): the target does not run its fused sigmoid: the node runs on the host in fp16" "$T/err"
+ok $? "fp16: npu-quant -v names a fused activation the target lacks"
 
 # float islands: one warning per node, -q, --strict
 npu-quant "$T/sqrtsum.ir" --target int8 --calib "$D/sqrtsum.calib.npz" -o "$T/q.ir" 2>"$T/err" &&
