@@ -1507,7 +1507,8 @@ static void test_load(void)
 		const char *what;
 	} cs[] = {
 		{0, 0x4e50554du, "byte-swapped magic (a big-endian reader)"},
-		{4, 2, "version"},
+		{4, NPU_BIN_VERSION + 1, "version"},
+		{4, 1, "version 1 (ELTWISE parameters without ACT, P0, P1)"},
 		{8, 0x40000000u, "n_tensors beyond the blob"},
 		{8, 5, "n_tensors: the table runs into the next"},
 		{48, 86, "tensors offset misaligned"},

@@ -289,7 +289,7 @@ static inline int64_t npu_rshift_round(int64_t v, int s)
  * offsets inside their areas, input/output indices in range), the io
  * records and the strings; not the consistency of a kernel's parameters
  * with its buffers' sizes. */
-#define NPU_BIN_VERSION 1u
+#define NPU_BIN_VERSION 2u	/* 2: ELTWISE parameters gained ACT, P0, P1 */
 int npu_load(npu_model *m, const void *blob, size_t size);
 
 #endif
