@@ -801,10 +801,10 @@ static void island_note(void *user, const ir_graph *g, int node, const char *msg
 
 static void print_problem(void *user, const ir_graph *g, int node, const char *msg)
 {
-	(void)user;
+	const char *file = user;	/* the input's display name */
 	const ir_node *n = ir_graph_node(g, node);
-	fprintf(stderr, "%s: node '%s' (%s): error: %s\n", cli_prog, n ? n->name : "?", n ? ir_op_name(n->op) : "?",
-		msg);
+	fprintf(stderr, "%s: %s: node '%s' (%s): error: %s\n", cli_prog, file, n ? n->name : "?",
+		n ? ir_op_name(n->op) : "?", msg);
 }
 
 static int load_stats(const options *o, ir_calib *c)
@@ -1017,7 +1017,7 @@ int main(int argc, char **argv)
 		goto out;
 	/* can the runtime run it? (every problem at once) */
 	ir_lowered low;
-	if (ir_lower(g, &low, print_problem, NULL, &d)) {
+	if (ir_lower(g, &low, print_problem, (void *)in, &d)) {
 		if (d.node < 0)
 			cli_diag(g, in, &d);
 		goto out;
