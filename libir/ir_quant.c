@@ -629,6 +629,13 @@ static int float_output(qctx *q, int k)
 	ir_graph *g = q->g;
 	int t = g->outputs[k];
 	ir_dtype dt = g->tensors[t].dtype;
+	for (int j = 0; j < k; j++) {	/* the same tensor listed twice: converted once */
+		int p = ir_graph_producer(g, g->outputs[j]);
+		if (p >= 0 && p >= q->n0 && g->nodes[p].n_inputs > 0 && g->nodes[p].inputs[0] == t) {
+			g->outputs[k] = g->outputs[j];
+			return 0;
+		}
+	}
 	char *name = ir_strdup(g->tensors[t].name);
 	char base[300];
 	snprintf(base, sizeof base, "%s:%s", name ? name : "", ir_dtype_name(dt));
