@@ -324,6 +324,9 @@ typedef struct {
 	char summary[256];	/* what they were: "folded 3 batch_norm into conv" */
 	ir_pass_note note;	/* may be NULL */
 	void *user;
+	/* in: [IR_OP_COUNT] the ops of the target (npu-fuse --target): the act
+	 * pass fuses only activations listed; NULL: any the runtime fuses */
+	const bool *target_ops;
 } ir_pass_report;
 
 const char *ir_pass_name(int pass);
@@ -411,6 +414,9 @@ bool ir_graph_is_lowered(const ir_graph *g);
  * first in d, all of them through note when given), then -1. */
 int ir_lower(const ir_graph *g, ir_lowered *out, ir_pass_note note, void *user, ir_diag *d);
 void ir_lowered_free(ir_lowered *l);
+/* Can the runtime's float kernels (conv, fully connected, element-wise)
+ * apply unary op `op` as a fused activation? */
+bool ir_lower_fusable_act(int op);
 
 /* Requantization: m = mult * 2^-shift with mult in [2^30, 2^31) (31 bits)
  * and 0 <= shift <= 62. -1 if m is not positive and finite or too large
@@ -625,6 +631,12 @@ typedef struct {
 	int n_exclude;
 	const ir_qrange *wrange;	/* fixed weight ranges */
 	int n_wrange;
+	/* integer family: called once for each float island, a node computing
+	 * floats that stays float because it has no integer kernel or the target
+	 * does not run it (msg: the reason); not for nodes the settings (layer)
+	 * keep in float, which go to ir_quantize's note. NULL: note gets them. */
+	ir_pass_note island;
+	void *island_user;
 } ir_quant_opts;
 
 /* The defaults: int8 activations (asymmetric), int8 weights per channel

@@ -322,6 +322,8 @@ static int npu_unary(int op)
 	}
 }
 
+bool ir_lower_fusable_act(int op) { return op >= 0 && op < IR_OP_COUNT && npu_unary(op) >= 0; }
+
 /* Contiguous strides of a shape (elements). */
 static void strides_of(const ir_shape *s, int64_t *st)
 {
@@ -811,10 +813,12 @@ static int lower_binary(lw *c)
 	ir_act act;
 	if (ir_act_from_node(c->g, c->node, &act, c->d))
 		return unsupported(c, "%s", c->d->msg);
-	if (act.op >= 0)
-		return unsupported(c, "fused activation '%s' on %s", ir_op_name(act.op), ir_op_name(n->op));
+	p[NPU_EW_ACT] = -1;
 	int args[3] = {rt(c, a), rt(c, b), rt(c, y)};
 	if (is_int(ty->dtype)) {
+		if (act.op >= 0)	/* npu-quant splits it off (a lut or a float island) */
+			return unsupported(c, "integer %s with a fused '%s' is not in the runtime", ir_op_name(n->op),
+					   ir_op_name(act.op));
 		float sa, sb, sy;
 		int32_t za, zb, zy;
 		if (p[NPU_EW_OP] > NPU_BIN_MUL)
@@ -846,6 +850,11 @@ static int lower_binary(lw *c)
 	if (p[NPU_EW_OP] < 0 || !is_float(ta->dtype) || !is_float(tb->dtype) || !is_float(ty->dtype))
 		return unsupported(c, "%s on %s is not in the runtime", ir_op_name(n->op), ir_dtype_name(ty->dtype));
 	p[NPU_EW_LO] = fbits(act.lo), p[NPU_EW_HI] = fbits(act.hi);
+	if (act.op >= 0) {
+		if ((p[NPU_EW_ACT] = npu_unary(act.op)) < 0)
+			return unsupported(c, "fused activation '%s' is not in the runtime", ir_op_name(act.op));
+		p[NPU_EW_P0] = fbits(act.p[0]), p[NPU_EW_P1] = fbits(act.p[1]);
+	}
 	return add_op(c, NPU_K_ELTWISE_F, args, 3, p, NPU_EW_COUNT);
 }
 

@@ -834,7 +834,11 @@ static int pass_act(pass_ctx *c)
 		}
 		const ir_node *pn = ir_graph_node(g, p);
 		const char *why = NULL;
-		if (!strstr(ir_op_attr_spec(pn->op), "act=s"))
+		if (!ir_lower_fusable_act(n->op))
+			why = "the runtime has no fused form of it";
+		else if (c->r && c->r->target_ops && !c->r->target_ops[n->op])
+			why = "the target does not run it";
+		else if (!strstr(ir_op_attr_spec(pn->op), "act=s"))
 			why = "its producer cannot carry an activation";
 		else if (has_act(g, p))
 			why = "its producer has an activation already";

@@ -522,10 +522,9 @@ static int quant_weights(qctx *q, int node, int w, int bits, int scheme, bool pe
 	int nw = new_const(g, base, store, &sh, out, q->d);
 	if (nw < 0)
 		goto done;
-	ir_quant qq = {.bits = bits, .symmetric = scheme != IR_WQ_ASYMMETRIC, .axis = oc > 1 || per_channel ? 0 : -1,
+	/* one output channel: its one scale is the tensor's (axis -1) */
+	ir_quant qq = {.bits = bits, .symmetric = scheme != IR_WQ_ASYMMETRIC, .axis = oc > 1 ? 0 : -1,
 		       .n = (int)oc, .scale = s, .zero_point = z};
-	if (oc == 1 && !per_channel)
-		qq.axis = -1;
 	if (ir_tensor_set_quant(g, nw, &qq, q->d))
 		goto done;
 	rc = nw;
@@ -653,12 +652,21 @@ static int make_lut(qctx *q, int i, const ir_act *a)
 }
 
 /* Graph output k as float32 under its own name: the tensor is renamed
- * NAME:TYPE and a dequantize (integer) or cast (f16) node makes NAME. */
+ * NAME:TYPE and a dequantize (integer) or cast (f16) node makes NAME. The
+ * new tensor takes exactly NAME (tensor names are unique among tensors
+ * only: a node may share it, as TensorFlow graphs' outputs do). */
 static int float_output(qctx *q, int k)
 {
 	ir_graph *g = q->g;
 	int t = g->outputs[k];
 	ir_dtype dt = g->tensors[t].dtype;
+	for (int j = 0; j < k; j++) {	/* the same tensor listed twice: converted once */
+		int p = ir_graph_producer(g, g->outputs[j]);
+		if (p >= 0 && p >= q->n0 && g->nodes[p].n_inputs > 0 && g->nodes[p].inputs[0] == t) {
+			g->outputs[k] = g->outputs[j];
+			return 0;
+		}
+	}
 	char *name = ir_strdup(g->tensors[t].name);
 	char base[300];
 	snprintf(base, sizeof base, "%s:%s", name ? name : "", ir_dtype_name(dt));
@@ -667,10 +675,11 @@ static int float_output(qctx *q, int k)
 		return ir_fail(q->d, -1, t, "out of memory");
 	}
 	ir_shape sh = g->tensors[t].shape;
-	int y = new_tensor(g, name, IR_DTYPE_F32, &sh, g->tensors[t].layout, q->d);
+	int y = ir_graph_add_tensor(g, name, IR_DTYPE_F32, &sh, IR_KIND_ACTIVATION, q->d);
 	free(name);
 	if (y < 0)
 		return -1;
+	g->tensors[y].layout = g->tensors[t].layout;
 	int op = dt == IR_DTYPE_F16 ? IR_OP_CAST : IR_OP_DEQUANTIZE;
 	snprintf(base, sizeof base, "%s/%s", g->tensors[y].name, ir_op_name(op));
 	int c = new_node(g, base, op, &t, 1, y, q->d);
@@ -946,7 +955,12 @@ static int quantize_int_nodes(qctx *q, const char **whys, const bool *lut, const
 		if (!why && want_float)
 			why = "the configuration keeps it in float";
 		if (why) {
-			qnote(q, i, "kept in float: %s", why);
+			bool island = !want_float && n->n_outputs > 0 && n->outputs[0] >= 0 &&
+				      g->tensors[n->outputs[0]].dtype == IR_DTYPE_F32;
+			if (island && o->island)
+				o->island(o->island_user, g, i, why);
+			else
+				qnote(q, i, "kept in float: %s", why);
 			n->precision = IR_PREC_F32;
 			for (int k = 0; k < n->n_inputs; k++) {
 				int t = g->nodes[i].inputs[k];
@@ -1070,8 +1084,13 @@ static int quantize_f16(qctx *q)
 		ir_node *n = &g->nodes[i];
 		const ir_qlayer *l = o->layer ? &o->layer[i] : NULL;
 		bool f32 = l && l->prec == IR_PREC_F32;
+		ir_act fa;
 		if (o->ops && !o->ops[n->op])
 			qnote(q, i, "%s", "the target does not run this op: it runs on the host in fp16");
+		else if (o->ops && ir_node_attr(g, i, "act") && !ir_act_from_node(g, i, &fa, &(ir_diag){0}) && fa.op >= 0 &&
+			 !o->ops[fa.op])
+			qnote(q, i, "the target does not run its fused %s: the node runs on the host in fp16",
+			      ir_op_name(fa.op));
 		n->precision = f32 ? IR_PREC_F32 : IR_PREC_F16;
 		ir_dtype want = f32 ? IR_DTYPE_F32 : IR_DTYPE_F16;
 		bool compress = !f32 && ((n->op == IR_OP_CONV && o->compress_conv) ||

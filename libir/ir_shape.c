@@ -1228,7 +1228,9 @@ static int check_quant(const ir_tensor *t, int id, ir_diag *d)
 		return 0;
 	if (q->bits < 2 || q->bits > 32 || q->n < 1)
 		return ir_fail(d, -1, id, "tensor '%s': bad quantization bits or count", t->name);
-	if (q->n == 1 ? q->axis != -1 : (q->axis < 0 || q->axis >= t->shape.rank || t->shape.dim[q->axis] != q->n))
+	/* one scale: per tensor (axis -1), or per channel along an axis of extent 1 */
+	if (q->n == 1 ? q->axis != -1 && (q->axis < 0 || q->axis >= t->shape.rank || t->shape.dim[q->axis] != 1)
+		      : (q->axis < 0 || q->axis >= t->shape.rank || t->shape.dim[q->axis] != q->n))
 		return ir_fail(d, -1, id, "tensor '%s': %d quantization scales do not fit axis %d",
 			       t->name, q->n, q->axis);
 	for (int i = 0; i < q->n; i++)

@@ -25,8 +25,8 @@ static void help(void)
 	       "      --list          list the passes in the order they run, and exit\n"
 	       "      --verify-each   verify the graph after every pass\n"
 	       "  -t, --target NAME|PATH  also the rewrites this NPU profile needs (softmax when it\n"
-	       "                      has none), and none into ops it lacks (layer-norm); see\n"
-	       "                      npu-target(5)\n"
+	       "                      has none), fuse only activations it lists, and none into\n"
+	       "                      ops it lacks (layer-norm); see npu-target(5)\n"
 	       "  -o, --out FILE      write the IR to FILE (default: standard output)\n"
 	       "  -f, --force         write binary IR even to a terminal\n"
 	       "  -v, --verbose       say what each pass changed; twice: also why patterns were left alone\n"
@@ -164,7 +164,6 @@ int main(int argc, char **argv)
 		ir_graph_free(g);
 		return g ? cli_error(NULL, "out of memory") : CLI_FAIL;
 	}
-	npu_target_free(&t);
 	int rc = CLI_FAIL, nodes = ir_graph_node_count(g);
 	/* Repeat until a round changes nothing: one pass can make room for
 	 * another that ran before it (a mul folded, then a batch_norm). */
@@ -175,7 +174,7 @@ int main(int argc, char **argv)
 			if (!o.pass[p])
 				continue;
 			notes.pass = ir_pass_name(p);
-			ir_pass_report r = {.note = cli_verbose >= 2 ? keep_note : NULL};
+			ir_pass_report r = {.note = cli_verbose >= 2 ? keep_note : NULL, .target_ops = o.target ? t.ops : NULL};
 			if (ir_pass_run(g, p, &r, &d)) {
 				cli_diag(g, in_name, &d);
 				goto out;
@@ -197,5 +196,6 @@ int main(int argc, char **argv)
 out:
 	free(notes.text);
 	ir_graph_free(g);
+	npu_target_free(&t);
 	return rc;
 }

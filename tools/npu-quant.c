@@ -30,7 +30,7 @@ typedef struct {
 	/* explicitly given (else from the target / defaults) */
 	const char *bits, *method, *wscheme;
 	int wbits, lut_bits, act_sym, per_channel;	/* -1: not given */
-	bool int_io, compress_fc, compress_conv;
+	bool int_io, compress_fc, compress_conv, strict;
 } options;
 
 static void help(void)
@@ -54,12 +54,14 @@ static void help(void)
 	       "  -b, --bits 8|16          activation bits (default: the target's first type)\n"
 	       "      --symmetric          symmetric activations (zero point 0)\n"
 	       "      --asymmetric         asymmetric activations (the default)\n"
-	       "      --weight-bits N      4..16 (default 8; more than 8 stored as int16)\n"
+	       "      --weight-bits N      2..16 (default 8; more than 8 stored as int16)\n"
 	       "      --weight-scheme S    symmetric_restricted_range (default), symmetric_full_range,\n"
 	       "                           asymmetric; Compass' per_channel_/per_tensor_ prefixed names\n"
 	       "      --per-tensor         one weight scale per tensor (default: per output channel)\n"
 	       "      --lut-bits N         int16 lookup tables get 2^N+1 entries (default 10)\n"
 	       "      --int-io             keep graph inputs and outputs quantized\n"
+	       "      --strict             a node that stays float (no integer kernel, or the\n"
+	       "                           target lacks it) is an error, not a warning\n"
 	       "Mixed precision:\n"
 	       "      --config FILE        per-layer settings (YAML/JSON: default, layers, ops)\n"
 	       "      --float-layers LIST  keep these nodes (comma-separated) in float\n"
@@ -124,7 +126,7 @@ static void parse_args(int argc, char **argv, options *o)
 	enum {
 		OPT_BATCH = 256, OPT_CMAX, OPT_SOUT, OPT_SIN, OPT_SYM, OPT_ASYM, OPT_WBITS, OPT_WSCHEME,
 		OPT_PT, OPT_LUT, OPT_INTIO, OPT_CONFIG, OPT_FLOAT, OPT_CFC, OPT_CCONV, OPT_EXCL, OPT_WMM,
-		OPT_F16OUT, OPT_REPORT, OPT_EVAL, OPT_EMAX,
+		OPT_F16OUT, OPT_REPORT, OPT_EVAL, OPT_EMAX, OPT_STRICT,
 	};
 	static const struct option longopts[] = {
 		{"target", required_argument, NULL, 't'}, {"calib", required_argument, NULL, 'c'},
@@ -141,6 +143,7 @@ static void parse_args(int argc, char **argv, options *o)
 		{"weight-min-max", required_argument, NULL, OPT_WMM},
 		{"fp16-outputs", required_argument, NULL, OPT_F16OUT}, {"report", required_argument, NULL, OPT_REPORT},
 		{"eval", required_argument, NULL, OPT_EVAL}, {"eval-max", required_argument, NULL, OPT_EMAX},
+		{"strict", no_argument, NULL, OPT_STRICT},
 		CLI_COMMON_OPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -173,6 +176,7 @@ static void parse_args(int argc, char **argv, options *o)
 		case OPT_REPORT: o->report = optarg; break;
 		case OPT_EVAL: add_file(o->eval, &o->n_eval, "--eval", optarg); break;
 		case OPT_EMAX: o->eval_max = parse_count("--eval-max", optarg, 1, 1L << 40); break;
+		case OPT_STRICT: o->strict = true; break;
 		default: cli_common_option(c, argv, &o->out, &o->force, help);
 		}
 	}
@@ -771,17 +775,36 @@ out:
 
 static void keep_note(void *user, const ir_graph *g, int node, const char *msg)
 {
-	(void)user;
+	const char *file = user;	/* the input's display name */
 	const ir_node *n = ir_graph_node(g, node);
-	cli_info(1, "%s: node '%s' (%s): %s", cli_name(NULL), n ? n->name : "?", n ? ir_op_name(n->op) : "?", msg);
+	cli_info(1, "%s: node '%s' (%s): %s", file, n ? n->name : "?", n ? ir_op_name(n->op) : "?", msg);
+}
+
+/* Float islands: one line each, a warning (none with -q), or with
+ * --strict an error. */
+typedef struct {
+	const char *file;
+	bool strict;
+	int n;
+} islands;
+
+static void island_note(void *user, const ir_graph *g, int node, const char *msg)
+{
+	islands *is = user;
+	const ir_node *n = ir_graph_node(g, node);
+	is->n++;
+	if (!is->strict && cli_verbose < 0)
+		return;
+	fprintf(stderr, "%s: %s: node '%s' (%s): %s: kept in float: %s\n", cli_prog, is->file, n ? n->name : "?",
+		n ? ir_op_name(n->op) : "?", is->strict ? "error" : "warning", msg);
 }
 
 static void print_problem(void *user, const ir_graph *g, int node, const char *msg)
 {
-	(void)user;
+	const char *file = user;	/* the input's display name */
 	const ir_node *n = ir_graph_node(g, node);
-	fprintf(stderr, "%s: node '%s' (%s): error: %s\n", cli_prog, n ? n->name : "?", n ? ir_op_name(n->op) : "?",
-		msg);
+	fprintf(stderr, "%s: %s: node '%s' (%s): error: %s\n", cli_prog, file, n ? n->name : "?",
+		n ? ir_op_name(n->op) : "?", msg);
 }
 
 static int load_stats(const options *o, ir_calib *c)
@@ -814,8 +837,8 @@ static int write_stats(const char *path, const ir_calib *c)
 }
 
 /* Settings from the options, the target and the config into qo / layers. */
-static int settings(options *o, const npu_target *t, const ir_graph *g, ir_quant_opts *qo, ir_qlayer **layers,
-		    const char **lists, int *nl)
+static int settings(options *o, const npu_target *t, const ir_graph *g, const int *was_op, ir_quant_opts *qo,
+		    ir_qlayer **layers, const char **lists, int *nl)
 {
 	ir_diag d;
 	ir_quant_defaults(qo);
@@ -881,7 +904,7 @@ static int settings(options *o, const npu_target *t, const ir_graph *g, ir_quant
 			return CLI_FAIL;
 		int rc = npu_qconfig_parse(buf, size, cli_name(o->config), &c, &d);
 		free(buf);
-		if (rc || npu_qconfig_apply(&c, g, *layers, cli_name(o->config), &d)) {
+		if (rc || npu_qconfig_apply(&c, g, was_op, *layers, cli_name(o->config), &d)) {
 			if (!rc)
 				npu_qconfig_free(&c);
 			return cli_error(NULL, "%s", d.msg);
@@ -919,6 +942,8 @@ int main(int argc, char **argv)
 	ir_graph *g = cli_read_ir(o.in), *fg = NULL;
 	ir_calib *c = ir_calib_new();
 	ir_qlayer *layers = NULL;
+	int *op_before = NULL, *was_op = NULL, n_before = 0;
+	char **name_before = NULL;
 	const char *lists[2 * MAX_FILES];
 	int nl;
 	ir_quant_opts qo;
@@ -936,11 +961,32 @@ int main(int argc, char **argv)
 	bool fp16 = t.family == NPU_FAMILY_FP16;
 	ir_quant_defaults(&qo);
 	qo.fp16 = fp16;
+	/* op rules of --config also match what preparing changed (gemm ->
+	 * fully_connected): the op each node had before, by name */
+	n_before = ir_graph_node_count(g);
+	op_before = malloc(sizeof(int) * (size_t)(n_before + 1));
+	name_before = calloc((size_t)n_before + 1, sizeof(char *));
+	for (int i = 0; op_before && name_before && i < n_before; i++) {
+		op_before[i] = ir_graph_node(g, i)->op;
+		name_before[i] = strdup(ir_graph_node(g, i)->name);
+	}
 	if (ir_quant_prepare(g, &qo, &d)) {
 		cli_diag(g, in, &d);
 		goto out;
 	}
-	if (settings(&o, &t, g, &qo, &layers, lists, &nl))
+	int nn = ir_graph_node_count(g);
+	if (!op_before || !name_before || !(was_op = malloc(sizeof(int) * (size_t)(nn + 1)))) {
+		cli_error(NULL, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < nn; i++)
+		was_op[i] = -1;
+	for (int i = 0; i < n_before; i++) {
+		int k = name_before[i] ? ir_graph_find_node(g, name_before[i]) : -1;
+		if (k >= 0 && ir_graph_node(g, k)->op != op_before[i])
+			was_op[k] = op_before[i];
+	}
+	if (settings(&o, &t, g, was_op, &qo, &layers, lists, &nl))
 		goto out;
 	(void)nl;
 	if (!fp16 && !o.n_calib && !o.n_stats_in) {
@@ -959,14 +1005,19 @@ int main(int argc, char **argv)
 		cli_error(NULL, "out of memory");
 		goto out;
 	}
-	if (ir_quantize(g, fp16 ? NULL : c, &qo, cli_verbose >= 1 ? keep_note : NULL, NULL, &d) ||
+	islands isl = {.file = in, .strict = o.strict};
+	qo.island = island_note;
+	qo.island_user = &isl;
+	if (ir_quantize(g, fp16 ? NULL : c, &qo, cli_verbose >= 1 ? keep_note : NULL, (void *)in, &d) ||
 	    ir_meta_set_str(g, "target.name", t.name)) {
 		cli_diag(g, in, &d);
 		goto out;
 	}
+	if (isl.n && o.strict)	/* each one reported above */
+		goto out;
 	/* can the runtime run it? (every problem at once) */
 	ir_lowered low;
-	if (ir_lower(g, &low, print_problem, NULL, &d)) {
+	if (ir_lower(g, &low, print_problem, (void *)in, &d)) {
 		if (d.node < 0)
 			cli_diag(g, in, &d);
 		goto out;
@@ -982,6 +1033,11 @@ int main(int argc, char **argv)
 out:
 	for (int i = 0; i < o.n_wrange; i++)
 		free((char *)o.wrange[i].name);
+	for (int i = 0; name_before && i < n_before; i++)
+		free(name_before[i]);
+	free(name_before);
+	free(op_before);
+	free(was_op);
 	free(layers);
 	ir_calib_free(c);
 	ir_graph_free(g);

@@ -188,7 +188,14 @@ static void overlay(ir_qlayer *dst, const ir_qlayer *src)
 		dst->has_method = true, dst->method = src->method;
 }
 
-int npu_qconfig_apply(const npu_qconfig *c, const ir_graph *g, ir_qlayer *layers, const char *file, ir_diag *d)
+static bool op_rule_hits(const npu_qrule *r, const ir_graph *g, const int *was_op, int i)
+{
+	int op = ir_op_from_name(r->name);
+	return ir_graph_node(g, i)->op == op || (was_op && was_op[i] == op);
+}
+
+int npu_qconfig_apply(const npu_qconfig *c, const ir_graph *g, const int *was_op, ir_qlayer *layers,
+		      const char *file, ir_diag *d)
 {
 	int nn = ir_graph_node_count(g), bad = 0;
 	char missing[400] = "";
@@ -196,8 +203,7 @@ int npu_qconfig_apply(const npu_qconfig *c, const ir_graph *g, ir_qlayer *layers
 		bool hit = false;
 		for (int i = 0; i < nn; i++) {
 			const ir_node *n = ir_graph_node(g, i);
-			hit |= c->rules[r].is_op ? n->op == ir_op_from_name(c->rules[r].name)
-						 : !strcmp(n->name, c->rules[r].name);
+			hit |= c->rules[r].is_op ? op_rule_hits(&c->rules[r], g, was_op, i) : !strcmp(n->name, c->rules[r].name);
 		}
 		if (!hit && c->rules[r].is_op)
 			continue;	/* an op the model does not use is fine */
@@ -216,7 +222,7 @@ int npu_qconfig_apply(const npu_qconfig *c, const ir_graph *g, ir_qlayer *layers
 		if (c->has_default)
 			overlay(&layers[i], &c->def);
 		for (int r = 0; r < c->n; r++)
-			if (c->rules[r].is_op && n->op == ir_op_from_name(c->rules[r].name))
+			if (c->rules[r].is_op && op_rule_hits(&c->rules[r], g, was_op, i))
 				overlay(&layers[i], &c->rules[r].l);
 		for (int r = 0; r < c->n; r++)
 			if (!c->rules[r].is_op && !strcmp(n->name, c->rules[r].name))

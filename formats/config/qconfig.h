@@ -39,7 +39,10 @@ int npu_qprecision_parse(const char *s);
 int npu_qconfig_parse(const uint8_t *buf, size_t size, const char *file, npu_qconfig *c, ir_diag *d);
 void npu_qconfig_free(npu_qconfig *c);
 /* Settings of every node of g (layers[node count], preset by the caller);
- * rules naming no node or op of g are errors (all listed in one message). */
-int npu_qconfig_apply(const npu_qconfig *c, const ir_graph *g, ir_qlayer *layers, const char *file, ir_diag *d);
+ * rules naming no node of g are errors (all listed in one message). was_op
+ * (may be NULL): per node, the op it had before ir_quant_prepare changed it
+ * (a gemm now a fully_connected), or -1; op rules match either. */
+int npu_qconfig_apply(const npu_qconfig *c, const ir_graph *g, const int *was_op, ir_qlayer *layers,
+		      const char *file, ir_diag *d);
 
 #endif

@@ -564,8 +564,45 @@ static void test_edit(void)
 	ir_graph_free(g);
 }
 
+/* a + b -> FN -> y: the act pass puts FN on the add when the runtime can
+ * apply it fused and the target (when given) lists it. */
+static void test_act_fusable(void)
+{
+	static const struct {
+		int fn;
+		bool target, in_target, fused;
+	} cs[] = {
+		{IR_OP_SIGMOID, false, false, true},
+		{IR_OP_SQRT, false, false, true},
+		{IR_OP_ERF, false, false, false},	/* no fused form in the runtime */
+		{IR_OP_SIGMOID, true, true, true},
+		{IR_OP_SIGMOID, true, false, false},	/* the target lacks it */
+	};
+	for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+		ir_graph *g = ir_graph_new();
+		int64_t xd[] = {1, 4};
+		int in[2] = {input(g, "a", 2, xd), input(g, "b", 2, xd)};
+		int s = node(g, "add", IR_OP_ADD, in, 2, "s");
+		int y = node(g, "fn", cs[k].fn, &s, 1, "y");
+		ir_graph_set_inputs(g, in, 2, &d);
+		ir_graph_set_outputs(g, &y, 1, &d);
+		bool ops[IR_OP_COUNT] = {0};
+		ops[IR_OP_ADD] = true;
+		ops[cs[k].fn] = cs[k].in_target;
+		ir_pass_report r = {.target_ops = cs[k].target ? ops : NULL};
+		CHECK(ir_graph_infer_shapes(g, &d) == 0 && ir_pass_run(g, IR_PASS_ACT, &r, &d) == 0);
+		const char *act = ir_node_str(g, 0, "act", NULL);
+		CHECK_MSG(cs[k].fused ? ir_graph_node_count(g) == 1 && act && !strcmp(act, ir_op_name(cs[k].fn)) &&
+						ir_graph_output(g, 0) == ir_graph_find_tensor(g, "y")
+				      : ir_graph_node_count(g) == 2 && !act,
+			  "case %zu: %s", k, ir_op_name(cs[k].fn));
+		ir_graph_free(g);
+	}
+}
+
 int main(void)
 {
+	test_act_fusable();
 	test_bn_fc();
 	test_relu6();
 	test_bn_through_batch_to_space();

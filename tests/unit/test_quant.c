@@ -203,8 +203,54 @@ static void reduce_int8(void)
 	}
 }
 
+/* x [1,4] -> fully_connected to ONE output channel, the node named "y"
+ * like its output tensor (TensorFlow style), "y" listed twice as a graph
+ * output. Per channel, one channel is one scale (per tensor: axis -1,
+ * max |w| = 2 -> 2/127); both outputs are the float32 tensor named exactly
+ * "y" (one dequantize). The verifier also takes a single scale along an
+ * axis of extent 1. */
+static void one_channel_outputs(void)
+{
+	ir_graph *g = ir_graph_new();
+	ir_diag d;
+	float w[4] = {0.5f, -1, 0.25f, 2}, b[1] = {0.1f};
+	int x = add(g, "x", IR_DTYPE_F32, (ir_shape){2, {1, 4}}, IR_KIND_INPUT);
+	int in[3] = {x, ir_graph_add_const(g, "w", IR_DTYPE_F32, &(ir_shape){2, {1, 4}}, w, &d),
+		     ir_graph_add_const(g, "b", IR_DTYPE_F32, &(ir_shape){1, {1}}, b, &d)};
+	int y = add(g, "y", IR_DTYPE_F32, (ir_shape){2, {1, 1}}, IR_KIND_ACTIVATION);
+	node(g, "y", IR_OP_FULLY_CONNECTED, in, 3, y);
+	int outs[2] = {y, y};
+	ir_graph_set_inputs(g, &x, 1, &d);
+	ir_graph_set_outputs(g, outs, 2, &d);
+	ir_calib *c = ir_calib_new();
+	float xs[2] = {-1, 1}, ys[2] = {-2, 2};
+	CHECK(ir_calib_observe(c, "x", xs, 2, &d) == 0 && ir_calib_observe(c, "y", ys, 2, &d) == 0);
+	ir_quant_opts o;
+	ir_quant_defaults(&o);
+	CHECK_MSG(ir_quant_prepare(g, &o, &d) == 0 && ir_quantize(g, c, &o, NULL, NULL, &d) == 0, "%s", d.msg);
+	int o0 = ir_graph_output(g, 0), o1 = ir_graph_output(g, 1), n = ir_graph_find_node(g, "y");
+	CHECK(o0 == o1 && !strcmp(ir_graph_tensor(g, o0)->name, "y") && ir_graph_tensor(g, o0)->dtype == IR_DTYPE_F32);
+	const ir_node *fc = n >= 0 ? ir_graph_node(g, n) : NULL;
+	const ir_quant *wq = fc ? ir_graph_tensor(g, fc->inputs[1])->quant : NULL;
+	CHECK(fc && fc->precision == IR_PREC_I8 && wq && wq->n == 1 && wq->axis == -1 && wq->scale[0] == 2.0f / 127);
+	ir_lowered l;
+	CHECK_MSG(ir_lower(g, &l, NULL, NULL, &d) == 0, "%s", d.msg);
+	ir_lowered_free(&l);
+	/* one scale along an axis of extent 1 is valid; along the 4 is not */
+	int t = fc ? fc->inputs[1] : -1;
+	float s1 = 0.5f;
+	int32_t z1 = 0;
+	ir_quant q = {.bits = 8, .symmetric = true, .axis = 0, .n = 1, .scale = &s1, .zero_point = &z1};
+	CHECK(t >= 0 && ir_tensor_set_quant(g, t, &q, &d) == 0 && ir_graph_verify(g, &d) == 0);
+	q.axis = 1;
+	CHECK(t >= 0 && (ir_tensor_set_quant(g, t, &q, &d) != 0 || ir_graph_verify(g, &d) != 0));
+	ir_calib_free(c);
+	ir_graph_free(g);
+}
+
 int main(void)
 {
+	one_channel_outputs();
 	reduce_int8();
 	multipliers();
 	int8_conv();

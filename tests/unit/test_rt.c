@@ -437,6 +437,7 @@ static void ew_params(int32_t *p, int op, const int32_t cnt[6], const int32_t sa
 	memcpy(p + NPU_EW_SA, sa, 6 * sizeof(int32_t));
 	memcpy(p + NPU_EW_SB, sb, 6 * sizeof(int32_t));
 	p[NPU_EW_AT] = at, p[NPU_EW_BT] = bt, p[NPU_EW_YT] = yt;
+	p[NPU_EW_ACT] = -1;
 }
 
 static void test_eltwise_q(void)
@@ -1189,21 +1190,25 @@ static void test_eltwise_f(void)
 		int op;
 		int row;	/* b is the row [2.5, 1] (else the scalar) */
 		float b, hi, want[4];
+		int act;	/* a fused NPU_U_* after the clamp, or -1 */
 	} cs[] = {
-		{NPU_BIN_ADD, 0, 10, INFINITY, {11, 12, 13, 14}},
-		{NPU_BIN_SUB, 0, 10, INFINITY, {-9, -8, -7, -6}},
-		{NPU_BIN_MUL, 0, 10, 25, {10, 20, 25, 25}},	/* clamped at 25 */
-		{NPU_BIN_DIV, 0, 4, INFINITY, {0.25f, 0.5f, 0.75f, 1}},
-		{NPU_BIN_MAX, 1, 0, INFINITY, {2.5f, 2, 3, 4}},
-		{NPU_BIN_MIN, 1, 0, INFINITY, {1, 1, 2.5f, 1}},
+		{NPU_BIN_ADD, 0, 10, INFINITY, {11, 12, 13, 14}, -1},
+		{NPU_BIN_SUB, 0, 10, INFINITY, {-9, -8, -7, -6}, -1},
+		{NPU_BIN_MUL, 0, 10, 25, {10, 20, 25, 25}, -1},	/* clamped at 25 */
+		{NPU_BIN_DIV, 0, 4, INFINITY, {0.25f, 0.5f, 0.75f, 1}, -1},
+		{NPU_BIN_MAX, 1, 0, INFINITY, {2.5f, 2, 3, 4}, -1},
+		{NPU_BIN_MIN, 1, 0, INFINITY, {1, 1, 2.5f, 1}, -1},
+		{NPU_BIN_MUL, 0, 10, 25, {-10, -20, -25, -25}, NPU_U_NEG},	/* clamp, then the function */
+		{NPU_BIN_SUB, 0, 10, INFINITY, {0, 0, 0, 0}, NPU_U_RELU},
+		{NPU_BIN_ADD, 0, 4, INFINITY, {2.23606798f, 2.44948974f, 2.64575131f, 2.82842712f}, NPU_U_SQRT},
 	};
 	int ok = 1;
 	for (int i = 0; i < LEN(cs); i++) {
 		ew_params(p, cs[i].op, c, sa, cs[i].row ? srow : s0, NPU_T_F32, NPU_T_F32, NPU_T_F32);
-		p[NPU_EW_LO] = fbits(-INFINITY), p[NPU_EW_HI] = fbits(cs[i].hi);
+		p[NPU_EW_LO] = fbits(-INFINITY), p[NPU_EW_HI] = fbits(cs[i].hi), p[NPU_EW_ACT] = cs[i].act;
 		RUN(NPU_K_ELTWISE_F, p, a, cs[i].row ? brow : cs[i].b == 10 ? b10 : b4, y);
 		if (!eq_f32(y, cs[i].want, 4)) {
-			printf("# eltwise op %d\n", cs[i].op);
+			printf("# eltwise op %d act %d\n", cs[i].op, cs[i].act);
 			ok = 0;
 		}
 	}
@@ -1854,7 +1859,8 @@ static void test_load(void)
 		const char *what;
 	} cs[] = {
 		{0, 0x4e50554du, "byte-swapped magic (a big-endian reader)"},
-		{4, 2, "version"},
+		{4, NPU_BIN_VERSION + 1, "version"},
+		{4, 1, "version 1 (ELTWISE parameters without ACT, P0, P1)"},
 		{8, 0x40000000u, "n_tensors beyond the blob"},
 		{8, 5, "n_tensors: the table runs into the next"},
 		{48, 86, "tensors offset misaligned"},

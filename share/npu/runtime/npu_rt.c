@@ -247,11 +247,11 @@ static void rt_uq_row(int8_t *restrict y, const uint32_t *restrict ta, uint32_t 
 
 /* ---------------------------------------------------------------- float functions */
 
-/* @npu-kernel CONV_F UNARY_F SOFTMAX_F GRU_F LSTM_F REDUCE_F MATMUL_F RNN_F LRN_F CAST_F */
+/* @npu-kernel CONV_F UNARY_F SOFTMAX_F GRU_F LSTM_F REDUCE_F MATMUL_F RNN_F LRN_F CAST_F ELTWISE_F */
 #include <math.h>
 /* @npu-end */
 
-/* @npu-kernel CONV_F UNARY_F GRU_F LSTM_F */
+/* @npu-kernel CONV_F UNARY_F GRU_F LSTM_F ELTWISE_F */
 /* the formulas of libir's float interpreter (ir_kernels.c, ir_kern_rnn.c) */
 static float rt_sigm(float v)
 {
@@ -259,7 +259,7 @@ static float rt_sigm(float v)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F UNARY_F */
+/* @npu-kernel CONV_F UNARY_F ELTWISE_F */
 static float rt_unary(int32_t fn, float v, float a, float b)
 {
 	switch (fn) {
@@ -935,7 +935,8 @@ static void k_eltwise_f(const int32_t *p, void *const *a, void *scratch)
 	void *y = a[2];
 	const int32_t *cnt = p + NPU_EW_COUNTS, *sa = p + NPU_EW_SA, *sb = p + NPU_EW_SB;
 	int32_t op = p[NPU_EW_OP], AT = p[NPU_EW_AT], BT = p[NPU_EW_BT], YT = p[NPU_EW_YT];
-	float lo = rt_pf(p, NPU_EW_LO), hi = rt_pf(p, NPU_EW_HI);
+	float lo = rt_pf(p, NPU_EW_LO), hi = rt_pf(p, NPU_EW_HI), p0 = rt_pf(p, NPU_EW_P0), p1 = rt_pf(p, NPU_EW_P1);
+	int32_t act = p[NPU_EW_ACT];
 	int32_t idx[NPU_WALK_DIMS] = {0};
 	size_t rows = rt_walk_rows(cnt), yi = 0;
 	int32_t n5 = cnt[NPU_WALK_DIMS - 1], a5 = sa[NPU_WALK_DIMS - 1], b5 = sb[NPU_WALK_DIMS - 1];
@@ -954,7 +955,10 @@ static void k_eltwise_f(const int32_t *p, void *const *a, void *scratch)
 			case NPU_BIN_MAX: t = u > v ? u : v; break;
 			default: t = u < v ? u : v; break;
 			}
-			rt_stf(y, YT, yi, rt_clampf(t, lo, hi));
+			t = rt_clampf(t, lo, hi);
+			if (act >= 0)
+				t = rt_unary(act, t, p0, p1);
+			rt_stf(y, YT, yi, t);
 		}
 	}
 }

@@ -106,9 +106,11 @@ enum {
 	/* Q: add/sub: acc = (a - ZA) * MA +- (b - ZB) * MB (int64),
 	 *    mul:     acc = (a - ZA) * (b - ZB) * MA (int64, MB unused);
 	 *    y = clamp(ZY + rshift_round(acc, SHIFT), LO, HI).
-	 * F: y = clamp(a OP b, LO, HI) (float bits). */
+	 * F: y = ACT(clamp(a OP b, LO, HI)) (float bits). */
 	NPU_EW_ZA, NPU_EW_ZB, NPU_EW_ZY, NPU_EW_MA, NPU_EW_MB, NPU_EW_SHIFT,
 	NPU_EW_LO, NPU_EW_HI,
+	NPU_EW_ACT,				/* F: NPU_U_* applied after the clamp, or -1 (Q: -1) */
+	NPU_EW_P0, NPU_EW_P1,			/* F: its parameters (float bits) */
 	NPU_EW_COUNT
 };
 
@@ -400,7 +402,7 @@ static inline int64_t npu_rshift_round(int64_t v, int s)
  * offsets inside their areas, input/output indices in range), the io
  * records and the strings; not the consistency of a kernel's parameters
  * with its buffers' sizes. */
-#define NPU_BIN_VERSION 1u
+#define NPU_BIN_VERSION 2u	/* 2: ELTWISE parameters gained ACT, P0, P1 */
 int npu_load(npu_model *m, const void *blob, size_t size);
 
 #endif
