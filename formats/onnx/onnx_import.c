@@ -1610,7 +1610,7 @@ static int cv_resize(cx *c, const op_entry *e)
 	const char *mode = as(c, "mode", "nearest");
 	if (!strcmp(mode, "bilinear"))
 		mode = "linear";
-	if (strcmp(mode, "nearest") && strcmp(mode, "linear"))
+	if (strcmp(mode, "nearest") && strcmp(mode, "linear") && strcmp(mode, "cubic"))
 		return unsup(c, "mode '%s' is not supported", mode);
 	const char *ctm = upsample || opset < 11 ? "asymmetric" :
 			  as(c, "coordinate_transformation_mode", "half_pixel");
@@ -1625,8 +1625,8 @@ static int cv_resize(cx *c, const op_entry *e)
 	if (strcmp(nm, "round_prefer_floor") && strcmp(nm, "round_prefer_ceil") && strcmp(nm, "floor") &&
 	    strcmp(nm, "ceil"))
 		return cfail(c, "nearest_mode '%s' is not a known mode", nm);
-	if (ai(c, "exclude_outside", 0))
-		return unsup(c, "exclude_outside is not supported");
+	int64_t excl = ai(c, "exclude_outside", 0);
+	double cubic_a = af(c, "cubic_coeff_a", -0.75f);
 	double scales[IR_MAX_RANK];
 	int64_t sizes[IR_MAX_RANK];
 	int ns = -1, nz = -1;
@@ -1674,6 +1674,11 @@ static int cv_resize(cx *c, const op_entry *e)
 	set_s(c, id, "mode", mode);
 	set_s(c, id, "coordinate_transformation_mode", ctm);
 	set_s(c, id, "nearest_mode", nm);
+	if (!strcmp(mode, "cubic")) {
+		set_f(c, id, "cubic_coeff_a", cubic_a);
+		if (excl)
+			set_i(c, id, "exclude_outside", 1);
+	}
 	return done(c, id);
 }
 

@@ -110,9 +110,9 @@ npu-import-pt "$PT/ops2.pt" $(grep '^ops2 ' "$PT/cases.txt" | cut -d' ' -f2-) | 
 rm -f "$T/out"
 npu-emit "$T/ops2.ir" -o "$T/out" 2>"$T/err"
 st=$?
-[ $st = 1 ] && [ ! -e "$T/out" ] && grep -q "node 'prelu' (prelu): error: prelu is not in the runtime" "$T/err" &&
-	grep -q "node 'inorm' (instance_norm): error: instance_norm is not in the runtime" "$T/err" &&
-	[ "$(wc -l <"$T/err")" -ge 3 ]
+[ $st = 1 ] && [ ! -e "$T/out" ] && [ "$(wc -l <"$T/err")" -ge 2 ] &&
+	! grep -v "^npu-emit: .*: node '[^']*' ([a-z_0-9]*): error: " "$T/err" &&
+	! grep -q "node 'prelu'\|node 'inorm'" "$T/err"
 ok $? "ops the runtime lacks are all reported, one line each, exit 1, no output"
 expect_fail 2 "--format must be c or bin" "a bad --format" -- npu-emit "$T/digits.int8.ir" --format elf -o "$T/out"
 expect_fail 2 "--name must be a C identifier" "a bad --name" -- npu-emit "$T/digits.int8.ir" --name 9-x -o "$T/out"

@@ -55,6 +55,11 @@ enum {
 	NPU_K_FILL,		/* fill with one element value (padding) */
 	NPU_K_REDUCE_F,		/* float sum / mean / max / min over one axis */
 	NPU_K_REDUCE_Q,		/* the same on integers, requantized */
+	NPU_K_CONV_T_Q,		/* int transposed convolution (conv_transpose) */
+	NPU_K_CONV_T_F,		/* the same in float (f32 or f16 storage) */
+	NPU_K_RESIZE,		/* nearest / linear / cubic resize of the last two axes */
+	NPU_K_PRELU_Q,		/* int prelu with broadcasting */
+	NPU_K_NORM_F,		/* float instance / layer normalisation */
 	NPU_K_COUNT
 };
 
@@ -86,7 +91,8 @@ enum {
 /* ELTWISE_Q / ELTWISE_F: y = a OP b over a walk of the output shape
  * (counts), with a's and b's strides (0 along broadcast dims); y is dense.
  * Args: a, b, y. */
-enum { NPU_BIN_ADD, NPU_BIN_SUB, NPU_BIN_MUL, NPU_BIN_DIV, NPU_BIN_MAX, NPU_BIN_MIN };
+enum { NPU_BIN_ADD, NPU_BIN_SUB, NPU_BIN_MUL, NPU_BIN_DIV, NPU_BIN_MAX, NPU_BIN_MIN,
+       NPU_BIN_POW, NPU_BIN_PRELU };	/* F only: a^b (npu_powf), a < 0 ? a * b : a */
 enum {
 	NPU_EW_OP,
 	NPU_EW_COUNTS,				/* 6 counts */
@@ -107,7 +113,8 @@ enum {
 	NPU_U_RELU, NPU_U_CLIP, NPU_U_LEAKY_RELU, NPU_U_ELU, NPU_U_SIGMOID,
 	NPU_U_TANH, NPU_U_HARD_SIGMOID, NPU_U_HARD_SWISH, NPU_U_SOFTPLUS,
 	NPU_U_SILU, NPU_U_EXP, NPU_U_LOG, NPU_U_SQRT, NPU_U_RSQRT,
-	NPU_U_RECIPROCAL, NPU_U_NEG, NPU_U_ABS, NPU_U_GELU, NPU_U_COUNT
+	NPU_U_RECIPROCAL, NPU_U_NEG, NPU_U_ABS, NPU_U_GELU,
+	NPU_U_FLOOR, NPU_U_CEIL, NPU_U_ERF, NPU_U_COUNT
 };
 /* CLIP: P0 = min, P1 = max; LEAKY_RELU, ELU: P0 = alpha;
  * HARD_SIGMOID: P0 = alpha, P1 = beta; GELU: P0 = 1 for the tanh form. */
@@ -195,6 +202,45 @@ enum {
 	NPU_RD_ZX, NPU_RD_ZY, NPU_RD_MULT, NPU_RD_SHIFT, NPU_RD_LO, NPU_RD_HI,
 	NPU_RD_COUNT
 };
+
+/* CONV_T_Q / CONV_T_F: transposed convolution with the NPU_CV_* layout:
+ * x [N, C, H, W], weights [C, OC/G, KH, KW] (ONNX ConvTranspose), y [N,
+ * OC, OH, OW] (OH, OW include output_padding); y[oh] gathers x[ih] * w[kh]
+ * where oh = ih * SH - PT + kh * DH. F sums in the order ic, kh, kw after
+ * the bias, then clamps and applies ACT as CONV_F. Args as CONV_Q / CONV_F
+ * (mult, shift, wzp, wscale: one per output channel). */
+
+/* RESIZE: x [OUTER, H, W] -> y [OUTER, OH, OW]. Along each axis, output
+ * index o reads K taps (1 nearest, 2 linear, 4 cubic) from a table of
+ * int32 words: K source indices, then K weights as float bits, per o
+ * (index tables made by the lowering in double precision, as libir's
+ * interpreter computes them). Float (XT f32/f16): y = sum_b ww[b] *
+ * (sum_a wh[a] * x[ih[a], iw[b]]) in float32, in that order. Integer types
+ * (K = 1 only): a copy of ELEM-byte elements (the scale is kept).
+ * Args: x, table_h, table_w, y. */
+enum { NPU_RS_OUTER, NPU_RS_H, NPU_RS_W, NPU_RS_OH, NPU_RS_OW, NPU_RS_K, NPU_RS_XT, NPU_RS_YT, NPU_RS_ELEM,
+       NPU_RS_COUNT };
+
+/* PRELU_Q: y = clamp(ZY + v, LO, HI) over a walk as ELTWISE_Q with a = x
+ * and b = slope, where for x >= ZA v = rshift_round((x - ZA) * MP, SP) and
+ * otherwise v = rshift_round((x - ZA) * (b - ZB) * MN, SN) (int64, exact).
+ * Args: x, slope, y. */
+enum {
+	NPU_PR_COUNTS,
+	NPU_PR_SA = NPU_PR_COUNTS + NPU_WALK_DIMS,
+	NPU_PR_SB = NPU_PR_SA + NPU_WALK_DIMS,
+	NPU_PR_AT = NPU_PR_SB + NPU_WALK_DIMS, NPU_PR_BT, NPU_PR_YT,
+	NPU_PR_ZA, NPU_PR_ZB, NPU_PR_ZY, NPU_PR_MP, NPU_PR_SP, NPU_PR_MN, NPU_PR_SN, NPU_PR_LO, NPU_PR_HI,
+	NPU_PR_COUNT
+};
+
+/* NORM_F: x as [R, D]; each row normalised over its D elements (float32:
+ * mean = sum / D, var = sum (x - mean)^2 / D, in index order), then
+ * y = (x - mean) * (1 / sqrt(var + EPS)) * s + b with s, b (type ST) read
+ * at (r % C) when C > 0 (instance_norm: one per channel) or at the
+ * element's index in the row when C == 0 (layer_norm). Args: x, scale,
+ * bias|-1, y. */
+enum { NPU_NM_R, NPU_NM_D, NPU_NM_C, NPU_NM_EPS, NPU_NM_XT, NPU_NM_ST, NPU_NM_YT, NPU_NM_COUNT };
 
 /* ---- the model */
 
