@@ -480,7 +480,8 @@ static int lower_conv(lw *c)
 	ir_act act;
 	if (ir_act_from_node(c->g, c->node, &act, c->d))
 		return unsupported(c, "%s", c->d->msg);
-	if (tw->kind != IR_KIND_CONST)
+	/* float weights (and bias) of the activation type may be computed */
+	if (tw->kind != IR_KIND_CONST && (tw->dtype != tx->dtype || !is_float(tx->dtype)))
 		return unsupported(c, "the runtime needs constant weights");
 
 	if (is_int(tx->dtype)) {
@@ -545,7 +546,7 @@ static int lower_conv(lw *c)
 		return unsupported(c, "weights '%s' are %s", tw->name, ir_dtype_name(tw->dtype));
 	}
 	if (tb) {
-		if (tb->kind != IR_KIND_CONST || !is_float(tb->dtype))
+		if ((tb->kind != IR_KIND_CONST && tb->dtype != tx->dtype) || !is_float(tb->dtype))
 			return unsupported(c, "the bias must be a float constant");
 		if (tb->dtype == tx->dtype) {
 			args[2] = rt(c, b);
@@ -1074,9 +1075,7 @@ static int lower_slice(lw *c)
 		off += s * sx[a];
 		ss[a] = sx[a] * step;
 	}
-	for (int i = 0; i < r; i++)
-		if (ss[i] < 0)
-			return unsupported(c, "negative slice steps are not in the runtime");
+	/* negative steps walk backwards from the start (negative strides) */
 	return move(c, x, y, r, ty->shape.dim, ss, ds, off, 0);
 }
 
@@ -1113,6 +1112,51 @@ static int lower_blocks(lw *c)
 	return move(c, x, y, 6, cnt, ss, ds, 0, 0);
 }
 
+/* reflect and edge padding: x into the interior, then along each axis in
+ * turn the padded slices copied from the output's own rows (the axes
+ * before it already padded, those after it still only the interior). */
+static int lower_pad_edges(lw *c, bool reflect)
+{
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	const char *mode = ir_node_str(c->g, c->node, "mode", "constant");
+	int r = tx->shape.rank;
+	const int64_t *pd;
+	int np = ir_node_ints(c->g, c->node, "pads", &pd);
+	if (!reflect && strcmp(mode, "edge"))
+		return unsupported(c, "%s padding is not in the runtime", mode);
+	int64_t ys[IR_MAX_RANK], xs[IR_MAX_RANK], off = 0;
+	strides_of(&ty->shape, ys);
+	strides_of(&tx->shape, xs);
+	for (int i = 0; i < r; i++) {
+		int64_t b = np == 2 * r ? pd[i] : 0, e = np == 2 * r ? pd[r + i] : 0, D = tx->shape.dim[i];
+		if (b < 0 || e < 0)
+			return unsupported(c, "negative padding is not in the runtime");
+		if ((b || e) && (D == 0 || (reflect && (b >= D || e >= D))))
+			return unsupported(c, "%s padding of %lld and %lld on %lld elements", mode, (long long)b,
+					   (long long)e, (long long)D);
+		off += b * ys[i];
+	}
+	if (move(c, x, y, r, tx->shape.dim, xs, ys, 0, off))
+		return -1;
+	for (int d = 0; d < r && np == 2 * r; d++) {
+		int64_t b = pd[d], e = pd[r + d], D = tx->shape.dim[d], cnt[IR_MAX_RANK], base = 0;
+		for (int k = 0; k < r; k++) {
+			cnt[k] = k < d ? ty->shape.dim[k] : k == d ? 1 : tx->shape.dim[k];
+			if (k > d)
+				base += pd[k] * ys[k];
+		}
+		for (int64_t j = 0; j < b + e; j++) {
+			/* output index o along d reads index s (both in output coordinates) */
+			int64_t o = j < b ? j : b + D + (j - b);
+			int64_t s = j < b ? (reflect ? 2 * b - j : b) : (reflect ? 2 * (b + D - 1) - o : b + D - 1);
+			if (move(c, y, y, r, cnt, ys, ys, base + s * ys[d], base + o * ys[d]))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 static int lower_pad(lw *c)
 {
 	int x = in_id(c, 0), y = out_id(c, 0);
@@ -1120,8 +1164,9 @@ static int lower_pad(lw *c)
 	int r = tx->shape.rank;
 	const int64_t *pd;
 	int np = ir_node_ints(c->g, c->node, "pads", &pd);
-	if (strcmp(ir_node_str(c->g, c->node, "mode", "constant"), "constant"))
-		return unsupported(c, "only constant padding is in the runtime");
+	const char *mode = ir_node_str(c->g, c->node, "mode", "constant");
+	if (strcmp(mode, "constant"))
+		return lower_pad_edges(c, !strcmp(mode, "reflect"));
 	double v = ir_node_float(c->g, c->node, "value", 0);
 	int64_t ds[IR_MAX_RANK], ss[IR_MAX_RANK], off = 0, n = ir_shape_numel(&ty->shape);
 	strides_of(&ty->shape, ds);
@@ -1235,7 +1280,7 @@ static int lower_conv_transpose(lw *c)
 	if (tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
 		return unsupported(c, "the runtime's convolutions are channel-first; '%s' is %s", tx->name,
 				   ir_layout_name(tx->layout));
-	if (tw->kind != IR_KIND_CONST)
+	if (tw->kind != IR_KIND_CONST && (tw->dtype != tx->dtype || !is_float(tx->dtype)))
 		return unsupported(c, "the runtime needs constant weights");
 	const int64_t *st, *pd, *dl;
 	int nst = ir_node_ints(c->g, c->node, "strides", &st), npd = ir_node_ints(c->g, c->node, "pads", &pd);
@@ -1329,7 +1374,7 @@ static int lower_conv_transpose(lw *c)
 		return unsupported(c, "weights '%s' are %s", tw->name, ir_dtype_name(tw->dtype));
 	}
 	if (tb) {
-		if (tb->kind != IR_KIND_CONST || !is_float(tb->dtype))
+		if ((tb->kind != IR_KIND_CONST && tb->dtype != tx->dtype) || !is_float(tb->dtype))
 			return unsupported(c, "the bias must be a float constant");
 		args[2] = float_const_as(c, b, tx->dtype);
 	}

@@ -312,9 +312,10 @@ const char *ir_quant_int_unsupported(const ir_graph *g, int i)
 				return "dilated pooling has no integer kernel";
 		return channel_first_2d(x) ? NULL : "integer pooling is 1-D or 2-D, channel-first";
 	}
-	case IR_OP_PAD:
-		return strcmp(ir_node_str(g, i, "mode", "constant"), "constant") ? "only constant padding is integer"
-										   : NULL;
+	case IR_OP_PAD: {	/* the runtime copies reflect and edge padding */
+		const char *m = ir_node_str(g, i, "mode", "constant");
+		return strcmp(m, "constant") && strcmp(m, "reflect") && strcmp(m, "edge") ? "only constant, reflect and edge padding are integer" : NULL;
+	}
 	case IR_OP_RESHAPE: case IR_OP_FLATTEN: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE: case IR_OP_IDENTITY:
 	case IR_OP_TRANSPOSE: case IR_OP_SLICE: case IR_OP_SPLIT: case IR_OP_CONCAT:
 	case IR_OP_REDUCE_SUM: case IR_OP_REDUCE_MEAN: case IR_OP_REDUCE_MAX: case IR_OP_REDUCE_MIN:
