@@ -10,14 +10,16 @@ EX=$TOP/share/npu/examples
 F=$DATA/families/segmenter
 CC=${CC:-cc}
 STRICT="-std=c99 -Wall -Wextra -pedantic -Werror"
+if echo 'int main(void){return 0;}' | $CC -m32 -x c - -o "$T/m32" 2>/dev/null; then M32=1; else M32=0; fi
 
 npu-import-pt "$F/model.pt" $(cat "$F/args") | npu-fuse --all >"$T/seg.ir" &&
 	npu-run "$T/seg.ir" -i "$F/in.npz" --compare "$F/out.npz" >/dev/null
 ok $? "segmenter: imports, and the interpreter matches PyTorch"
 
-build_host() {	# build_host HEADER OUT
-	$CC $STRICT -O2 -DNPU_HEADER="\"$(basename "$1")\"" -DNPU_MODEL=npu_m_model -I"$(dirname "$1")" \
-		"$EX/npu_host.c" -o "$2" -lm 2>"$T/cc.err" || { diag "$(head -5 "$T/cc.err")"; return 1; }
+build_host() {	# build_host HEADER OUT [CFLAGS...]
+	h=$1 out=$2; shift 2
+	$CC $STRICT -O2 "$@" -DNPU_HEADER="\"$(basename "$h")\"" -DNPU_MODEL=npu_m_model -I"$(dirname "$h")" \
+		"$EX/npu_host.c" -o "$out" -lm 2>"$T/cc.err" || { diag "$(head -5 "$T/cc.err")"; return 1; }
 }
 for mode in int8 int16 fp16; do
 	# tolerances against PyTorch: relative to max|ref| (about 0.43)
@@ -40,6 +42,14 @@ for mode in int8 int16 fp16; do
 		"$T/host" run "$T/res" "$F/in.x.npy" &&
 		npu-run "$T/seg.$mode.ir" -i "$F/in.x.npy" --compare "$T/res" --rtol 0 --atol 0 >/dev/null
 	ok $? "segmenter $mode: the header compiles ($STRICT) and equals npu-run byte for byte"
+	if [ $M32 = 1 ]; then
+		rm -rf "$T/res" && mkdir "$T/res" && build_host "$T/npu_m.h" "$T/host32" -m32 -msse2 -mfpmath=sse &&
+			"$T/host32" run "$T/res" "$F/in.x.npy" &&
+			npu-run "$T/seg.$mode.ir" -i "$F/in.x.npy" --compare "$T/res" --rtol 0 --atol 0 >/dev/null
+		ok $? "segmenter $mode: the same with -m32"
+	else
+		ok 0 "segmenter $mode: -m32 # SKIP the compiler cannot build 32-bit x86 programs (Debian: gcc-multilib)"
+	fi
 	res=0
 	for k in $kern; do grep -q "$k" "$T/npu_m.h" || { diag "no $k in the header"; res=1; }; done
 	ok $res "segmenter $mode: the header has $kern"
