@@ -1412,9 +1412,8 @@ static int lower_resize(lw *c)
 	if (is_int(tx->dtype)) {
 		float sx, sy;
 		int32_t zx, zy;
-		if (K != 1)
-			return unsupported(c, "integer %s resize is not in the runtime (keep it in float)",
-					   rs.mode == 1 ? "linear" : "cubic");
+		if (K > 2)
+			return unsupported(c, "integer cubic resize is not in the runtime (keep it in float)");
 		if (qparams(c, x, &sx, &zx) || qparams(c, y, &sy, &zy))
 			return -1;
 		if (sx != sy || zx != zy || tx->dtype != ty->dtype)
@@ -1447,6 +1446,12 @@ static int lower_resize(lw *c)
 			int32_t *row = tab + (size_t)i * 2 * (size_t)K;
 			for (int k = 0; k < K; k++)
 				row[k] = (int32_t)ti[k], row[K + k] = fbits((float)tw[k]);
+			if (is_int(tx->dtype) && K == 2) {	/* Q15, summing to 2^15 */
+				double w1 = tw[1] < 0 ? 0 : tw[1] > 1 ? 1 : tw[1];
+				row[3] = (int32_t)llround(w1 * 32768), row[2] = 32768 - row[3];
+			} else if (is_int(tx->dtype)) {
+				row[1] = 1;
+			}
 		}
 		args[1 + a] = add_const(c, tab, n * sizeof *tab);
 		free(tab);

@@ -253,7 +253,7 @@ static bool follows_input(int op)
 	case IR_OP_IDENTITY: case IR_OP_TRANSPOSE: case IR_OP_SLICE: case IR_OP_SPLIT: case IR_OP_PAD:
 	case IR_OP_MAX_POOL: case IR_OP_AVG_POOL: case IR_OP_GLOBAL_AVG_POOL: case IR_OP_GLOBAL_MAX_POOL:
 	case IR_OP_DEPTH_TO_SPACE: case IR_OP_SPACE_TO_DEPTH:
-	case IR_OP_RESIZE:	/* nearest only (ir_quant_int_unsupported) */
+	case IR_OP_RESIZE:	/* nearest and linear (ir_quant_int_unsupported) */
 		return true;
 	default:
 		return false;
@@ -294,8 +294,8 @@ const char *ir_quant_int_unsupported(const ir_graph *g, int i)
 		return NULL;
 	case IR_OP_RESIZE: {
 		const char *m = ir_node_str(g, i, "mode", "nearest");
-		if (strcmp(m, "nearest"))
-			return "linear and cubic resize have no integer kernel";
+		if (strcmp(m, "nearest") && strcmp(m, "linear"))
+			return "cubic resize has no integer kernel";
 		return x->shape.rank >= 2 ? NULL : "integer resize needs two axes";
 	}
 	case IR_OP_PRELU:

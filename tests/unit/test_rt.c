@@ -1480,6 +1480,15 @@ static void test_resize(void)
 	memcpy(p, v1, sizeof v1);
 	RUN(NPU_K_RESIZE, p, xq, th1, tw1, yq);
 	CHECK(eq_int(yq, NPU_T_I8, wantq, 12));
+	/* linear on int16 with Q15 weights: 2 5 -> 2, (2 + 5) 2^14 2^15 / 2^30
+	 * = 3.5 -> 4 (half up), 5; and -2 -5 -> -2, -3.5 -> -3, -5 */
+	int32_t thq[4] = {0, 0, 32768, 0}, twq[12] = {0, 1, 32768, 0, 0, 1, 16384, 16384, 0, 1, 0, 32768};
+	int16_t x16[4] = {2, 5, -2, -5}, y16[6];
+	int32_t want16[6] = {2, 4, 5, -2, -3, -5};
+	int32_t v2[] = {2, 1, 2, 1, 3, 2, NPU_T_I16, NPU_T_I16, 2};
+	memcpy(p, v2, sizeof v2);
+	RUN(NPU_K_RESIZE, p, x16, thq, twq, y16);
+	CHECK(eq_int(y16, NPU_T_I16, want16, 6));
 }
 
 static void test_prelu_q(void)

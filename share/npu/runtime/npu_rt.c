@@ -23,7 +23,7 @@
 
 /* ---------------------------------------------------------------- integer helpers */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT LUT REDUCE_Q CONV_T_Q PRELU_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT LUT REDUCE_Q CONV_T_Q PRELU_Q RESIZE */
 /* Rounding right shift (as npu_rshift_round) for any int64 v, without
  * shifting negative values: biasing by 2^63 makes v unsigned, and 2^63 /
  * 2^s is an integer. */
@@ -85,7 +85,7 @@ static inline int64_t rt_mulshift(int64_t acc, int32_t mult, int s)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT DEQUANTIZE LUT POOL_Q REDUCE_Q CONV_T_Q PRELU_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT DEQUANTIZE LUT POOL_Q REDUCE_Q CONV_T_Q PRELU_Q RESIZE */
 /* Element access by NPU_T_* type. */
 static inline int32_t rt_ldi(const void *p, int32_t t, size_t i)
 {
@@ -98,7 +98,7 @@ static inline int32_t rt_ldi(const void *p, int32_t t, size_t i)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE LUT POOL_Q REDUCE_Q CONV_T_Q PRELU_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE LUT POOL_Q REDUCE_Q CONV_T_Q PRELU_Q RESIZE */
 /* v is within the type's range (the kernels clamp to LO, HI first) */
 static inline void rt_sti(void *p, int32_t t, size_t i, int32_t v)
 {
@@ -1812,7 +1812,7 @@ static void k_resize(const int32_t *p, void *const *a, void *scratch)
 	int flt = XT == NPU_T_F32 || XT == NPU_T_F16;
 	size_t yi = 0;
 	(void)scratch;
-	if (K < 1 || K > 4 || (!flt && K != 1))
+	if (K < 1 || K > 4 || (!flt && K > 2))
 		return;
 	for (int32_t n = 0; n < outer; n++) {
 		size_t xc = (size_t)n * (size_t)H * (size_t)W;
@@ -1820,10 +1820,22 @@ static void k_resize(const int32_t *p, void *const *a, void *scratch)
 			const int32_t *rh = th + (size_t)oh * 2 * (size_t)K;
 			for (int32_t ow = 0; ow < OW; ow++, yi++) {
 				const int32_t *rw = tw + (size_t)ow * 2 * (size_t)K;
-				if (!flt) {	/* nearest: one element */
+				if (!flt && K == 1) {	/* nearest: one element */
 					memcpy((uint8_t *)y + yi * (size_t)E,
 					       (const uint8_t *)x + (xc + (size_t)rh[0] * W + (size_t)rw[0]) * (size_t)E,
 					       (size_t)E);
+					continue;
+				}
+				if (!flt) {	/* linear: Q15 weights summing to 2^15 per axis */
+					int64_t acc = 0;
+					for (int32_t b = 0; b < K; b++) {
+						int64_t t = 0;
+						for (int32_t i = 0; i < K; i++)
+							t += (int64_t)rh[K + i] *
+							     rt_ldi(x, XT, xc + (size_t)rh[i] * W + (size_t)rw[b]);
+						acc += (int64_t)rw[K + b] * t;
+					}
+					rt_sti(y, YT, yi, (int32_t)rt_rsr(acc, 30));
 					continue;
 				}
 				float acc = 0;

@@ -216,7 +216,9 @@ enum {
  * (index tables made by the lowering in double precision, as libir's
  * interpreter computes them). Float (XT f32/f16): y = sum_b ww[b] *
  * (sum_a wh[a] * x[ih[a], iw[b]]) in float32, in that order. Integer types
- * (K = 1 only): a copy of ELEM-byte elements (the scale is kept).
+ * keep the scale and zero point: K = 1 copies ELEM-byte elements; K = 2
+ * has weights in Q15 that sum to 2^15 along each axis, y = rshift_round(
+ * sum_b ww[b] sum_a wh[a] x[ih[a], iw[b]], 30) (int64).
  * Args: x, table_h, table_w, y. */
 enum { NPU_RS_OUTER, NPU_RS_H, NPU_RS_W, NPU_RS_OH, NPU_RS_OW, NPU_RS_K, NPU_RS_XT, NPU_RS_YT, NPU_RS_ELEM,
        NPU_RS_COUNT };
