@@ -647,6 +647,8 @@ static int lower_gemm(lw *c)
 	return float_as_conv(c, a, y, w, b, M, K, 1, N, false);
 }
 
+static int lower_norm(lw *c);
+
 /* batch_norm (inference): y = x * g/sqrt(v + eps) + (beta - m * g/sqrt(v + eps)),
  * a depthwise 1x1 convolution over the channel axis. */
 static int lower_batch_norm(lw *c)
@@ -655,7 +657,7 @@ static int lower_batch_norm(lw *c)
 	const ir_tensor *tx = T(c, x), *p[4];
 	for (int i = 0; i < 4; i++)
 		if (!(p[i] = T(c, in_id(c, i + 1))) || p[i]->kind != IR_KIND_CONST)
-			return unsupported(c, "batch_norm runs in the runtime with constant parameters only");
+			return lower_norm(c);	/* computed parameters */
 	if (tx->shape.rank < 2 || tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
 		return unsupported(c, "the runtime's batch_norm is channel-first");
 	int64_t N = tx->shape.dim[0], C = tx->shape.dim[1], HW = ir_shape_numel(&tx->shape) / (N * C > 0 ? N * C : 1);
@@ -1535,10 +1537,24 @@ static int lower_norm(lw *c)
 				   ir_dtype_name(tx->dtype));
 	int64_t R, D, C = 0;
 	int32_t p[NPU_NM_COUNT] = {0};
-	int args[4] = {rt(c, x), -1, -1, rt(c, y)};
+	int args[6] = {rt(c, x), -1, -1, rt(c, y), -1, -1};
 	p[NPU_NM_XT] = p[NPU_NM_YT] = npu_type(tx->dtype);
 	p[NPU_NM_EPS] = fbits((float)ir_node_float(c->g, c->node, "epsilon", 1e-5));
-	if (n->op == IR_OP_INSTANCE_NORM) {
+	if (n->op == IR_OP_BATCH_NORM) {	/* statistics given (computed: else it is a conv) */
+		const ir_tensor *t[4];
+		if (r < 2 || tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
+			return unsupported(c, "the runtime's batch_norm is channel-first");
+		C = tx->shape.dim[1];
+		R = tx->shape.dim[0] * C;
+		D = R > 0 ? ir_shape_numel(&tx->shape) / R : 0;
+		for (int i = 0; i < 4; i++)
+			if (!(t[i] = T(c, in_id(c, i + 1))) || ir_shape_numel(&t[i]->shape) != C ||
+			    t[i]->dtype != t[0]->dtype || !is_float(t[0]->dtype))
+				return unsupported(c, "batch_norm needs four float parameters of one per channel");
+		args[1] = rt(c, in_id(c, 1)), args[2] = rt(c, in_id(c, 2));
+		args[4] = rt(c, in_id(c, 3)), args[5] = rt(c, in_id(c, 4));
+		p[NPU_NM_ST] = npu_type(t[0]->dtype);
+	} else if (n->op == IR_OP_INSTANCE_NORM) {
 		if (r < 2 || tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
 			return unsupported(c, "the runtime's instance_norm is channel-first");
 		C = tx->shape.dim[1];
@@ -1572,7 +1588,7 @@ static int lower_norm(lw *c)
 	if (R > INT32_MAX || D > INT32_MAX || D < 1)
 		return unsupported(c, "a dimension is too large (or empty) for the runtime");
 	p[NPU_NM_R] = (int32_t)R, p[NPU_NM_D] = (int32_t)D, p[NPU_NM_C] = (int32_t)C;
-	return add_op(c, NPU_K_NORM_F, args, 4, p, NPU_NM_COUNT);
+	return add_op(c, NPU_K_NORM_F, args, 6, p, NPU_NM_COUNT);
 }
 
 /* ---------------------------------------------------------------- driver */

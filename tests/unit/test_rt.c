@@ -1540,6 +1540,11 @@ static void test_norm_f(void)
 	memcpy(p, vi, sizeof vi);
 	RUN(NPU_K_NORM_F, p, xi, si, bi, y);
 	CHECK(eq_f32(y, wanti, 4));
+	/* given statistics (batch_norm): means 1 2, variances 4 1 (eps 0):
+	 * (1 3 - 1) / 2 * 2 + 0 = 0 2, (0 4 - 2) / 1 * 3 + 1 = -5 7 */
+	float mi[2] = {1, 2}, vi2[2] = {4, 1}, wantb[4] = {0, 2, -5, 7};
+	RUN(NPU_K_NORM_F, p, xi, si, bi, y, mi, vi2);
+	CHECK(eq_f32(y, wantb, 4));
 	/* f16: 1 3 -> -2 2 (0xc000 0x4000) */
 	uint16_t xh[2] = {0x3c00, 0x4200}, sh[1] = {0x4000}, yh[2], wanth[2] = {0xc000, 0x4000};
 	int32_t vh[] = {1, 2, 1, fbits(0), NPU_T_F16, NPU_T_F16, NPU_T_F16};

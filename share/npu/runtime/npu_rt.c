@@ -1890,7 +1890,7 @@ static void k_prelu_q(const int32_t *p, void *const *a, void *scratch)
 /* @npu-kernel NORM_F */
 static void k_norm_f(const int32_t *p, void *const *a, void *scratch)
 {
-	const void *x = a[0], *sc = a[1], *bi = a[2];
+	const void *x = a[0], *sc = a[1], *bi = a[2], *gm = a[4], *gv = a[5];
 	void *y = a[3];
 	int32_t R = p[NPU_NM_R], D = p[NPU_NM_D], C = p[NPU_NM_C];
 	int32_t XT = p[NPU_NM_XT], ST = p[NPU_NM_ST], YT = p[NPU_NM_YT];
@@ -1899,17 +1899,21 @@ static void k_norm_f(const int32_t *p, void *const *a, void *scratch)
 	if (D < 1)
 		return;
 	for (int32_t r = 0; r < R; r++) {
-		size_t base = (size_t)r * (size_t)D;
+		size_t base = (size_t)r * (size_t)D, rc = C > 0 ? (size_t)(r % C) : 0;
 		float m = 0, v = 0;
-		for (int32_t i = 0; i < D; i++)
-			m += rt_ldf(x, XT, base + (size_t)i);
-		m /= (float)D;
-		for (int32_t i = 0; i < D; i++) {
-			float d = rt_ldf(x, XT, base + (size_t)i) - m;
-			float sq = d * d;
-			v += sq;
+		if (gm && gv) {
+			m = rt_ldf(gm, ST, rc), v = rt_ldf(gv, ST, rc);
+		} else {
+			for (int32_t i = 0; i < D; i++)
+				m += rt_ldf(x, XT, base + (size_t)i);
+			m /= (float)D;
+			for (int32_t i = 0; i < D; i++) {
+				float d = rt_ldf(x, XT, base + (size_t)i) - m;
+				float sq = d * d;
+				v += sq;
+			}
+			v /= (float)D;
 		}
-		v /= (float)D;
 		float inv = 1 / sqrtf(v + eps);
 		for (int32_t i = 0; i < D; i++) {
 			size_t k = C > 0 ? (size_t)(r % C) : (size_t)i;
@@ -2086,7 +2090,7 @@ enum {
 
 /* Arguments of each kernel, and which of them may be -1. */
 static const uint8_t npu_arg_counts[NPU_K_COUNT] = {7, 5, 3, 3, 2, 2, 2, 2, 3, 2, 2, 2, 7, 9, 2, 2, 1, 2, 2,
-						    7, 5, 4, 3, 4};
+						    7, 5, 4, 3, 6};
 static const uint16_t npu_arg_optional[NPU_K_COUNT] = {
 	[NPU_K_CONV_Q] = 1u << 2 | 1u << 5,
 	[NPU_K_CONV_F] = 1u << 2 | 1u << 3,
@@ -2094,7 +2098,7 @@ static const uint16_t npu_arg_optional[NPU_K_COUNT] = {
 	[NPU_K_LSTM_F] = 1u << 3 | 1u << 4 | 1u << 5 | 1u << 6 | 1u << 7 | 1u << 8,
 	[NPU_K_CONV_T_Q] = 1u << 2 | 1u << 5,
 	[NPU_K_CONV_T_F] = 1u << 2 | 1u << 3,
-	[NPU_K_NORM_F] = 1u << 2,
+	[NPU_K_NORM_F] = 1u << 2 | 1u << 4 | 1u << 5,
 };
 
 static uint32_t ld_le32(const uint8_t *b)

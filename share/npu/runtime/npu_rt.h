@@ -240,8 +240,9 @@ enum {
  * mean = sum / D, var = sum (x - mean)^2 / D, in index order), then
  * y = (x - mean) * (1 / sqrt(var + EPS)) * s + b with s, b (type ST) read
  * at (r % C) when C > 0 (instance_norm: one per channel) or at the
- * element's index in the row when C == 0 (layer_norm). Args: x, scale,
- * bias|-1, y. */
+ * element's index in the row when C == 0 (layer_norm). With mean and var
+ * given (type ST, read as s; batch_norm with computed statistics) they
+ * replace the row's. Args: x, scale, bias|-1, y, mean|-1, var|-1. */
 enum { NPU_NM_R, NPU_NM_D, NPU_NM_C, NPU_NM_EPS, NPU_NM_XT, NPU_NM_ST, NPU_NM_YT, NPU_NM_COUNT };
 
 /* ---- the model */
