@@ -814,14 +814,57 @@ static int lower_lut(lw *c)
 
 /* ---------------------------------------------------------------- pooling, softmax */
 
+/* Float pooling of 1 to 3 spatial axes with dilations (POOL3_F): what
+ * POOL_F / POOL_Q do not cover. */
+static int lower_pool3(lw *c)
+{
+	const ir_node *n = ir_graph_node(c->g, c->node);
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	int r = tx->shape.rank, nsp = r - 2;
+	if (!is_float(tx->dtype) || tx->dtype != ty->dtype)
+		return unsupported(c, "%s pooling of %d spatial axes or with dilations on %s is not in the runtime (keep it in float)",
+				   ir_op_name(n->op), nsp, ir_dtype_name(tx->dtype));
+	if (nsp < 1 || nsp > 3 || tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
+		return unsupported(c, "the runtime pools channel-first 1-D to 3-D inputs only");
+	int32_t p[NPU_P3_COUNT] = {0};
+	const int64_t *k, *st, *pd, *dl;
+	bool global = n->op == IR_OP_GLOBAL_AVG_POOL || n->op == IR_OP_GLOBAL_MAX_POOL;
+	int nk = ir_node_ints(c->g, c->node, "kernel", &k), nst = ir_node_ints(c->g, c->node, "strides", &st);
+	int npd = ir_node_ints(c->g, c->node, "pads", &pd), ndl = ir_node_ints(c->g, c->node, "dilations", &dl);
+	if (!global && nk != nsp)
+		return unsupported(c, "pooling without a kernel size");
+	p[NPU_P3_N] = (int32_t)tx->shape.dim[0], p[NPU_P3_C] = (int32_t)tx->shape.dim[1];
+	for (int a = 0; a < 3; a++) {
+		int i = a - (3 - nsp);	/* spatial axis, or < 0 for a missing leading one */
+		int64_t in = i >= 0 ? tx->shape.dim[2 + i] : 1;
+		if (in > INT32_MAX || (i >= 0 && ty->shape.dim[2 + i] > INT32_MAX))
+			return unsupported(c, "a dimension is too large for the runtime");
+		p[NPU_P3_D + a] = (int32_t)in;
+		p[NPU_P3_OD + a] = i >= 0 ? (int32_t)ty->shape.dim[2 + i] : 1;
+		p[NPU_P3_KD + a] = global ? (int32_t)in : i >= 0 ? (int32_t)k[i] : 1;
+		p[NPU_P3_SD + a] = !global && i >= 0 && nst == nsp ? (int32_t)st[i] : 1;
+		p[NPU_P3_PD + a] = !global && i >= 0 && npd == 2 * nsp ? (int32_t)pd[i] : 0;
+		p[NPU_P3_ED + a] = !global && i >= 0 && npd == 2 * nsp ? (int32_t)pd[nsp + i] : 0;
+		p[NPU_P3_DD + a] = !global && i >= 0 && ndl == nsp ? (int32_t)dl[i] : 1;
+	}
+	p[NPU_P3_MODE] = n->op == IR_OP_MAX_POOL || n->op == IR_OP_GLOBAL_MAX_POOL ? NPU_POOL_MAX : NPU_POOL_AVG;
+	p[NPU_P3_COUNT_PAD] = !global && (int32_t)ir_node_int(c->g, c->node, "count_include_pad", 0);
+	p[NPU_P3_XT] = npu_type(tx->dtype), p[NPU_P3_YT] = npu_type(ty->dtype);
+	int args[2] = {rt(c, x), rt(c, y)};
+	return add_op(c, NPU_K_POOL3_F, args, 2, p, NPU_P3_COUNT);
+}
+
 static int lower_pool(lw *c)
 {
 	const ir_node *n = ir_graph_node(c->g, c->node);
 	int x = in_id(c, 0), y = out_id(c, 0);
 	const ir_tensor *tx = T(c, x), *ty = T(c, y);
 	int r = tx->shape.rank;
+	if (r == 5)
+		return lower_pool3(c);
 	if (r != 3 && r != 4)
-		return unsupported(c, "the runtime pools 1-D and 2-D inputs only");
+		return unsupported(c, "the runtime pools 1-D to 3-D inputs only");
 	if (tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
 		return unsupported(c, "the runtime's pooling is channel-first");
 	int32_t p[NPU_PL_COUNT] = {0};
@@ -840,7 +883,7 @@ static int lower_pool(lw *c)
 		int ndl = ir_node_ints(c->g, c->node, "dilations", &dl);
 		for (int i = 0; i < ndl; i++)
 			if (dl[i] != 1)
-				return unsupported(c, "dilated pooling is not in the runtime");
+				return lower_pool3(c);
 		if (nk != nsp)
 			return unsupported(c, "pooling without a kernel size");
 		p[NPU_PL_KH] = nsp == 2 ? (int32_t)k[0] : 1, p[NPU_PL_KW] = (int32_t)k[nsp - 1];

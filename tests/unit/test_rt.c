@@ -1586,6 +1586,41 @@ static void test_pow_floor_f(void)
 	CHECK(eq_f32(y, we, 2));
 }
 
+static void p3_params(int32_t *p, const int32_t g[23], int mode, int cpad)
+{
+	memset(p, 0, sizeof(int32_t) * NPU_P3_COUNT);
+	memcpy(p, g, 23 * sizeof(int32_t));
+	p[NPU_P3_MODE] = mode, p[NPU_P3_COUNT_PAD] = cpad, p[NPU_P3_XT] = p[NPU_P3_YT] = NPU_T_F32;
+}
+
+static void test_pool3_f(void)
+{
+	int32_t p[NPU_P3_COUNT];
+	/* 1-D max, kernel 2 with dilation 2, stride 1: x = 1 5 2 4 3 ->
+	 * max(1, 2) max(5, 4) max(2, 3) = 2 5 3 */
+	static const int32_t g1[23] = {1, 1, 1, 1, 5, 1, 1, 3, 1, 1, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 2};
+	float x1[5] = {1, 5, 2, 4, 3}, y[4], want1[3] = {2, 5, 3};
+	p3_params(p, g1, NPU_POOL_MAX, 0);
+	RUN(NPU_K_POOL3_F, p, x1, y);
+	CHECK(eq_f32(y, want1, 3));
+	/* 3-D average of 2x2x2 = 1..8: 4.5 */
+	static const int32_t g2[23] = {1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1};
+	float x2[8] = {1, 2, 3, 4, 5, 6, 7, 8}, want2[1] = {4.5f};
+	p3_params(p, g2, NPU_POOL_AVG, 0);
+	RUN(NPU_K_POOL3_F, p, x2, y);
+	CHECK(eq_f32(y, want2, 1));
+	/* 1-D average, kernel 2, stride 2, pads 1 1 over x = 2 4: windows
+	 * (pad, 2) and (4, pad): 2 4 without the padding, 1 2 counting it */
+	static const int32_t g3[23] = {1, 1, 1, 1, 2, 1, 1, 2, 1, 1, 2, 1, 1, 2, 0, 0, 1, 0, 0, 1, 1, 1, 1};
+	float x3[2] = {2, 4}, want3[2] = {2, 4}, want3p[2] = {1, 2};
+	p3_params(p, g3, NPU_POOL_AVG, 0);
+	RUN(NPU_K_POOL3_F, p, x3, y);
+	CHECK(eq_f32(y, want3, 2));
+	p3_params(p, g3, NPU_POOL_AVG, 1);
+	RUN(NPU_K_POOL3_F, p, x3, y);
+	CHECK(eq_f32(y, want3p, 2));
+}
+
 static void test_exec(void)
 {
 	_Alignas(16) uint8_t weights[16] = {0, 0, 0, 0, 10, 20, 30, 40};
@@ -1807,6 +1842,7 @@ int main(void)
 	test_prelu_q();
 	test_norm_f();
 	test_pow_floor_f();
+	test_pool3_f();
 	test_exec();
 	test_load();
 	return check_done();

@@ -111,14 +111,14 @@ static inline void rt_sti(void *p, int32_t t, size_t i, int32_t v)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F CONV_T_F RESIZE NORM_F */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F CONV_T_F RESIZE NORM_F POOL3_F */
 static inline float rt_ldf(const void *p, int32_t t, size_t i)
 {
 	return t == NPU_T_F16 ? npu_f16_to_f32(((const uint16_t *)p)[i]) : ((const float *)p)[i];
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F DEQUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F CONV_T_F RESIZE NORM_F */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F DEQUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F CONV_T_F RESIZE NORM_F POOL3_F */
 static inline void rt_stf(void *p, int32_t t, size_t i, float v)
 {
 	if (t == NPU_T_F16)
@@ -1927,6 +1927,70 @@ static void k_norm_f(const int32_t *p, void *const *a, void *scratch)
 }
 /* @npu-end */
 
+/* @npu-kernel POOL3_F */
+/* taps of window o along one axis inside the input, and those counted */
+static int p3_taps(int o, int S, int P, int E, int K, int DL, int n, int cpad)
+{
+	int c = 0;
+	for (int k = 0; k < K; k++) {
+		int i = o * S - P + k * DL;
+		c += cpad ? i < n + E : i >= 0 && i < n;
+	}
+	return c;
+}
+
+static void k_pool3_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0];
+	void *y = a[1];
+	const int32_t *in = p + NPU_P3_D, *out = p + NPU_P3_OD, *K = p + NPU_P3_KD, *S = p + NPU_P3_SD;
+	const int32_t *P = p + NPU_P3_PD, *E = p + NPU_P3_ED, *DL = p + NPU_P3_DD;
+	int32_t XT = p[NPU_P3_XT], YT = p[NPU_P3_YT], cpad = p[NPU_P3_COUNT_PAD];
+	int avg = p[NPU_P3_MODE] == NPU_POOL_AVG;
+	size_t plane = (size_t)in[0] * (size_t)in[1] * (size_t)in[2], yi = 0;
+	(void)scratch;
+	for (int a3 = 0; a3 < 3; a3++)
+		if (S[a3] < 1 || DL[a3] < 1 || K[a3] < 1)
+			return;
+	for (int32_t nc = 0; nc < p[NPU_P3_N] * p[NPU_P3_C]; nc++)
+		for (int od = 0; od < out[0]; od++)
+			for (int oh = 0; oh < out[1]; oh++)
+				for (int ow = 0; ow < out[2]; ow++, yi++) {
+					float r = 0;
+					int first = 1;
+					for (int kd = 0; kd < K[0]; kd++) {
+						int id = od * S[0] - P[0] + kd * DL[0];
+						if (id < 0 || id >= in[0])
+							continue;
+						for (int kh = 0; kh < K[1]; kh++) {
+							int ih = oh * S[1] - P[1] + kh * DL[1];
+							if (ih < 0 || ih >= in[1])
+								continue;
+							for (int kw = 0; kw < K[2]; kw++) {
+								int iw = ow * S[2] - P[2] + kw * DL[2];
+								if (iw < 0 || iw >= in[2])
+									continue;
+								float v = rt_ldf(x, XT, (size_t)nc * plane +
+									((size_t)id * (size_t)in[1] + (size_t)ih) * (size_t)in[2] + (size_t)iw);
+								if (avg)
+									r += v;
+								else if (first || v > r || v != v)
+									r = v;
+								first = 0;
+							}
+						}
+					}
+					if (avg) {
+						int c = p3_taps(od, S[0], P[0], E[0], K[0], DL[0], in[0], cpad) *
+							p3_taps(oh, S[1], P[1], E[1], K[1], DL[1], in[1], cpad) *
+							p3_taps(ow, S[2], P[2], E[2], K[2], DL[2], in[2], cpad);
+						r = r / (float)(c > 0 ? c : 1);
+					}
+					rt_stf(y, YT, yi, r);
+				}
+}
+/* @npu-end */
+
 /* ================================================================ executor */
 
 /* parameter words of each kernel */
@@ -1934,7 +1998,7 @@ static const uint8_t npu_param_counts[NPU_K_COUNT] = {
 	NPU_CV_COUNT, NPU_CV_COUNT, NPU_EW_COUNT, NPU_EW_COUNT, NPU_UN_COUNT, NPU_RQ_COUNT,
 	NPU_QZ_COUNT, NPU_QZ_COUNT, NPU_LT_COUNT, NPU_PL_COUNT, NPU_PL_COUNT, NPU_SM_COUNT,
 	NPU_RN_COUNT, NPU_RN_COUNT, NPU_CA_COUNT, NPU_CP_COUNT, NPU_FI_COUNT, NPU_RD_COUNT, NPU_RD_COUNT,
-	NPU_CV_COUNT, NPU_CV_COUNT, NPU_RS_COUNT, NPU_PR_COUNT, NPU_NM_COUNT,
+	NPU_CV_COUNT, NPU_CV_COUNT, NPU_RS_COUNT, NPU_PR_COUNT, NPU_NM_COUNT, NPU_P3_COUNT,
 };
 
 size_t npu_param_count(uint32_t kernel)
@@ -2068,6 +2132,9 @@ void npu_exec_op(const npu_model *m, uint32_t i, const void *const in[], void *c
 	/* @npu-kernel NORM_F */
 	case NPU_K_NORM_F: k_norm_f(p, a, s); break;
 	/* @npu-end */
+	/* @npu-kernel POOL3_F */
+	case NPU_K_POOL3_F: k_pool3_f(p, a, s); break;
+	/* @npu-end */
 	default: (void)s; break;
 	}
 }
@@ -2090,7 +2157,7 @@ enum {
 
 /* Arguments of each kernel, and which of them may be -1. */
 static const uint8_t npu_arg_counts[NPU_K_COUNT] = {7, 5, 3, 3, 2, 2, 2, 2, 3, 2, 2, 2, 7, 9, 2, 2, 1, 2, 2,
-						    7, 5, 4, 3, 6};
+						    7, 5, 4, 3, 6, 2};
 static const uint16_t npu_arg_optional[NPU_K_COUNT] = {
 	[NPU_K_CONV_Q] = 1u << 2 | 1u << 5,
 	[NPU_K_CONV_F] = 1u << 2 | 1u << 3,

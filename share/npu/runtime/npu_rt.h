@@ -60,6 +60,7 @@ enum {
 	NPU_K_RESIZE,		/* nearest / linear / cubic resize of the last two axes */
 	NPU_K_PRELU_Q,		/* int prelu with broadcasting */
 	NPU_K_NORM_F,		/* float instance / layer normalisation */
+	NPU_K_POOL3_F,		/* float pooling of 3 spatial axes, with dilations */
 	NPU_K_COUNT
 };
 
@@ -244,6 +245,20 @@ enum {
  * given (type ST, read as s; batch_norm with computed statistics) they
  * replace the row's. Args: x, scale, bias|-1, y, mean|-1, var|-1. */
 enum { NPU_NM_R, NPU_NM_D, NPU_NM_C, NPU_NM_EPS, NPU_NM_XT, NPU_NM_ST, NPU_NM_YT, NPU_NM_COUNT };
+
+/* POOL3_F: x [N, C, D, H, W] -> y [N, C, OD, OH, OW] (1-D and 2-D: D = 1
+ * and H = 1 as needed); window taps i = o S - P + k DL for k < K along each
+ * axis, those outside the input skipped. Max of the taps; average: their
+ * float32 sum (order d, h, w) divided by the product over the axes of the
+ * taps inside the input (COUNT_PAD: inside the input and its padding).
+ * Pads: begin P* then end E* per axis. Args: x, y. */
+enum {
+	NPU_P3_N, NPU_P3_C, NPU_P3_D, NPU_P3_H, NPU_P3_W, NPU_P3_OD, NPU_P3_OH, NPU_P3_OW,
+	NPU_P3_KD, NPU_P3_KH, NPU_P3_KW, NPU_P3_SD, NPU_P3_SH, NPU_P3_SW,
+	NPU_P3_PD, NPU_P3_PH, NPU_P3_PW, NPU_P3_ED, NPU_P3_EH, NPU_P3_EW,
+	NPU_P3_DD, NPU_P3_DH, NPU_P3_DW, NPU_P3_MODE, NPU_P3_COUNT_PAD, NPU_P3_XT, NPU_P3_YT,
+	NPU_P3_COUNT
+};
 
 /* ---- the model */
 
