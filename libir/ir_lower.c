@@ -434,6 +434,52 @@ static int move_all(lw *c, int x, int y)
 
 /* ---------------------------------------------------------------- convolution and fully connected */
 
+static int float_const_as(lw *c, int t, ir_dtype dt);
+
+/* 3-D convolution or transposed convolution in float (CONV3_F), weights
+ * (and bias) in the activation type. */
+static int lower_conv3(lw *c, bool tr)
+{
+	int x = in_id(c, 0), w = in_id(c, 1), b = in_id(c, 2), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *tw = T(c, w), *ty = T(c, y), *tb = T(c, b);
+	if (!is_float(tx->dtype) || ty->dtype != tx->dtype || !is_float(tw->dtype) ||
+	    (tw->kind != IR_KIND_CONST && tw->dtype != tx->dtype) ||
+	    (tb && (!is_float(tb->dtype) || (tb->kind != IR_KIND_CONST && tb->dtype != tx->dtype))))
+		return unsupported(c, "3-D convolutions run in the runtime in float with float weights only");
+	if (tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
+		return unsupported(c, "the runtime's convolutions are channel-first");
+	const int64_t *st, *pd, *dl;
+	int nst = ir_node_ints(c->g, c->node, "strides", &st), npd = ir_node_ints(c->g, c->node, "pads", &pd);
+	int ndl = ir_node_ints(c->g, c->node, "dilations", &dl);
+	int32_t p[NPU_C3_COUNT] = {0};
+	int64_t v[] = {tx->shape.dim[0], tx->shape.dim[1], tx->shape.dim[2], tx->shape.dim[3], tx->shape.dim[4],
+		       ty->shape.dim[1], ty->shape.dim[2], ty->shape.dim[3], ty->shape.dim[4],
+		       tw->shape.dim[2], tw->shape.dim[3], tw->shape.dim[4]};
+	for (int i = 0; i < 12; i++) {
+		if (v[i] > INT32_MAX)
+			return unsupported(c, "a dimension is too large for the runtime");
+		p[i] = (int32_t)v[i];	/* N C D H W OC OD OH OW KD KH KW: the NPU_C3_* order */
+	}
+	for (int a = 0; a < 3; a++) {
+		p[NPU_C3_SD + a] = nst == 3 ? (int32_t)st[a] : 1;
+		p[NPU_C3_PD + a] = npd == 6 ? (int32_t)pd[a] : 0;
+		p[NPU_C3_DD + a] = ndl == 3 ? (int32_t)dl[a] : 1;
+	}
+	p[NPU_C3_G] = (int32_t)ir_node_int(c->g, c->node, "group", 1), p[NPU_C3_TR] = tr;
+	p[NPU_C3_XT] = npu_type(tx->dtype), p[NPU_C3_WT] = npu_type(tw->dtype), p[NPU_C3_YT] = npu_type(ty->dtype);
+	ir_act act;
+	if (ir_act_from_node(c->g, c->node, &act, c->d))
+		return unsupported(c, "%s", c->d->msg);
+	p[NPU_C3_LO] = fbits(act.lo), p[NPU_C3_HI] = fbits(act.hi), p[NPU_C3_ACT] = -1;
+	if (act.op >= 0) {
+		if ((p[NPU_C3_ACT] = npu_unary(act.op)) < 0)
+			return unsupported(c, "fused activation '%s' is not in the runtime", ir_op_name(act.op));
+		p[NPU_C3_P0] = fbits(act.p[0]), p[NPU_C3_P1] = fbits(act.p[1]);
+	}
+	int args[4] = {rt(c, x), rt(c, w), tb ? float_const_as(c, b, tx->dtype) : -1, rt(c, y)};
+	return add_op(c, NPU_K_CONV3_F, args, 4, p, NPU_C3_COUNT);
+}
+
 static int lower_conv(lw *c)
 {
 	const ir_node *n = ir_graph_node(c->g, c->node);
@@ -451,8 +497,10 @@ static int lower_conv(lw *c)
 		p[NPU_CV_SH] = p[NPU_CV_SW] = p[NPU_CV_DH] = p[NPU_CV_DW] = 1;
 	} else {
 		int r = tx->shape.rank;
+		if (r == 5)
+			return lower_conv3(c, false);
 		if (r != 3 && r != 4)
-			return unsupported(c, "the runtime has 1-D and 2-D convolutions only");
+			return unsupported(c, "the runtime has 1-D to 3-D convolutions only");
 		const int64_t *st, *pd, *dl;
 		int nst = ir_node_ints(c->g, c->node, "strides", &st), npd = ir_node_ints(c->g, c->node, "pads", &pd);
 		int ndl = ir_node_ints(c->g, c->node, "dilations", &dl), nsp = r - 2;
@@ -1320,8 +1368,10 @@ static int lower_conv_transpose(lw *c)
 	const ir_tensor *tx = T(c, x), *tw = T(c, w), *ty = T(c, y), *tb = T(c, b);
 	int32_t p[NPU_CV_COUNT] = {0};
 	int r = tx->shape.rank, nsp = r - 2;
+	if (r == 5)
+		return lower_conv3(c, true);
 	if (r != 3 && r != 4)
-		return unsupported(c, "the runtime has 1-D and 2-D transposed convolutions only");
+		return unsupported(c, "the runtime has 1-D to 3-D transposed convolutions only");
 	if (tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
 		return unsupported(c, "the runtime's convolutions are channel-first; '%s' is %s", tx->name,
 				   ir_layout_name(tx->layout));

@@ -14,7 +14,7 @@ extern const char npu_src_npu_half_h[], npu_src_npu_math_h[], npu_src_npu_rt_h[]
 static const char *const kernel_names[] = {	/* the NPU_K_* names */
 	"CONV_Q", "CONV_F", "ELTWISE_Q", "ELTWISE_F", "UNARY_F", "REQUANT", "QUANTIZE", "DEQUANTIZE", "LUT",
 	"POOL_Q", "POOL_F", "SOFTMAX_F", "GRU_F", "LSTM_F", "CAST_F", "COPY", "FILL", "REDUCE_F", "REDUCE_Q",
-	"CONV_T_Q", "CONV_T_F", "RESIZE", "PRELU_Q", "NORM_F", "POOL3_F",
+	"CONV_T_Q", "CONV_T_F", "RESIZE", "PRELU_Q", "NORM_F", "POOL3_F", "CONV3_F",
 };
 _Static_assert(sizeof kernel_names / sizeof *kernel_names == NPU_K_COUNT, "a name for every kernel");
 _Static_assert(NPU_K_COUNT <= 64, "kernels_used is a 64-bit set");

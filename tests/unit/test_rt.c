@@ -1621,6 +1621,27 @@ static void test_pool3_f(void)
 	CHECK(eq_f32(y, want3p, 2));
 }
 
+static void test_conv3_f(void)
+{
+	int32_t p[NPU_C3_COUNT] = {0};
+	/* conv over D: x = 1 2, w = 3 4, bias 0.5: 0.5 + 3 + 8 = 11.5 */
+	static const int32_t g[12] = {1, 1, 2, 1, 1, 1, 1, 1, 1, 2, 1, 1};
+	float x[2] = {1, 2}, w[2] = {3, 4}, b[1] = {0.5f}, y[4], want[1] = {11.5f};
+	memcpy(p, g, sizeof g);
+	for (int a = 0; a < 3; a++)
+		p[NPU_C3_SD + a] = p[NPU_C3_DD + a] = 1;
+	p[NPU_C3_G] = 1, p[NPU_C3_XT] = p[NPU_C3_WT] = p[NPU_C3_YT] = NPU_T_F32;
+	p[NPU_C3_LO] = fbits(-INFINITY), p[NPU_C3_HI] = fbits(INFINITY), p[NPU_C3_ACT] = -1;
+	RUN(NPU_K_CONV3_F, p, x, w, b, y);
+	CHECK(eq_f32(y, want, 1));
+	/* transposed, stride 2 over D: x = 1 2, w = 1 10: o = 2i + k:
+	 * 1 10 2 20 */
+	float wt[2] = {1, 10}, wantt[4] = {1, 10, 2, 20};
+	p[NPU_C3_OD] = 4, p[NPU_C3_SD] = 2, p[NPU_C3_TR] = 1;
+	RUN(NPU_K_CONV3_F, p, x, wt, NULL, y);
+	CHECK(eq_f32(y, wantt, 4));
+}
+
 static void test_exec(void)
 {
 	_Alignas(16) uint8_t weights[16] = {0, 0, 0, 0, 10, 20, 30, 40};
@@ -1843,6 +1864,7 @@ int main(void)
 	test_norm_f();
 	test_pow_floor_f();
 	test_pool3_f();
+	test_conv3_f();
 	test_exec();
 	test_load();
 	return check_done();

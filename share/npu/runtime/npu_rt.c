@@ -111,14 +111,14 @@ static inline void rt_sti(void *p, int32_t t, size_t i, int32_t v)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F CONV_T_F RESIZE NORM_F POOL3_F */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F CONV_T_F RESIZE NORM_F POOL3_F CONV3_F */
 static inline float rt_ldf(const void *p, int32_t t, size_t i)
 {
 	return t == NPU_T_F16 ? npu_f16_to_f32(((const uint16_t *)p)[i]) : ((const float *)p)[i];
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F DEQUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F CONV_T_F RESIZE NORM_F POOL3_F */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F DEQUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F CONV_T_F RESIZE NORM_F POOL3_F CONV3_F */
 static inline void rt_stf(void *p, int32_t t, size_t i, float v)
 {
 	if (t == NPU_T_F16)
@@ -128,14 +128,14 @@ static inline void rt_stf(void *p, int32_t t, size_t i, float v)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE DEQUANTIZE CONV_T_F */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE DEQUANTIZE CONV_T_F CONV3_F */
 static inline float rt_pf(const int32_t *p, int i)
 {
 	return npu_bits_f32((uint32_t)p[i]);
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F CONV_T_F */
+/* @npu-kernel CONV_F ELTWISE_F CONV_T_F CONV3_F */
 /* min(max(v, lo), hi) keeping NaN */
 static inline float rt_clampf(float v, float lo, float hi)
 {
@@ -247,11 +247,11 @@ static void rt_uq_row(int8_t *restrict y, const uint32_t *restrict ta, uint32_t 
 
 /* ---------------------------------------------------------------- float functions */
 
-/* @npu-kernel CONV_F UNARY_F SOFTMAX_F GRU_F LSTM_F REDUCE_F CONV_T_F NORM_F */
+/* @npu-kernel CONV_F UNARY_F SOFTMAX_F GRU_F LSTM_F REDUCE_F CONV_T_F NORM_F CONV3_F */
 #include <math.h>
 /* @npu-end */
 
-/* @npu-kernel CONV_F UNARY_F GRU_F LSTM_F CONV_T_F */
+/* @npu-kernel CONV_F UNARY_F GRU_F LSTM_F CONV_T_F CONV3_F */
 /* the formulas of libir's float interpreter (ir_kernels.c, ir_kern_rnn.c) */
 static float rt_sigm(float v)
 {
@@ -259,7 +259,7 @@ static float rt_sigm(float v)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F UNARY_F CONV_T_F */
+/* @npu-kernel CONV_F UNARY_F CONV_T_F CONV3_F */
 /* floor and ceil without libm: floats of magnitude >= 2^23 (and NaN,
  * infinities) are already integers; the result keeps v's sign (-0.5 -> -0) */
 static float rt_floorf(float v, int up)
@@ -1991,6 +1991,80 @@ static void k_pool3_f(const int32_t *p, void *const *a, void *scratch)
 }
 /* @npu-end */
 
+/* @npu-kernel CONV3_F */
+/* the input index output o reads through tap k along one axis, or -1 */
+static inline int c3_src(int o, int k, int S, int P, int DL, int n, int tr)
+{
+	int t;
+	if (!tr) {
+		t = o * S - P + k * DL;
+		return t >= 0 && t < n ? t : -1;
+	}
+	t = o + P - k * DL;
+	if (t < 0 || t % S)
+		return -1;
+	t /= S;
+	return t < n ? t : -1;
+}
+
+static void k_conv3_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0], *w = a[1], *bias = a[2];
+	void *y = a[3];
+	const int32_t *in = p + NPU_C3_D, *out = p + NPU_C3_OD, *K = p + NPU_C3_KD, *S = p + NPU_C3_SD;
+	const int32_t *P = p + NPU_C3_PD, *DL = p + NPU_C3_DD;
+	int N = p[NPU_C3_N], C = p[NPU_C3_C], OC = p[NPU_C3_OC], G = p[NPU_C3_G] > 0 ? p[NPU_C3_G] : 1;
+	int tr = p[NPU_C3_TR] != 0;
+	int32_t XT = p[NPU_C3_XT], WT = p[NPU_C3_WT], YT = p[NPU_C3_YT], act = p[NPU_C3_ACT];
+	float lo = rt_pf(p, NPU_C3_LO), hi = rt_pf(p, NPU_C3_HI), p0 = rt_pf(p, NPU_C3_P0), p1 = rt_pf(p, NPU_C3_P1);
+	int cg = C / G, og = OC / G;
+	size_t plane = (size_t)in[0] * (size_t)in[1] * (size_t)in[2], kk = (size_t)K[0] * (size_t)K[1] * (size_t)K[2];
+	size_t yi = 0;
+	(void)scratch;
+	if (cg < 1 || og < 1 || C % G || OC % G || S[0] < 1 || S[1] < 1 || S[2] < 1)
+		return;
+	for (int n = 0; n < N; n++)
+		for (int oc = 0; oc < OC; oc++) {
+			int gr = oc / og, o = oc % og;
+			for (int od = 0; od < out[0]; od++)
+				for (int oh = 0; oh < out[1]; oh++)
+					for (int ow = 0; ow < out[2]; ow++) {
+						float acc = bias ? rt_ldf(bias, XT, (size_t)oc) : 0.0f;
+						for (int ic = 0; ic < cg; ic++) {
+							int c = gr * cg + ic;
+							size_t xc = ((size_t)n * (size_t)C + (size_t)c) * plane;
+							size_t wc = (tr ? (size_t)c * (size_t)og + (size_t)o
+									: (size_t)oc * (size_t)cg + (size_t)ic) * kk;
+							for (int kd = 0; kd < K[0]; kd++) {
+								int id = c3_src(od, kd, S[0], P[0], DL[0], in[0], tr);
+								if (id < 0)
+									continue;
+								for (int kh = 0; kh < K[1]; kh++) {
+									int ih = c3_src(oh, kh, S[1], P[1], DL[1], in[1], tr);
+									if (ih < 0)
+										continue;
+									size_t xr = xc + ((size_t)id * (size_t)in[1] + (size_t)ih) * (size_t)in[2];
+									size_t wr = wc + ((size_t)kd * (size_t)K[1] + (size_t)kh) * (size_t)K[2];
+									for (int kw = 0; kw < K[2]; kw++) {
+										int iw = c3_src(ow, kw, S[2], P[2], DL[2], in[2], tr);
+										if (iw < 0)
+											continue;
+										float prod = rt_ldf(x, XT, xr + (size_t)iw) *
+											     rt_ldf(w, WT, wr + (size_t)kw);
+										acc += prod;
+									}
+								}
+							}
+						}
+						acc = rt_clampf(acc, lo, hi);
+						if (act >= 0)
+							acc = rt_unary(act, acc, p0, p1);
+						rt_stf(y, YT, yi++, acc);
+					}
+		}
+}
+/* @npu-end */
+
 /* ================================================================ executor */
 
 /* parameter words of each kernel */
@@ -1998,7 +2072,7 @@ static const uint8_t npu_param_counts[NPU_K_COUNT] = {
 	NPU_CV_COUNT, NPU_CV_COUNT, NPU_EW_COUNT, NPU_EW_COUNT, NPU_UN_COUNT, NPU_RQ_COUNT,
 	NPU_QZ_COUNT, NPU_QZ_COUNT, NPU_LT_COUNT, NPU_PL_COUNT, NPU_PL_COUNT, NPU_SM_COUNT,
 	NPU_RN_COUNT, NPU_RN_COUNT, NPU_CA_COUNT, NPU_CP_COUNT, NPU_FI_COUNT, NPU_RD_COUNT, NPU_RD_COUNT,
-	NPU_CV_COUNT, NPU_CV_COUNT, NPU_RS_COUNT, NPU_PR_COUNT, NPU_NM_COUNT, NPU_P3_COUNT,
+	NPU_CV_COUNT, NPU_CV_COUNT, NPU_RS_COUNT, NPU_PR_COUNT, NPU_NM_COUNT, NPU_P3_COUNT, NPU_C3_COUNT,
 };
 
 size_t npu_param_count(uint32_t kernel)
@@ -2135,6 +2209,9 @@ void npu_exec_op(const npu_model *m, uint32_t i, const void *const in[], void *c
 	/* @npu-kernel POOL3_F */
 	case NPU_K_POOL3_F: k_pool3_f(p, a, s); break;
 	/* @npu-end */
+	/* @npu-kernel CONV3_F */
+	case NPU_K_CONV3_F: k_conv3_f(p, a, s); break;
+	/* @npu-end */
 	default: (void)s; break;
 	}
 }
@@ -2157,7 +2234,7 @@ enum {
 
 /* Arguments of each kernel, and which of them may be -1. */
 static const uint8_t npu_arg_counts[NPU_K_COUNT] = {7, 5, 3, 3, 2, 2, 2, 2, 3, 2, 2, 2, 7, 9, 2, 2, 1, 2, 2,
-						    7, 5, 4, 3, 6, 2};
+						    7, 5, 4, 3, 6, 2, 4};
 static const uint16_t npu_arg_optional[NPU_K_COUNT] = {
 	[NPU_K_CONV_Q] = 1u << 2 | 1u << 5,
 	[NPU_K_CONV_F] = 1u << 2 | 1u << 3,
@@ -2166,6 +2243,7 @@ static const uint16_t npu_arg_optional[NPU_K_COUNT] = {
 	[NPU_K_CONV_T_Q] = 1u << 2 | 1u << 5,
 	[NPU_K_CONV_T_F] = 1u << 2 | 1u << 3,
 	[NPU_K_NORM_F] = 1u << 2 | 1u << 4 | 1u << 5,
+	[NPU_K_CONV3_F] = 1u << 2,
 };
 
 static uint32_t ld_le32(const uint8_t *b)

@@ -61,6 +61,7 @@ enum {
 	NPU_K_PRELU_Q,		/* int prelu with broadcasting */
 	NPU_K_NORM_F,		/* float instance / layer normalisation */
 	NPU_K_POOL3_F,		/* float pooling of 3 spatial axes, with dilations */
+	NPU_K_CONV3_F,		/* float (transposed) convolution of 3 spatial axes */
 	NPU_K_COUNT
 };
 
@@ -258,6 +259,20 @@ enum {
 	NPU_P3_PD, NPU_P3_PH, NPU_P3_PW, NPU_P3_ED, NPU_P3_EH, NPU_P3_EW,
 	NPU_P3_DD, NPU_P3_DH, NPU_P3_DW, NPU_P3_MODE, NPU_P3_COUNT_PAD, NPU_P3_XT, NPU_P3_YT,
 	NPU_P3_COUNT
+};
+
+/* CONV3_F: convolution (TR = 0; weights [OC, C/G, KD, KH, KW]) or
+ * transposed convolution (TR = 1; weights [C, OC/G, KD, KH, KW]) of x [N,
+ * C, D, H, W] into y [N, OC, OD, OH, OW] in float32: output o reads input
+ * i = o S - P + k DL (transposed: o = i S - P + k DL) along each axis;
+ * bias first, then the products in the order ic, kd, kh, kw; clamp and ACT
+ * as CONV_F. Args: x, w, bias|-1, y. */
+enum {
+	NPU_C3_N, NPU_C3_C, NPU_C3_D, NPU_C3_H, NPU_C3_W, NPU_C3_OC, NPU_C3_OD, NPU_C3_OH, NPU_C3_OW,
+	NPU_C3_KD, NPU_C3_KH, NPU_C3_KW, NPU_C3_SD, NPU_C3_SH, NPU_C3_SW, NPU_C3_PD, NPU_C3_PH, NPU_C3_PW,
+	NPU_C3_DD, NPU_C3_DH, NPU_C3_DW, NPU_C3_G, NPU_C3_TR, NPU_C3_XT, NPU_C3_WT, NPU_C3_YT,
+	NPU_C3_LO, NPU_C3_HI, NPU_C3_ACT, NPU_C3_P0, NPU_C3_P1,
+	NPU_C3_COUNT
 };
 
 /* ---- the model */
