@@ -1669,6 +1669,15 @@ static void test_exec(void)
 	CHECK(arena[32] == 2 && (int8_t)arena[33] == -4 && arena[35] == 100);
 	CHECK(npu_param_count(NPU_K_CONV_Q) == NPU_CV_COUNT && npu_param_count(NPU_K_FILL) == NPU_FI_COUNT &&
 	      npu_param_count(NPU_K_LSTM_F) == NPU_RN_COUNT && npu_param_count(NPU_K_COUNT) == 0);
+	/* the kernels added with designated entries (every kernel has parameters) */
+	CHECK(npu_param_count(NPU_K_CONV_T_Q) == NPU_CV_COUNT && npu_param_count(NPU_K_CONV_T_F) == NPU_CV_COUNT &&
+	      npu_param_count(NPU_K_RESIZE) == NPU_RS_COUNT && npu_param_count(NPU_K_PRELU_Q) == NPU_PR_COUNT &&
+	      npu_param_count(NPU_K_NORM_F) == NPU_NM_COUNT && npu_param_count(NPU_K_POOL3_F) == NPU_P3_COUNT &&
+	      npu_param_count(NPU_K_CONV3_F) == NPU_C3_COUNT);
+	int all = 1;
+	for (uint32_t k = 0; k < NPU_K_COUNT; k++)
+		all = all && npu_param_count(k) > 0;
+	CHECK(all);
 }
 
 /* ---------------------------------------------------------------- npu_load */

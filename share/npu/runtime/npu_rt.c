@@ -2072,7 +2072,9 @@ static const uint8_t npu_param_counts[NPU_K_COUNT] = {
 	NPU_CV_COUNT, NPU_CV_COUNT, NPU_EW_COUNT, NPU_EW_COUNT, NPU_UN_COUNT, NPU_RQ_COUNT,
 	NPU_QZ_COUNT, NPU_QZ_COUNT, NPU_LT_COUNT, NPU_PL_COUNT, NPU_PL_COUNT, NPU_SM_COUNT,
 	NPU_RN_COUNT, NPU_RN_COUNT, NPU_CA_COUNT, NPU_CP_COUNT, NPU_FI_COUNT, NPU_RD_COUNT, NPU_RD_COUNT,
-	NPU_CV_COUNT, NPU_CV_COUNT, NPU_RS_COUNT, NPU_PR_COUNT, NPU_NM_COUNT, NPU_P3_COUNT, NPU_C3_COUNT,
+	[NPU_K_CONV_T_Q] = NPU_CV_COUNT, [NPU_K_CONV_T_F] = NPU_CV_COUNT, [NPU_K_RESIZE] = NPU_RS_COUNT,
+	[NPU_K_PRELU_Q] = NPU_PR_COUNT, [NPU_K_NORM_F] = NPU_NM_COUNT, [NPU_K_POOL3_F] = NPU_P3_COUNT,
+	[NPU_K_CONV3_F] = NPU_C3_COUNT,
 };
 
 size_t npu_param_count(uint32_t kernel)
@@ -2234,7 +2236,9 @@ enum {
 
 /* Arguments of each kernel, and which of them may be -1. */
 static const uint8_t npu_arg_counts[NPU_K_COUNT] = {7, 5, 3, 3, 2, 2, 2, 2, 3, 2, 2, 2, 7, 9, 2, 2, 1, 2, 2,
-						    7, 5, 4, 3, 6, 2, 4};
+	[NPU_K_CONV_T_Q] = 7, [NPU_K_CONV_T_F] = 5, [NPU_K_RESIZE] = 4, [NPU_K_PRELU_Q] = 3, [NPU_K_NORM_F] = 6,
+	[NPU_K_POOL3_F] = 2, [NPU_K_CONV3_F] = 4,
+};
 static const uint16_t npu_arg_optional[NPU_K_COUNT] = {
 	[NPU_K_CONV_Q] = 1u << 2 | 1u << 5,
 	[NPU_K_CONV_F] = 1u << 2 | 1u << 3,
