@@ -202,4 +202,19 @@ int ir_conv_winograd(ir_kctx *k, const float *packed, int64_t N, int64_t C, int6
 /* Channel-last layout of input 0 (nhwc or nlc). */
 bool ir_kern_channel_last(const ir_kctx *k);
 
+/* ---- resize: the source taps of one output index along one axis, shared
+ * by the interpreter and the runtime's lowering (ir_lower.c) */
+enum { IR_CT_HALF_PIXEL, IR_CT_ASYMMETRIC, IR_CT_ALIGN_CORNERS, IR_CT_PYTORCH_HALF_PIXEL, IR_CT_TF_HALF_PIXEL_FOR_NN };
+typedef struct {
+	int mode;		/* 0 nearest, 1 linear, 2 cubic */
+	int ct, nm;		/* coordinate transformation, nearest mode */
+	double a;		/* cubic_coeff_a */
+	bool exclude;		/* exclude_outside */
+} ir_resize_spec;
+/* The node's spec; -1 (with a message) for an unknown mode. */
+int ir_resize_spec_of(const ir_graph *g, int node, ir_resize_spec *rs, ir_diag *d);
+/* Output index i of an axis of n inputs resized with scale s: up to 4
+ * source indices (in [0, n)) and their weights; returns their number. */
+int ir_resize_taps(const ir_resize_spec *rs, int64_t n, double s, int64_t i, int64_t *idx, double *w);
+
 #endif

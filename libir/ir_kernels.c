@@ -1048,7 +1048,6 @@ int ir_kern_space_to_batch(ir_kctx *k) { return batch_space(k, false); }
 
 /* ---------------------------------------------------------------- resize */
 
-enum { CT_HALF_PIXEL, CT_ASYMMETRIC, CT_ALIGN_CORNERS, CT_PYTORCH_HALF_PIXEL, CT_TF_HALF_PIXEL_FOR_NN };
 enum { NM_ROUND_FLOOR, NM_ROUND_CEIL, NM_FLOOR, NM_CEIL };
 
 static int name_in(const char *s, const char *const *names, int n)
@@ -1069,40 +1068,108 @@ static double resize_coord(int ct, int64_t i, int64_t in, double scale)
 {
 	double out = (double)in * scale;
 	switch (ct) {
-	case CT_ASYMMETRIC: return (double)i / scale;
-	case CT_ALIGN_CORNERS: return out > 1 ? (double)i * (double)(in - 1) / (out - 1) : 0;
-	case CT_PYTORCH_HALF_PIXEL: return out > 1 ? ((double)i + 0.5) / scale - 0.5 : 0;
-	case CT_TF_HALF_PIXEL_FOR_NN: return ((double)i + 0.5) / scale;
+	case IR_CT_ASYMMETRIC: return (double)i / scale;
+	case IR_CT_ALIGN_CORNERS: return out > 1 ? (double)i * (double)(in - 1) / (out - 1) : 0;
+	case IR_CT_PYTORCH_HALF_PIXEL: return out > 1 ? ((double)i + 0.5) / scale - 0.5 : 0;
+	case IR_CT_TF_HALF_PIXEL_FOR_NN: return ((double)i + 0.5) / scale;
 	default: return ((double)i + 0.5) / scale - 0.5;
 	}
 }
 
 static int64_t clampi(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
+int ir_resize_spec_of(const ir_graph *g, int node, ir_resize_spec *rs, ir_diag *d)
+{
+	const char *cts = ir_node_str(g, node, "coordinate_transformation_mode", "half_pixel");
+	const char *nms = ir_node_str(g, node, "nearest_mode", "round_prefer_floor");
+	const char *ms = ir_node_str(g, node, "mode", "nearest");
+	rs->ct = name_in(cts, ct_names, 5), rs->nm = name_in(nms, nm_names, 4);
+	rs->mode = !strcmp(ms, "nearest") ? 0 : !strcmp(ms, "linear") ? 1 : !strcmp(ms, "cubic") ? 2 : -1;
+	rs->a = ir_node_float(g, node, "cubic_coeff_a", -0.75);
+	rs->exclude = ir_node_int(g, node, "exclude_outside", 0) != 0;
+	if (rs->ct < 0)
+		return ir_fail(d, node, -1, "coordinate_transformation_mode '%s' is not implemented", cts);
+	if (rs->nm < 0)
+		return ir_fail(d, node, -1, "nearest_mode '%s' is not implemented", nms);
+	if (rs->mode < 0)
+		return ir_fail(d, node, -1, "mode '%s' is not implemented", ms);
+	return 0;
+}
+
+/* Keys' cubic convolution weight of distance t (ONNX's coefficients). */
+static double cubic_w(double t, double A)
+{
+	t = fabs(t);
+	if (t <= 1)
+		return ((A + 2) * t - (A + 3)) * t * t + 1;
+	if (t < 2)
+		return ((A * t - 5 * A) * t + 8 * A) * t - 4 * A;
+	return 0;
+}
+
+int ir_resize_taps(const ir_resize_spec *rs, int64_t n, double s, int64_t i, int64_t *idx, double *w)
+{
+	double c = resize_coord(rs->ct, i, n, s);
+	if (rs->mode == 1) {
+		double f = floor(c);
+		float wf = (float)(c - f);
+		idx[0] = clampi((int64_t)f, 0, n - 1), idx[1] = clampi((int64_t)f + 1, 0, n - 1);
+		w[0] = 1 - wf, w[1] = wf;	/* as the float interpreter rounds them */
+		return 2;
+	}
+	if (rs->mode == 2) {
+		/* ONNX: the 4 nearest points, the left one preferred at
+		 * integer coordinates (ratio 1), edge-padded */
+		double f = floor(c), r = c - f;
+		if (r == 0)
+			f -= 1, r = 1;
+		double sum = 0;
+		for (int k = 0; k < 4; k++) {
+			int64_t j = (int64_t)f - 1 + k;
+			w[k] = cubic_w(r + 1 - k, rs->a);
+			if (rs->exclude && (j < 0 || j >= n))
+				w[k] = 0;
+			sum += w[k];
+			idx[k] = clampi(j, 0, n - 1);
+		}
+		for (int k = 0; rs->exclude && sum != 0 && k < 4; k++)
+			w[k] /= sum;
+		return 4;
+	}
+	double v;
+	switch (rs->nm) {
+	case NM_ROUND_CEIL: v = floor(c + 0.5); break;
+	case NM_FLOOR: v = floor(c); break;
+	case NM_CEIL: v = ceil(c); break;
+	default: v = ceil(c - 0.5); break;
+	}
+	idx[0] = clampi((int64_t)v, 0, n - 1);
+	w[0] = 1;
+	return 1;
+}
+
 int ir_kern_resize(ir_kctx *k)
 {
 	const ir_tensor *x = k->it[0], *o = k->ot[0];
-	const char *cts = ir_node_str(k->g, k->id, "coordinate_transformation_mode", "half_pixel");
-	const char *nms = ir_node_str(k->g, k->id, "nearest_mode", "round_prefer_floor");
-	int ct = name_in(cts, ct_names, 5), nm = name_in(nms, nm_names, 4);
-	bool linear = !strcmp(ir_node_str(k->g, k->id, "mode", "nearest"), "linear");
+	ir_resize_spec rs;
 	if (k->prepare) {
-		if (ct < 0)
-			return KFAIL(k, "coordinate_transformation_mode '%s' is not implemented", cts);
-		if (nm < 0)
-			return KFAIL(k, "nearest_mode '%s' is not implemented", nms);
-		return need_dtype(k, x, linear ? M_F32 : M_ALL, "input");
+		if (ir_resize_spec_of(k->g, k->id, &rs, k->d))
+			return -1;
+		return need_dtype(k, x, rs.mode ? M_F32 : M_ALL, "input");
 	}
+	ir_resize_spec_of(k->g, k->id, &rs, k->d);
+	int ct = rs.ct;
+	bool linear = rs.mode == 1;
 	int r = x->shape.rank;
 	const double *sc;
 	bool has_scales = ir_node_floats(k->g, k->id, "scales", &sc) == r;
 	size_t es = esize(x);
-	/* Resize one axis at a time (both modes are separable), ping-ponging
+	/* Resize one axis at a time (every mode is separable), ping-ponging
 	 * between two scratch buffers; the last pass writes the output. */
 	int axes[IR_MAX_RANK], na = 0;
 	for (int d = 0; d < r; d++) {
 		double s = has_scales ? sc[d] : (double)o->shape.dim[d] / (double)x->shape.dim[d];
-		bool ident = o->shape.dim[d] == x->shape.dim[d] && (s == 1 || ct == CT_ALIGN_CORNERS);
+		bool ident = o->shape.dim[d] == x->shape.dim[d] && (s == 1 || ct == IR_CT_ALIGN_CORNERS);
 		if (!ident)
 			axes[na++] = d;
 	}
@@ -1125,29 +1192,30 @@ int ir_kern_resize(ir_kctx *k)
 		split_axis(&cur, d, &outer, &n, &inner);
 		double s = has_scales ? sc[d] : (double)m / (double)n;
 		for (int64_t i = 0; i < m; i++) {
-			double c = resize_coord(ct, i, n, s);
+			int64_t ti[4];
+			double tw[4];
+			int nt = ir_resize_taps(&rs, n, s, i, ti, tw);
 			if (linear) {
-				double f = floor(c);
-				float w = (float)(c - f);
-				int64_t i0 = clampi((int64_t)f, 0, n - 1), i1 = clampi((int64_t)f + 1, 0, n - 1);
-				const float *s0 = (const float *)src + i0 * inner, *s1 = (const float *)src + i1 * inner;
+				float w = (float)tw[1];
+				const float *s0 = (const float *)src + ti[0] * inner, *s1 = (const float *)src + ti[1] * inner;
 				float *dd = (float *)dst + i * inner;
 				for (int64_t ob = 0; ob < outer; ob++)
 					for (int64_t j = 0; j < inner; j++)
 						dd[ob * m * inner + j] = s0[ob * n * inner + j] * (1 - w) +
 									 s1[ob * n * inner + j] * w;
+			} else if (nt == 4) {
+				float *dd = (float *)dst + i * inner;
+				for (int64_t ob = 0; ob < outer; ob++)
+					for (int64_t j = 0; j < inner; j++) {
+						double acc = 0;
+						for (int t = 0; t < 4; t++)
+							acc += tw[t] * ((const float *)src)[(ob * n + ti[t]) * inner + j];
+						dd[ob * m * inner + j] = (float)acc;
+					}
 			} else {
-				double v;
-				switch (nm) {
-				case NM_ROUND_CEIL: v = floor(c + 0.5); break;
-				case NM_FLOOR: v = floor(c); break;
-				case NM_CEIL: v = ceil(c); break;
-				default: v = ceil(c - 0.5); break;
-				}
-				int64_t si = clampi((int64_t)v, 0, n - 1);
 				for (int64_t ob = 0; ob < outer; ob++)
 					memcpy(dst + (size_t)((ob * m + i) * inner) * es,
-					       src + (size_t)((ob * n + si) * inner) * es, (size_t)inner * es);
+					       src + (size_t)((ob * n + ti[0]) * inner) * es, (size_t)inner * es);
 			}
 		}
 		src = dst;

@@ -318,6 +318,9 @@ static int npu_unary(int op)
 	case IR_OP_NEG: return NPU_U_NEG;
 	case IR_OP_ABS: return NPU_U_ABS;
 	case IR_OP_GELU: return NPU_U_GELU;
+	case IR_OP_FLOOR: return NPU_U_FLOOR;
+	case IR_OP_CEIL: return NPU_U_CEIL;
+	case IR_OP_ERF: return NPU_U_ERF;
 	default: return -1;
 	}
 }
@@ -434,6 +437,52 @@ static int move_all(lw *c, int x, int y)
 
 /* ---------------------------------------------------------------- convolution and fully connected */
 
+static int float_const_as(lw *c, int t, ir_dtype dt);
+
+/* 3-D convolution or transposed convolution in float (CONV3_F), weights
+ * (and bias) in the activation type. */
+static int lower_conv3(lw *c, bool tr)
+{
+	int x = in_id(c, 0), w = in_id(c, 1), b = in_id(c, 2), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *tw = T(c, w), *ty = T(c, y), *tb = T(c, b);
+	if (!is_float(tx->dtype) || ty->dtype != tx->dtype || !is_float(tw->dtype) ||
+	    (tw->kind != IR_KIND_CONST && tw->dtype != tx->dtype) ||
+	    (tb && (!is_float(tb->dtype) || (tb->kind != IR_KIND_CONST && tb->dtype != tx->dtype))))
+		return unsupported(c, "3-D convolutions run in the runtime in float with float weights only");
+	if (tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
+		return unsupported(c, "the runtime's convolutions are channel-first");
+	const int64_t *st, *pd, *dl;
+	int nst = ir_node_ints(c->g, c->node, "strides", &st), npd = ir_node_ints(c->g, c->node, "pads", &pd);
+	int ndl = ir_node_ints(c->g, c->node, "dilations", &dl);
+	int32_t p[NPU_C3_COUNT] = {0};
+	int64_t v[] = {tx->shape.dim[0], tx->shape.dim[1], tx->shape.dim[2], tx->shape.dim[3], tx->shape.dim[4],
+		       ty->shape.dim[1], ty->shape.dim[2], ty->shape.dim[3], ty->shape.dim[4],
+		       tw->shape.dim[2], tw->shape.dim[3], tw->shape.dim[4]};
+	for (int i = 0; i < 12; i++) {
+		if (v[i] > INT32_MAX)
+			return unsupported(c, "a dimension is too large for the runtime");
+		p[i] = (int32_t)v[i];	/* N C D H W OC OD OH OW KD KH KW: the NPU_C3_* order */
+	}
+	for (int a = 0; a < 3; a++) {
+		p[NPU_C3_SD + a] = nst == 3 ? (int32_t)st[a] : 1;
+		p[NPU_C3_PD + a] = npd == 6 ? (int32_t)pd[a] : 0;
+		p[NPU_C3_DD + a] = ndl == 3 ? (int32_t)dl[a] : 1;
+	}
+	p[NPU_C3_G] = (int32_t)ir_node_int(c->g, c->node, "group", 1), p[NPU_C3_TR] = tr;
+	p[NPU_C3_XT] = npu_type(tx->dtype), p[NPU_C3_WT] = npu_type(tw->dtype), p[NPU_C3_YT] = npu_type(ty->dtype);
+	ir_act act;
+	if (ir_act_from_node(c->g, c->node, &act, c->d))
+		return unsupported(c, "%s", c->d->msg);
+	p[NPU_C3_LO] = fbits(act.lo), p[NPU_C3_HI] = fbits(act.hi), p[NPU_C3_ACT] = -1;
+	if (act.op >= 0) {
+		if ((p[NPU_C3_ACT] = npu_unary(act.op)) < 0)
+			return unsupported(c, "fused activation '%s' is not in the runtime", ir_op_name(act.op));
+		p[NPU_C3_P0] = fbits(act.p[0]), p[NPU_C3_P1] = fbits(act.p[1]);
+	}
+	int args[4] = {rt(c, x), rt(c, w), tb ? float_const_as(c, b, tx->dtype) : -1, rt(c, y)};
+	return add_op(c, NPU_K_CONV3_F, args, 4, p, NPU_C3_COUNT);
+}
+
 static int lower_conv(lw *c)
 {
 	const ir_node *n = ir_graph_node(c->g, c->node);
@@ -451,8 +500,10 @@ static int lower_conv(lw *c)
 		p[NPU_CV_SH] = p[NPU_CV_SW] = p[NPU_CV_DH] = p[NPU_CV_DW] = 1;
 	} else {
 		int r = tx->shape.rank;
+		if (r == 5)
+			return lower_conv3(c, false);
 		if (r != 3 && r != 4)
-			return unsupported(c, "the runtime has 1-D and 2-D convolutions only");
+			return unsupported(c, "the runtime has 1-D to 3-D convolutions only");
 		const int64_t *st, *pd, *dl;
 		int nst = ir_node_ints(c->g, c->node, "strides", &st), npd = ir_node_ints(c->g, c->node, "pads", &pd);
 		int ndl = ir_node_ints(c->g, c->node, "dilations", &dl), nsp = r - 2;
@@ -480,7 +531,8 @@ static int lower_conv(lw *c)
 	ir_act act;
 	if (ir_act_from_node(c->g, c->node, &act, c->d))
 		return unsupported(c, "%s", c->d->msg);
-	if (tw->kind != IR_KIND_CONST)
+	/* float weights (and bias) of the activation type may be computed */
+	if (tw->kind != IR_KIND_CONST && (tw->dtype != tx->dtype || !is_float(tx->dtype)))
 		return unsupported(c, "the runtime needs constant weights");
 
 	if (is_int(tx->dtype)) {
@@ -545,7 +597,7 @@ static int lower_conv(lw *c)
 		return unsupported(c, "weights '%s' are %s", tw->name, ir_dtype_name(tw->dtype));
 	}
 	if (tb) {
-		if (tb->kind != IR_KIND_CONST || !is_float(tb->dtype))
+		if ((tb->kind != IR_KIND_CONST && tb->dtype != tx->dtype) || !is_float(tb->dtype))
 			return unsupported(c, "the bias must be a float constant");
 		if (tb->dtype == tx->dtype) {
 			args[2] = rt(c, b);
@@ -752,6 +804,8 @@ static int lower_gemm(lw *c)
 	return float_as_conv(c, a, y, w, b, M, K, 1, N, false);
 }
 
+static int lower_norm(lw *c);
+
 /* batch_norm (inference): y = x * g/sqrt(v + eps) + (beta - m * g/sqrt(v + eps)),
  * a depthwise 1x1 convolution over the channel axis. */
 static int lower_batch_norm(lw *c)
@@ -760,7 +814,7 @@ static int lower_batch_norm(lw *c)
 	const ir_tensor *tx = T(c, x), *p[4];
 	for (int i = 0; i < 4; i++)
 		if (!(p[i] = T(c, in_id(c, i + 1))) || p[i]->kind != IR_KIND_CONST)
-			return unsupported(c, "batch_norm runs in the runtime with constant parameters only");
+			return lower_norm(c);	/* computed parameters */
 	if (tx->shape.rank < 2 || tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
 		return unsupported(c, "the runtime's batch_norm is channel-first");
 	int64_t N = tx->shape.dim[0], C = tx->shape.dim[1], HW = ir_shape_numel(&tx->shape) / (N * C > 0 ? N * C : 1);
@@ -804,6 +858,7 @@ static int lower_binary(lw *c)
 	static const int ops[][2] = {
 		{IR_OP_ADD, NPU_BIN_ADD}, {IR_OP_SUB, NPU_BIN_SUB}, {IR_OP_MUL, NPU_BIN_MUL},
 		{IR_OP_DIV, NPU_BIN_DIV}, {IR_OP_MAX, NPU_BIN_MAX}, {IR_OP_MIN, NPU_BIN_MIN},
+		{IR_OP_POW, NPU_BIN_POW}, {IR_OP_PRELU, NPU_BIN_PRELU},
 	};
 	p[NPU_EW_OP] = -1;
 	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
@@ -923,14 +978,57 @@ static int lower_lut(lw *c)
 
 /* ---------------------------------------------------------------- pooling, softmax */
 
+/* Float pooling of 1 to 3 spatial axes with dilations (POOL3_F): what
+ * POOL_F / POOL_Q do not cover. */
+static int lower_pool3(lw *c)
+{
+	const ir_node *n = ir_graph_node(c->g, c->node);
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	int r = tx->shape.rank, nsp = r - 2;
+	if (!is_float(tx->dtype) || tx->dtype != ty->dtype)
+		return unsupported(c, "%s pooling of %d spatial axes or with dilations on %s is not in the runtime (keep it in float)",
+				   ir_op_name(n->op), nsp, ir_dtype_name(tx->dtype));
+	if (nsp < 1 || nsp > 3 || tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
+		return unsupported(c, "the runtime pools channel-first 1-D to 3-D inputs only");
+	int32_t p[NPU_P3_COUNT] = {0};
+	const int64_t *k, *st, *pd, *dl;
+	bool global = n->op == IR_OP_GLOBAL_AVG_POOL || n->op == IR_OP_GLOBAL_MAX_POOL;
+	int nk = ir_node_ints(c->g, c->node, "kernel", &k), nst = ir_node_ints(c->g, c->node, "strides", &st);
+	int npd = ir_node_ints(c->g, c->node, "pads", &pd), ndl = ir_node_ints(c->g, c->node, "dilations", &dl);
+	if (!global && nk != nsp)
+		return unsupported(c, "pooling without a kernel size");
+	p[NPU_P3_N] = (int32_t)tx->shape.dim[0], p[NPU_P3_C] = (int32_t)tx->shape.dim[1];
+	for (int a = 0; a < 3; a++) {
+		int i = a - (3 - nsp);	/* spatial axis, or < 0 for a missing leading one */
+		int64_t in = i >= 0 ? tx->shape.dim[2 + i] : 1;
+		if (in > INT32_MAX || (i >= 0 && ty->shape.dim[2 + i] > INT32_MAX))
+			return unsupported(c, "a dimension is too large for the runtime");
+		p[NPU_P3_D + a] = (int32_t)in;
+		p[NPU_P3_OD + a] = i >= 0 ? (int32_t)ty->shape.dim[2 + i] : 1;
+		p[NPU_P3_KD + a] = global ? (int32_t)in : i >= 0 ? (int32_t)k[i] : 1;
+		p[NPU_P3_SD + a] = !global && i >= 0 && nst == nsp ? (int32_t)st[i] : 1;
+		p[NPU_P3_PD + a] = !global && i >= 0 && npd == 2 * nsp ? (int32_t)pd[i] : 0;
+		p[NPU_P3_ED + a] = !global && i >= 0 && npd == 2 * nsp ? (int32_t)pd[nsp + i] : 0;
+		p[NPU_P3_DD + a] = !global && i >= 0 && ndl == nsp ? (int32_t)dl[i] : 1;
+	}
+	p[NPU_P3_MODE] = n->op == IR_OP_MAX_POOL || n->op == IR_OP_GLOBAL_MAX_POOL ? NPU_POOL_MAX : NPU_POOL_AVG;
+	p[NPU_P3_COUNT_PAD] = !global && (int32_t)ir_node_int(c->g, c->node, "count_include_pad", 0);
+	p[NPU_P3_XT] = npu_type(tx->dtype), p[NPU_P3_YT] = npu_type(ty->dtype);
+	int args[2] = {rt(c, x), rt(c, y)};
+	return add_op(c, NPU_K_POOL3_F, args, 2, p, NPU_P3_COUNT);
+}
+
 static int lower_pool(lw *c)
 {
 	const ir_node *n = ir_graph_node(c->g, c->node);
 	int x = in_id(c, 0), y = out_id(c, 0);
 	const ir_tensor *tx = T(c, x), *ty = T(c, y);
 	int r = tx->shape.rank;
+	if (r == 5)
+		return lower_pool3(c);
 	if (r != 3 && r != 4)
-		return unsupported(c, "the runtime pools 1-D and 2-D inputs only");
+		return unsupported(c, "the runtime pools 1-D to 3-D inputs only");
 	if (tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
 		return unsupported(c, "the runtime's pooling is channel-first");
 	int32_t p[NPU_PL_COUNT] = {0};
@@ -949,7 +1047,7 @@ static int lower_pool(lw *c)
 		int ndl = ir_node_ints(c->g, c->node, "dilations", &dl);
 		for (int i = 0; i < ndl; i++)
 			if (dl[i] != 1)
-				return unsupported(c, "dilated pooling is not in the runtime");
+				return lower_pool3(c);
 		if (nk != nsp)
 			return unsupported(c, "pooling without a kernel size");
 		p[NPU_PL_KH] = nsp == 2 ? (int32_t)k[0] : 1, p[NPU_PL_KW] = (int32_t)k[nsp - 1];
@@ -1330,9 +1428,7 @@ static int lower_slice(lw *c)
 		off += s * sx[a];
 		ss[a] = sx[a] * step;
 	}
-	for (int i = 0; i < r; i++)
-		if (ss[i] < 0)
-			return unsupported(c, "negative slice steps are not in the runtime");
+	/* negative steps walk backwards from the start (negative strides) */
 	return move(c, x, y, r, ty->shape.dim, ss, ds, off, 0);
 }
 
@@ -1369,6 +1465,51 @@ static int lower_blocks(lw *c)
 	return move(c, x, y, 6, cnt, ss, ds, 0, 0);
 }
 
+/* reflect and edge padding: x into the interior, then along each axis in
+ * turn the padded slices copied from the output's own rows (the axes
+ * before it already padded, those after it still only the interior). */
+static int lower_pad_edges(lw *c, bool reflect)
+{
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	const char *mode = ir_node_str(c->g, c->node, "mode", "constant");
+	int r = tx->shape.rank;
+	const int64_t *pd;
+	int np = ir_node_ints(c->g, c->node, "pads", &pd);
+	if (!reflect && strcmp(mode, "edge"))
+		return unsupported(c, "%s padding is not in the runtime", mode);
+	int64_t ys[IR_MAX_RANK], xs[IR_MAX_RANK], off = 0;
+	strides_of(&ty->shape, ys);
+	strides_of(&tx->shape, xs);
+	for (int i = 0; i < r; i++) {
+		int64_t b = np == 2 * r ? pd[i] : 0, e = np == 2 * r ? pd[r + i] : 0, D = tx->shape.dim[i];
+		if (b < 0 || e < 0)
+			return unsupported(c, "negative padding is not in the runtime");
+		if ((b || e) && (D == 0 || (reflect && (b >= D || e >= D))))
+			return unsupported(c, "%s padding of %lld and %lld on %lld elements", mode, (long long)b,
+					   (long long)e, (long long)D);
+		off += b * ys[i];
+	}
+	if (move(c, x, y, r, tx->shape.dim, xs, ys, 0, off))
+		return -1;
+	for (int d = 0; d < r && np == 2 * r; d++) {
+		int64_t b = pd[d], e = pd[r + d], D = tx->shape.dim[d], cnt[IR_MAX_RANK], base = 0;
+		for (int k = 0; k < r; k++) {
+			cnt[k] = k < d ? ty->shape.dim[k] : k == d ? 1 : tx->shape.dim[k];
+			if (k > d)
+				base += pd[k] * ys[k];
+		}
+		for (int64_t j = 0; j < b + e; j++) {
+			/* output index o along d reads index s (both in output coordinates) */
+			int64_t o = j < b ? j : b + D + (j - b);
+			int64_t s = j < b ? (reflect ? 2 * b - j : b) : (reflect ? 2 * (b + D - 1) - o : b + D - 1);
+			if (move(c, y, y, r, cnt, ys, ys, base + s * ys[d], base + o * ys[d]))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 static int lower_pad(lw *c)
 {
 	int x = in_id(c, 0), y = out_id(c, 0);
@@ -1376,8 +1517,9 @@ static int lower_pad(lw *c)
 	int r = tx->shape.rank;
 	const int64_t *pd;
 	int np = ir_node_ints(c->g, c->node, "pads", &pd);
-	if (strcmp(ir_node_str(c->g, c->node, "mode", "constant"), "constant"))
-		return unsupported(c, "only constant padding is in the runtime");
+	const char *mode = ir_node_str(c->g, c->node, "mode", "constant");
+	if (strcmp(mode, "constant"))
+		return lower_pad_edges(c, !strcmp(mode, "reflect"));
 	double v = ir_node_float(c->g, c->node, "value", 0);
 	int64_t ds[IR_MAX_RANK], ss[IR_MAX_RANK], off = 0, n = ir_shape_numel(&ty->shape);
 	strides_of(&ty->shape, ds);
@@ -1649,6 +1791,354 @@ static int lower_lrn(lw *c)
 	return add_op(c, NPU_K_LRN_F, args, 2, p, NPU_LR_COUNT);
 }
 
+/* ---------------------------------------------------------------- spatial and normalisation ops */
+
+/* Float constant t in the activation type dt: itself, or a converted copy. */
+static int float_const_as(lw *c, int t, ir_dtype dt)
+{
+	const ir_tensor *x = T(c, t);
+	if (x->dtype == dt)
+		return rt(c, t);
+	int64_t n = ir_shape_numel(&x->shape);
+	void *buf = malloc(ir_dtype_size(dt) * (size_t)(n > 0 ? n : 1));
+	if (!buf)
+		return c->oom = true, -1;
+	for (int64_t i = 0; i < n; i++) {
+		float v = (float)ir_elem_get(x->data, x->dtype, i);
+		if (dt == IR_DTYPE_F16)
+			((uint16_t *)buf)[i] = npu_f32_to_f16(v);
+		else
+			((float *)buf)[i] = v;
+	}
+	int r = add_const(c, buf, ir_dtype_size(dt) * (size_t)n);
+	free(buf);
+	return r;
+}
+
+/* conv_transpose (1-D, 2-D; weights [C, OC/G, KH, KW]) as CONV_T_Q /
+ * CONV_T_F; the output size (with output_padding) comes from the output. */
+static int lower_conv_transpose(lw *c)
+{
+	int x = in_id(c, 0), w = in_id(c, 1), b = in_id(c, 2), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *tw = T(c, w), *ty = T(c, y), *tb = T(c, b);
+	int32_t p[NPU_CV_COUNT] = {0};
+	int r = tx->shape.rank, nsp = r - 2;
+	if (r == 5)
+		return lower_conv3(c, true);
+	if (r != 3 && r != 4)
+		return unsupported(c, "the runtime has 1-D to 3-D transposed convolutions only");
+	if (tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
+		return unsupported(c, "the runtime's convolutions are channel-first; '%s' is %s", tx->name,
+				   ir_layout_name(tx->layout));
+	if (tw->kind != IR_KIND_CONST && (tw->dtype != tx->dtype || !is_float(tx->dtype)))
+		return unsupported(c, "the runtime needs constant weights");
+	const int64_t *st, *pd, *dl;
+	int nst = ir_node_ints(c->g, c->node, "strides", &st), npd = ir_node_ints(c->g, c->node, "pads", &pd);
+	int ndl = ir_node_ints(c->g, c->node, "dilations", &dl);
+	int64_t g = ir_node_int(c->g, c->node, "group", 1);
+	int64_t dims[] = {tx->shape.dim[0], tx->shape.dim[1], r == 4 ? tx->shape.dim[2] : 1, tx->shape.dim[r - 1],
+			  ty->shape.dim[1], r == 4 ? ty->shape.dim[2] : 1, ty->shape.dim[r - 1],
+			  r == 4 ? tw->shape.dim[2] : 1, tw->shape.dim[r - 1]};
+	for (int i = 0; i < 9; i++) {
+		if (dims[i] > INT32_MAX)
+			return unsupported(c, "a dimension is too large for the runtime");
+		p[i] = (int32_t)dims[i];	/* N C H W OC OH OW KH KW: the NPU_CV_* order */
+	}
+	int64_t OC = dims[4];
+	p[NPU_CV_SH] = nsp == 2 && nst == 2 ? (int32_t)st[0] : 1;
+	p[NPU_CV_SW] = nst == nsp ? (int32_t)st[nsp - 1] : 1;
+	p[NPU_CV_DH] = nsp == 2 && ndl == 2 ? (int32_t)dl[0] : 1;
+	p[NPU_CV_DW] = ndl == nsp ? (int32_t)dl[nsp - 1] : 1;
+	p[NPU_CV_PT] = nsp == 2 && npd == 4 ? (int32_t)pd[0] : 0;
+	p[NPU_CV_PL] = npd == 2 * nsp ? (int32_t)pd[nsp - 1] : 0;
+	p[NPU_CV_G] = (int32_t)g;
+	p[NPU_CV_XT] = npu_type(tx->dtype), p[NPU_CV_WT] = npu_type(tw->dtype), p[NPU_CV_YT] = npu_type(ty->dtype);
+	p[NPU_CV_ACT] = -1;
+	if (g < 1 || dims[1] % g || OC % g || tw->shape.dim[1] * g != OC)
+		return unsupported(c, "bad group count %lld", (long long)g);
+	ir_act act;
+	if (ir_act_from_node(c->g, c->node, &act, c->d))
+		return unsupported(c, "%s", c->d->msg);
+	/* weights are [C, OC/G, ...]: output channel oc = gr * OC/G + o has
+	 * per-channel parameters at index o when G == 1 (quant axis 1) */
+	const ir_quant *q = tw->quant;
+	if (q && q->n != 1 && (q->n != OC || q->axis != 1 || g != 1))
+		return unsupported(c, "weights '%s' need one scale or one per output channel (axis 1)", tw->name);
+
+	if (is_int(tx->dtype)) {
+		float sx, sy;
+		int32_t zx, zy;
+		if (!is_int(ty->dtype) || (tw->dtype != IR_DTYPE_I8 && tw->dtype != IR_DTYPE_I16) || !q)
+			return unsupported(c, "integer transposed convolution needs integer output and weights with scales");
+		if (act.op >= 0)
+			return unsupported(c, "fused activation '%s' on an integer convolution", ir_op_name(act.op));
+		if (tb && (tb->dtype != IR_DTYPE_I32 || tb->kind != IR_KIND_CONST))
+			return unsupported(c, "integer convolution needs a constant int32 bias");
+		if (qparams(c, x, &sx, &zx) || qparams(c, y, &sy, &zy))
+			return -1;
+		int32_t *mult = malloc(sizeof *mult * (size_t)OC), *shift = malloc(sizeof *shift * (size_t)OC);
+		int32_t *wz = malloc(sizeof *wz * (size_t)OC);
+		bool any_wz = false;
+		int rc = 0;
+		if (!mult || !shift || !wz)
+			c->oom = true, rc = -1;
+		for (int64_t o = 0; !rc && o < OC; o++) {
+			int k = q->n == 1 ? 0 : (int)o, sh;
+			if (ir_quant_multiplier((double)sx * q->scale[k] / sy, &mult[o], &sh))
+				rc = unsupported(c, "channel %lld: scale ratio %g cannot be requantized", (long long)o,
+						 (double)sx * q->scale[k] / sy);
+			shift[o] = sh;
+			wz[o] = q->zero_point[k];
+			any_wz = any_wz || wz[o];
+		}
+		int args[7] = {rt(c, x), rt(c, w), rt(c, b), -1, -1, -1, rt(c, y)};
+		if (!rc) {
+			args[3] = add_const(c, mult, sizeof *mult * (size_t)OC);
+			args[4] = add_const(c, shift, sizeof *shift * (size_t)OC);
+			if (any_wz)
+				args[5] = add_const(c, wz, sizeof *wz * (size_t)OC);
+		}
+		free(mult), free(shift), free(wz);
+		if (rc)
+			return -1;
+		p[NPU_CV_ZX] = zx, p[NPU_CV_ZY] = zy;
+		qclamp_range(ty->dtype, sy, zy, act.lo, act.hi, &p[NPU_CV_LO], &p[NPU_CV_HI]);
+		return add_op(c, NPU_K_CONV_T_Q, args, 7, p, NPU_CV_COUNT);
+	}
+
+	if (!is_float(tx->dtype) || ty->dtype != tx->dtype)
+		return unsupported(c, "transposed convolution from %s to %s", ir_dtype_name(tx->dtype),
+				   ir_dtype_name(ty->dtype));
+	int args[5] = {rt(c, x), rt(c, w), -1, -1, rt(c, y)};
+	if (tw->dtype == IR_DTYPE_I8) {
+		if (!q)
+			return unsupported(c, "compressed weights '%s' need scales", tw->name);
+		float *s = malloc(sizeof *s * (size_t)OC);
+		if (!s)
+			return c->oom = true, -1;
+		for (int64_t o = 0; o < OC; o++)
+			s[o] = q->scale[q->n == 1 ? 0 : o];
+		args[3] = add_const(c, s, sizeof *s * (size_t)OC);
+		free(s);
+	} else if (!is_float(tw->dtype)) {
+		return unsupported(c, "weights '%s' are %s", tw->name, ir_dtype_name(tw->dtype));
+	}
+	if (tb) {
+		if ((tb->kind != IR_KIND_CONST && tb->dtype != tx->dtype) || !is_float(tb->dtype))
+			return unsupported(c, "the bias must be a float constant");
+		args[2] = float_const_as(c, b, tx->dtype);
+	}
+	p[NPU_CV_LO] = fbits(act.lo), p[NPU_CV_HI] = fbits(act.hi);
+	if (act.op >= 0) {
+		if ((p[NPU_CV_ACT] = npu_unary(act.op)) < 0)
+			return unsupported(c, "fused activation '%s' is not in the runtime", ir_op_name(act.op));
+		p[NPU_CV_P0] = fbits(act.p[0]), p[NPU_CV_P1] = fbits(act.p[1]);
+	}
+	return add_op(c, NPU_K_CONV_T_F, args, 5, p, NPU_CV_COUNT);
+}
+
+/* resize of the last two axes (leading axes unchanged), through tables
+ * of taps computed here as the interpreter computes them. */
+static int lower_resize(lw *c)
+{
+	int x = in_id(c, 0), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ty = T(c, y);
+	int r = tx->shape.rank;
+	ir_resize_spec rs;
+	ir_diag dd = {0};
+	if (ir_resize_spec_of(c->g, c->node, &rs, &dd))
+		return unsupported(c, "%s", dd.msg);
+	const double *sc;
+	bool has_scales = ir_node_floats(c->g, c->node, "scales", &sc) == r;
+	int64_t outer = 1;
+	for (int d = 0; d < r - 2; d++) {
+		bool ident = tx->shape.dim[d] == ty->shape.dim[d] &&
+			     (!has_scales || sc[d] == 1 || rs.ct == IR_CT_ALIGN_CORNERS);
+		if (!ident)
+			return unsupported(c, "the runtime resizes the last two axes only");
+		outer *= tx->shape.dim[d];
+	}
+	int K = rs.mode == 0 ? 1 : rs.mode == 1 ? 2 : 4;
+	if (is_int(tx->dtype)) {
+		float sx, sy;
+		int32_t zx, zy;
+		if (K > 2)
+			return unsupported(c, "integer cubic resize is not in the runtime (keep it in float)");
+		if (qparams(c, x, &sx, &zx) || qparams(c, y, &sy, &zy))
+			return -1;
+		if (sx != sy || zx != zy || tx->dtype != ty->dtype)
+			return unsupported(c, "integer resize needs the same scale in and out");
+	} else if (!is_float(tx->dtype) || tx->dtype != ty->dtype) {
+		return unsupported(c, "resize on %s", ir_dtype_name(tx->dtype));
+	}
+	int64_t in[2], out[2];
+	for (int a = 0; a < 2; a++) {
+		int d = r - 2 + a;
+		in[a] = d >= 0 ? tx->shape.dim[d] : 1, out[a] = d >= 0 ? ty->shape.dim[d] : 1;
+	}
+	if (outer > INT32_MAX || in[0] > INT32_MAX || in[1] > INT32_MAX || out[0] > INT32_MAX / 8 ||
+	    out[1] > INT32_MAX / 8)
+		return unsupported(c, "a dimension is too large for the runtime");
+	int args[4] = {rt(c, x), -1, -1, rt(c, y)};
+	for (int a = 0; a < 2; a++) {
+		int d = r - 2 + a;
+		size_t n = (size_t)(out[a] > 0 ? out[a] : 1) * 2 * (size_t)K;
+		int32_t *tab = calloc(n, sizeof *tab);
+		if (!tab)
+			return c->oom = true, -1;
+		double s = d >= 0 && has_scales ? sc[d] : (double)out[a] / (double)(in[a] > 0 ? in[a] : 1);
+		bool ident = d < 0 || (in[a] == out[a] && (s == 1 || rs.ct == IR_CT_ALIGN_CORNERS));
+		for (int64_t i = 0; i < out[a]; i++) {
+			int64_t ti[4] = {i, i, i, i};
+			double tw[4] = {1, 0, 0, 0};
+			if (!ident)
+				ir_resize_taps(&rs, in[a], s, i, ti, tw);
+			int32_t *row = tab + (size_t)i * 2 * (size_t)K;
+			for (int k = 0; k < K; k++)
+				row[k] = (int32_t)ti[k], row[K + k] = fbits((float)tw[k]);
+			if (is_int(tx->dtype) && K == 2) {	/* Q15, summing to 2^15 */
+				double w1 = tw[1] < 0 ? 0 : tw[1] > 1 ? 1 : tw[1];
+				row[3] = (int32_t)llround(w1 * 32768), row[2] = 32768 - row[3];
+			} else if (is_int(tx->dtype)) {
+				row[1] = 1;
+			}
+		}
+		args[1 + a] = add_const(c, tab, n * sizeof *tab);
+		free(tab);
+	}
+	int32_t p[NPU_RS_COUNT] = {(int32_t)outer, (int32_t)in[0], (int32_t)in[1], (int32_t)out[0], (int32_t)out[1], K,
+				   npu_type(tx->dtype), npu_type(ty->dtype), (int32_t)ir_dtype_size(tx->dtype)};
+	return add_op(c, NPU_K_RESIZE, args, 4, p, NPU_RS_COUNT);
+}
+
+/* prelu on integers: two requantizations, x >= 0 by s_x / s_y and x < 0
+ * by s_x s_slope / s_y (as TFLite and CMSIS-NN do). */
+static int lower_prelu_q(lw *c)
+{
+	int a = in_id(c, 0), b = in_id(c, 1), y = out_id(c, 0);
+	const ir_tensor *ta = T(c, a), *tb = T(c, b), *ty = T(c, y);
+	int32_t p[NPU_PR_COUNT] = {0}, *sp[3] = {p + NPU_PR_SA, p + NPU_PR_SB, NULL}, dummy[NPU_WALK_DIMS];
+	int64_t st[3][IR_MAX_RANK];
+	bcast_strides(&ty->shape, &ta->shape, st[0]);
+	bcast_strides(&ty->shape, &tb->shape, st[1]);
+	strides_of(&ty->shape, st[2]);
+	sp[2] = dummy;
+	if (!is_int(ta->dtype) || !is_int(tb->dtype) || !is_int(ty->dtype))
+		return unsupported(c, "integer prelu needs integer operands");
+	if (walk(c, ty->shape.rank, ty->shape.dim, 3, st, p + NPU_PR_COUNTS, sp))
+		return -1;
+	float sa, sb, sy;
+	int32_t za, zb, zy, m;
+	int s;
+	if (qparams(c, a, &sa, &za) || qparams(c, b, &sb, &zb) || qparams(c, y, &sy, &zy))
+		return -1;
+	if (ir_quant_multiplier((double)sa / sy, &m, &s))
+		return unsupported(c, "scale ratio cannot be requantized");
+	p[NPU_PR_MP] = m, p[NPU_PR_SP] = s;
+	if (ir_quant_multiplier((double)sa * sb / sy, &m, &s))
+		return unsupported(c, "scale ratio cannot be requantized");
+	p[NPU_PR_MN] = m, p[NPU_PR_SN] = s;
+	p[NPU_PR_AT] = npu_type(ta->dtype), p[NPU_PR_BT] = npu_type(tb->dtype), p[NPU_PR_YT] = npu_type(ty->dtype);
+	p[NPU_PR_ZA] = za, p[NPU_PR_ZB] = zb, p[NPU_PR_ZY] = zy;
+	qrange(ty->dtype, &p[NPU_PR_LO], &p[NPU_PR_HI]);
+	int args[3] = {rt(c, a), rt(c, b), rt(c, y)};
+	return add_op(c, NPU_K_PRELU_Q, args, 3, p, NPU_PR_COUNT);
+}
+
+/* Constant t broadcast (right-aligned) to the trailing shape norm, in
+ * type dt: a derived constant (D elements). */
+static int expand_const(lw *c, int t, const ir_shape *norm, ir_dtype dt)
+{
+	const ir_tensor *x = T(c, t);
+	int64_t D = ir_shape_numel(norm), st[IR_MAX_RANK];
+	bcast_strides(norm, &x->shape, st);
+	void *buf = malloc(ir_dtype_size(dt) * (size_t)(D > 0 ? D : 1));
+	if (!buf)
+		return c->oom = true, -1;
+	for (int64_t j = 0; j < D; j++) {
+		int64_t rem = j, o = 0;
+		for (int i = norm->rank - 1; i >= 0; i--) {
+			o += (rem % norm->dim[i]) * st[i];
+			rem /= norm->dim[i];
+		}
+		float v = (float)ir_elem_get(x->data, x->dtype, o);
+		if (dt == IR_DTYPE_F16)
+			((uint16_t *)buf)[j] = npu_f32_to_f16(v);
+		else
+			((float *)buf)[j] = v;
+	}
+	int r = add_const(c, buf, ir_dtype_size(dt) * (size_t)D);
+	free(buf);
+	return r;
+}
+
+/* instance_norm (per (n, c) over the spatial axes; scale, bias [C]) and
+ * layer_norm (over the axes from `axis` on; scale, bias broadcast to them). */
+static int lower_norm(lw *c)
+{
+	const ir_node *n = ir_graph_node(c->g, c->node);
+	int x = in_id(c, 0), s = in_id(c, 1), b = in_id(c, 2), y = out_id(c, 0);
+	const ir_tensor *tx = T(c, x), *ty = T(c, y), *ts = T(c, s), *tb = T(c, b);
+	int r = tx->shape.rank;
+	if (!is_float(tx->dtype) || ty->dtype != tx->dtype)
+		return unsupported(c, "%s on %s is not in the runtime (keep it in float)", ir_op_name(n->op),
+				   ir_dtype_name(tx->dtype));
+	int64_t R, D, C = 0;
+	int32_t p[NPU_NM_COUNT] = {0};
+	int args[6] = {rt(c, x), -1, -1, rt(c, y), -1, -1};
+	p[NPU_NM_XT] = p[NPU_NM_YT] = npu_type(tx->dtype);
+	p[NPU_NM_EPS] = fbits((float)ir_node_float(c->g, c->node, "epsilon", 1e-5));
+	if (n->op == IR_OP_BATCH_NORM) {	/* statistics given (computed: else it is a conv) */
+		const ir_tensor *t[4];
+		if (r < 2 || tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
+			return unsupported(c, "the runtime's batch_norm is channel-first");
+		C = tx->shape.dim[1];
+		R = tx->shape.dim[0] * C;
+		D = R > 0 ? ir_shape_numel(&tx->shape) / R : 0;
+		for (int i = 0; i < 4; i++)
+			if (!(t[i] = T(c, in_id(c, i + 1))) || ir_shape_numel(&t[i]->shape) != C ||
+			    t[i]->dtype != t[0]->dtype || !is_float(t[0]->dtype))
+				return unsupported(c, "batch_norm needs four float parameters of one per channel");
+		args[1] = rt(c, in_id(c, 1)), args[2] = rt(c, in_id(c, 2));
+		args[4] = rt(c, in_id(c, 3)), args[5] = rt(c, in_id(c, 4));
+		p[NPU_NM_ST] = npu_type(t[0]->dtype);
+	} else if (n->op == IR_OP_INSTANCE_NORM) {
+		if (r < 2 || tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
+			return unsupported(c, "the runtime's instance_norm is channel-first");
+		C = tx->shape.dim[1];
+		R = tx->shape.dim[0] * C;
+		D = R > 0 ? ir_shape_numel(&tx->shape) / R : 0;
+		if (!ts || !tb || ir_shape_numel(&ts->shape) != C || ir_shape_numel(&tb->shape) != C ||
+		    ts->dtype != tb->dtype || !is_float(ts->dtype))
+			return unsupported(c, "instance_norm needs float scale and bias of one per channel");
+		args[1] = rt(c, s), args[2] = rt(c, b), p[NPU_NM_ST] = npu_type(ts->dtype);
+	} else {
+		int ax = ir_axis(ir_node_int(c->g, c->node, "axis", -1), r);
+		if (ax < 0)
+			return unsupported(c, "bad layer_norm axis");
+		ir_shape norm = {.rank = r - ax};
+		memcpy(norm.dim, &tx->shape.dim[ax], sizeof(int64_t) * (size_t)norm.rank);
+		D = ir_shape_numel(&norm);
+		R = D > 0 ? ir_shape_numel(&tx->shape) / D : 0;
+		bool exact = ts && ts->shape.rank == norm.rank && ir_shape_numel(&ts->shape) == D &&
+			     (!tb || (tb->shape.rank == norm.rank && ir_shape_numel(&tb->shape) == D && tb->dtype == ts->dtype)) &&
+			     is_float(ts->dtype);
+		if (exact) {	/* the graph's tensors as they are (constant or not) */
+			args[1] = rt(c, s), args[2] = tb ? rt(c, b) : -1, p[NPU_NM_ST] = npu_type(ts->dtype);
+		} else {
+			if (!ts || ts->kind != IR_KIND_CONST || (tb && tb->kind != IR_KIND_CONST))
+				return unsupported(c, "layer_norm with broadcast scale or bias needs them constant");
+			args[1] = expand_const(c, s, &norm, tx->dtype);
+			args[2] = tb ? expand_const(c, b, &norm, tx->dtype) : -1;
+			p[NPU_NM_ST] = npu_type(tx->dtype);
+		}
+	}
+	if (R > INT32_MAX || D > INT32_MAX || D < 1)
+		return unsupported(c, "a dimension is too large (or empty) for the runtime");
+	p[NPU_NM_R] = (int32_t)R, p[NPU_NM_D] = (int32_t)D, p[NPU_NM_C] = (int32_t)C;
+	return add_op(c, NPU_K_NORM_F, args, 6, p, NPU_NM_COUNT);
+}
+
 /* ---------------------------------------------------------------- driver */
 
 static int lower_node(lw *c)
@@ -1687,6 +2177,12 @@ static int lower_node(lw *c)
 	case IR_OP_ARGMAX: return lower_argmax(c);
 	case IR_OP_LRN: return lower_lrn(c);
 	case IR_OP_BATCH_TO_SPACE: case IR_OP_SPACE_TO_BATCH: return lower_batch_space(c);
+	case IR_OP_CONV_TRANSPOSE: return lower_conv_transpose(c);
+	case IR_OP_RESIZE: return lower_resize(c);
+	case IR_OP_PRELU:
+		return is_int(T(c, out_id(c, 0))->dtype) ? lower_prelu_q(c) : lower_binary(c);
+	case IR_OP_POW: return lower_binary(c);
+	case IR_OP_INSTANCE_NORM: case IR_OP_LAYER_NORM: return lower_norm(c);
 	default:
 		if (npu_unary(n->op) >= 0 || n->op == IR_OP_RELU6)
 			return lower_unary(c);

@@ -254,6 +254,7 @@ static bool follows_input(int op)
 	case IR_OP_MAX_POOL: case IR_OP_AVG_POOL: case IR_OP_GLOBAL_AVG_POOL: case IR_OP_GLOBAL_MAX_POOL:
 	case IR_OP_DEPTH_TO_SPACE: case IR_OP_SPACE_TO_DEPTH:
 	case IR_OP_GATHER:
+	case IR_OP_RESIZE:	/* nearest and linear (ir_quant_int_unsupported) */
 		return true;
 	default:
 		return false;
@@ -306,6 +307,22 @@ const char *ir_quant_int_unsupported(const ir_graph *g, int i)
 		if (ir_act_from_node(g, i, &a, &(ir_diag){0}) || a.op >= 0)
 			return "it has a fused activation other than a clamp";
 		return NULL;
+	case IR_OP_CONV_TRANSPOSE:
+		if (!channel_first_2d(x))
+			return "integer transposed convolutions are 1-D or 2-D, channel-first";
+		if (ir_graph_tensor(g, n->inputs[1])->kind != IR_KIND_CONST)
+			return "its weights are not constant";
+		if (ir_act_from_node(g, i, &a, &(ir_diag){0}) || a.op >= 0)
+			return "it has a fused activation other than a clamp";
+		return NULL;
+	case IR_OP_RESIZE: {
+		const char *m = ir_node_str(g, i, "mode", "nearest");
+		if (strcmp(m, "nearest") && strcmp(m, "linear"))
+			return "cubic resize has no integer kernel";
+		return x->shape.rank >= 2 ? NULL : "integer resize needs two axes";
+	}
+	case IR_OP_PRELU:
+		return NULL;
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL:
 		if (ir_act_from_node(g, i, &a, &(ir_diag){0}) || a.op >= 0)
 			return "it has a fused activation other than a clamp";
@@ -318,9 +335,10 @@ const char *ir_quant_int_unsupported(const ir_graph *g, int i)
 				return "dilated pooling has no integer kernel";
 		return channel_first_2d(x) ? NULL : "integer pooling is 1-D or 2-D, channel-first";
 	}
-	case IR_OP_PAD:
-		return strcmp(ir_node_str(g, i, "mode", "constant"), "constant") ? "only constant padding is integer"
-										   : NULL;
+	case IR_OP_PAD: {	/* the runtime copies reflect and edge padding */
+		const char *m = ir_node_str(g, i, "mode", "constant");
+		return strcmp(m, "constant") && strcmp(m, "reflect") && strcmp(m, "edge") ? "only constant, reflect and edge padding are integer" : NULL;
+	}
 	case IR_OP_RESHAPE: case IR_OP_FLATTEN: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE: case IR_OP_IDENTITY:
 	case IR_OP_TRANSPOSE: case IR_OP_SLICE: case IR_OP_SPLIT: case IR_OP_CONCAT:
 	case IR_OP_REDUCE_SUM: case IR_OP_REDUCE_MEAN: case IR_OP_REDUCE_MAX: case IR_OP_REDUCE_MIN:
@@ -470,13 +488,28 @@ static int convert(qctx *q, int i, int t, ir_dtype want)
 	return y;
 }
 
-/* Quantize weights [OC, ...] (per channel along axis 0, or per tensor). */
+/* Quantize weights [OC, ...] (per channel along axis 0, or per tensor);
+ * quant_weights_axis: per channel along axis (conv_transpose: 1). */
+static int quant_weights_axis(qctx *q, int node, int w, int bits, int scheme, bool per_channel, ir_dtype store,
+			      int axis);
 static int quant_weights(qctx *q, int node, int w, int bits, int scheme, bool per_channel, ir_dtype store)
+{
+	return quant_weights_axis(q, node, w, bits, scheme, per_channel, store, 0);
+}
+
+static int quant_weights_axis(qctx *q, int node, int w, int bits, int scheme, bool per_channel, ir_dtype store,
+			      int axis)
 {
 	ir_graph *g = q->g;
 	const ir_tensor *t = &g->tensors[w];
-	int64_t n = ir_shape_numel(&t->shape), oc = per_channel && t->shape.rank > 0 ? t->shape.dim[0] : 1;
-	int64_t per = oc > 0 ? n / oc : 0;
+	if (axis >= t->shape.rank)
+		axis = 0;
+	int64_t n = ir_shape_numel(&t->shape), oc = per_channel && t->shape.rank > 0 ? t->shape.dim[axis] : 1;
+	int64_t per = oc > 0 ? n / oc : 0, inner = 1;
+	for (int k = axis + 1; per_channel && k < t->shape.rank; k++)
+		inner *= t->shape.dim[k];
+	/* element k of channel c (k < per): outer block k / inner, offset k % inner */
+#define WIDX(c, k) ((((k) / inner) * oc + (c)) * inner + (k) % inner)
 	float *v = const_f32(t), *s = malloc(sizeof *s * (size_t)oc);
 	int32_t *z = malloc(sizeof *z * (size_t)oc);
 	void *out = malloc(ir_dtype_size(store) * (size_t)(n > 0 ? n : 1));
@@ -493,7 +526,7 @@ static int quant_weights(qctx *q, int node, int w, int bits, int scheme, bool pe
 	for (int64_t c = 0; c < oc; c++) {
 		float lo = 0, hi = 0;
 		for (int64_t k = 0; k < per; k++) {
-			float x = v[c * per + k];
+			float x = v[WIDX(c, k)];
 			lo = x < lo ? x : lo;
 			hi = x > hi ? x : hi;
 		}
@@ -512,9 +545,10 @@ static int quant_weights(qctx *q, int node, int w, int bits, int scheme, bool pe
 			z[c] = 0;
 		}
 		for (int64_t k = 0; k < per; k++) {
-			double r = nearbyint(v[c * per + k] / s[c]) + z[c];
-			put_code(out, store, c * per + k, r < qmin ? qmin : r, bits);	/* restricted: no -2^(b-1) */
+			double r = nearbyint(v[WIDX(c, k)] / s[c]) + z[c];
+			put_code(out, store, WIDX(c, k), r < qmin ? qmin : r, bits);	/* restricted: no -2^(b-1) */
 		}
+#undef WIDX
 	}
 	char base[300];
 	snprintf(base, sizeof base, "%s:q", t->name);
@@ -523,7 +557,7 @@ static int quant_weights(qctx *q, int node, int w, int bits, int scheme, bool pe
 	if (nw < 0)
 		goto done;
 	/* one output channel: its one scale is the tensor's (axis -1) */
-	ir_quant qq = {.bits = bits, .symmetric = scheme != IR_WQ_ASYMMETRIC, .axis = oc > 1 ? 0 : -1,
+	ir_quant qq = {.bits = bits, .symmetric = scheme != IR_WQ_ASYMMETRIC, .axis = oc > 1 ? axis : -1,
 		       .n = (int)oc, .scale = s, .zero_point = z};
 	if (ir_tensor_set_quant(g, nw, &qq, q->d))
 		goto done;
@@ -544,7 +578,13 @@ static int quant_conv(qctx *q, int i)
 	int bits = l && l->wbits ? l->wbits : q->o->wbits;
 	int scheme = l && l->wscheme >= 0 ? l->wscheme : (int)q->o->wscheme;
 	bool pc = l && l->per_channel >= 0 ? l->per_channel : q->o->per_channel;
-	int w = quant_weights(q, i, g->nodes[i].inputs[1], bits, scheme, pc, bits > 8 ? IR_DTYPE_I16 : IR_DTYPE_I8);
+	/* conv_transpose weights [C, OC/G, ...]: per output channel along
+	 * axis 1 for one group, else per tensor */
+	bool ct = g->nodes[i].op == IR_OP_CONV_TRANSPOSE;
+	if (ct && ir_node_int(g, i, "group", 1) != 1)
+		pc = false;
+	int w = quant_weights_axis(q, i, g->nodes[i].inputs[1], bits, scheme, pc, bits > 8 ? IR_DTYPE_I16 : IR_DTYPE_I8,
+				   ct ? 1 : 0);
 	if (w < 0 || set_input(g, i, 1, w, q->d))
 		return -1;
 	if (g->nodes[i].n_inputs < 3 || g->nodes[i].inputs[2] < 0)
@@ -985,7 +1025,8 @@ static int quantize_int_nodes(qctx *q, const char **whys, const bool *lut, const
 			if (t < 0)
 				continue;
 			if (g->tensors[t].kind == IR_KIND_CONST) {
-				bool weight = (g->nodes[i].op == IR_OP_CONV || g->nodes[i].op == IR_OP_FULLY_CONNECTED) && k > 0;
+				bool weight = (g->nodes[i].op == IR_OP_CONV || g->nodes[i].op == IR_OP_FULLY_CONNECTED ||
+					       g->nodes[i].op == IR_OP_CONV_TRANSPOSE) && k > 0;
 				if (!weight && quant_const_operand(q, i, k, it))
 					return -1;
 				continue;
@@ -1003,7 +1044,7 @@ static int quantize_int_nodes(qctx *q, const char **whys, const bool *lut, const
 		if (set_act_quant(g, y, lo, hi, qbits(it), o->act_symmetric, q->d))
 			return -1;
 		int op = g->nodes[i].op;
-		if (op == IR_OP_CONV || op == IR_OP_FULLY_CONNECTED) {
+		if (op == IR_OP_CONV || op == IR_OP_FULLY_CONNECTED || op == IR_OP_CONV_TRANSPOSE) {
 			if (quant_conv(q, i))
 				return -1;
 		} else if (lut[i] && make_lut(q, i, &acts[i])) {

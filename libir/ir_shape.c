@@ -738,8 +738,8 @@ static int ir_shape_resize(sctx *c)
 	if (ir_shape_numel(&o) < 0)
 		return FAIL(c, "result too large");
 	const char *mode = ir_node_str(c->g, c->id, "mode", "nearest");
-	if (strcmp(mode, "nearest") && strcmp(mode, "linear"))
-		return FAIL(c, "resize mode '%s' is not nearest or linear", mode);
+	if (strcmp(mode, "nearest") && strcmp(mode, "linear") && strcmp(mode, "cubic"))
+		return FAIL(c, "resize mode '%s' is not nearest, linear or cubic", mode);
 	out1(c, x->dtype, &o);
 	return 0;
 }

@@ -979,6 +979,26 @@ static int cv_plain(cx *c, const op_entry *e)
 	return done(c, n);
 }
 
+/* PRelu: before opset 7 a slope of C values is per channel (axis 1); as
+ * [C, 1, ...] it broadcasts the way the IR's prelu does. */
+static int cv_prelu(cx *c, const op_entry *e)
+{
+	ir_shape xs = in_shape(c, 0);
+	const ir_tensor *sl = in_cst(c, 1);
+	if (c->im->opset >= 7 || !sl || sl->shape.rank != 1 || xs.rank < 3 || sl->shape.dim[0] != xs.dim[1] ||
+	    xs.dim[1] == 1 || c->nin != 2)
+		return cv_plain(c, e);
+	TRY(only_outputs(c, 1, "extra output"));
+	ir_shape s = {.rank = xs.rank - 1};
+	s.dim[0] = xs.dim[1];
+	for (int i = 1; i < s.rank; i++)
+		s.dim[i] = 1;
+	int ins[2] = {in_id(c, 0), new_const(c, -1, "slope", sl->dtype, &s, sl->data)}, out = out_id(c, 0);
+	if (ins[1] < 0)
+		return -1;
+	return done(c, emit(c, NULL, e->op, ins, 2, &out, 1));
+}
+
 /* Output 0 keeps input 0's value in another shape: it is constant too. */
 static int attach_cst(cx *c)
 {
@@ -1629,7 +1649,7 @@ static int cv_resize(cx *c, const op_entry *e)
 	const char *mode = as(c, "mode", "nearest");
 	if (!strcmp(mode, "bilinear"))
 		mode = "linear";
-	if (strcmp(mode, "nearest") && strcmp(mode, "linear"))
+	if (strcmp(mode, "nearest") && strcmp(mode, "linear") && strcmp(mode, "cubic"))
 		return unsup(c, "mode '%s' is not supported", mode);
 	const char *ctm = upsample || opset < 11 ? "asymmetric" :
 			  as(c, "coordinate_transformation_mode", "half_pixel");
@@ -1644,8 +1664,8 @@ static int cv_resize(cx *c, const op_entry *e)
 	if (strcmp(nm, "round_prefer_floor") && strcmp(nm, "round_prefer_ceil") && strcmp(nm, "floor") &&
 	    strcmp(nm, "ceil"))
 		return cfail(c, "nearest_mode '%s' is not a known mode", nm);
-	if (ai(c, "exclude_outside", 0))
-		return unsup(c, "exclude_outside is not supported");
+	int64_t excl = ai(c, "exclude_outside", 0);
+	double cubic_a = af(c, "cubic_coeff_a", -0.75f);
 	double scales[IR_MAX_RANK];
 	int64_t sizes[IR_MAX_RANK];
 	int ns = -1, nz = -1;
@@ -1693,6 +1713,11 @@ static int cv_resize(cx *c, const op_entry *e)
 	set_s(c, id, "mode", mode);
 	set_s(c, id, "coordinate_transformation_mode", ctm);
 	set_s(c, id, "nearest_mode", nm);
+	if (!strcmp(mode, "cubic")) {
+		set_f(c, id, "cubic_coeff_a", cubic_a);
+		if (excl)
+			set_i(c, id, "exclude_outside", 1);
+	}
 	return done(c, id);
 }
 
@@ -2562,7 +2587,7 @@ static const op_entry op_table[] = {
 	{"Mul", cv_plain, IR_OP_MUL, "", fold_elementwise},
 	{"Div", cv_plain, IR_OP_DIV, "", fold_elementwise},
 	{"Pow", cv_plain, IR_OP_POW, "", NULL},
-	{"PRelu", cv_plain, IR_OP_PRELU, "", NULL},
+	{"PRelu", cv_prelu, IR_OP_PRELU, "", NULL},
 	{"Max", cv_variadic, IR_OP_MAX, "", fold_elementwise},
 	{"Min", cv_variadic, IR_OP_MIN, "", fold_elementwise},
 	{"Sum", cv_variadic, IR_OP_ADD, "", NULL},

@@ -153,8 +153,8 @@ expect_fail 1 "the graph has a cycle through node '(one|two)' \(Relu\)" "cycle" 
 expect_fail 1 "opset 18 is newer than this importer knows" "opset too new" -- npu-import-onnx "$O/opset18.onnx" -o "$T/out"
 expect_fail 1 "input 'input' has element type double, which the IR does not support" "double input" -- \
 	npu-import-onnx "$ONNX_NODE/test_cast_DOUBLE_to_FLOAT/model.onnx" -o "$T/out"
-expect_fail 1 "node 'Resize_0' \(Resize\): mode 'cubic' is not supported" "unsupported attribute value" -- \
-	npu-import-onnx "$ONNX_NODE/test_resize_upsample_scales_cubic/model.onnx" -o "$T/out"
+expect_fail 1 "node 'Resize_0' \(Resize\): coordinate_transformation_mode 'tf_crop_and_resize' is not supported" \
+	"unsupported attribute value" -- npu-import-onnx "$ONNX_NODE/test_resize_tf_crop_and_resize/model.onnx" -o "$T/out"
 expect_fail 1 "\(BatchNormalization\): training mode is not supported" "BatchNormalization in training mode" -- \
 	npu-import-onnx "$ONNX_NODE/test_batchnorm_example_training_mode/model.onnx" -o "$T/out"
 expect_fail 1 "\(MaxPool\): output 1 \(indices, 'z'\) is not supported" "MaxPool's indices used" -- \

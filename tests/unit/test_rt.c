@@ -1753,6 +1753,248 @@ static void test_cast_int(void)
 /* Two ops over every kind of tensor place: REQUANT input 0 (int8 [4]) ->
  * arena offset 32 (x2: MULT 2), then ELTWISE_Q add of that and a weight
  * tensor (weights offset 4) -> output 1. */
+/* ---------------------------------------------------------------- spatial and normalisation kernels */
+
+static void test_conv_t(void)
+{
+	int32_t p[NPU_CV_COUNT];
+	/* 1-D, x = 1 2, w = 1 10 100, stride 2: y[o] sums x[i] w[k] over
+	 * o = 2i + k: 1, 10, 100 + 2, 20, 200; plus the bias 0.5 */
+	float x[2] = {1, 2}, w[3] = {1, 10, 100}, b[1] = {0.5f}, y[5];
+	float want[5] = {1.5f, 10.5f, 102.5f, 20.5f, 200.5f}, want_pad[3] = {10.5f, 102.5f, 20.5f};
+	conv_geo(p, 1, 1, 1, 2, 1, 1, 5, 1, 3, 1, 2, 0, 0, 1, 1, 1);
+	conv_f_types(p, NPU_T_F32, NPU_T_F32, NPU_T_F32, -INFINITY, INFINITY, -1, 0, 0);
+	RUN(NPU_K_CONV_T_F, p, x, w, b, NULL, y);
+	CHECK(eq_f32(y, want, 5));
+	/* pads 1: o + 1 = 2i + k, three outputs */
+	conv_geo(p, 1, 1, 1, 2, 1, 1, 3, 1, 3, 1, 2, 0, 1, 1, 1, 1);
+	conv_f_types(p, NPU_T_F32, NPU_T_F32, NPU_T_F32, -INFINITY, INFINITY, -1, 0, 0);
+	RUN(NPU_K_CONV_T_F, p, x, w, b, NULL, y);
+	CHECK(eq_f32(y, want_pad, 3));
+	/* dilation 2, stride 1, kernel 2 (w = 1 10): o = i + 2k: 1, 2, 10, 20 */
+	float y4[4], want4[4] = {1, 2, 10, 20};
+	conv_geo(p, 1, 1, 1, 2, 1, 1, 4, 1, 2, 1, 1, 0, 0, 1, 2, 1);
+	conv_f_types(p, NPU_T_F32, NPU_T_F32, NPU_T_F32, -INFINITY, INFINITY, -1, 0, 0);
+	RUN(NPU_K_CONV_T_F, p, x, w, NULL, NULL, y4);
+	CHECK(eq_f32(y4, want4, 4));
+	/* two groups, 1x1: y0 = 1 * 2, y1 = 4 * 3; then relu on -y */
+	float xg[2] = {1, 4}, wg[2] = {2, -3}, yg[2], wantg[2] = {2, 0};
+	conv_geo(p, 1, 2, 1, 1, 2, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 2);
+	conv_f_types(p, NPU_T_F32, NPU_T_F32, NPU_T_F32, -INFINITY, INFINITY, NPU_U_RELU, 0, 0);
+	RUN(NPU_K_CONV_T_F, p, xg, wg, NULL, NULL, yg);
+	CHECK(eq_f32(yg, wantg, 2));
+	/* f16 storage: x = 1 2 (0x3c00 0x4000), w = 1 10 100, no bias:
+	 * 1 (0x3c00), 10 (0x4900), 102 (0x5660), 20 (0x4d00), 200 (0x5a40) */
+	uint16_t xh[2] = {0x3c00, 0x4000}, wh[3] = {0x3c00, 0x4900, 0x5640}, yh[5];
+	uint16_t wanth[5] = {0x3c00, 0x4900, 0x5660, 0x4d00, 0x5a40};
+	conv_geo(p, 1, 1, 1, 2, 1, 1, 5, 1, 3, 1, 2, 0, 0, 1, 1, 1);
+	conv_f_types(p, NPU_T_F16, NPU_T_F16, NPU_T_F16, -INFINITY, INFINITY, -1, 0, 0);
+	RUN(NPU_K_CONV_T_F, p, xh, wh, NULL, NULL, yh);
+	CHECK(eq_u16(yh, wanth, 5));
+
+	/* the integer kernel on the first case: x - ZX = 1 2 (ZX = 1),
+	 * w - wzp = 1 10 100 (wzp = -1), bias 1, x1: 2, 11, 103, 21, 201 ->
+	 * clamped to 127; ZY = -1 */
+	int8_t xq[2] = {2, 3}, wq[3] = {0, 9, 99}, yq[5];
+	int32_t bq[1] = {1}, mult[1] = {M30}, shift[1] = {30}, wzp[1] = {-1}, wantq[5] = {1, 10, 102, 20, 127};
+	conv_geo(p, 1, 1, 1, 2, 1, 1, 5, 1, 3, 1, 2, 0, 0, 1, 1, 1);
+	conv_q_types(p, NPU_T_I8, NPU_T_I8, NPU_T_I8, 1, -1, -128, 127);
+	RUN(NPU_K_CONV_T_Q, p, xq, wq, bq, mult, shift, wzp, yq);
+	CHECK(eq_int(yq, NPU_T_I8, wantq, 5));
+	/* int16 activations, two output channels (w [C=1, OC=2, 1]), acc/2:
+	 * x = 300: oc0 w 3 -> 900/2 = 450, oc1 w -5 -> -1500/2 = -750 */
+	int16_t x16[1] = {300}, y16[2];
+	int8_t w16[2] = {3, -5};
+	int32_t m2[2] = {M30, M30}, s2[2] = {31, 31}, want16[2] = {450, -750};
+	conv_geo(p, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1);
+	conv_q_types(p, NPU_T_I16, NPU_T_I8, NPU_T_I16, 0, 0, -32768, 32767);
+	RUN(NPU_K_CONV_T_Q, p, x16, w16, NULL, m2, s2, NULL, y16);
+	CHECK(eq_int(y16, NPU_T_I16, want16, 2));
+}
+
+static void test_resize(void)
+{
+	int32_t p[NPU_RS_COUNT] = {0};
+	/* linear 1x2 -> 1x3: rows read row 0 (weights 1, 0); columns read
+	 * (0, 1) with weights (1, 0), (0.5, 0.5), (0, 1): 2 4 -> 2 3 4 */
+	int32_t th[4] = {0, 0, fbits(1), fbits(0)};
+	int32_t tw[12] = {0, 1, fbits(1), fbits(0), 0, 1, fbits(0.5f), fbits(0.5f), 0, 1, fbits(0), fbits(1)};
+	float x[2] = {2, 4}, y[3], want[3] = {2, 3, 4};
+	int32_t v[] = {1, 1, 2, 1, 3, 2, NPU_T_F32, NPU_T_F32, 4};
+	memcpy(p, v, sizeof v);
+	RUN(NPU_K_RESIZE, p, x, th, tw, y);
+	CHECK(eq_f32(y, want, 3));
+	/* nearest on int8 (a copy), two planes of 1x2 -> 2x3: columns 0 0 1,
+	 * rows 0 0 */
+	int32_t th1[4] = {0, fbits(1), 0, fbits(1)}, tw1[6] = {0, fbits(1), 0, fbits(1), 1, fbits(1)};
+	int8_t xq[4] = {5, -7, 1, 2}, yq[12];
+	int32_t wantq[12] = {5, 5, -7, 5, 5, -7, 1, 1, 2, 1, 1, 2};
+	int32_t v1[] = {2, 1, 2, 2, 3, 1, NPU_T_I8, NPU_T_I8, 1};
+	memcpy(p, v1, sizeof v1);
+	RUN(NPU_K_RESIZE, p, xq, th1, tw1, yq);
+	CHECK(eq_int(yq, NPU_T_I8, wantq, 12));
+	/* linear on int16 with Q15 weights: 2 5 -> 2, (2 + 5) 2^14 2^15 / 2^30
+	 * = 3.5 -> 4 (half up), 5; and -2 -5 -> -2, -3.5 -> -3, -5 */
+	int32_t thq[4] = {0, 0, 32768, 0}, twq[12] = {0, 1, 32768, 0, 0, 1, 16384, 16384, 0, 1, 0, 32768};
+	int16_t x16[4] = {2, 5, -2, -5}, y16[6];
+	int32_t want16[6] = {2, 4, 5, -2, -3, -5};
+	int32_t v2[] = {2, 1, 2, 1, 3, 2, NPU_T_I16, NPU_T_I16, 2};
+	memcpy(p, v2, sizeof v2);
+	RUN(NPU_K_RESIZE, p, x16, thq, twq, y16);
+	CHECK(eq_int(y16, NPU_T_I16, want16, 6));
+}
+
+static void test_prelu_q(void)
+{
+	int32_t p[NPU_PR_COUNT] = {0};
+	/* x = -4 4 -2 10 (ZA = 0), slope q = 3 (ZB = 0) for all: x >= 0 times 1
+	 * (x1), x < 0 times 3 / 2 (acc/2): -6 4 -3 10, plus ZY = 1 */
+	int32_t cnt[6] = {1, 1, 1, 1, 1, 4}, sa[6] = {0, 0, 0, 0, 0, 1};
+	int8_t x[4] = {-4, 4, -2, 10}, s[1] = {3}, y[4];
+	int32_t want[4] = {-5, 5, -2, 11};
+	memcpy(p + NPU_PR_COUNTS, cnt, sizeof cnt);
+	memcpy(p + NPU_PR_SA, sa, sizeof sa);
+	p[NPU_PR_AT] = p[NPU_PR_BT] = p[NPU_PR_YT] = NPU_T_I8;
+	p[NPU_PR_ZY] = 1, p[NPU_PR_MP] = M30, p[NPU_PR_SP] = 30, p[NPU_PR_MN] = M30, p[NPU_PR_SN] = 31;
+	p[NPU_PR_LO] = -128, p[NPU_PR_HI] = 127;
+	RUN(NPU_K_PRELU_Q, p, x, s, y);
+	CHECK(eq_int(y, NPU_T_I8, want, 4));
+	/* per channel: two channels of two (slope strides 1 0 over counts
+	 * 2 2), slopes 2 and 4 with ZB = 1 (q = 3, 5), ZA = 1: x = -3 5 -1 0
+	 * -> d = -4 4 -2 -1 -> -4*2/2 = -4, 4, -2*4/2 = -4, -1*4/2 = -2 */
+	int32_t c2[6] = {1, 1, 1, 1, 2, 2}, sa2[6] = {0, 0, 0, 0, 2, 1}, sb2[6] = {0, 0, 0, 0, 1, 0};
+	int8_t x2[4] = {-3, 5, -1, 0}, s2[2] = {3, 5};
+	int32_t want2[4] = {-4, 4, -4, -2};
+	memcpy(p + NPU_PR_COUNTS, c2, sizeof c2);
+	memcpy(p + NPU_PR_SA, sa2, sizeof sa2);
+	memcpy(p + NPU_PR_SB, sb2, sizeof sb2);
+	p[NPU_PR_ZA] = 1, p[NPU_PR_ZB] = 1, p[NPU_PR_ZY] = 0;
+	RUN(NPU_K_PRELU_Q, p, x2, s2, y);
+	CHECK(eq_int(y, NPU_T_I8, want2, 4));
+}
+
+static void test_norm_f(void)
+{
+	int32_t p[NPU_NM_COUNT];
+	/* layer norm over 4: mean 2.5, variance 1.25, eps 2.75 -> 1/sqrt(4) =
+	 * 0.5: -0.75 -0.25 0.25 0.75, times 1 2 1 2 plus 0 0 1 1 */
+	float x[4] = {1, 2, 3, 4}, s[4] = {1, 2, 1, 2}, b[4] = {0, 0, 1, 1}, y[4];
+	float want[4] = {-0.75f, -0.5f, 1.25f, 2.5f}, want_nb[4] = {-0.75f, -0.5f, 0.25f, 1.5f};
+	int32_t v[] = {1, 4, 0, fbits(2.75f), NPU_T_F32, NPU_T_F32, NPU_T_F32};
+	memcpy(p, v, sizeof v);
+	RUN(NPU_K_NORM_F, p, x, s, b, y);
+	CHECK(eq_f32(y, want, 4));
+	RUN(NPU_K_NORM_F, p, x, s, NULL, y);
+	CHECK(eq_f32(y, want_nb, 4));
+	/* instance norm, two channels of two, eps 0: 1 3 -> -1 1 (variance
+	 * 1), 0 4 -> -1 1 (variance 4); scales 2 3, biases 0 1 */
+	float xi[4] = {1, 3, 0, 4}, si[2] = {2, 3}, bi[2] = {0, 1}, wanti[4] = {-2, 2, -2, 4};
+	int32_t vi[] = {2, 2, 2, fbits(0), NPU_T_F32, NPU_T_F32, NPU_T_F32};
+	memcpy(p, vi, sizeof vi);
+	RUN(NPU_K_NORM_F, p, xi, si, bi, y);
+	CHECK(eq_f32(y, wanti, 4));
+	/* given statistics (batch_norm): means 1 2, variances 4 1 (eps 0):
+	 * (1 3 - 1) / 2 * 2 + 0 = 0 2, (0 4 - 2) / 1 * 3 + 1 = -5 7 */
+	float mi[2] = {1, 2}, vi2[2] = {4, 1}, wantb[4] = {0, 2, -5, 7};
+	RUN(NPU_K_NORM_F, p, xi, si, bi, y, mi, vi2);
+	CHECK(eq_f32(y, wantb, 4));
+	/* f16: 1 3 -> -2 2 (0xc000 0x4000) */
+	uint16_t xh[2] = {0x3c00, 0x4200}, sh[1] = {0x4000}, yh[2], wanth[2] = {0xc000, 0x4000};
+	int32_t vh[] = {1, 2, 1, fbits(0), NPU_T_F16, NPU_T_F16, NPU_T_F16};
+	memcpy(p, vh, sizeof vh);
+	RUN(NPU_K_NORM_F, p, xh, sh, NULL, yh);
+	CHECK(eq_u16(yh, wanth, 2));
+}
+
+static void test_pow_floor_f(void)
+{
+	int32_t p[NPU_EW_COUNT], pu[NPU_UN_COUNT];
+	/* integer powers are exact: (-2)^3 = -8, 3^2 = 9, 2^-2 = 0.25, 10^0 = 1 */
+	int32_t c[6] = {1, 1, 1, 1, 1, 4}, s1[6] = {0, 0, 0, 0, 0, 1};
+	float a[4] = {-2, 3, 2, 10}, b[4] = {3, 2, -2, 0}, y[4], want[4] = {-8, 9, 0.25f, 1};
+	ew_params(p, NPU_BIN_POW, c, s1, s1, NPU_T_F32, NPU_T_F32, NPU_T_F32);
+	p[NPU_EW_LO] = fbits(-INFINITY), p[NPU_EW_HI] = fbits(INFINITY);
+	RUN(NPU_K_ELTWISE_F, p, a, b, y);
+	CHECK(eq_f32(y, want, 4));
+	/* special cases: (-2)^0.5 NaN, 0^-1 inf, (-0)^3 = -0, 4^0.5 ~ 2 */
+	float a2[4] = {-2, 0, -0.0f, 4}, b2[4] = {0.5f, -1, 3, 0.5f};
+	RUN(NPU_K_ELTWISE_F, p, a2, b2, y);
+	CHECK(y[0] != y[0] && y[1] == INFINITY && y[2] == 0 && signbit(y[2]) && fabsf(y[3] - 2) < 1e-6f);
+	/* prelu: x < 0 times the slope */
+	float a3[4] = {-2, 3, -1, 0}, b3[4] = {0.5f, 0.5f, 4, 4}, want3[4] = {-1, 3, -4, 0};
+	p[NPU_EW_OP] = NPU_BIN_PRELU;
+	RUN(NPU_K_ELTWISE_F, p, a3, b3, y);
+	CHECK(eq_f32(y, want3, 4));
+	/* floor, ceil (-0.5 keeps its sign), erf */
+	float xf[4] = {-1.5f, 2.5f, -0.5f, 1e10f}, wf[4] = {-2, 2, -1, 1e10f}, wc[4] = {-1, 3, -0.0f, 1e10f};
+	un_params(pu, 4, NPU_U_FLOOR, 0, 0, NPU_T_F32, NPU_T_F32);
+	RUN(NPU_K_UNARY_F, pu, xf, y);
+	CHECK(eq_f32(y, wf, 4));
+	un_params(pu, 4, NPU_U_CEIL, 0, 0, NPU_T_F32, NPU_T_F32);
+	RUN(NPU_K_UNARY_F, pu, xf, y);
+	CHECK(eq_f32(y, wc, 4) && signbit(y[2]));
+	float xe[2] = {0, 10}, we[2] = {0, 1};
+	un_params(pu, 2, NPU_U_ERF, 0, 0, NPU_T_F32, NPU_T_F32);
+	RUN(NPU_K_UNARY_F, pu, xe, y);
+	CHECK(eq_f32(y, we, 2));
+}
+
+static void p3_params(int32_t *p, const int32_t g[23], int mode, int cpad)
+{
+	memset(p, 0, sizeof(int32_t) * NPU_P3_COUNT);
+	memcpy(p, g, 23 * sizeof(int32_t));
+	p[NPU_P3_MODE] = mode, p[NPU_P3_COUNT_PAD] = cpad, p[NPU_P3_XT] = p[NPU_P3_YT] = NPU_T_F32;
+}
+
+static void test_pool3_f(void)
+{
+	int32_t p[NPU_P3_COUNT];
+	/* 1-D max, kernel 2 with dilation 2, stride 1: x = 1 5 2 4 3 ->
+	 * max(1, 2) max(5, 4) max(2, 3) = 2 5 3 */
+	static const int32_t g1[23] = {1, 1, 1, 1, 5, 1, 1, 3, 1, 1, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 2};
+	float x1[5] = {1, 5, 2, 4, 3}, y[4], want1[3] = {2, 5, 3};
+	p3_params(p, g1, NPU_POOL_MAX, 0);
+	RUN(NPU_K_POOL3_F, p, x1, y);
+	CHECK(eq_f32(y, want1, 3));
+	/* 3-D average of 2x2x2 = 1..8: 4.5 */
+	static const int32_t g2[23] = {1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1};
+	float x2[8] = {1, 2, 3, 4, 5, 6, 7, 8}, want2[1] = {4.5f};
+	p3_params(p, g2, NPU_POOL_AVG, 0);
+	RUN(NPU_K_POOL3_F, p, x2, y);
+	CHECK(eq_f32(y, want2, 1));
+	/* 1-D average, kernel 2, stride 2, pads 1 1 over x = 2 4: windows
+	 * (pad, 2) and (4, pad): 2 4 without the padding, 1 2 counting it */
+	static const int32_t g3[23] = {1, 1, 1, 1, 2, 1, 1, 2, 1, 1, 2, 1, 1, 2, 0, 0, 1, 0, 0, 1, 1, 1, 1};
+	float x3[2] = {2, 4}, want3[2] = {2, 4}, want3p[2] = {1, 2};
+	p3_params(p, g3, NPU_POOL_AVG, 0);
+	RUN(NPU_K_POOL3_F, p, x3, y);
+	CHECK(eq_f32(y, want3, 2));
+	p3_params(p, g3, NPU_POOL_AVG, 1);
+	RUN(NPU_K_POOL3_F, p, x3, y);
+	CHECK(eq_f32(y, want3p, 2));
+}
+
+static void test_conv3_f(void)
+{
+	int32_t p[NPU_C3_COUNT] = {0};
+	/* conv over D: x = 1 2, w = 3 4, bias 0.5: 0.5 + 3 + 8 = 11.5 */
+	static const int32_t g[12] = {1, 1, 2, 1, 1, 1, 1, 1, 1, 2, 1, 1};
+	float x[2] = {1, 2}, w[2] = {3, 4}, b[1] = {0.5f}, y[4], want[1] = {11.5f};
+	memcpy(p, g, sizeof g);
+	for (int a = 0; a < 3; a++)
+		p[NPU_C3_SD + a] = p[NPU_C3_DD + a] = 1;
+	p[NPU_C3_G] = 1, p[NPU_C3_XT] = p[NPU_C3_WT] = p[NPU_C3_YT] = NPU_T_F32;
+	p[NPU_C3_LO] = fbits(-INFINITY), p[NPU_C3_HI] = fbits(INFINITY), p[NPU_C3_ACT] = -1;
+	RUN(NPU_K_CONV3_F, p, x, w, b, y);
+	CHECK(eq_f32(y, want, 1));
+	/* transposed, stride 2 over D: x = 1 2, w = 1 10: o = 2i + k:
+	 * 1 10 2 20 */
+	float wt[2] = {1, 10}, wantt[4] = {1, 10, 2, 20};
+	p[NPU_C3_OD] = 4, p[NPU_C3_SD] = 2, p[NPU_C3_TR] = 1;
+	RUN(NPU_K_CONV3_F, p, x, wt, NULL, y);
+	CHECK(eq_f32(y, wantt, 4));
+}
+
 static void test_exec(void)
 {
 	_Alignas(16) uint8_t weights[16] = {0, 0, 0, 0, 10, 20, 30, 40};
@@ -1784,6 +2026,15 @@ static void test_exec(void)
 	CHECK(npu_param_count(NPU_K_MATMUL_F) == NPU_MM_COUNT && npu_param_count(NPU_K_MATMUL_Q) == NPU_MM_COUNT &&
 	      npu_param_count(NPU_K_GATHER) == NPU_GA_COUNT && npu_param_count(NPU_K_ARGMAX) == NPU_AM_COUNT &&
 	      npu_param_count(NPU_K_RNN_F) == NPU_RN_COUNT && npu_param_count(NPU_K_LRN_F) == NPU_LR_COUNT);
+	/* the kernels added with designated entries (every kernel has parameters) */
+	CHECK(npu_param_count(NPU_K_CONV_T_Q) == NPU_CV_COUNT && npu_param_count(NPU_K_CONV_T_F) == NPU_CV_COUNT &&
+	      npu_param_count(NPU_K_RESIZE) == NPU_RS_COUNT && npu_param_count(NPU_K_PRELU_Q) == NPU_PR_COUNT &&
+	      npu_param_count(NPU_K_NORM_F) == NPU_NM_COUNT && npu_param_count(NPU_K_POOL3_F) == NPU_P3_COUNT &&
+	      npu_param_count(NPU_K_CONV3_F) == NPU_C3_COUNT);
+	int all = 1;
+	for (uint32_t k = 0; k < NPU_K_COUNT; k++)
+		all = all && npu_param_count(k) > 0;
+	CHECK(all);
 }
 
 /* ---------------------------------------------------------------- npu_load */
@@ -1983,6 +2234,13 @@ int main(void)
 	test_lstm_peepholes();
 	test_rnn_seq_lens();
 	test_cast_int();
+	test_conv_t();
+	test_resize();
+	test_prelu_q();
+	test_norm_f();
+	test_pow_floor_f();
+	test_pool3_f();
+	test_conv3_f();
 	test_exec();
 	test_load();
 	test_gru_q();

@@ -317,4 +317,60 @@ static inline float npu_erff(float x)
 	return npu_m_with_sign(r, s);
 }
 
+/* ---------------------------------------------------------------- pow */
+
+/* x^y: exp(y log|x|) with the sign of an odd integer power, and exact
+ * special cases (IEEE pow): y == 0 or x == 1 give 1; integer exponents
+ * |y| <= 64 by repeated squaring (exact for small results); a negative
+ * base with a non-integer exponent gives NaN; zero and infinite bases by
+ * the sign of y. */
+static inline float npu_powf(float x, float y)
+{
+	NPU_M_NOCONTRACT
+	float ay = npu_bits_f32(npu_f32_bits(y) & 0x7fffffffu);
+	float ax = npu_bits_f32(npu_f32_bits(x) & 0x7fffffffu);
+	if (y == 0 || x == 1)
+		return 1.0f;
+	if (x != x || y != y)
+		return x + y;
+	int yint = 0, odd = 0;
+	if (ay >= 16777216.0f) {	/* every such float is an even integer */
+		yint = 1;
+	} else {
+		int32_t iy = (int32_t)ay;
+		if ((float)iy == ay) {
+			yint = 1;
+			odd = iy & 1;
+		}
+	}
+	if (x < 0 && !yint)
+		return NPU_M_NAN;
+	uint32_t sign = x < 0 && odd ? 0x80000000u : 0;
+	if (ax == 0)
+		return npu_m_with_sign(y < 0 ? NPU_M_INF : 0.0f, npu_f32_bits(x) & 0x80000000u & (odd ? ~0u : 0u));
+	if (ax == NPU_M_INF)
+		return npu_m_with_sign(y < 0 ? 0.0f : NPU_M_INF, sign);
+	if (ay == NPU_M_INF)
+		return ax == 1 ? 1.0f : (ax > 1) == (y > 0) ? NPU_M_INF : 0.0f;
+	float r;
+	if (yint && ay <= 64) {
+		uint32_t n = (uint32_t)ay;
+		float b = ax;
+		r = 1.0f;
+		while (n) {
+			if (n & 1)
+				r *= b;
+			n >>= 1;
+			if (n)
+				b *= b;
+		}
+		if (y < 0)
+			r = 1.0f / r;
+	} else {
+		float t = y * npu_logf(ax);
+		r = npu_expf(t);
+	}
+	return npu_m_with_sign(r, sign);
+}
+
 #endif

@@ -23,7 +23,7 @@
 
 /* ---------------------------------------------------------------- integer helpers */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT LUT REDUCE_Q MATMUL_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT LUT REDUCE_Q MATMUL_Q CONV_T_Q PRELU_Q RESIZE */
 /* Rounding right shift (as npu_rshift_round) for any int64 v, without
  * shifting negative values: biasing by 2^63 makes v unsigned, and 2^63 /
  * 2^s is an integer. */
@@ -38,14 +38,14 @@ static inline int64_t rt_rsr(int64_t v, int s)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE POOL_Q REDUCE_Q MATMUL_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE POOL_Q REDUCE_Q MATMUL_Q CONV_T_Q PRELU_Q */
 static inline int32_t rt_clamp(int64_t v, int32_t lo, int32_t hi)
 {
 	return v < lo ? lo : v > hi ? hi : (int32_t)v;
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT REDUCE_Q MATMUL_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT REDUCE_Q MATMUL_Q CONV_T_Q PRELU_Q */
 static inline int rt_shift(int32_t s)
 {
 	return s < 0 ? 0 : s > 62 ? 62 : (int)s;
@@ -85,7 +85,7 @@ static inline int64_t rt_mulshift(int64_t acc, int32_t mult, int s)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT DEQUANTIZE LUT POOL_Q REDUCE_Q MATMUL_Q ARGMAX CAST_F */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT DEQUANTIZE LUT POOL_Q REDUCE_Q MATMUL_Q ARGMAX CAST_F CONV_T_Q PRELU_Q RESIZE */
 /* Element access by NPU_T_* type. */
 static inline int32_t rt_ldi(const void *p, int32_t t, size_t i)
 {
@@ -98,7 +98,7 @@ static inline int32_t rt_ldi(const void *p, int32_t t, size_t i)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE LUT POOL_Q REDUCE_Q MATMUL_Q CAST_F */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE LUT POOL_Q REDUCE_Q MATMUL_Q CAST_F CONV_T_Q PRELU_Q RESIZE */
 /* v is within the type's range (the kernels clamp to LO, HI first) */
 static inline void rt_sti(void *p, int32_t t, size_t i, int32_t v)
 {
@@ -111,14 +111,14 @@ static inline void rt_sti(void *p, int32_t t, size_t i, int32_t v)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F MATMUL_F ARGMAX RNN_F LRN_F */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F MATMUL_F ARGMAX RNN_F LRN_F CONV_T_F RESIZE NORM_F POOL3_F CONV3_F */
 static inline float rt_ldf(const void *p, int32_t t, size_t i)
 {
 	return t == NPU_T_F16 ? npu_f16_to_f32(((const uint16_t *)p)[i]) : ((const float *)p)[i];
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F DEQUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F MATMUL_F RNN_F LRN_F */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F DEQUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F MATMUL_F RNN_F LRN_F CONV_T_F RESIZE NORM_F POOL3_F CONV3_F */
 static inline void rt_stf(void *p, int32_t t, size_t i, float v)
 {
 	if (t == NPU_T_F16)
@@ -128,14 +128,14 @@ static inline void rt_stf(void *p, int32_t t, size_t i, float v)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE DEQUANTIZE MATMUL_F RNN_F LRN_F */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE DEQUANTIZE MATMUL_F RNN_F LRN_F CONV_T_F CONV3_F */
 static inline float rt_pf(const int32_t *p, int i)
 {
 	return npu_bits_f32((uint32_t)p[i]);
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F MATMUL_F */
+/* @npu-kernel CONV_F ELTWISE_F MATMUL_F CONV_T_F CONV3_F */
 /* min(max(v, lo), hi) keeping NaN */
 static inline float rt_clampf(float v, float lo, float hi)
 {
@@ -145,7 +145,7 @@ static inline float rt_clampf(float v, float lo, float hi)
 
 /* ---------------------------------------------------------------- strided walks */
 
-/* @npu-kernel ELTWISE_Q ELTWISE_F REQUANT COPY */
+/* @npu-kernel ELTWISE_Q ELTWISE_F REQUANT COPY PRELU_Q */
 /* The rows of a walk: every dimension but the innermost, in order; a row's
  * offset along strides s is walk_off(idx, s). */
 static inline size_t rt_walk_rows(const int32_t *cnt)
@@ -247,11 +247,11 @@ static void rt_uq_row(int8_t *restrict y, const uint32_t *restrict ta, uint32_t 
 
 /* ---------------------------------------------------------------- float functions */
 
-/* @npu-kernel CONV_F UNARY_F SOFTMAX_F GRU_F LSTM_F REDUCE_F MATMUL_F RNN_F LRN_F CAST_F ELTWISE_F */
+/* @npu-kernel CONV_F UNARY_F SOFTMAX_F GRU_F LSTM_F REDUCE_F MATMUL_F RNN_F LRN_F CAST_F ELTWISE_F CONV_T_F NORM_F CONV3_F */
 #include <math.h>
 /* @npu-end */
 
-/* @npu-kernel CONV_F UNARY_F GRU_F LSTM_F ELTWISE_F */
+/* @npu-kernel CONV_F UNARY_F GRU_F LSTM_F ELTWISE_F CONV_T_F CONV3_F */
 /* the formulas of libir's float interpreter (ir_kernels.c, ir_kern_rnn.c) */
 static float rt_sigm(float v)
 {
@@ -259,7 +259,19 @@ static float rt_sigm(float v)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F UNARY_F ELTWISE_F */
+/* @npu-kernel CONV_F UNARY_F ELTWISE_F CONV_T_F CONV3_F */
+/* floor and ceil without libm: floats of magnitude >= 2^23 (and NaN,
+ * infinities) are already integers; the result keeps v's sign (-0.5 -> -0) */
+static float rt_floorf(float v, int up)
+{
+	if (!(v > -8388608.0f && v < 8388608.0f))
+		return v;
+	float t = (float)(int32_t)v;	/* toward zero */
+	if (up ? t < v : t > v)
+		t += up ? 1.0f : -1.0f;
+	return t == 0 ? npu_m_with_sign(0.0f, npu_f32_bits(v) & 0x80000000u) : t;
+}
+
 static float rt_unary(int32_t fn, float v, float a, float b)
 {
 	switch (fn) {
@@ -290,6 +302,9 @@ static float rt_unary(int32_t fn, float v, float a, float b)
 		if (a != 0)
 			return 0.5f * v * (1 + npu_tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
 		return 0.5f * v * (1 + npu_erff(v * 0.70710678118654752f));
+	case NPU_U_FLOOR: return rt_floorf(v, 0);
+	case NPU_U_CEIL: return rt_floorf(v, 1);
+	case NPU_U_ERF: return npu_erff(v);
 	default: return v;
 	}
 }
@@ -953,6 +968,8 @@ static void k_eltwise_f(const int32_t *p, void *const *a, void *scratch)
 			case NPU_BIN_MUL: t = u * v; break;
 			case NPU_BIN_DIV: t = u / v; break;
 			case NPU_BIN_MAX: t = u > v ? u : v; break;
+			case NPU_BIN_POW: t = npu_powf(u, v); break;
+			case NPU_BIN_PRELU: t = u < 0 ? u * v : u; break;
 			default: t = u < v ? u : v; break;
 			}
 			t = rt_clampf(t, lo, hi);
@@ -2204,6 +2221,401 @@ static void k_lrn_f(const int32_t *p, void *const *a, void *scratch)
 }
 /* @npu-end */
 
+/* @npu-kernel CONV_T_Q CONV_T_F */
+/* Transposed convolution as a gather: output row o reads input row i
+ * through tap k when o + P - k D = i S. Shared geometry of both kernels. */
+typedef struct {
+	int N, C, H, W, OC, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW, cg, og;
+} ct_geo;
+
+static int ct_geometry(const int32_t *p, ct_geo *g)
+{
+	int G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
+	g->N = p[NPU_CV_N], g->C = p[NPU_CV_C], g->H = p[NPU_CV_H], g->W = p[NPU_CV_W];
+	g->OC = p[NPU_CV_OC], g->OH = p[NPU_CV_OH], g->OW = p[NPU_CV_OW];
+	g->KH = p[NPU_CV_KH], g->KW = p[NPU_CV_KW], g->SH = p[NPU_CV_SH], g->SW = p[NPU_CV_SW];
+	g->PT = p[NPU_CV_PT], g->PL = p[NPU_CV_PL], g->DH = p[NPU_CV_DH], g->DW = p[NPU_CV_DW];
+	g->cg = g->C / G, g->og = g->OC / G;
+	/* not a transposed convolution: nothing to compute */
+	return g->cg < 1 || g->og < 1 || g->C % G || g->OC % G || g->SH < 1 || g->SW < 1 ? -1 : 0;
+}
+
+/* the input index o reads through tap k along one axis, or -1 */
+static inline int ct_src(int o, int k, int P, int D, int S, int n)
+{
+	int t = o + P - k * D;
+	if (t < 0 || t % S)
+		return -1;
+	t /= S;
+	return t < n ? t : -1;
+}
+/* @npu-end */
+
+/* @npu-kernel CONV_T_Q */
+static void k_conv_t_q(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0], *w = a[1];
+	const int32_t *bias = a[2], *mult = a[3], *shift = a[4], *wzp = a[5];
+	void *y = a[6];
+	int32_t XT = p[NPU_CV_XT], WT = p[NPU_CV_WT], YT = p[NPU_CV_YT];
+	int32_t ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	ct_geo g;
+	size_t yi = 0;
+	(void)scratch;
+	if (ct_geometry(p, &g))
+		return;
+	for (int n = 0; n < g.N; n++)
+		for (int oc = 0; oc < g.OC; oc++) {
+			int gr = oc / g.og, o = oc % g.og;
+			int64_t z = wzp ? wzp[oc] : 0;
+			int s = rt_shift(shift[oc]);
+			for (int oh = 0; oh < g.OH; oh++)
+				for (int ow = 0; ow < g.OW; ow++) {
+					int64_t acc = bias ? bias[oc] : 0;
+					for (int ic = 0; ic < g.cg; ic++) {
+						int c = gr * g.cg + ic;
+						size_t xc = ((size_t)n * g.C + (size_t)c) * g.H * g.W;
+						size_t wc = ((size_t)c * g.og + (size_t)o) * g.KH * g.KW;
+						for (int kh = 0; kh < g.KH; kh++) {
+							int ih = ct_src(oh, kh, g.PT, g.DH, g.SH, g.H);
+							if (ih < 0)
+								continue;
+							for (int kw = 0; kw < g.KW; kw++) {
+								int iw = ct_src(ow, kw, g.PL, g.DW, g.SW, g.W);
+								if (iw < 0)
+									continue;
+								int64_t xv = rt_ldi(x, XT, xc + (size_t)ih * g.W + iw) - (int64_t)ZX;
+								int64_t wv = rt_ldi(w, WT, wc + (size_t)kh * g.KW + kw) - z;
+								acc += xv * wv;
+							}
+						}
+					}
+					rt_sti(y, YT, yi++, rt_clamp(ZY + rt_mulshift(acc, mult[oc], s), LO, HI));
+				}
+		}
+}
+/* @npu-end */
+
+/* @npu-kernel CONV_T_F */
+static void k_conv_t_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0], *w = a[1], *bias = a[2];
+	const float *wscale = a[3];
+	void *y = a[4];
+	int32_t XT = p[NPU_CV_XT], WT = p[NPU_CV_WT], YT = p[NPU_CV_YT], act = p[NPU_CV_ACT];
+	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
+	int half = XT == NPU_T_F16;
+	ct_geo g;
+	size_t yi = 0;
+	(void)scratch;
+	if (ct_geometry(p, &g))
+		return;
+	for (int n = 0; n < g.N; n++)
+		for (int oc = 0; oc < g.OC; oc++) {
+			int gr = oc / g.og, o = oc % g.og;
+			float ws = wscale ? wscale[oc] : 1.0f;
+			for (int oh = 0; oh < g.OH; oh++)
+				for (int ow = 0; ow < g.OW; ow++) {
+					float acc = bias ? rt_ldf(bias, XT, (size_t)oc) : 0.0f;
+					for (int ic = 0; ic < g.cg; ic++) {
+						int c = gr * g.cg + ic;
+						size_t xc = ((size_t)n * g.C + (size_t)c) * g.H * g.W;
+						size_t wc = ((size_t)c * g.og + (size_t)o) * g.KH * g.KW;
+						for (int kh = 0; kh < g.KH; kh++) {
+							int ih = ct_src(oh, kh, g.PT, g.DH, g.SH, g.H);
+							if (ih < 0)
+								continue;
+							for (int kw = 0; kw < g.KW; kw++) {
+								int iw = ct_src(ow, kw, g.PL, g.DW, g.SW, g.W);
+								if (iw < 0)
+									continue;
+								size_t wi = wc + (size_t)kh * g.KW + kw;
+								float wv;
+								if (WT == NPU_T_I8) {
+									wv = (float)((const int8_t *)w)[wi] * ws;
+									if (half)	/* decompressed to half, as CONV_F */
+										wv = npu_f16_to_f32(npu_f32_to_f16(wv));
+								} else {
+									wv = rt_ldf(w, WT, wi);
+								}
+								float prod = rt_ldf(x, XT, xc + (size_t)ih * g.W + iw) * wv;
+								acc += prod;
+							}
+						}
+					}
+					acc = rt_clampf(acc, lo, hi);
+					if (act >= 0)
+						acc = rt_unary(act, acc, p0, p1);
+					rt_stf(y, YT, yi++, acc);
+				}
+		}
+}
+/* @npu-end */
+
+/* @npu-kernel RESIZE */
+static void k_resize(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0];
+	const int32_t *th = a[1], *tw = a[2];
+	void *y = a[3];
+	int32_t outer = p[NPU_RS_OUTER], H = p[NPU_RS_H], W = p[NPU_RS_W], OH = p[NPU_RS_OH], OW = p[NPU_RS_OW];
+	int32_t K = p[NPU_RS_K], XT = p[NPU_RS_XT], YT = p[NPU_RS_YT], E = p[NPU_RS_ELEM];
+	int flt = XT == NPU_T_F32 || XT == NPU_T_F16;
+	size_t yi = 0;
+	(void)scratch;
+	if (K < 1 || K > 4 || (!flt && K > 2))
+		return;
+	for (int32_t n = 0; n < outer; n++) {
+		size_t xc = (size_t)n * (size_t)H * (size_t)W;
+		for (int32_t oh = 0; oh < OH; oh++) {
+			const int32_t *rh = th + (size_t)oh * 2 * (size_t)K;
+			for (int32_t ow = 0; ow < OW; ow++, yi++) {
+				const int32_t *rw = tw + (size_t)ow * 2 * (size_t)K;
+				if (!flt && K == 1) {	/* nearest: one element */
+					memcpy((uint8_t *)y + yi * (size_t)E,
+					       (const uint8_t *)x + (xc + (size_t)rh[0] * W + (size_t)rw[0]) * (size_t)E,
+					       (size_t)E);
+					continue;
+				}
+				if (!flt) {	/* linear: Q15 weights summing to 2^15 per axis */
+					int64_t acc = 0;
+					for (int32_t b = 0; b < K; b++) {
+						int64_t t = 0;
+						for (int32_t i = 0; i < K; i++)
+							t += (int64_t)rh[K + i] *
+							     rt_ldi(x, XT, xc + (size_t)rh[i] * W + (size_t)rw[b]);
+						acc += (int64_t)rw[K + b] * t;
+					}
+					rt_sti(y, YT, yi, (int32_t)rt_rsr(acc, 30));
+					continue;
+				}
+				float acc = 0;
+				for (int32_t b = 0; b < K; b++) {
+					float t = 0;
+					for (int32_t i = 0; i < K; i++) {
+						float prod = npu_bits_f32((uint32_t)rh[K + i]) *
+							     rt_ldf(x, XT, xc + (size_t)rh[i] * W + (size_t)rw[b]);
+						t += prod;
+					}
+					float prod = npu_bits_f32((uint32_t)rw[K + b]) * t;
+					acc += prod;
+				}
+				rt_stf(y, YT, yi, acc);
+			}
+		}
+	}
+}
+/* @npu-end */
+
+/* @npu-kernel PRELU_Q */
+static void k_prelu_q(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x0 = a[0], *x1 = a[1];
+	void *y = a[2];
+	const int32_t *cnt = p + NPU_PR_COUNTS, *sa = p + NPU_PR_SA, *sb = p + NPU_PR_SB;
+	int32_t AT = p[NPU_PR_AT], BT = p[NPU_PR_BT], YT = p[NPU_PR_YT];
+	int64_t ZA = p[NPU_PR_ZA], ZB = p[NPU_PR_ZB];
+	int32_t ZY = p[NPU_PR_ZY], MP = p[NPU_PR_MP], MN = p[NPU_PR_MN], LO = p[NPU_PR_LO], HI = p[NPU_PR_HI];
+	int sp = rt_shift(p[NPU_PR_SP]), sn = rt_shift(p[NPU_PR_SN]);
+	int32_t idx[NPU_WALK_DIMS] = {0};
+	size_t rows = rt_walk_rows(cnt), yi = 0;
+	int32_t n5 = cnt[NPU_WALK_DIMS - 1], a5 = sa[NPU_WALK_DIMS - 1], b5 = sb[NPU_WALK_DIMS - 1];
+	(void)scratch;
+	for (size_t r = 0; r < rows; r++, rt_walk_next(idx, cnt)) {
+		ptrdiff_t oa = rt_walk_off(idx, sa), ob = rt_walk_off(idx, sb);
+		for (int32_t i = 0; i < n5; i++, yi++) {
+			/* int8/int16 operands: |products| < 2^34 */
+			int64_t da = rt_ldi(x0, AT, (size_t)(oa + (ptrdiff_t)i * a5)) - ZA, v;
+			if (da >= 0) {
+				v = rt_mulshift(da, MP, sp);
+			} else {
+				int64_t db = rt_ldi(x1, BT, (size_t)(ob + (ptrdiff_t)i * b5)) - ZB;
+				v = rt_mulshift(da * db, MN, sn);
+			}
+			rt_sti(y, YT, yi, rt_clamp(ZY + v, LO, HI));
+		}
+	}
+}
+/* @npu-end */
+
+/* @npu-kernel NORM_F */
+static void k_norm_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0], *sc = a[1], *bi = a[2], *gm = a[4], *gv = a[5];
+	void *y = a[3];
+	int32_t R = p[NPU_NM_R], D = p[NPU_NM_D], C = p[NPU_NM_C];
+	int32_t XT = p[NPU_NM_XT], ST = p[NPU_NM_ST], YT = p[NPU_NM_YT];
+	float eps = npu_bits_f32((uint32_t)p[NPU_NM_EPS]);
+	(void)scratch;
+	if (D < 1)
+		return;
+	for (int32_t r = 0; r < R; r++) {
+		size_t base = (size_t)r * (size_t)D, rc = C > 0 ? (size_t)(r % C) : 0;
+		float m = 0, v = 0;
+		if (gm && gv) {
+			m = rt_ldf(gm, ST, rc), v = rt_ldf(gv, ST, rc);
+		} else {
+			for (int32_t i = 0; i < D; i++)
+				m += rt_ldf(x, XT, base + (size_t)i);
+			m /= (float)D;
+			for (int32_t i = 0; i < D; i++) {
+				float d = rt_ldf(x, XT, base + (size_t)i) - m;
+				float sq = d * d;
+				v += sq;
+			}
+			v /= (float)D;
+		}
+		float inv = 1 / sqrtf(v + eps);
+		for (int32_t i = 0; i < D; i++) {
+			size_t k = C > 0 ? (size_t)(r % C) : (size_t)i;
+			float t = (rt_ldf(x, XT, base + (size_t)i) - m) * inv;
+			t = t * rt_ldf(sc, ST, k);
+			if (bi)
+				t = t + rt_ldf(bi, ST, k);
+			rt_stf(y, YT, base + (size_t)i, t);
+		}
+	}
+}
+/* @npu-end */
+
+/* @npu-kernel POOL3_F */
+/* taps of window o along one axis inside the input, and those counted */
+static int p3_taps(int o, int S, int P, int E, int K, int DL, int n, int cpad)
+{
+	int c = 0;
+	for (int k = 0; k < K; k++) {
+		int i = o * S - P + k * DL;
+		c += cpad ? i < n + E : i >= 0 && i < n;
+	}
+	return c;
+}
+
+static void k_pool3_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0];
+	void *y = a[1];
+	const int32_t *in = p + NPU_P3_D, *out = p + NPU_P3_OD, *K = p + NPU_P3_KD, *S = p + NPU_P3_SD;
+	const int32_t *P = p + NPU_P3_PD, *E = p + NPU_P3_ED, *DL = p + NPU_P3_DD;
+	int32_t XT = p[NPU_P3_XT], YT = p[NPU_P3_YT], cpad = p[NPU_P3_COUNT_PAD];
+	int avg = p[NPU_P3_MODE] == NPU_POOL_AVG;
+	size_t plane = (size_t)in[0] * (size_t)in[1] * (size_t)in[2], yi = 0;
+	(void)scratch;
+	for (int a3 = 0; a3 < 3; a3++)
+		if (S[a3] < 1 || DL[a3] < 1 || K[a3] < 1)
+			return;
+	for (int32_t nc = 0; nc < p[NPU_P3_N] * p[NPU_P3_C]; nc++)
+		for (int od = 0; od < out[0]; od++)
+			for (int oh = 0; oh < out[1]; oh++)
+				for (int ow = 0; ow < out[2]; ow++, yi++) {
+					float r = 0;
+					int first = 1;
+					for (int kd = 0; kd < K[0]; kd++) {
+						int id = od * S[0] - P[0] + kd * DL[0];
+						if (id < 0 || id >= in[0])
+							continue;
+						for (int kh = 0; kh < K[1]; kh++) {
+							int ih = oh * S[1] - P[1] + kh * DL[1];
+							if (ih < 0 || ih >= in[1])
+								continue;
+							for (int kw = 0; kw < K[2]; kw++) {
+								int iw = ow * S[2] - P[2] + kw * DL[2];
+								if (iw < 0 || iw >= in[2])
+									continue;
+								float v = rt_ldf(x, XT, (size_t)nc * plane +
+									((size_t)id * (size_t)in[1] + (size_t)ih) * (size_t)in[2] + (size_t)iw);
+								if (avg)
+									r += v;
+								else if (first || v > r || v != v)
+									r = v;
+								first = 0;
+							}
+						}
+					}
+					if (avg) {
+						int c = p3_taps(od, S[0], P[0], E[0], K[0], DL[0], in[0], cpad) *
+							p3_taps(oh, S[1], P[1], E[1], K[1], DL[1], in[1], cpad) *
+							p3_taps(ow, S[2], P[2], E[2], K[2], DL[2], in[2], cpad);
+						r = r / (float)(c > 0 ? c : 1);
+					}
+					rt_stf(y, YT, yi, r);
+				}
+}
+/* @npu-end */
+
+/* @npu-kernel CONV3_F */
+/* the input index output o reads through tap k along one axis, or -1 */
+static inline int c3_src(int o, int k, int S, int P, int DL, int n, int tr)
+{
+	int t;
+	if (!tr) {
+		t = o * S - P + k * DL;
+		return t >= 0 && t < n ? t : -1;
+	}
+	t = o + P - k * DL;
+	if (t < 0 || t % S)
+		return -1;
+	t /= S;
+	return t < n ? t : -1;
+}
+
+static void k_conv3_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0], *w = a[1], *bias = a[2];
+	void *y = a[3];
+	const int32_t *in = p + NPU_C3_D, *out = p + NPU_C3_OD, *K = p + NPU_C3_KD, *S = p + NPU_C3_SD;
+	const int32_t *P = p + NPU_C3_PD, *DL = p + NPU_C3_DD;
+	int N = p[NPU_C3_N], C = p[NPU_C3_C], OC = p[NPU_C3_OC], G = p[NPU_C3_G] > 0 ? p[NPU_C3_G] : 1;
+	int tr = p[NPU_C3_TR] != 0;
+	int32_t XT = p[NPU_C3_XT], WT = p[NPU_C3_WT], YT = p[NPU_C3_YT], act = p[NPU_C3_ACT];
+	float lo = rt_pf(p, NPU_C3_LO), hi = rt_pf(p, NPU_C3_HI), p0 = rt_pf(p, NPU_C3_P0), p1 = rt_pf(p, NPU_C3_P1);
+	int cg = C / G, og = OC / G;
+	size_t plane = (size_t)in[0] * (size_t)in[1] * (size_t)in[2], kk = (size_t)K[0] * (size_t)K[1] * (size_t)K[2];
+	size_t yi = 0;
+	(void)scratch;
+	if (cg < 1 || og < 1 || C % G || OC % G || S[0] < 1 || S[1] < 1 || S[2] < 1)
+		return;
+	for (int n = 0; n < N; n++)
+		for (int oc = 0; oc < OC; oc++) {
+			int gr = oc / og, o = oc % og;
+			for (int od = 0; od < out[0]; od++)
+				for (int oh = 0; oh < out[1]; oh++)
+					for (int ow = 0; ow < out[2]; ow++) {
+						float acc = bias ? rt_ldf(bias, XT, (size_t)oc) : 0.0f;
+						for (int ic = 0; ic < cg; ic++) {
+							int c = gr * cg + ic;
+							size_t xc = ((size_t)n * (size_t)C + (size_t)c) * plane;
+							size_t wc = (tr ? (size_t)c * (size_t)og + (size_t)o
+									: (size_t)oc * (size_t)cg + (size_t)ic) * kk;
+							for (int kd = 0; kd < K[0]; kd++) {
+								int id = c3_src(od, kd, S[0], P[0], DL[0], in[0], tr);
+								if (id < 0)
+									continue;
+								for (int kh = 0; kh < K[1]; kh++) {
+									int ih = c3_src(oh, kh, S[1], P[1], DL[1], in[1], tr);
+									if (ih < 0)
+										continue;
+									size_t xr = xc + ((size_t)id * (size_t)in[1] + (size_t)ih) * (size_t)in[2];
+									size_t wr = wc + ((size_t)kd * (size_t)K[1] + (size_t)kh) * (size_t)K[2];
+									for (int kw = 0; kw < K[2]; kw++) {
+										int iw = c3_src(ow, kw, S[2], P[2], DL[2], in[2], tr);
+										if (iw < 0)
+											continue;
+										float prod = rt_ldf(x, XT, xr + (size_t)iw) *
+											     rt_ldf(w, WT, wr + (size_t)kw);
+										acc += prod;
+									}
+								}
+							}
+						}
+						acc = rt_clampf(acc, lo, hi);
+						if (act >= 0)
+							acc = rt_unary(act, acc, p0, p1);
+						rt_stf(y, YT, yi++, acc);
+					}
+		}
+}
+/* @npu-end */
+
 /* ================================================================ executor */
 
 /* parameter words of each kernel */
@@ -2213,6 +2625,9 @@ static const uint8_t npu_param_counts[NPU_K_COUNT] = {
 	NPU_RN_COUNT, NPU_RN_COUNT, NPU_CA_COUNT, NPU_CP_COUNT, NPU_FI_COUNT, NPU_RD_COUNT, NPU_RD_COUNT, NPU_RNQ_COUNT,
 	NPU_RNQ_COUNT,
 	NPU_MM_COUNT, NPU_MM_COUNT, NPU_GA_COUNT, NPU_AM_COUNT, NPU_RN_COUNT, NPU_LR_COUNT,
+	[NPU_K_CONV_T_Q] = NPU_CV_COUNT, [NPU_K_CONV_T_F] = NPU_CV_COUNT, [NPU_K_RESIZE] = NPU_RS_COUNT,
+	[NPU_K_PRELU_Q] = NPU_PR_COUNT, [NPU_K_NORM_F] = NPU_NM_COUNT, [NPU_K_POOL3_F] = NPU_P3_COUNT,
+	[NPU_K_CONV3_F] = NPU_C3_COUNT,
 };
 
 size_t npu_param_count(uint32_t kernel)
@@ -2358,6 +2773,26 @@ void npu_exec_op(const npu_model *m, uint32_t i, const void *const in[], void *c
 	/* @npu-end */
 	/* @npu-kernel LRN_F */
 	case NPU_K_LRN_F: k_lrn_f(p, a, s); break;
+	/* @npu-kernel CONV_T_Q */
+	case NPU_K_CONV_T_Q: k_conv_t_q(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel CONV_T_F */
+	case NPU_K_CONV_T_F: k_conv_t_f(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel RESIZE */
+	case NPU_K_RESIZE: k_resize(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel PRELU_Q */
+	case NPU_K_PRELU_Q: k_prelu_q(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel NORM_F */
+	case NPU_K_NORM_F: k_norm_f(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel POOL3_F */
+	case NPU_K_POOL3_F: k_pool3_f(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel CONV3_F */
+	case NPU_K_CONV3_F: k_conv3_f(p, a, s); break;
 	/* @npu-end */
 	default: (void)s; break;
 	}
@@ -2381,7 +2816,10 @@ enum {
 
 /* Arguments of each kernel, and which of them may be -1. */
 static const uint8_t npu_arg_counts[NPU_K_COUNT] = {7, 5, 3, 3, 2, 2, 2, 2, 3, 2, 2, 2, 7, 9, 2, 2, 1, 2, 2, 7, 9,
-						     4, 4, 3, 2, 7, 2};
+						     4, 4, 3, 2, 7, 2,
+	[NPU_K_CONV_T_Q] = 7, [NPU_K_CONV_T_F] = 5, [NPU_K_RESIZE] = 4, [NPU_K_PRELU_Q] = 3, [NPU_K_NORM_F] = 6,
+	[NPU_K_POOL3_F] = 2, [NPU_K_CONV3_F] = 4,
+};
 static const uint16_t npu_arg_optional[NPU_K_COUNT] = {
 	[NPU_K_CONV_Q] = 1u << 2 | 1u << 5,
 	[NPU_K_CONV_F] = 1u << 2 | 1u << 3,
@@ -2392,6 +2830,10 @@ static const uint16_t npu_arg_optional[NPU_K_COUNT] = {
 	[NPU_K_MATMUL_F] = 1u << 2,
 	[NPU_K_MATMUL_Q] = 1u << 2,
 	[NPU_K_RNN_F] = 1u << 3 | 1u << 4 | 1u << 5 | 1u << 6,
+	[NPU_K_CONV_T_Q] = 1u << 2 | 1u << 5,
+	[NPU_K_CONV_T_F] = 1u << 2 | 1u << 3,
+	[NPU_K_NORM_F] = 1u << 2 | 1u << 4 | 1u << 5,
+	[NPU_K_CONV3_F] = 1u << 2,
 };
 
 static uint32_t ld_le32(const uint8_t *b)

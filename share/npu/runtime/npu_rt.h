@@ -65,6 +65,13 @@ enum {
 	NPU_K_ARGMAX,		/* index of the max / min along one axis (float or int) */
 	NPU_K_RNN_F,		/* float vanilla RNN (tanh) over a sequence (one direction) */
 	NPU_K_LRN_F,		/* float local response normalisation across channels */
+	NPU_K_CONV_T_Q,		/* int transposed convolution (conv_transpose) */
+	NPU_K_CONV_T_F,		/* the same in float (f32 or f16 storage) */
+	NPU_K_RESIZE,		/* nearest / linear / cubic resize of the last two axes */
+	NPU_K_PRELU_Q,		/* int prelu with broadcasting */
+	NPU_K_NORM_F,		/* float instance / layer normalisation */
+	NPU_K_POOL3_F,		/* float pooling of 3 spatial axes, with dilations */
+	NPU_K_CONV3_F,		/* float (transposed) convolution of 3 spatial axes */
 	NPU_K_COUNT
 };
 
@@ -96,7 +103,8 @@ enum {
 /* ELTWISE_Q / ELTWISE_F: y = a OP b over a walk of the output shape
  * (counts), with a's and b's strides (0 along broadcast dims); y is dense.
  * Args: a, b, y. */
-enum { NPU_BIN_ADD, NPU_BIN_SUB, NPU_BIN_MUL, NPU_BIN_DIV, NPU_BIN_MAX, NPU_BIN_MIN };
+enum { NPU_BIN_ADD, NPU_BIN_SUB, NPU_BIN_MUL, NPU_BIN_DIV, NPU_BIN_MAX, NPU_BIN_MIN,
+       NPU_BIN_POW, NPU_BIN_PRELU };	/* F only: a^b (npu_powf), a < 0 ? a * b : a */
 enum {
 	NPU_EW_OP,
 	NPU_EW_COUNTS,				/* 6 counts */
@@ -119,7 +127,8 @@ enum {
 	NPU_U_RELU, NPU_U_CLIP, NPU_U_LEAKY_RELU, NPU_U_ELU, NPU_U_SIGMOID,
 	NPU_U_TANH, NPU_U_HARD_SIGMOID, NPU_U_HARD_SWISH, NPU_U_SOFTPLUS,
 	NPU_U_SILU, NPU_U_EXP, NPU_U_LOG, NPU_U_SQRT, NPU_U_RSQRT,
-	NPU_U_RECIPROCAL, NPU_U_NEG, NPU_U_ABS, NPU_U_GELU, NPU_U_COUNT
+	NPU_U_RECIPROCAL, NPU_U_NEG, NPU_U_ABS, NPU_U_GELU,
+	NPU_U_FLOOR, NPU_U_CEIL, NPU_U_ERF, NPU_U_COUNT
 };
 /* CLIP: P0 = min, P1 = max; LEAKY_RELU, ELU: P0 = alpha;
  * HARD_SIGMOID: P0 = alpha, P1 = beta; GELU: P0 = 1 for the tanh form. */
@@ -310,6 +319,75 @@ enum { NPU_AM_OUTER, NPU_AM_N, NPU_AM_INNER, NPU_AM_MIN, NPU_AM_LAST, NPU_AM_XT,
  * exp(BETA * log(.))). Args: x, y. */
 enum { NPU_LR_N, NPU_LR_C, NPU_LR_INNER, NPU_LR_SIZE, NPU_LR_ALPHA, NPU_LR_BETA, NPU_LR_BIAS,
        NPU_LR_XT, NPU_LR_YT, NPU_LR_COUNT };
+/* CONV_T_Q / CONV_T_F: transposed convolution with the NPU_CV_* layout:
+ * x [N, C, H, W], weights [C, OC/G, KH, KW] (ONNX ConvTranspose), y [N,
+ * OC, OH, OW] (OH, OW include output_padding); y[oh] gathers x[ih] * w[kh]
+ * where oh = ih * SH - PT + kh * DH. F sums in the order ic, kh, kw after
+ * the bias, then clamps and applies ACT as CONV_F. Args as CONV_Q / CONV_F
+ * (mult, shift, wzp, wscale: one per output channel). */
+
+/* RESIZE: x [OUTER, H, W] -> y [OUTER, OH, OW]. Along each axis, output
+ * index o reads K taps (1 nearest, 2 linear, 4 cubic) from a table of
+ * int32 words: K source indices, then K weights as float bits, per o
+ * (index tables made by the lowering in double precision, as libir's
+ * interpreter computes them). Float (XT f32/f16): y = sum_b ww[b] *
+ * (sum_a wh[a] * x[ih[a], iw[b]]) in float32, in that order. Integer types
+ * keep the scale and zero point: K = 1 copies ELEM-byte elements; K = 2
+ * has weights in Q15 that sum to 2^15 along each axis, y = rshift_round(
+ * sum_b ww[b] sum_a wh[a] x[ih[a], iw[b]], 30) (int64).
+ * Args: x, table_h, table_w, y. */
+enum { NPU_RS_OUTER, NPU_RS_H, NPU_RS_W, NPU_RS_OH, NPU_RS_OW, NPU_RS_K, NPU_RS_XT, NPU_RS_YT, NPU_RS_ELEM,
+       NPU_RS_COUNT };
+
+/* PRELU_Q: y = clamp(ZY + v, LO, HI) over a walk as ELTWISE_Q with a = x
+ * and b = slope, where for x >= ZA v = rshift_round((x - ZA) * MP, SP) and
+ * otherwise v = rshift_round((x - ZA) * (b - ZB) * MN, SN) (int64, exact).
+ * Args: x, slope, y. */
+enum {
+	NPU_PR_COUNTS,
+	NPU_PR_SA = NPU_PR_COUNTS + NPU_WALK_DIMS,
+	NPU_PR_SB = NPU_PR_SA + NPU_WALK_DIMS,
+	NPU_PR_AT = NPU_PR_SB + NPU_WALK_DIMS, NPU_PR_BT, NPU_PR_YT,
+	NPU_PR_ZA, NPU_PR_ZB, NPU_PR_ZY, NPU_PR_MP, NPU_PR_SP, NPU_PR_MN, NPU_PR_SN, NPU_PR_LO, NPU_PR_HI,
+	NPU_PR_COUNT
+};
+
+/* NORM_F: x as [R, D]; each row normalised over its D elements (float32:
+ * mean = sum / D, var = sum (x - mean)^2 / D, in index order), then
+ * y = (x - mean) * (1 / sqrt(var + EPS)) * s + b with s, b (type ST) read
+ * at (r % C) when C > 0 (instance_norm: one per channel) or at the
+ * element's index in the row when C == 0 (layer_norm). With mean and var
+ * given (type ST, read as s; batch_norm with computed statistics) they
+ * replace the row's. Args: x, scale, bias|-1, y, mean|-1, var|-1. */
+enum { NPU_NM_R, NPU_NM_D, NPU_NM_C, NPU_NM_EPS, NPU_NM_XT, NPU_NM_ST, NPU_NM_YT, NPU_NM_COUNT };
+
+/* POOL3_F: x [N, C, D, H, W] -> y [N, C, OD, OH, OW] (1-D and 2-D: D = 1
+ * and H = 1 as needed); window taps i = o S - P + k DL for k < K along each
+ * axis, those outside the input skipped. Max of the taps; average: their
+ * float32 sum (order d, h, w) divided by the product over the axes of the
+ * taps inside the input (COUNT_PAD: inside the input and its padding).
+ * Pads: begin P* then end E* per axis. Args: x, y. */
+enum {
+	NPU_P3_N, NPU_P3_C, NPU_P3_D, NPU_P3_H, NPU_P3_W, NPU_P3_OD, NPU_P3_OH, NPU_P3_OW,
+	NPU_P3_KD, NPU_P3_KH, NPU_P3_KW, NPU_P3_SD, NPU_P3_SH, NPU_P3_SW,
+	NPU_P3_PD, NPU_P3_PH, NPU_P3_PW, NPU_P3_ED, NPU_P3_EH, NPU_P3_EW,
+	NPU_P3_DD, NPU_P3_DH, NPU_P3_DW, NPU_P3_MODE, NPU_P3_COUNT_PAD, NPU_P3_XT, NPU_P3_YT,
+	NPU_P3_COUNT
+};
+
+/* CONV3_F: convolution (TR = 0; weights [OC, C/G, KD, KH, KW]) or
+ * transposed convolution (TR = 1; weights [C, OC/G, KD, KH, KW]) of x [N,
+ * C, D, H, W] into y [N, OC, OD, OH, OW] in float32: output o reads input
+ * i = o S - P + k DL (transposed: o = i S - P + k DL) along each axis;
+ * bias first, then the products in the order ic, kd, kh, kw; clamp and ACT
+ * as CONV_F. Args: x, w, bias|-1, y. */
+enum {
+	NPU_C3_N, NPU_C3_C, NPU_C3_D, NPU_C3_H, NPU_C3_W, NPU_C3_OC, NPU_C3_OD, NPU_C3_OH, NPU_C3_OW,
+	NPU_C3_KD, NPU_C3_KH, NPU_C3_KW, NPU_C3_SD, NPU_C3_SH, NPU_C3_SW, NPU_C3_PD, NPU_C3_PH, NPU_C3_PW,
+	NPU_C3_DD, NPU_C3_DH, NPU_C3_DW, NPU_C3_G, NPU_C3_TR, NPU_C3_XT, NPU_C3_WT, NPU_C3_YT,
+	NPU_C3_LO, NPU_C3_HI, NPU_C3_ACT, NPU_C3_P0, NPU_C3_P1,
+	NPU_C3_COUNT
+};
 
 /* ---- the model */
 
