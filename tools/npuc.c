@@ -590,11 +590,12 @@ static int do_cmpt(void)
 {
 	printf("npuc (npukit) %s, IR format %d\n"
 	       "cores:      GRUS (share/npu/targets/grus.yaml); LEO, APUS, V100, V120, V150: no profile yet\n"
-	       "TF:         frozen GraphDef (.pb) of TensorFlow 1.x and 2.x, TensorFlow.js graph models\n"
-	       "            (model.json, float32/float16/uint8/uint16 weights)\n"
-	       "PT:         TorchScript archives (torch.jit.save) of PyTorch 1.x and 2.x, archive\n"
-	       "            versions 1 to 10; tested with PyTorch 1.13\n"
-	       "ONNX:       opsets 7 to 18, IR versions 3 to 9; tested with onnx 1.12\n"
+	       "TF:         frozen GraphDef (.pb): TF 1.x freeze_graph, TF 2.x concrete functions frozen\n"
+	       "            with convert_variables_to_constants_v2; TensorFlow.js graph models (model.json)\n"
+	       "PT:         TorchScript archives (torch.jit.trace or torch.jit.script, torch.jit.save) of\n"
+	       "            torch 1.10 to 1.13 (file format version 3) and newer ones with the same layout;\n"
+	       "            not the model.json archives of torch 1.0 to 1.2\n"
+	       "ONNX:       default-domain opsets 7 to 17\n"
 	       "Python:     not needed\n", NPUKIT_VERSION, IR_FORMAT_VERSION);
 	return fclose(stdout) ? CLI_FAIL : CLI_OK;
 }
