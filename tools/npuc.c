@@ -184,7 +184,7 @@ static int get_shape(config *c, yaml_document_t *doc, yaml_node_t *v, const char
 		errno = 0;
 		long long x = t ? strtoll(t, &end, 10) : -1;
 		if (!t || !*t || *end || errno || x < 1 || x > IR_MAX_DIM)
-			return cfg_fail(c, e, d, "%s: dimension '%s' is not a positive integer", what, t ? t : "?");
+			return cfg_fail(c, e, d, "%s: dimension '%s' is not a whole number from 1 to 2^40", what, t ? t : "?");
 		if (s->rank == IR_MAX_RANK)
 			return cfg_fail(c, v, d, "%s: more than %d dimensions", what, IR_MAX_RANK);
 		s->dim[s->rank++] = x;
@@ -1146,6 +1146,9 @@ static void print_problem(void *user, const ir_graph *g, int node, const char *m
 		msg);
 }
 
+static void config_free(config *c);
+static int compile(const options *o, config *c);
+
 int main(int argc, char **argv)
 {
 	options o = {0};
@@ -1160,11 +1163,42 @@ int main(int argc, char **argv)
 		return CLI_FAIL;
 
 	config c;
-	int prc = parse_config(o.config, &c, &d);
+	int prc = parse_config(o.config, &c, &d), rc;
 	if (prc == -2)
-		return CLI_FAIL;
-	if (prc)
-		return cli_error(err_where, "%s", d.msg);
+		rc = CLI_FAIL;
+	else if (prc)
+		rc = cli_error(err_where, "%s", d.msg);
+	else
+		rc = compile(&o, &c);
+	config_free(&c);
+	return rc;
+}
+
+static void config_free(config *c)
+{
+	free(c->file);
+	free(c->dir);
+	free(c->corename);
+	free(c->npu_unit);
+	free(c->model_file);
+	free(c->output_type);
+	free(c->output_file);
+	for (int i = 0; i < c->n_inputs; i++)
+		free(c->inputs[i].name);
+	for (int i = 0; i < c->n_wmm; i++)
+		free(c->wmm[i].name);
+	cfg_name *lists[] = {c->outputs, c->fp16_out, c->exclude, c->ncx};
+	int counts[] = {c->n_outputs, c->n_fp16_out, c->n_exclude, c->n_ncx};
+	for (int l = 0; l < 4; l++)
+		for (int i = 0; i < counts[l]; i++)
+			free(lists[l][i].name);
+}
+
+static int compile(const options *op, config *cp)
+{
+	options o = *op;
+	config c = *cp;	/* (freed by the caller) */
+	ir_diag d = {0};
 	char where[PATH_MAX + 32];
 #define AT(k) (snprintf(where, sizeof where, "%s:%d", c.file, c.line_of[k]), where)
 
@@ -1187,6 +1221,9 @@ int main(int argc, char **argv)
 	}
 	if ((c.compress || c.conv2d_compress || c.n_exclude || c.n_wmm) && !t.weight_types[IR_DTYPE_I8])
 		cli_warn(c.file, "target '%s' has no int8 weights, but the config asks for compression", t.name);
+	if ((c.n_exclude || c.n_wmm) && !c.compress && !c.conv2d_compress)
+		cli_warn(c.file, "%s has no effect without COMPRESS or CONV2D_COMPRESS",
+			 c.n_exclude ? "EXCLUDE_COMPRESS_OPS" : "WEIGHT_MIN_MAX");
 
 	int rc = CLI_FAIL;
 	char *model = join(c.dir, c.model_file), *output = o.out ? xstrdup(o.out) : join(c.dir, c.output_file);
