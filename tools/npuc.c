@@ -10,6 +10,7 @@
 #include "ir_cli.h"
 #include "npy/npy.h"
 #include "onnx/onnx_import.h"
+#include "tf/graph.pb-c.h"
 #include "tf/tf_import.h"
 #include "torchscript/ts_import.h"
 
@@ -849,17 +850,88 @@ static bool pt_rnn_name(const char *name, char *out, size_t size)
 	return false;
 }
 
+/* The weight input (1) of node n of g, or NULL. */
+static const char *node_weight(const ir_graph *g, int n)
+{
+	const ir_node *x = ir_graph_node(g, n);
+	return x->n_inputs > 1 && x->inputs[1] >= 0 && ir_graph_tensor(g, x->inputs[1])->kind == IR_KIND_CONST
+		       ? ir_graph_tensor(g, x->inputs[1])->name
+		       : NULL;
+}
+
+/* A node of g named NAME or NAME#... (the TF importer's parts of one TF op)
+ * with weights: their name, else NULL. */
+static const char *op_weight(const ir_graph *g, const char *name)
+{
+	size_t l = strlen(name);
+	int n = ir_graph_find_node(g, name);
+	if (n >= 0 && node_weight(g, n))
+		return node_weight(g, n);
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		const char *nm = ir_graph_node(g, i)->name;
+		if (!strncmp(nm, name, l) && nm[l] == '#' && node_weight(g, i))
+			return node_weight(g, i);
+	}
+	return NULL;
+}
+
+/* TF: a Const of the GraphDef in buf, followed through Identity (and
+ * ReadVariableOp) to the op using it; that op's converted weight in g0
+ * (named OP#...), or -1. */
+static int tf_const_in(const ir_graph *g0, const uint8_t *buf, size_t size, const char *name, char *closest,
+		       size_t csize, int *cdist)
+{
+	NpuTf__GraphDef *gd = npu_tf__graph_def__unpack(NULL, size, buf);
+	if (!gd)
+		return -1;
+	char cur[1024];
+	snprintf(cur, sizeof cur, "%s", name);
+	int found = -1, known = 0;
+	for (size_t i = 0; i < gd->n_node; i++) {
+		const NpuTf__NodeDef *n = gd->node[i];
+		known |= n->name && !strcmp(n->name, name);
+		int e = n->name && n->op && !strcmp(n->op, "Const") ? edit_distance(name, n->name) : 99;
+		if (e < *cdist)
+			*cdist = e, snprintf(closest, csize, "%s", n->name);
+	}
+	for (int depth = 0; known && depth < 8 && found < 0; depth++) {
+		const NpuTf__NodeDef *user = NULL;
+		size_t cl = strlen(cur);
+		for (size_t i = 0; i < gd->n_node && !user; i++)
+			for (size_t k = 0; k < gd->node[i]->n_input && !user; k++) {
+				const char *in = gd->node[i]->input[k];
+				if (in && !strncmp(in, cur, cl) && (!in[cl] || !strcmp(in + cl, ":0")))
+					user = gd->node[i];
+			}
+		if (!user || !user->name)
+			break;
+		if (user->op && (!strcmp(user->op, "Identity") || !strcmp(user->op, "ReadVariableOp"))) {
+			snprintf(cur, sizeof cur, "%s", user->name);
+			continue;
+		}
+		size_t ul = strlen(user->name);
+		for (int t = 0; t < ir_graph_tensor_count(g0) && found < 0; t++) {
+			const ir_tensor *x = ir_graph_tensor(g0, t);
+			if (x->kind == IR_KIND_CONST && !strncmp(x->name, user->name, ul) && x->name[ul] == '#')
+				found = t;
+		}
+		break;
+	}
+	npu_tf__graph_def__free_unpacked(gd, NULL);
+	return found;
+}
+
 /* The weight tensor of the prepared graph q that a framework name means: a
  * node name (its weight input), a constant of q, or a constant of the
- * imported graph g0 followed to the node using it. NULL: printed. */
-static const char *map_weight(const ir_graph *g0, const ir_graph *q, const char *name, const char *key,
-			      const char *where)
+ * imported graph g0 (for TF: of the GraphDef) followed to the node using
+ * it. NULL: printed. */
+static const char *map_weight(const config *c, const char *model, const ir_graph *g0, const ir_graph *q,
+			      const char *name, const char *key, const char *where)
 {
-	int nq = ir_graph_find_node(q, name);
-	if (nq >= 0) {
-		const ir_node *n = ir_graph_node(q, nq);
-		if (n->n_inputs > 1 && n->inputs[1] >= 0 && ir_graph_tensor(q, n->inputs[1])->kind == IR_KIND_CONST)
-			return ir_graph_tensor(q, n->inputs[1])->name;
+	const char *w = op_weight(q, name);
+	if (w)
+		return w;
+	if (ir_graph_find_node(q, name) >= 0) {
 		cli_error(where, "%s: op '%s' has no weights", key, name);
 		return NULL;
 	}
@@ -868,8 +940,18 @@ static const char *map_weight(const ir_graph *g0, const ir_graph *q, const char 
 		return name;
 	char alt[600];
 	int t0 = ir_graph_find_tensor(g0, name);
-	if (t0 < 0 && pt_rnn_name(name, alt, sizeof alt))
+	if (t0 < 0 && c->framework == FW_PT && pt_rnn_name(name, alt, sizeof alt))
 		t0 = ir_graph_find_tensor(g0, alt);
+	char tfbest[256] = "";
+	int tfdist = 99;
+	if (t0 < 0 && c->framework == FW_TF) {
+		uint8_t *buf;
+		size_t size;
+		if (cli_read_file(model, true, &buf, &size))
+			return NULL;
+		t0 = tf_const_in(g0, buf, size, name, tfbest, sizeof tfbest, &tfdist);
+		free(buf);
+	}
 	if (t0 < 0) {
 		int n0 = ir_graph_find_node(g0, name);
 		if (n0 >= 0) {
@@ -885,6 +967,8 @@ static const char *map_weight(const ir_graph *g0, const ir_graph *q, const char 
 			if (e < bd)
 				bd = e, best = x->name;
 		}
+		if (tfdist < bd)
+			bd = tfdist, best = tfbest;
 		if (best && bd <= (int)strlen(name) / 2 + 1)
 			cli_error(where, "%s: '%s' is no weight or op of the model (closest: '%s')", key, name, best);
 		else
@@ -912,13 +996,9 @@ static const char *map_weight(const ir_graph *g0, const ir_graph *q, const char 
 			cur = n->outputs[0];
 			continue;
 		}
-		int m = ir_graph_find_node(q, n->name);
-		if (m >= 0) {
-			const ir_node *qn = ir_graph_node(q, m);
-			for (int k = 1; k < qn->n_inputs; k++)
-				if (qn->inputs[k] >= 0 && ir_graph_tensor(q, qn->inputs[k])->kind == IR_KIND_CONST)
-					return ir_graph_tensor(q, qn->inputs[k])->name;
-		}
+		const char *qw = op_weight(q, n->name);
+		if (qw)
+			return qw;
 		cli_error(where, "%s: weight '%s' (of op '%s') was folded away by the fuse passes", key, name, n->name);
 		return NULL;
 	}
@@ -1284,6 +1364,19 @@ static int compile(const options *op, config *cp)
 
 	/* import */
 	if (!(g = import_model(&c, model, shapes, &d))) {
+		/* a name from the config: say where it was given */
+		for (int k = 0; d.msg[0] && k < c.n_outputs + c.n_inputs; k++) {
+			bool out = k < c.n_outputs;
+			const char *nm = out ? c.outputs[k].name : c.inputs[k - c.n_outputs].name;
+			char q[300];
+			snprintf(q, sizeof q, "'%s'", nm);
+			if (strstr(d.msg, q) && c.framework != FW_PT) {
+				snprintf(where, sizeof where, "%s:%d", c.file,
+					 out ? c.outputs[k].line : c.inputs[k - c.n_outputs].line);
+				cli_error(where, "%s %s: %s: %s", out ? "OUTPUT_OPS" : "INPUT_OPS", q, model, d.msg);
+				goto out;
+			}
+		}
 		if (d.msg[0])
 			cli_error(model, "%s", d.msg);
 		goto out;
@@ -1352,7 +1445,7 @@ static int compile(const options *op, config *cp)
 	qo.n_f16_outputs = n_f16;
 	for (int k = 0; k < c.n_exclude; k++) {
 		snprintf(where, sizeof where, "%s:%d", c.file, c.exclude[k].line);
-		const char *w = map_weight(g0, g, c.exclude[k].name, "EXCLUDE_COMPRESS_OPS", where);
+		const char *w = map_weight(&c, model, g0, g, c.exclude[k].name, "EXCLUDE_COMPRESS_OPS", where);
 		if (!w)
 			goto out;
 		lists[n_f16 + n_excl++] = w;
@@ -1361,7 +1454,7 @@ static int compile(const options *op, config *cp)
 	qo.n_exclude = n_excl;
 	for (int k = 0; k < c.n_wmm; k++) {
 		snprintf(where, sizeof where, "%s:%d", c.file, c.wmm[k].line);
-		const char *w = map_weight(g0, g, c.wmm[k].name, "WEIGHT_MIN_MAX", where);
+		const char *w = map_weight(&c, model, g0, g, c.wmm[k].name, "WEIGHT_MIN_MAX", where);
 		if (!w)
 			goto out;
 		wr[k] = (ir_qrange){w, (float)c.wmm[k].min, (float)c.wmm[k].max};

@@ -96,6 +96,18 @@ ok $? "--list -f TF|PT|ONNX: the importers' op tables"
 npuc --cmpt | grep -q '^PT:' && npuc -V | grep -q '^npuc (npukit)'
 ok $? "--cmpt and -V"
 
+# TF names: the Const w1 (imported as c1#weights, used by c1#conv) and the
+# op name dw (its weight dw#weights)
+printf 'CORENAME: GRUS\nFRAMEWORK: TF\nMODEL_FILE: %s\nOUTPUT_FILE: out\nINPUT_OPS:\n    x: [1, 7, 7, 3]\nOUTPUT_OPS: [lr]\nCONV2D_COMPRESS: true\nEXCLUDE_COMPRESS_OPS: [w1]\nWEIGHT_MIN_MAX:\n    dw: [-1, 1]\n' \
+	"$DATA/tf/conv.pb" >"$T/conv.yaml"
+npuc "$T/conv.yaml" --keep "$T/k" && npu-dump -w "$T/k/quant.ir" >"$T/w" && grep -q '^  c1#weights:f16 ' "$T/w" &&
+	grep -q '^  dw#weights:q .* scale=0.00787402 ' "$T/w" &&
+	npu-run "$T/k/quant.ir" -i "$DATA/tf/conv.input.npy" --compare "$DATA/tf/conv.expect.npy" --rtol 1e-2 --atol 1e-3 >/dev/null
+ok $? "TF: EXCLUDE_COMPRESS_OPS by Const name (w1), WEIGHT_MIN_MAX by op name (dw: scale 1/127); TF.js's outputs"
+sed -i 's/\[w1\]/[w2]/' "$T/conv.yaml"
+expect_fail 1 "conv.yaml:9: error: EXCLUDE_COMPRESS_OPS: 'w2' is no weight or op of the model \(closest: 'w1'\)" \
+	"a TF Const name that does not exist names the closest Const" -- npuc "$T/conv.yaml"
+
 # errors: one line, file:line, exit 1, no OUTPUT_FILE
 base() {
 	printf 'CORENAME: GRUS\nFRAMEWORK: TF\nMODEL_FILE: %s\nOUTPUT_FILE: out\n' "$DATA/tf/fsmn.pb"
@@ -114,7 +126,7 @@ cfg "OUTPUT_OPS: [Result]" "WEIGHT_MIN_MAX:" "    conv9/weights: [-1, 1]"
 expect_fail 1 "c.yaml:11: error: WEIGHT_MIN_MAX: 'conv9/weights' is no weight or op" \
 	"WEIGHT_MIN_MAX naming nothing" -- npuc "$T/c.yaml"
 cfg "OUTPUT_OPS: [Result, nosuch]"
-expect_fail 1 "fsmn.pb: error: .*'nosuch'" "OUTPUT_OPS naming nothing" -- npuc "$T/c.yaml"
+expect_fail 1 "c.yaml:9: error: OUTPUT_OPS 'nosuch': .*fsmn.pb: .*'nosuch'" "OUTPUT_OPS naming nothing" -- npuc "$T/c.yaml"
 cfg "OUTPUT_OPS: [Result]" "FP16_OUT_OPS: [new_state]"
 expect_fail 1 "c.yaml:10: error: FP16_OUT_OPS: 'new_state' is not in OUTPUT_OPS" "FP16_OUT_OPS not an output" -- npuc "$T/c.yaml"
 cfg "OUTPUT_OPS: [Result]" "WEIGHT_CACHE_SIZE: 524200"
@@ -140,7 +152,7 @@ expect_fail 1 "c.yaml:1: error: CORENAME LEO: npukit has no target profile for t
 { base | sed 's/TF/MXNET/'; echo "OUTPUT_OPS: [Result]"; } >"$T/c.yaml"
 expect_fail 1 "c.yaml:2: error: FRAMEWORK must be TF, PT or ONNX, not 'MXNET'" "an unknown framework" -- npuc "$T/c.yaml"
 { base | sed 's/Feats:/Feat:/'; echo "OUTPUT_OPS: [Result]"; } >"$T/c.yaml"
-expect_fail 1 "error: .*'Feat'" "INPUT_OPS naming no input" -- npuc "$T/c.yaml"
+expect_fail 1 "c.yaml:6: error: INPUT_OPS 'Feat': .*'Feat'" "INPUT_OPS naming no input" -- npuc "$T/c.yaml"
 printf 'CORENAME: GRUS\n' >"$T/c.yaml"
 expect_fail 1 "c.yaml: error: FRAMEWORK is missing" "a required key missing" -- npuc "$T/c.yaml"
 printf 'CORENAME: GRUS\nFRAMEWORK: PT\nMODEL_FILE: %s\nOUTPUT_FILE: out\nINPUT_OPS:\n    0: [1, 8, 12]\n    1: [1, 1, 6]\nCONV2D_COMPRESS: true\nEXCLUDE_COMPRESS_OPS: [conv3.weight]\n' \
