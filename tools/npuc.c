@@ -1473,6 +1473,7 @@ static int compile(const options *op, config *cp)
 		goto out;
 	}
 	int brc = check_budget(&c, &t, g, &low);
+	uint32_t arena_size = low.m.arena_size, weight_size = low.m.weight_size;
 	cli_info(1, "%s: %u kernel calls, weights %u bytes, arena %u bytes", cli_prog, low.m.n_ops, low.m.weight_size,
 		 low.m.arena_size);
 	ir_lowered_free(&low);
@@ -1496,8 +1497,19 @@ static int compile(const options *op, config *cp)
 	}
 	if (o.verbose && run_child("npu-dump", (const char *[]){ir_path, NULL}))
 		goto out;
-	if (o.meminfo && run_child("npu-dump", (const char *[]){"-m", "--io-outside", ir_path, NULL}))
-		goto out;
+	if (o.meminfo) {
+		if (run_child("npu-dump", (const char *[]){"-m", "--io-outside", ir_path, NULL}))
+			goto out;
+		printf("budget:            arena %" PRIu32 " of %" PRId64 " bytes of %s SRAM", arena_size,
+		       t.sram_bytes - c.weight_cache_size, t.name);
+		if (c.weight_cache_size)
+			printf(" (%" PRId64 " less WEIGHT_CACHE_SIZE %" PRId64 "), weights %" PRIu32 " of %" PRId64,
+			       t.sram_bytes, c.weight_cache_size, weight_size, c.weight_cache_size);
+		else
+			printf(", weights %" PRIu32 " bytes", weight_size);
+		printf("\n");
+		fflush(stdout);
+	}
 	if (o.weights && run_child("npu-dump", (const char *[]){"-w", ir_path, NULL}))
 		goto out;
 	if (o.quant && quant_check(&o, fg, g))

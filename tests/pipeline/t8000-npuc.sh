@@ -74,7 +74,8 @@ ok $? "OUTPUT_FILE is relative to the config's directory"
 # -v -m -w -q -s
 npuc "$N/fsmn.yaml" -v -m -w -o "$T/a.h" >"$T/out.txt" &&
 	grep -q '^     6  proj .*fully_connected .*act=relu' "$T/out.txt" &&
-	grep -q '^arena: *[0-9]* bytes, lower bound' "$T/out.txt" && grep -q '^  proj.weight:q  *i8 ' "$T/out.txt"
+	grep -q '^arena: *[0-9]* bytes, lower bound' "$T/out.txt" && grep -q '^  proj.weight:q  *i8 ' "$T/out.txt" &&
+	grep -q '^budget: *arena [0-9]* of 514048 bytes of grus SRAM (524288 less WEIGHT_CACHE_SIZE 10240), weights 256 of 10240$' "$T/out.txt"
 ok $? "-v lists the processed ops, -m the memory per op, -w the (compressed) weights"
 npuc "$N/fsmn.yaml" -q -i "$DATA/tf/fsmn.input.npz" -o "$T/a.h" >"$T/q.txt" &&
 	awk '$1 == "Result" && $2 > 30 && $3 > 0.999 { f = 1 } END { exit !f }' "$T/q.txt"
