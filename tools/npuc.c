@@ -524,15 +524,16 @@ static const char *core_profile(const char *core, char *buf, size_t size, const 
 	for (size_t i = 0; i < sizeof cores / sizeof *cores; i++)
 		if (!strcasecmp(core, cores[i].core)) {
 			if (!cores[i].profile)
-				return cli_error(where, "CORENAME %s: npukit has no target profile for this core yet "
-					   "(known: GRUS, or a profile in share/npu/targets)", cores[i].core), NULL;
+				return cli_error(where, "%s %s: npukit has no target profile for this core yet "
+					   "(known: GRUS, or a profile in share/npu/targets)", where ? "CORENAME" : "-c",
+					   cores[i].core), NULL;
 			return cores[i].profile;
 		}
 	size_t n = 0;
 	for (; core[n] && n + 1 < size; n++) {
 		char ch = (char)tolower((unsigned char)core[n]);
 		if (!(ch >= 'a' && ch <= 'z') && !(ch >= '0' && ch <= '9') && ch != '_' && ch != '-')
-			return cli_error(where, "CORENAME '%s' is not a core name (GRUS, ...)", core), NULL;
+			return cli_error(where, "%s '%s' is not a core name (GRUS, ...)", where ? "CORENAME" : "-c", core), NULL;
 		buf[n] = ch;
 	}
 	buf[n] = 0;
@@ -1026,10 +1027,10 @@ static int check_budget(const config *c, const npu_target *t, const ir_graph *g,
 		char live[400] = "";
 		size_t len = 0;
 		int pk = p->peak_node, shown = 0;
-		bool used[4096] = {0};
-		for (; shown < 3; shown++) {
+		bool *used = calloc((size_t)p->n + 1, sizeof *used);
+		for (; used && shown < 3; shown++) {
 			int best = -1;
-			for (int i = 0; i < p->n && i < 4096; i++)
+			for (int i = 0; i < p->n; i++)
 				if (!used[i] && p->buf[i].size > 0 && p->buf[i].first <= pk && pk <= p->buf[i].last &&
 				    p->buf[i].alias_of < 0 && (best < 0 || p->buf[i].size > p->buf[best].size))
 					best = i;
@@ -1041,6 +1042,7 @@ static int check_budget(const config *c, const npu_target *t, const ir_graph *g,
 			if (len >= sizeof live)
 				break;
 		}
+		free(used);
 		const ir_node *pn = pk >= 0 ? ir_graph_node(g, pk) : NULL;
 		snprintf(where, sizeof where, "%s", c->file);
 		char msg[1200];
@@ -1080,9 +1082,20 @@ static int set_inputs(ir_exec *e, const ir_graph *g, npy_array **in, ir_diag *d)
 {
 	for (int i = 0; i < ir_graph_input_count(g); i++) {
 		const ir_tensor *t = ir_graph_tensor(g, ir_graph_input(g, i));
-		if (in[i]->dtype != IR_DTYPE_F32 || ir_shape_numel(&in[i]->shape) != ir_shape_numel(&t->shape))
-			return ir_fail(d, -1, -1, "sample for input '%s' must be float32 with %" PRId64 " values", t->name,
-				       ir_shape_numel(&t->shape));
+		/* the input's shape, leading 1s aside */
+		const ir_shape *a = &in[i]->shape, *b = &t->shape;
+		int ka = 0, kb = 0;
+		while (ka < a->rank && a->dim[ka] == 1)
+			ka++;
+		while (kb < b->rank && b->dim[kb] == 1)
+			kb++;
+		bool same = a->rank - ka == b->rank - kb;
+		for (int k = 0; same && k < a->rank - ka; k++)
+			same = a->dim[ka + k] == b->dim[kb + k];
+		char s1[160], s2[160];
+		if (in[i]->dtype != IR_DTYPE_F32 || !same)
+			return ir_fail(d, -1, -1, "the sample for input '%s' is %s %s; the input is float32 %s", t->name,
+				       npy_dtype_name(in[i]->dtype), ir_shape_str(a, s1, sizeof s1), ir_shape_str(b, s2, sizeof s2));
 		if (ir_exec_set_input_f32(e, i, in[i]->data, ir_shape_numel(&t->shape), d))
 			return -1;
 	}
@@ -1313,6 +1326,11 @@ static int compile(const options *op, config *cp)
 	ir_qrange wr[MAXN];
 	int n_f16 = 0, n_excl = 0, f16_idx[MAXN];
 
+	struct stat sm, so;
+	if (stat(model, &sm) == 0 && stat(output, &so) == 0 && sm.st_dev == so.st_dev && sm.st_ino == so.st_ino) {
+		cli_error(AT(K_OUTPUT_FILE), "OUTPUT_FILE '%s' is the model file", output);
+		goto out;
+	}
 	/* shapes as the importer wants them: channel-first for INPUT_NCX_TO_NXC */
 	ir_shape shapes[MAXN];
 	for (int i = 0; i < c.n_inputs; i++) {

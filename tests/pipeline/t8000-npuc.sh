@@ -96,6 +96,10 @@ npuc --list -f TF | grep -q '^Conv2D ' && npuc --list -f PT | grep -q '^gru ' &&
 ok $? "--list -f TF|PT|ONNX: the importers' op tables"
 npuc --cmpt | grep -q '^PT:' && npuc -V | grep -q '^npuc (npukit)'
 ok $? "--cmpt and -V"
+expect_fail 1 "^npuc: error: -c LEO: npukit has no target profile for this core" "--list -c a core without a profile" -- npuc --list -c leo
+expect_fail 1 "error: -q: the sample for input 'x' is float32 1x10x20; the input is float32 1x20x10" \
+	"-q refuses a sample of the wrong shape (here the channel-first one)" -- \
+	npuc "$N/gru.yaml" -o "$T/out" -q -i "$DATA/pt/gru.in0.npy" -i "$DATA/pt/gru.in1.npy"
 
 # TF names: the Const w1 (imported as c1#weights, used by c1#conv) and the
 # op name dw (its weight dw#weights)
