@@ -1483,6 +1483,9 @@ static int compile(const options *op, config *cp)
 		cli_diag(g, model, &d);
 		goto out;
 	}
+	/* (kept before the checks below, to look at what failed them) */
+	if (o.keep && write_ir_file(g, o.keep, "quant.ir", ir_path, sizeof ir_path))
+		goto out;
 	/* what the runtime will run, and the memory budget */
 	ir_lowered low;
 	if (ir_lower(g, &low, print_problem, NULL, &d)) {
@@ -1499,10 +1502,7 @@ static int compile(const options *op, config *cp)
 		goto out;
 
 	/* the quantized IR for npu-emit (and npu-dump) */
-	if (o.keep) {
-		if (write_ir_file(g, o.keep, "quant.ir", ir_path, sizeof ir_path))
-			goto out;
-	} else {
+	if (!o.keep) {
 		const char *tmp = getenv("TMPDIR");
 		snprintf(tmpdir, sizeof tmpdir, "%s/npuc.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 		if (!mkdtemp(tmpdir)) {
@@ -1518,9 +1518,12 @@ static int compile(const options *op, config *cp)
 	if (o.meminfo) {
 		if (run_child("npu-dump", (const char *[]){"-m", "--io-outside", ir_path, NULL}))
 			goto out;
-		printf("budget:            arena %" PRIu32 " of %" PRId64 " bytes of %s SRAM", arena_size,
-		       t.sram_bytes - c.weight_cache_size, t.name);
-		if (c.weight_cache_size)
+		if (t.sram_bytes)
+			printf("budget:            arena %" PRIu32 " of %" PRId64 " bytes of %s SRAM", arena_size,
+			       t.sram_bytes - c.weight_cache_size, t.name);
+		else
+			printf("budget:            arena %" PRIu32 " bytes (%s: SRAM size unknown)", arena_size, t.name);
+		if (c.weight_cache_size && t.sram_bytes)
 			printf(" (%" PRId64 " less WEIGHT_CACHE_SIZE %" PRId64 "), weights %" PRIu32 " of %" PRId64,
 			       t.sram_bytes, c.weight_cache_size, weight_size, c.weight_cache_size);
 		else

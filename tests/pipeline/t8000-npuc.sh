@@ -137,6 +137,10 @@ expect_fail 1 "c.yaml:10: error: FP16_OUT_OPS: 'new_state' is not in OUTPUT_OPS"
 cfg "OUTPUT_OPS: [Result]" "WEIGHT_CACHE_SIZE: 524200"
 expect_fail 1 "c.yaml: error: the arena needs [0-9]+ bytes, grus has 524288 bytes of SRAM \(88 after WEIGHT_CACHE_SIZE\): [0-9]+ over; largest live set [0-9]+ bytes at node '[a-z]+': '" \
 	"an arena over the SRAM budget names the overflow and the largest live set" -- npuc "$T/c.yaml"
+rm -rf "$T/kb" "$T/out"
+npuc "$T/c.yaml" --keep "$T/kb" 2>/dev/null
+[ $? -eq 1 ] && [ -f "$T/kb/quant.ir" ] && [ ! -e "$T/out" ] && npu-dump -m "$T/kb/quant.ir" >/dev/null
+ok $? "--keep keeps quant.ir when the budget fails (no OUTPUT_FILE)"
 cfg "OUTPUT_OPS: [Result]" "WEIGHT_CACHE_SIZE: 100"
 expect_fail 1 "c.yaml:10: error: the weights take [0-9]+ bytes, WEIGHT_CACHE_SIZE is 100 \([0-9]+ over\)" \
 	"weights over WEIGHT_CACHE_SIZE" -- npuc "$T/c.yaml"
