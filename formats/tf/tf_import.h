@@ -58,7 +58,7 @@ ir_graph *tf_import(const uint8_t *buf, size_t size, const tf_import_opts *opts,
 ir_graph *tfjs_import(const uint8_t *buf, size_t size, const char *dir, const tf_import_opts *opts, ir_diag *d);
 
 /* Entry i of the importer's op table (TensorFlow op names) for listings;
- * NULL past the end. *irop: the IR op it maps to, or -1 (depends). */
+ * NULL past the end. *irop: -1 (each converter chooses its IR ops). */
 const char *tf_import_op_at(int i, int *irop);
 
 #endif
