@@ -77,6 +77,10 @@ static int parse_doc(yaml_document_t *doc, const char *file, npu_target *t, ir_d
 			if (!s || *end || errno || n < 0 || n > (1LL << 40))
 				return ir_fail(d, -1, -1, "%s: 'sram_bytes' must be a byte count", file);
 			t->sram_bytes = n;
+		} else if (!strcmp(key, "sram_overflow")) {
+			if (!s || (strcmp(s, "error") && strcmp(s, "warn")))
+				return ir_fail(d, -1, -1, "%s: 'sram_overflow' must be error or warn", file);
+			t->sram_overflow_warn = !strcmp(s, "warn");
 		} else if (!strcmp(key, "ops")) {
 			rc = name_list(doc, v, file, key, t->ops, IR_OP_COUNT, op_lookup, d);
 		} else if (!strcmp(key, "same_scale_inputs")) {

@@ -18,6 +18,7 @@ typedef struct {
 	int64_t sram_bytes;		/* on-chip memory for the arena; 0: unknown */
 	bool ops[IR_OP_COUNT];		/* what the NPU runs */
 	bool same_scale[IR_OP_COUNT];	/* ops whose integer inputs must share the output's scale */
+	bool sram_overflow_warn;	/* sram_overflow: warn (an arena over sram_bytes is a warning) */
 } npu_target;
 
 /* Parse a profile from memory (file: the name used in messages). */

@@ -3428,3 +3428,13 @@ ir_graph *onnx_import(const uint8_t *buf, size_t size, const onnx_import_opts *o
 	onnx__model_proto__free_unpacked(m, NULL);
 	return g;
 }
+
+/* The op table for listings (npuc --list -f ONNX): entry i, NULL past the
+ * end. *irop: the IR op it converts to, else -1 (the handler decides). */
+const char *onnx_import_op_at(int i, int *irop)
+{
+	if (i < 0 || (size_t)i >= sizeof op_table / sizeof op_table[0])
+		return NULL;
+	*irop = op_table[i].op ? op_table[i].op : op_table[i].conv == cv_conv ? IR_OP_CONV : -1;
+	return op_table[i].name;
+}

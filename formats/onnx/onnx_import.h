@@ -52,4 +52,8 @@ ir_graph *onnx_import(const uint8_t *buf, size_t size, const onnx_import_opts *o
 int onnx_tensor_read(const uint8_t *buf, size_t size, ir_dtype *dt, ir_shape *shape,
 		     void **data, size_t *nbytes, char **name, ir_diag *d);
 
+/* Entry i of the importer's op table (ONNX op types) for listings;
+ * NULL past the end. *irop: the IR op it maps to, or -1 (depends). */
+const char *onnx_import_op_at(int i, int *irop);
+
 #endif

@@ -3275,3 +3275,11 @@ out:
 	npu_tf__graph_def__free_unpacked(gd, NULL);
 	return g;
 }
+
+/* The op table for listings (npuc --list -f TF): entry i, NULL past the end.
+ * *irop: -1 (the converters choose the IR ops). */
+const char *tf_import_op_at(int i, int *irop)
+{
+	*irop = -1;
+	return i >= 0 && (size_t)i < sizeof op_table / sizeof op_table[0] ? op_table[i].name : NULL;
+}

@@ -57,4 +57,8 @@ ir_graph *tf_import(const uint8_t *buf, size_t size, const tf_import_opts *opts,
  * names them. Errors name the JSON key ("weightsManifest[0].paths[1]: ..."). */
 ir_graph *tfjs_import(const uint8_t *buf, size_t size, const char *dir, const tf_import_opts *opts, ir_diag *d);
 
+/* Entry i of the importer's op table (TensorFlow op names) for listings;
+ * NULL past the end. *irop: -1 (each converter chooses its IR ops). */
+const char *tf_import_op_at(int i, int *irop);
+
 #endif

@@ -4207,3 +4207,13 @@ ir_graph *ts_import(const uint8_t *buf, size_t size, const ts_import_opts *opts,
 	ts_arena_free(&im.a);
 	return g;
 }
+
+/* The op table for listings (npuc --list -f PT): entry i, NULL past the end.
+ * *irop: the IR op of entries that map to one, else -1. */
+const char *ts_import_op_at(int i, int *irop)
+{
+	if (i < 0 || (size_t)i >= sizeof op_table / sizeof op_table[0])
+		return NULL;
+	*irop = op_table[i].op ? op_table[i].op : -1;
+	return op_table[i].name;
+}

@@ -36,4 +36,8 @@ typedef struct {
  * and construct is listed in one message with its file and line. */
 ir_graph *ts_import(const uint8_t *buf, size_t size, const ts_import_opts *opts, ir_diag *d);
 
+/* Entry i of the importer's op table (aten/prim names) for listings;
+ * NULL past the end. *irop: the IR op it maps to, or -1 (depends). */
+const char *ts_import_op_at(int i, int *irop);
+
 #endif
