@@ -759,45 +759,6 @@ static int nxc_input(ir_graph *g, int i, ir_diag *d)
 
 /* ---------------------------------------------------------------- fuse */
 
-/* An activation fused into an elementwise op that the runtime cannot run
- * fused (exp on sub, gxnpuc's softmax) goes back into its own node. */
-static int unfuse_eltwise_acts(ir_graph *g, ir_diag *d)
-{
-	for (int i = 0; i < ir_graph_node_count(g); i++) {
-		const ir_node *n = ir_graph_node(g, i);
-		if (n->op != IR_OP_ADD && n->op != IR_OP_SUB && n->op != IR_OP_MUL && n->op != IR_OP_DIV &&
-		    n->op != IR_OP_MAX && n->op != IR_OP_MIN)
-			continue;
-		const char *act = ir_node_str(g, i, "act", NULL);
-		const double *pv;
-		int aop = act ? ir_op_from_name(act) : -1;
-		if (aop < 0 || aop == IR_OP_RELU || aop == IR_OP_RELU6 || aop == IR_OP_CLIP ||
-		    ir_node_floats(g, i, "act_params", &pv) >= 0 || n->n_outputs != 1)
-			continue;
-		int y = n->outputs[0];
-		const ir_tensor *ty = ir_graph_tensor(g, y);
-		char base[400];
-		snprintf(base, sizeof base, "%s/%s", n->name, act);
-		char *tn = ir_graph_unique_name(g, base);
-		if (!tn)
-			return ir_fail(d, i, -1, "out of memory");
-		ir_shape sh = ty->shape;
-		int t2 = ir_graph_add_tensor(g, tn, ty->dtype, &sh, IR_KIND_ACTIVATION, d);
-		if (t2 < 0) {
-			free(tn);
-			return -1;
-		}
-		ir_graph_replace_uses(g, y, t2);
-		int node = ir_graph_add_node(g, tn, aop, &y, 1, &t2, 1, d);
-		free(tn);
-		if (node < 0)
-			return -1;
-		ir_node_remove_attr(g, i, "act");
-		cli_info(1, "%s: node '%s': %s runs as its own node", cli_prog, ir_graph_node(g, i)->name, act);
-	}
-	return ir_graph_toposort(g, d) || ir_graph_infer_shapes(g, d) ? -1 : 0;
-}
-
 static int fuse(ir_graph *g, const config *c, const npu_target *t, ir_diag *d)
 {
 	bool pass[IR_PASS_COUNT] = {0};
@@ -805,14 +766,18 @@ static int fuse(ir_graph *g, const config *c, const npu_target *t, ir_diag *d)
 		pass[p] = ir_pass_in_all(p);
 	if (!c->fuse_bn)
 		pass[IR_PASS_BN] = pass[IR_PASS_BN_RECOGNIZE] = false;
+	/* what npu-fuse --target does: the softmax rewrite where the NPU has
+	 * none, no rewrite into ops it lacks, only activations it lists */
 	if (!t->ops[IR_OP_SOFTMAX] || !t->ops[IR_OP_LOG_SOFTMAX])
 		pass[IR_PASS_SOFTMAX] = true;
+	if (!t->ops[IR_OP_LAYER_NORM])
+		pass[IR_PASS_LAYER_NORM] = false;
 	for (int round = 0, changed = 1; changed && round < 16; round++) {
 		changed = 0;
 		for (int p = 0; p < IR_PASS_COUNT; p++) {
 			if (!pass[p])
 				continue;
-			ir_pass_report r = {0};
+			ir_pass_report r = {.target_ops = t->ops};
 			if (ir_pass_run(g, p, &r, d))
 				return -1;
 			if (r.changed)
@@ -820,7 +785,7 @@ static int fuse(ir_graph *g, const config *c, const npu_target *t, ir_diag *d)
 			changed += r.changed;
 		}
 	}
-	return unfuse_eltwise_acts(g, d);
+	return 0;
 }
 
 /* ---------------------------------------------------------------- names */
