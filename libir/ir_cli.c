@@ -465,3 +465,11 @@ void cli_print_plan(FILE *f, const ir_graph *g, const ir_plan *p, bool timeline)
 	if (timeline && ir_graph_node_count(g) > 0)
 		print_timeline(f, g, p);
 }
+
+bool cli_c_identifier(const char *s)
+{
+	bool ok = (isalpha((unsigned char)s[0]) || s[0] == '_') && strlen(s) < 64;
+	for (const char *p = s; *p && ok; p++)
+		ok = isalnum((unsigned char)*p) || *p == '_';
+	return ok;
+}

@@ -45,6 +45,8 @@ char *cli_named_shape(const char *arg, ir_shape *shape);
 /* --const NAME=VALUE (e.g. keep_prob=1.0, sr=16000): the name (malloc'ed)
  * and the number; a malformed argument is a usage error (exit 2). */
 char *cli_named_number(const char *arg, double *value);
+/* s is a C identifier of at most 63 characters (a --name for emitted code). */
+bool cli_c_identifier(const char *s);
 /* "prog: file: error: message" (file may be NULL). Returns CLI_FAIL. */
 int cli_error(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Same with "warning:"; suppressed by -q. */

@@ -483,6 +483,43 @@ static int lower_conv3(lw *c, bool tr)
 	return add_op(c, NPU_K_CONV3_F, args, 4, p, NPU_C3_COUNT);
 }
 
+/* The tail of an integer (transposed) convolution: per-channel
+ * requantization multipliers, shifts and weight zero points as constants,
+ * the clamp in code space, the op. */
+static int conv_q_op(lw *c, int kernel, int x, int w, int b, int y, const ir_quant *q, int64_t OC, float sx, float sy,
+		     int32_t zx, int32_t zy, float lo, float hi, int32_t *p)
+{
+	const ir_tensor *ty = T(c, y);
+	int32_t *mult = malloc(sizeof *mult * (size_t)OC), *shift = malloc(sizeof *shift * (size_t)OC);
+	int32_t *wz = malloc(sizeof *wz * (size_t)OC);
+	bool any_wz = false;
+	int rc = 0;
+	if (!mult || !shift || !wz)
+		c->oom = true, rc = -1;
+	for (int64_t o = 0; !rc && o < OC; o++) {
+		int k = q->n == 1 ? 0 : (int)o, sh;
+		if (ir_quant_multiplier((double)sx * q->scale[k] / sy, &mult[o], &sh))
+			rc = unsupported(c, "channel %lld: scale ratio %g cannot be requantized", (long long)o,
+					 (double)sx * q->scale[k] / sy);
+		shift[o] = sh;
+		wz[o] = q->zero_point[k];
+		any_wz = any_wz || wz[o];
+	}
+	int args[7] = {rt(c, x), rt(c, w), rt(c, b), -1, -1, -1, rt(c, y)};
+	if (!rc) {
+		args[3] = add_const(c, mult, sizeof *mult * (size_t)OC);
+		args[4] = add_const(c, shift, sizeof *shift * (size_t)OC);
+		if (any_wz)
+			args[5] = add_const(c, wz, sizeof *wz * (size_t)OC);
+	}
+	free(mult), free(shift), free(wz);
+	if (rc)
+		return -1;
+	p[NPU_CV_ZX] = zx, p[NPU_CV_ZY] = zy;
+	qclamp_range(ty->dtype, sy, zy, lo, hi, &p[NPU_CV_LO], &p[NPU_CV_HI]);
+	return add_op(c, kernel, args, 7, p, NPU_CV_COUNT);
+}
+
 static int lower_conv(lw *c)
 {
 	const ir_node *n = ir_graph_node(c->g, c->node);
@@ -549,34 +586,7 @@ static int lower_conv(lw *c)
 		const ir_quant *q = tw->quant;
 		if (q->n != 1 && (q->n != OC || q->axis != 0))
 			return unsupported(c, "weights '%s' need one scale or one per output channel", tw->name);
-		int32_t *mult = malloc(sizeof *mult * (size_t)OC), *shift = malloc(sizeof *shift * (size_t)OC);
-		int32_t *wz = malloc(sizeof *wz * (size_t)OC);
-		bool any_wz = false;
-		int rc = 0;
-		if (!mult || !shift || !wz)
-			c->oom = true, rc = -1;
-		for (int64_t o = 0; !rc && o < OC; o++) {
-			int k = q->n == 1 ? 0 : (int)o, sh;
-			if (ir_quant_multiplier((double)sx * q->scale[k] / sy, &mult[o], &sh))
-				rc = unsupported(c, "channel %lld: scale ratio %g cannot be requantized", (long long)o,
-						 (double)sx * q->scale[k] / sy);
-			shift[o] = sh;
-			wz[o] = q->zero_point[k];
-			any_wz = any_wz || wz[o];
-		}
-		int args[7] = {rt(c, x), rt(c, w), rt(c, b), -1, -1, -1, rt(c, y)};
-		if (!rc) {
-			args[3] = add_const(c, mult, sizeof *mult * (size_t)OC);
-			args[4] = add_const(c, shift, sizeof *shift * (size_t)OC);
-			if (any_wz)
-				args[5] = add_const(c, wz, sizeof *wz * (size_t)OC);
-		}
-		free(mult), free(shift), free(wz);
-		if (rc)
-			return -1;
-		p[NPU_CV_ZX] = zx, p[NPU_CV_ZY] = zy;
-		qclamp_range(ty->dtype, sy, zy, act.lo, act.hi, &p[NPU_CV_LO], &p[NPU_CV_HI]);
-		return add_op(c, NPU_K_CONV_Q, args, 7, p, NPU_CV_COUNT);
+		return conv_q_op(c, NPU_K_CONV_Q, x, w, b, y, q, OC, sx, sy, zx, zy, act.lo, act.hi, p);
 	}
 
 	if (!is_float(tx->dtype) || ty->dtype != tx->dtype)
@@ -1876,34 +1886,7 @@ static int lower_conv_transpose(lw *c)
 			return unsupported(c, "integer convolution needs a constant int32 bias");
 		if (qparams(c, x, &sx, &zx) || qparams(c, y, &sy, &zy))
 			return -1;
-		int32_t *mult = malloc(sizeof *mult * (size_t)OC), *shift = malloc(sizeof *shift * (size_t)OC);
-		int32_t *wz = malloc(sizeof *wz * (size_t)OC);
-		bool any_wz = false;
-		int rc = 0;
-		if (!mult || !shift || !wz)
-			c->oom = true, rc = -1;
-		for (int64_t o = 0; !rc && o < OC; o++) {
-			int k = q->n == 1 ? 0 : (int)o, sh;
-			if (ir_quant_multiplier((double)sx * q->scale[k] / sy, &mult[o], &sh))
-				rc = unsupported(c, "channel %lld: scale ratio %g cannot be requantized", (long long)o,
-						 (double)sx * q->scale[k] / sy);
-			shift[o] = sh;
-			wz[o] = q->zero_point[k];
-			any_wz = any_wz || wz[o];
-		}
-		int args[7] = {rt(c, x), rt(c, w), rt(c, b), -1, -1, -1, rt(c, y)};
-		if (!rc) {
-			args[3] = add_const(c, mult, sizeof *mult * (size_t)OC);
-			args[4] = add_const(c, shift, sizeof *shift * (size_t)OC);
-			if (any_wz)
-				args[5] = add_const(c, wz, sizeof *wz * (size_t)OC);
-		}
-		free(mult), free(shift), free(wz);
-		if (rc)
-			return -1;
-		p[NPU_CV_ZX] = zx, p[NPU_CV_ZY] = zy;
-		qclamp_range(ty->dtype, sy, zy, act.lo, act.hi, &p[NPU_CV_LO], &p[NPU_CV_HI]);
-		return add_op(c, NPU_K_CONV_T_Q, args, 7, p, NPU_CV_COUNT);
+		return conv_q_op(c, NPU_K_CONV_T_Q, x, w, b, y, q, OC, sx, sy, zx, zy, act.lo, act.hi, p);
 	}
 
 	if (!is_float(tx->dtype) || ty->dtype != tx->dtype)

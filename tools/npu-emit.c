@@ -74,13 +74,8 @@ static void parse_args(int argc, char **argv, options *o)
 		o->format = "c";
 	if (strcmp(o->format, "c") && strcmp(o->format, "bin"))
 		cli_usage("--format must be c or bin, not '%s'", o->format);
-	if (o->name) {
-		bool ok = (isalpha((unsigned char)o->name[0]) || o->name[0] == '_') && strlen(o->name) < 64;
-		for (const char *p = o->name; *p && ok; p++)
-			ok = isalnum((unsigned char)*p) || *p == '_';
-		if (!ok)
-			cli_usage("--name must be a C identifier (letters, digits, '_'), not '%s'", o->name);
-	}
+	if (o->name && !cli_c_identifier(o->name))
+		cli_usage("--name must be a C identifier (letters, digits, '_'), not '%s'", o->name);
 }
 
 /* The prefix: --name, or the model file's base name made an identifier. */

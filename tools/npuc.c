@@ -506,13 +506,8 @@ static void parse_args(int argc, char **argv, options *o)
 		cli_usage("-i gives samples for -q");
 	if (o->quant && !o->n_samples)
 		cli_usage("-q needs samples: -i FILE (one .npy per input, or an .npz keyed by input name)");
-	if (o->name) {
-		bool ok = (isalpha((unsigned char)o->name[0]) || o->name[0] == '_') && strlen(o->name) < 64;
-		for (const char *p = o->name; *p && ok; p++)
-			ok = isalnum((unsigned char)*p) || *p == '_';
-		if (!ok)
-			cli_usage("--name must be a C identifier (letters, digits, '_'), not '%s'", o->name);
-	}
+	if (o->name && !cli_c_identifier(o->name))
+		cli_usage("--name must be a C identifier (letters, digits, '_'), not '%s'", o->name);
 }
 
 /* ---------------------------------------------------------------- cores and lists */
