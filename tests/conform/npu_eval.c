@@ -21,7 +21,11 @@
  * each graph's state output OUT fed back as its state input IN (starting
  * at zero; as is when the dtypes agree, else as float32), and prints the
  * SQNR in dB of IR's first output against REF_IR's over all frames, and
- * how often their argmax agrees ("SQNR AGREE FRAMES"). Exit 1 on errors. */
+ * how often their argmax agrees ("SQNR AGREE FRAMES"); with labels: int64
+ * [N] in SEQ.npz also "QRIGHT FRIGHT": the utterances whose argmax after
+ * the last frame is the label, for IR and REF_IR, and with logits: float32
+ * [N, classes] (the framework's, after the last frame) also the largest
+ * |REF_IR's output - logit|. Exit 1 on errors. */
 #include "ir.h"
 #include "ir_cli.h"
 #include "npy/npy.h"
@@ -181,10 +185,14 @@ static int stream(const char *qpath, const char *fpath, const char *set, const c
 	if (stream_open(&q, qpath, pair) || stream_open(&f, fpath, pair))
 		goto done;
 	a = load(set, &n);
-	const npy_array *x = NULL;
+	const npy_array *x = NULL, *lab = NULL, *ref = NULL;
 	for (int i = 0; a && i < n; i++)
 		if (a[i].name && !strcmp(a[i].name, "x"))
 			x = &a[i];
+		else if (a[i].name && !strcmp(a[i].name, "labels"))
+			lab = &a[i];
+		else if (a[i].name && !strcmp(a[i].name, "logits"))
+			ref = &a[i];
 	int64_t per = ir_shape_numel(&ir_graph_tensor(f.g, ir_graph_input(f.g, f.x))->shape);
 	if (!x || x->dtype != IR_DTYPE_F32 || x->shape.rank < 2 ||
 	    ir_shape_numel(&x->shape) != x->shape.dim[0] * x->shape.dim[1] * per) {
@@ -193,10 +201,15 @@ static int stream(const char *qpath, const char *fpath, const char *set, const c
 	}
 	int64_t ns = ir_shape_numel(&ir_graph_tensor(f.g, ir_graph_input(f.g, f.in))->shape);
 	int64_t nc = ir_shape_numel(&ir_graph_tensor(f.g, ir_graph_output(f.g, 0))->shape);
+	if ((lab && (lab->dtype != IR_DTYPE_I64 || ir_shape_numel(&lab->shape) != x->shape.dim[0])) ||
+	    (ref && (ref->dtype != IR_DTYPE_F32 || ir_shape_numel(&ref->shape) != x->shape.dim[0] * nc))) {
+		cli_error(set, "expected labels: int64 [N] and logits: float32 [N, %lld]", (long long)nc);
+		goto done;
+	}
 	if (!(tmp = malloc(sizeof(float) * (size_t)(ns + 1) * 2)))
 		goto done;
-	double ref2 = 0, err2 = 0;
-	int64_t agree = 0, frames = 0;
+	double ref2 = 0, err2 = 0, maxerr = 0;
+	int64_t agree = 0, frames = 0, qright = 0, fright = 0;
 	for (int64_t s = 0; s < x->shape.dim[0]; s++)
 		for (int64_t k = 0; k < x->shape.dim[1]; k++) {
 			const float *xf = (const float *)x->data + (s * x->shape.dim[1] + k) * per;
@@ -212,8 +225,21 @@ static int stream(const char *qpath, const char *fpath, const char *set, const c
 			}
 			agree += bq == bf;
 			frames++;
+			if (k + 1 < x->shape.dim[1])
+				continue;
+			if (lab) {
+				qright += bq == ((const int64_t *)lab->data)[s];
+				fright += bf == ((const int64_t *)lab->data)[s];
+			}
+			for (int64_t c = 0; ref && c < nc; c++)
+				maxerr = fmax(maxerr, fabs(out_val(f.g, f.e, 0, c) - ((const float *)ref->data)[s * nc + c]));
 		}
-	printf("%.2f %lld %lld\n", err2 > 0 ? 10 * log10(ref2 / err2) : 999.0, (long long)agree, (long long)frames);
+	printf("%.2f %lld %lld", err2 > 0 ? 10 * log10(ref2 / err2) : 999.0, (long long)agree, (long long)frames);
+	if (lab)
+		printf(" %lld %lld", (long long)qright, (long long)fright);
+	if (ref)
+		printf(" %.3g", maxerr);
+	printf("\n");
 	rc = 0;
 done:
 	free(tmp);
