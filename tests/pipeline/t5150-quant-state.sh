@@ -90,6 +90,18 @@ npu-quant "$T/k.ir" --target int8 --int-io --state cache_in=cache_out --calib "$
 	awk -v z="$zs" -v s="$ss" 'BEGIN { exit !(s >= z + 10) }'
 ok $? "kws_stream int8 over sequences (--int-io, the int8 cache fed back): ${sr:-?}/200 right, SQNR ${ss:-?} dB; zero-cache calibration: ${zr:-?}/200, ${zs:-?} dB"
 
+# the integer GRU keeps its fixed int16 Q0.15 state with --state: the
+# streaming GRU of t5100 with its calibration data read as 64 sequences of
+# one step each starting from the given h0 ([N, ...] initial states)
+S=$DATA/quant/gru_stream
+npu-import-onnx "$S.onnx" | npu-fuse --all -o "$T/g.ir" &&
+	npu-quant "$T/g.ir" --target int8 --int-io --state h0=h --calib "$S.calib.npz" -v -o "$T/g8.ir" 2>"$T/err" &&
+	grep -q "calibrated on 64 sequences, 64 steps" "$T/err" &&
+	npu-emit "$T/g8.ir" --name m -o "$T/g.h" &&
+	grep -q "input  1 'h0': i16 \[1,1,48\], 96 bytes, real = 3.05175781e-05 \* (q - 0)" "$T/g.h" &&
+	grep -q "output 1 'h': i16 \[1,1,48\], 96 bytes, real = 3.05175781e-05 \* (q - 0)" "$T/g.h"
+ok $? "--state h0=h on the streaming GRU: initial states from the data, h0 and h stay int16 Q0.15"
+
 # bad --state and sequence data
 expect_fail 2 "^npu-quant: --state 'State_c0': expected IN=OUT" "--state without =OUT (usage)" -- \
 	npu-quant "$T/f.ir" --target int8 --state State_c0 --calib "$Q.seq.npz" -o "$T/out"
