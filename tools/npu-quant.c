@@ -26,6 +26,9 @@ typedef struct {
 	char *float_layers, *f16_outputs, *exclude;
 	ir_qrange wrange[MAX_FILES];
 	int n_wrange;
+	char *state_in[MAX_FILES];	/* --state IN=OUT */
+	const char *state_out[MAX_FILES];
+	int n_states;
 	bool force;
 	/* explicitly given (else from the target / defaults) */
 	const char *bits, *method, *wscheme;
@@ -45,6 +48,10 @@ static void help(void)
 	       "                           or a directory of sampleN_inputs.npz (one sample each)\n"
 	       "      --calib-batch N      samples per statistics batch (default 1)\n"
 	       "      --calib-max N        use at most N calibration samples\n"
+	       "      --state IN=OUT       input IN is recurrent state whose next value is output\n"
+	       "                           OUT (repeatable): calibrate over sequences, [N, T, ...]\n"
+	       "                           per input, feeding OUT back into IN at every step; IN\n"
+	       "                           and OUT get one quantization\n"
 	       "  -m, --method M           minmax (default), averaging, meanstd[:N], percentile[:P],\n"
 	       "                           kld, aciq, mse\n"
 	       "      --stats-out FILE     write the calibration statistics (text)\n"
@@ -121,12 +128,26 @@ static void parse_wrange(options *o, const char *arg)
 	o->wrange[o->n_wrange++] = (ir_qrange){name, (float)lo, (float)hi};
 }
 
+static void parse_state(options *o, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg || !eq[1])
+		cli_usage("--state '%s': expected IN=OUT, e.g. --state h_in=h_out", arg);
+	if (o->n_states >= MAX_FILES)
+		cli_usage("too many --state options (at most %d)", MAX_FILES);
+	char *in = strndup(arg, (size_t)(eq - arg));
+	if (!in)
+		cli_usage("out of memory");
+	o->state_in[o->n_states] = in;
+	o->state_out[o->n_states++] = eq + 1;
+}
+
 static void parse_args(int argc, char **argv, options *o)
 {
 	enum {
 		OPT_BATCH = 256, OPT_CMAX, OPT_SOUT, OPT_SIN, OPT_SYM, OPT_ASYM, OPT_WBITS, OPT_WSCHEME,
 		OPT_PT, OPT_LUT, OPT_INTIO, OPT_CONFIG, OPT_FLOAT, OPT_CFC, OPT_CCONV, OPT_EXCL, OPT_WMM,
-		OPT_F16OUT, OPT_REPORT, OPT_EVAL, OPT_EMAX, OPT_STRICT,
+		OPT_F16OUT, OPT_REPORT, OPT_EVAL, OPT_EMAX, OPT_STRICT, OPT_STATE,
 	};
 	static const struct option longopts[] = {
 		{"target", required_argument, NULL, 't'}, {"calib", required_argument, NULL, 'c'},
@@ -144,6 +165,7 @@ static void parse_args(int argc, char **argv, options *o)
 		{"fp16-outputs", required_argument, NULL, OPT_F16OUT}, {"report", required_argument, NULL, OPT_REPORT},
 		{"eval", required_argument, NULL, OPT_EVAL}, {"eval-max", required_argument, NULL, OPT_EMAX},
 		{"strict", no_argument, NULL, OPT_STRICT},
+		{"state", required_argument, NULL, OPT_STATE},
 		CLI_COMMON_OPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -177,6 +199,7 @@ static void parse_args(int argc, char **argv, options *o)
 		case OPT_EVAL: add_file(o->eval, &o->n_eval, "--eval", optarg); break;
 		case OPT_EMAX: o->eval_max = parse_count("--eval-max", optarg, 1, 1L << 40); break;
 		case OPT_STRICT: o->strict = true; break;
+		case OPT_STATE: parse_state(o, optarg); break;
 		default: cli_common_option(c, argv, &o->out, &o->force, help);
 		}
 	}
@@ -354,6 +377,8 @@ struct calib_run {
 	ir_calib *c;
 	float **buf;		/* per tensor: the batch so far */
 	int64_t *len, *cap;
+	const int *tie_in, *tie_out;	/* state pairs (tensor ids): one range each */
+	int n_tie;
 	ir_diag d;
 	bool failed;
 };
@@ -466,6 +491,14 @@ static int calib_hook(void *user, const ir_graph *g, int node, int t, const void
 
 static int calib_flush(calib_run *r, const ir_graph *g)
 {
+	/* a state input and its output see the union of both: the same
+	 * values in the same order, so any method gives both one range */
+	for (int p = 0; p < r->n_tie; p++) {
+		int a = r->tie_in[p], b = r->tie_out[p];
+		int64_t la = r->len[a], lb = r->len[b];
+		if ((lb && batch_add(r, a, r->buf[b], lb)) || (la && batch_add(r, b, r->buf[a], la)))
+			return -1;
+	}
 	for (int t = 0; t < ir_graph_tensor_count(g); t++)
 		if (r->len[t]) {
 			if (ir_calib_observe(r->c, ir_graph_tensor(g, t)->name, r->buf[t], r->len[t], &r->d))
@@ -473,6 +506,216 @@ static int calib_flush(calib_run *r, const ir_graph *g)
 			r->len[t] = 0;
 		}
 	return 0;
+}
+
+/* ---------------------------------------------------------------- sequences (--state) */
+
+/* A calibration file of sequences: per graph input its array, [N, T, ...]
+ * for the other inputs, [N, ...] initial values (or none: zeros) for the
+ * state inputs. */
+typedef struct {
+	const char *path;
+	npy_array *arrs;
+	int n_arrs;
+	npy_array **of_input;	/* NULL: a state input starting at zero */
+	int64_t count, steps;
+} seq_source;
+
+/* The product of a's dimensions from `from` on. */
+static int64_t numel_from(const npy_array *a, int from)
+{
+	int64_t n = 1;
+	for (int k = from; k < a->shape.rank; k++)
+		n *= a->shape.dim[k];
+	return n;
+}
+
+static int seq_open(seq_source *s, const char *path, const ir_graph *g, const bool *is_state)
+{
+	memset(s, 0, sizeof *s);
+	s->path = path;
+	struct stat st;
+	int ni = ir_graph_input_count(g), n_plain = 0;
+	char s1[160], s2[160];
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return cli_error(path, "calibration over sequences (--state) reads .npy or .npz files, not directories");
+	if (!(s->arrs = read_arrays(path, &s->n_arrs)))
+		return -1;
+	bool npz = s->n_arrs != 1 || s->arrs[0].name;
+	for (int i = 0; i < ni; i++)
+		n_plain += !is_state[i];
+	if (!npz && n_plain != 1)
+		return cli_error(path, "an .npy feeds a model with one input besides its states; this one has %d (use an .npz keyed by input name)",
+				 n_plain);
+	if (!(s->of_input = calloc((size_t)ni + 1, sizeof *s->of_input)))
+		return cli_error(NULL, "out of memory");
+	s->count = s->steps = -1;
+	for (int i = 0; i < ni; i++) {
+		const ir_tensor *t = ir_graph_tensor(g, ir_graph_input(g, i));
+		npy_array *a = NULL;
+		for (int k = 0; npz && k < s->n_arrs; k++)
+			if (!strcmp(s->arrs[k].name, t->name))
+				a = &s->arrs[k];
+		if (!npz && !is_state[i])
+			a = &s->arrs[0];
+		if (!a) {
+			if (is_state[i])
+				continue;	/* starts at zero */
+			return cli_error(path, "no array for input '%s'", t->name);
+		}
+		bool fl = t->dtype == IR_DTYPE_F32;
+		if (fl ? a->dtype != IR_DTYPE_F32 : a->dtype != t->dtype)
+			return cli_error(path, "array '%s' is %s; calibration data for input '%s' is %s",
+					 a->name ? a->name : t->name, npy_dtype_name(a->dtype), t->name,
+					 fl ? "float32 (or float64)" : npy_dtype_name(t->dtype));
+		int64_t per = ir_shape_numel(&t->shape);
+		int lead = is_state[i] ? 1 : 2;
+		if (a->shape.rank < lead || numel_from(a, lead) != per)
+			return cli_error(path, "array '%s' is %s; input '%s' is %s (over sequences, %s)",
+					 a->name ? a->name : t->name, ir_shape_str(&a->shape, s1, sizeof s1), t->name,
+					 ir_shape_str(&t->shape, s2, sizeof s2),
+					 is_state[i] ? "a state input's array holds initial states [N, ...]" :
+					 "an input's array holds sequences [N, T, ...]");
+		if (s->count >= 0 && a->shape.dim[0] != s->count)
+			return cli_error(path, "inputs have different sequence counts (%lld and %lld)",
+					 (long long)s->count, (long long)a->shape.dim[0]);
+		s->count = a->shape.dim[0];
+		if (!is_state[i]) {
+			if (s->steps >= 0 && a->shape.dim[1] != s->steps)
+				return cli_error(path, "inputs have sequences of different lengths (%lld and %lld steps)",
+						 (long long)s->steps, (long long)a->shape.dim[1]);
+			s->steps = a->shape.dim[1];
+		}
+		s->of_input[i] = a;
+	}
+	if (s->count <= 0 || s->steps <= 0)
+		return cli_error(path, "no sequences (N or T is 0)");
+	return 0;
+}
+
+static void seq_close(seq_source *s)
+{
+	if (s->arrs)
+		npz_free(s->arrs, s->n_arrs);
+	free(s->of_input);
+	memset(s, 0, sizeof *s);
+}
+
+/* Calibrate over sequences: each one step by step through the float
+ * interpreter, state outputs fed back as the next step's state inputs,
+ * statistics at every step. sin/sout: the pairs' input and output indices. */
+static int calibrate_seq(const options *o, const ir_graph *g, ir_calib *c, const int *sin, const int *sout)
+{
+	int ni = ir_graph_input_count(g), nt = ir_graph_tensor_count(g), ns = o->n_states, rc = CLI_FAIL;
+	seq_source src[MAX_FILES];
+	memset(src, 0, sizeof src);
+	bool *is_state = calloc((size_t)ni + 1, sizeof(bool));
+	int *tin = malloc(sizeof(int) * (size_t)(ns + 1)), *tout = malloc(sizeof(int) * (size_t)(ns + 1));
+	float **st = calloc((size_t)ni + 1, sizeof(float *));	/* per state input: its value now */
+	calib_run r = {.c = c, .buf = calloc((size_t)nt + 1, sizeof(float *)),
+		       .len = calloc((size_t)nt + 1, sizeof(int64_t)), .cap = calloc((size_t)nt + 1, sizeof(int64_t)),
+		       .tie_in = tin, .tie_out = tout, .n_tie = ns};
+	ir_exec *e = NULL;
+	ir_diag d;
+	if (!is_state || !tin || !tout || !st || !r.buf || !r.len || !r.cap) {
+		cli_error(NULL, "out of memory");
+		goto out;
+	}
+	for (int p = 0; p < ns; p++) {
+		is_state[sin[p]] = true;
+		tin[p] = ir_graph_input(g, sin[p]);
+		tout[p] = ir_graph_output(g, sout[p]);
+		if (!(st[sin[p]] = malloc(sizeof(float) * (size_t)(ir_shape_numel(&ir_graph_tensor(g, tin[p])->shape) + 1)))) {
+			cli_error(NULL, "out of memory");
+			goto out;
+		}
+	}
+	int64_t total = 0;
+	bool bad = false;
+	for (int s = 0; s < o->n_calib; s++)
+		if (seq_open(&src[s], o->calib[s], g, is_state))
+			bad = true;
+		else
+			total += src[s].count;
+	if (bad)
+		goto out;
+	if (o->calib_max && total > o->calib_max)
+		total = o->calib_max;
+	if (!(e = ir_exec_new(g, IR_MODE_F32, 1, &d))) {
+		cli_diag(g, cli_name(o->in), &d);
+		goto out;
+	}
+	ir_exec_set_hook(e, calib_hook, &r);
+	int64_t done = 0, steps = 0, in_batch = 0;
+	long batch = o->calib_batch ? o->calib_batch : 1;
+	for (int s = 0; s < o->n_calib && done < total; s++) {
+		seq_source *q = &src[s];
+		for (int64_t n = 0; n < q->count && done < total; n++) {
+			for (int64_t k = 0; k < q->steps; k++) {
+				for (int i = 0; i < ni; i++) {
+					const npy_array *a = q->of_input[i];
+					int64_t per = ir_shape_numel(&ir_graph_tensor(g, ir_graph_input(g, i))->shape);
+					if (is_state[i] && k == 0) {	/* the initial state */
+						if (a)
+							memcpy(st[i], (const float *)a->data + n * per, sizeof(float) * (size_t)per);
+						else
+							memset(st[i], 0, sizeof(float) * (size_t)per);
+					}
+					npy_array f32 = {.dtype = IR_DTYPE_F32};
+					const void *x = is_state[i] ? (const void *)st[i] :
+						(const uint8_t *)a->data + (size_t)((n * q->steps + k) * per) * ir_dtype_size(a->dtype);
+					if (set_input(e, g, i, is_state[i] ? &f32 : a, x, per, &r, &d)) {
+						cli_diag(g, q->path, &d);
+						goto out;
+					}
+				}
+				if (ir_exec_run(e, &d)) {
+					cli_diag(g, q->path, &d);
+					goto out;
+				}
+				if (r.failed) {
+					cli_diag(g, q->path, &r.d);
+					goto out;
+				}
+				for (int p = 0; p < ns; p++) {	/* fed back */
+					size_t nb;
+					const void *y = ir_exec_output(e, sout[p], &nb);
+					memcpy(st[sin[p]], y, nb);
+				}
+				steps++;
+				if (++in_batch == batch) {
+					if (calib_flush(&r, g)) {
+						cli_diag(g, q->path, &r.d);
+						goto out;
+					}
+					in_batch = 0;
+				}
+			}
+			progress("calibrating", ++done, total);
+		}
+	}
+	if (calib_flush(&r, g)) {
+		cli_diag(g, NULL, &r.d);
+		goto out;
+	}
+	cli_info(1, "calibrated on %lld sequences, %lld steps", (long long)done, (long long)steps);
+	rc = CLI_OK;
+out:
+	ir_exec_free(e);
+	for (int t = 0; r.buf && t < nt; t++)
+		free(r.buf[t]);
+	free(r.buf);
+	free(r.len);
+	free(r.cap);
+	for (int i = 0; st && i < ni; i++)
+		free(st[i]);
+	free(st);
+	free(is_state);
+	free(tin);
+	free(tout);
+	for (int i = 0; i < o->n_calib; i++)
+		seq_close(&src[i]);
+	return rc;
 }
 
 static int calibrate(const options *o, const ir_graph *g, ir_calib *c)
@@ -540,6 +783,121 @@ out:
 	free(r.cap);
 	for (int i = 0; i < o->n_calib; i++)
 		source_close(&src[i]);
+	return rc;
+}
+
+/* --state pairs as graph input and output indices. */
+static int resolve_states(const options *o, const ir_graph *g, const char *file, int *sin, int *sout)
+{
+	char s1[160], s2[160];
+	for (int p = 0; p < o->n_states; p++) {
+		const char *in = o->state_in[p], *out = o->state_out[p];
+		sin[p] = sout[p] = -1;
+		for (int i = 0; i < ir_graph_input_count(g); i++)
+			if (!strcmp(ir_graph_tensor(g, ir_graph_input(g, i))->name, in))
+				sin[p] = i;
+		for (int i = 0; i < ir_graph_output_count(g); i++)
+			if (!strcmp(ir_graph_tensor(g, ir_graph_output(g, i))->name, out))
+				sout[p] = i;
+		if (sin[p] < 0 || sout[p] < 0)
+			return cli_error(file, "--state %s=%s: '%s' is no %s of the graph (npu-dump lists them)", in, out,
+					 sin[p] < 0 ? in : out, sin[p] < 0 ? "input" : "output");
+		const ir_tensor *a = ir_graph_tensor(g, ir_graph_input(g, sin[p]));
+		const ir_tensor *b = ir_graph_tensor(g, ir_graph_output(g, sout[p]));
+		if (a->dtype != IR_DTYPE_F32 || b->dtype != IR_DTYPE_F32 || ir_shape_numel(&a->shape) != ir_shape_numel(&b->shape))
+			return cli_error(file, "--state %s=%s: the input is %s %s, the output %s %s (a state is float32, the same size in and out)",
+					 in, out, ir_dtype_name(a->dtype), ir_shape_str(&a->shape, s1, sizeof s1),
+					 ir_dtype_name(b->dtype), ir_shape_str(&b->shape, s2, sizeof s2));
+		for (int q = 0; q < p; q++)
+			if (sin[q] == sin[p] || sout[q] == sout[p])
+				return cli_error(file, "--state %s=%s: %s '%s' is already in another --state pair", in, out,
+						 sin[q] == sin[p] ? "input" : "output", sin[q] == sin[p] ? in : out);
+	}
+	return 0;
+}
+
+/* Graph inputs (and state outputs) whose calibrated range is empty or one
+ * value: a warning each (none with -q), with --strict an error. The
+ * number of them. */
+static int check_ranges(const options *o, const ir_graph *g, const ir_calib *c, const int *sin, const int *sout,
+			const char *file)
+{
+	int bad = 0, ni = ir_graph_input_count(g);
+	for (int k = 0; k < ni + o->n_states; k++) {
+		bool out = k >= ni;
+		int t = out ? ir_graph_output(g, sout[k - ni]) : ir_graph_input(g, k), pair = -1;
+		const ir_tensor *x = ir_graph_tensor(g, t);
+		for (int p = 0; p < o->n_states; p++)
+			if ((out ? sout[p] : sin[p]) == (out ? sout[k - ni] : k))
+				pair = p;
+		double lo = 0, hi = 0;
+		int64_t n = 0;
+		if (x->dtype != IR_DTYPE_F32)
+			continue;
+		if (ir_calib_summary(c, x->name, &lo, &hi, &n, NULL) == 0 && n > 0 && lo < hi)
+			continue;
+		bad++;
+		if (!o->strict && cli_verbose < 0)
+			continue;
+		char what[96];
+		if (n > 0)
+			snprintf(what, sizeof what, "calibrated range is constant (%g .. %g)", lo, hi);
+		else
+			snprintf(what, sizeof what, "calibrated range is empty (no values seen)");
+		fprintf(stderr, "%s: %s: %s '%s': %s: %s: %s\n", cli_prog, file, out ? "state output" : "input", x->name,
+			o->strict ? "error" : "warning", what,
+			pair >= 0 ? "hint: the calibration sequences never change this state (longer sequences, or initial states in the data)" :
+			x->kind == IR_KIND_STATE ? "hint: it is a state input: calibrate over sequences with --state IN=OUT" :
+			"hint: if it is recurrent state, calibrate over sequences with --state IN=OUT");
+	}
+	return bad;
+}
+
+/* The integer form of graph input or output tensor t of the quantized g:
+ * t itself when quantized, else the output of the quantize node reading
+ * it (an input) or the input of the dequantize node producing it (an
+ * output). NULL if none (it stayed float). */
+static const ir_tensor *int_form(const ir_graph *g, int t, bool input)
+{
+	const ir_tensor *x = ir_graph_tensor(g, t);
+	if (x->quant)
+		return x;
+	if (!input) {
+		int p = ir_graph_producer(g, t);
+		const ir_node *n = p >= 0 ? ir_graph_node(g, p) : NULL;
+		return n && n->op == IR_OP_DEQUANTIZE ? ir_graph_tensor(g, n->inputs[0]) : NULL;
+	}
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		const ir_node *n = ir_graph_node(g, i);
+		if (n->op == IR_OP_QUANTIZE && n->inputs[0] == t)
+			return ir_graph_tensor(g, n->outputs[0]);
+	}
+	return NULL;
+}
+
+static bool same_quant(const ir_tensor *a, const ir_tensor *b)
+{
+	const ir_quant *p = a->quant, *q = b->quant;
+	if (a->dtype != b->dtype || !p || !q || p->n != q->n)
+		return false;
+	for (int i = 0; i < p->n; i++)
+		if (p->scale[i] != q->scale[i] || p->zero_point[i] != q->zero_point[i])
+			return false;
+	return true;
+}
+
+/* After quantizing: each state pair whose input and output both have an
+ * integer form (always with --int-io) has one format in and out. */
+static int check_state_quant(const options *o, const ir_graph *g, const char *file)
+{
+	int rc = 0;
+	for (int p = 0; p < o->n_states; p++) {
+		const ir_tensor *a = int_form(g, ir_graph_find_tensor(g, o->state_in[p]), true);
+		const ir_tensor *b = int_form(g, ir_graph_find_tensor(g, o->state_out[p]), false);
+		if (a && b && !same_quant(a, b))
+			rc = cli_error(file, "--state %s=%s: the state input and output were quantized differently (%s and %s); keep the nodes writing the state in float (--float-layers)",
+				       o->state_in[p], o->state_out[p], a->name, b->name);
+	}
 	return rc;
 }
 
@@ -945,7 +1303,7 @@ int main(int argc, char **argv)
 	int *op_before = NULL, *was_op = NULL, n_before = 0;
 	char **name_before = NULL;
 	const char *lists[2 * MAX_FILES];
-	int nl;
+	int nl, sin[MAX_FILES], sout[MAX_FILES];
 	ir_quant_opts qo;
 	const char *in = cli_name(o.in);
 	if (!g || !c) {
@@ -993,14 +1351,21 @@ int main(int argc, char **argv)
 		cli_error(NULL, "an integer target needs calibration data: give --calib (or --stats-in)");
 		goto out;
 	}
+	if (resolve_states(&o, g, in, sin, sout))
+		goto out;
 	if (load_stats(&o, c))
 		goto out;
-	if (o.n_calib && (!fp16 || o.stats_out) && calibrate(&o, g, c))
+	if (o.n_calib && (!fp16 || o.stats_out) &&
+	    (o.n_states ? calibrate_seq(&o, g, c, sin, sout) : calibrate(&o, g, c)))
 		goto out;
 	if (o.stats_out && write_stats(o.stats_out, c))
 		goto out;
+	if (!fp16 && check_ranges(&o, g, c, sin, sout, in) && o.strict)
+		goto out;
 	/* the float graph stays for the report */
-	bool want_report = (o.report || cli_verbose >= 1) && (o.n_eval || o.n_calib);
+	/* with --state the calibration data are sequences: the report (per
+	 * sample) then needs --eval */
+	bool want_report = (o.report || cli_verbose >= 1) && (o.n_eval || (o.n_calib && !o.n_states));
 	if (want_report && !(fg = ir_graph_clone(g))) {
 		cli_error(NULL, "out of memory");
 		goto out;
@@ -1014,6 +1379,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (isl.n && o.strict)	/* each one reported above */
+		goto out;
+	if (check_state_quant(&o, g, in))
 		goto out;
 	/* can the runtime run it? (every problem at once) */
 	ir_lowered low;
@@ -1033,6 +1400,8 @@ int main(int argc, char **argv)
 out:
 	for (int i = 0; i < o.n_wrange; i++)
 		free((char *)o.wrange[i].name);
+	for (int i = 0; i < o.n_states; i++)
+		free(o.state_in[i]);
 	for (int i = 0; name_before && i < n_before; i++)
 		free(name_before[i]);
 	free(name_before);
