@@ -72,7 +72,9 @@ static void help(void)
 	       "      --weight-min-max NAME:MIN:MAX  fixed range for a weight (repeatable)\n"
 	       "      --fp16-outputs LIST  outputs kept in fp16 (state fed back), not converted\n"
 	       "Report:\n"
-	       "      --report FILE.json   per-layer error of the quantized graph against the float one\n"
+	       "      --report FILE.json   per-layer error of the quantized graph against the float one:\n"
+	       "                           each layer alone (ranked by it) and as run, saturation,\n"
+	       "                           NaN/inf, fp16 overflow (npu-quant(1), REPORT)\n"
 	       "      --eval FILE|DIR      samples for the report (default: the calibration samples)\n"
 	       "      --eval-max N         use at most N of them (default 64)\n"
 	       "Common:\n"
@@ -804,8 +806,18 @@ static int local_run(report_run *r)
 		bool ok = true;
 		for (int k = 0; k < ir_graph_input_count(l->g) && ok; k++) {
 			const ir_tensor *x = ir_graph_tensor(l->g, ir_graph_input(l->g, k));
-			ok = r->ref[l->ref_in[k]] &&
-			     !ir_exec_set_input_f32(l->e, k, r->ref[l->ref_in[k]], ir_shape_numel(&x->shape), &d);
+			const float *v = r->ref[l->ref_in[k]];
+			int64_t nv = ir_shape_numel(&x->shape);
+			float *sat = NULL;
+			if (v && x->dtype == IR_DTYPE_F16) {	/* saturating, as integer inputs are */
+				if (!(sat = malloc(sizeof *sat * (size_t)(nv ? nv : 1))))
+					return r->failed = true, -1;
+				for (int64_t j = 0; j < nv; j++)
+					sat[j] = v[j] > HALF_MAX ? (float)HALF_MAX : v[j] < -HALF_MAX ? (float)-HALF_MAX : v[j];
+				v = sat;
+			}
+			ok = v && !ir_exec_set_input_f32(l->e, k, v, nv, &d);
+			free(sat);
 		}
 		if (!ok || ir_exec_run(l->e, &d))
 			continue;	/* (inputs the float graph did not compute) */
@@ -959,7 +971,7 @@ static void info_line(const char *what, const char *name, const layer_stat *s)
 	if (e->nan || e->inf)
 		l += snprintf(extra + l, sizeof extra - (size_t)l, "  NaN %lld inf %lld", (long long)e->nan, (long long)e->inf);
 	if (s->loc.ovf || s->loc.unf)
-		snprintf(extra + l, sizeof extra - (size_t)l, "  f16 overflow %lld underflow %lld", (long long)s->loc.ovf,
+		snprintf(extra + l, sizeof extra - (size_t)l, "  f16 overflow %lld underflow %lld (alone)", (long long)s->loc.ovf,
 			 (long long)s->loc.unf);
 	cli_info(1, "%s %-32s %scumulative SQNR %7.2f dB  cosine %.6f  max abs error %.4g  saturated %.3f%%%s", what,
 		 name, loc, sqnr_db(e), cosine(e), max_err(e), 100 * share(e->sat, e->n), extra);
@@ -1015,7 +1027,10 @@ static int report(const options *o, const ir_graph *fg, const ir_graph *qg, cons
 				cli_error(NULL, "out of memory");
 				goto out;
 			}
-			local_run(&r);
+			if (local_run(&r)) {
+				cli_error(NULL, "out of memory");
+				goto out;
+			}
 			progress("evaluating", ++done, total);
 		}
 	/* layers: what the nodes compute (not the exact widening at the end) */
@@ -1060,14 +1075,20 @@ static int report(const options *o, const ir_graph *fg, const ir_graph *qg, cons
 	}
 	for (int i = 0; i < ir_graph_output_count(qg); i++) {
 		int t = ir_graph_output(qg, i);
-		char what[300];
-		snprintf(what, sizeof what, "output '%s':", ir_graph_tensor(qg, t)->name);
-		info_line(what, "", &r.st[output_carrier(qg, r.st, t)]);
+		info_line("output", ir_graph_tensor(qg, t)->name, &r.st[output_carrier(qg, r.st, t)]);
 	}
 	for (int i = 0; i < n && i < 10; i++) {
 		char what[32];
 		snprintf(what, sizeof what, "worst %2d:", i + 1);
 		info_line(what, ir_graph_tensor(qg, order[i])->name, &r.st[order[i]]);
+	}
+	for (int i = 0; i < n; i++) {	/* every op that overflows half, not only the ten worst */
+		const layer_stat *s = &r.st[order[i]];
+		int p = ir_graph_producer(qg, order[i]);
+		if (s->loc.ovf)
+			cli_info(1, "fp16 overflow: node '%s' (%s): %lld values beyond the half range became inf",
+				 p >= 0 ? ir_graph_node(qg, p)->name : "?", p >= 0 ? ir_op_name(ir_graph_node(qg, p)->op) : "?",
+				 (long long)s->loc.ovf);
 	}
 	rc = CLI_OK;
 out:

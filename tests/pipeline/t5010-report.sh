@@ -64,6 +64,12 @@ ok $? "fp16 on inputs scaled by 10000 reports"
 ov=$(entry "$T/f16.json" conv2 local_f16_overflow)
 [ -n "$ov" ] && [ "$ov" -gt 0 ] && [ "$(entry "$T/f16.json" conv1 local_f16_overflow)" = 0 ]
 ok $? "conv2 overflows the half range ($ov values), conv1 does not"
+[ "$(entry "$T/f16.json" pool local_f16_overflow)" = 0 ] && [ "$(entry "$T/f16.json" pool inf)" -gt 0 ]
+ok $? "max_pool after it has inf values ($(entry "$T/f16.json" pool inf)) but overflows nothing itself"
+npu-quant "$T/digits.ir" --target grus --eval "$Q/digits.big.npy" -v -o /dev/null 2>"$T/err" &&
+	grep -q "^npu-quant: fp16 overflow: node 'conv2' (conv): $ov values beyond the half range became inf\$" "$T/err" &&
+	! grep -q "fp16 overflow: node 'pool'" "$T/err"
+ok $? "-v names the ops that overflow"
 [ "$(field "$T/f16.json" outputs nan 1)" -gt 0 ] && [ "$(field "$T/f16.json" outputs max_abs_err 1)" = 1e999 ] &&
 	[ "$(field "$T/f16.json" outputs sqnr_db 1)" = -1e999 ]
 ok $? "a NaN output: counted ($(field "$T/f16.json" outputs nan 1)), max_abs_err inf, SQNR -inf (not 0 error)"
