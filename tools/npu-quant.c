@@ -771,7 +771,10 @@ static void local_new(report_run *r, int i)
 	ir_node *m = ir_graph_node(l->g, 0);
 	if (m && m->precision == IR_PREC_NONE && nout == 1) {
 		ir_dtype od = ir_graph_tensor(l->g, m->outputs[0])->dtype;
-		m->precision = od == IR_DTYPE_I8 ? IR_PREC_I8 : od == IR_DTYPE_I16 ? IR_PREC_I16 : od == IR_DTYPE_F16 ? IR_PREC_F16 : IR_PREC_F32;
+		m->precision = od == IR_DTYPE_I8    ? IR_PREC_I8
+			       : od == IR_DTYPE_I16 ? IR_PREC_I16
+			       : od == IR_DTYPE_F16 ? IR_PREC_F16
+						    : IR_PREC_F32;
 	}
 	if (!(l->e = ir_exec_new(l->g, IR_MODE_F32, 1, &d)))
 		goto fail;
