@@ -79,7 +79,9 @@ static void help(void)
 	       "      --weight-min-max NAME:MIN:MAX  fixed range for a weight (repeatable)\n"
 	       "      --fp16-outputs LIST  outputs kept in fp16 (state fed back), not converted\n"
 	       "Report:\n"
-	       "      --report FILE.json   per-layer error of the quantized graph against the float one\n"
+	       "      --report FILE.json   per-layer error of the quantized graph against the float one:\n"
+	       "                           each layer alone (ranked by it) and as run, saturation,\n"
+	       "                           NaN/inf, fp16 overflow (npu-quant(1), REPORT)\n"
 	       "      --eval FILE|DIR      samples for the report (default: the calibration samples)\n"
 	       "      --eval-max N         use at most N of them (default 64)\n"
 	       "Common:\n"
@@ -903,18 +905,138 @@ static int check_state_quant(const options *o, const ir_graph *g, const char *fi
 
 /* ---------------------------------------------------------------- report */
 
+/* Error of one tensor of the quantized graph against the float graph
+ * (see npu-quant(1), REPORT). Pairs where either side is NaN or +-inf are
+ * counted (nan, inf, bad) instead of entering the sums; one such value
+ * where the float graph is finite makes SQNR -inf and the max error inf. */
 typedef struct {
 	double ref2, err2, q2, dot, maxerr;
-	int64_t n, sat;
-	int ft;			/* float graph tensor */
+	int64_t n, clip, sat, nan, inf, bad, ovf, unf;
+} err_stat;
+
+typedef struct {
+	err_stat cum;		/* the quantized graph run as a whole */
+	err_stat loc;		/* this tensor's node alone, on float inputs */
+	bool has_loc;
+	int ft;			/* float graph tensor (the reference), or -1 */
 } layer_stat;
+
+typedef struct {
+	ir_graph *g;		/* one node, its inputs made graph inputs */
+	ir_exec *e;
+	int *ref_in;		/* per input of g: the float graph tensor */
+	int *q_out;		/* per output of g: the quantized graph tensor */
+} local_node;
 
 typedef struct {
 	const ir_graph *fg, *qg;
 	float **ref;		/* float graph: per tensor, this sample */
 	layer_stat *st;		/* per quantized-graph tensor */
+	local_node *loc;	/* per quantized-graph node (g NULL: not evaluated) */
 	bool failed;
 } report_run;
+
+static bool is_float_dtype(ir_dtype t)
+{
+	return t == IR_DTYPE_F32 || t == IR_DTYPE_F16 || t == IR_DTYPE_BF16;
+}
+
+static bool is_conversion(int op)
+{
+	return op == IR_OP_QUANTIZE || op == IR_OP_DEQUANTIZE || op == IR_OP_CAST;
+}
+
+/* A conversion to f32 (dequantize, cast f16 -> f32) changes no value. */
+static bool is_widening(const ir_graph *g, int node)
+{
+	const ir_node *n = ir_graph_node(g, node);
+	return (n->op == IR_OP_DEQUANTIZE || n->op == IR_OP_CAST) && n->n_outputs == 1 &&
+	       ir_graph_tensor(g, n->outputs[0])->dtype == IR_DTYPE_F32;
+}
+
+static int ref_by_name(const ir_graph *fg, const ir_tensor *x)
+{
+	int ft = ir_graph_find_tensor(fg, x->name);
+	if (ft < 0 || ir_graph_tensor(fg, ft)->dtype != IR_DTYPE_F32 ||
+	    ir_shape_numel(&ir_graph_tensor(fg, ft)->shape) != ir_shape_numel(&x->shape))
+		return -1;
+	return ft;
+}
+
+/* The float graph tensor holding what quantized-graph tensor t stands for:
+ * the one of the same name; else, through a conversion (quantize,
+ * requantize, dequantize, cast), what the conversion's input or output
+ * stands for (the layer feeding a dequantized graph output is named
+ * differently from the float graph's output). -1 if none. */
+static int ref_of(const ir_graph *qg, const ir_graph *fg, int t, int depth)
+{
+	const ir_tensor *x = ir_graph_tensor(qg, t);
+	if (x->kind == IR_KIND_CONST || depth > 64)
+		return -1;
+	int ft = ref_by_name(fg, x);
+	if (ft >= 0)
+		return ft;
+	int p = ir_graph_producer(qg, t);
+	if (p >= 0 && is_conversion(ir_graph_node(qg, p)->op) && ir_graph_node(qg, p)->inputs[0] >= 0)
+		return ref_of(qg, fg, ir_graph_node(qg, p)->inputs[0], depth + 1);
+	for (int i = 0; i < ir_graph_node_count(qg); i++) {
+		const ir_node *n = ir_graph_node(qg, i);
+		if (n->inputs[0] == t && is_widening(qg, i) &&
+		    (ft = ref_by_name(fg, ir_graph_tensor(qg, n->outputs[0]))) >= 0)
+			return ft;
+	}
+	return -1;
+}
+
+/* Clamp limits of an integer activation type (its quantization bits if
+ * fewer than the type's). */
+static void int_limits(const ir_tensor *x, double *lo, double *hi)
+{
+	int bits = x->dtype == IR_DTYPE_I8 || x->dtype == IR_DTYPE_U8 ? 8 : x->dtype == IR_DTYPE_I16 ? 16 : 32;
+	if (x->quant && x->quant->bits >= 2 && x->quant->bits < bits)
+		bits = x->quant->bits;
+	if (x->dtype == IR_DTYPE_U8)
+		*lo = 0, *hi = ldexp(1, bits) - 1;
+	else
+		*lo = -ldexp(1, bits - 1), *hi = ldexp(1, bits - 1) - 1;
+}
+
+#define HALF_MAX 65504.0
+#define HALF_INF 65520.0	/* the smallest magnitude rounding to +-inf */
+#define HALF_MIN_NORMAL 0x1p-14
+
+static void accumulate(err_stat *s, const ir_tensor *x, const void *data, const float *ref)
+{
+	int64_t n = ir_shape_numel(&x->shape);
+	bool isint = !is_float_dtype(x->dtype) && x->quant && x->quant->n == 1, f16 = x->dtype == IR_DTYPE_F16;
+	double lo = 0, hi = 0, sc = isint ? x->quant->scale[0] : 1, zp = isint ? x->quant->zero_point[0] : 0;
+	if (isint)
+		int_limits(x, &lo, &hi);
+	for (int64_t i = 0; i < n; i++) {
+		double v = ir_elem_get(data, x->dtype, i), q = isint ? (v - zp) * sc : v, f = ref[i];
+		if (isint)	/* (a limit that is the zero point is a ReLU's 0) */
+			s->sat += (v <= lo && lo != zp) || (v >= hi && hi != zp);
+		else if (f16)
+			s->sat += fabs(q) >= HALF_MAX;
+		s->nan += isnan(q);
+		s->inf += isinf(q);
+		if (!isfinite(q) || !isfinite(f)) {
+			s->bad += !(isnan(q) && isnan(f)) && !(isinf(q) && q == f);
+			s->ovf += f16 && isinf(q) && isfinite(f) && fabs(f) >= HALF_INF;
+			continue;
+		}
+		double e = q - f;
+		s->ref2 += f * f;
+		s->q2 += q * q;
+		s->dot += f * q;
+		s->err2 += e * e;
+		if (fabs(e) > s->maxerr)
+			s->maxerr = fabs(e);
+		s->clip += isint && (f < (lo - zp) * sc || f > (hi - zp) * sc);
+		s->unf += f16 && f != 0 && fabs(f) < HALF_MIN_NORMAL && fabs(q) < HALF_MIN_NORMAL;
+	}
+	s->n += n;
+}
 
 static int ref_hook(void *user, const ir_graph *g, int node, int t, const void *data)
 {
@@ -935,47 +1057,188 @@ static int q_hook(void *user, const ir_graph *g, int node, int t, const void *da
 	(void)node;
 	report_run *r = user;
 	layer_stat *s = &r->st[t];
-	if (s->ft < 0 || !r->ref[s->ft])
-		return 0;
-	const ir_tensor *x = ir_graph_tensor(g, t);
-	const float *ref = r->ref[s->ft];
-	int64_t n = ir_shape_numel(&x->shape);
-	bool isint = x->dtype == IR_DTYPE_I8 || x->dtype == IR_DTYPE_I16;
-	double lo = x->dtype == IR_DTYPE_I8 ? INT8_MIN : INT16_MIN, hi = x->dtype == IR_DTYPE_I8 ? INT8_MAX : INT16_MAX;
-	double sc = x->quant && x->quant->n == 1 ? x->quant->scale[0] : 1;
-	double zp = x->quant && x->quant->n == 1 ? x->quant->zero_point[0] : 0;
-	for (int64_t i = 0; i < n; i++) {
-		double v = ir_elem_get(data, x->dtype, i), q = isint ? (v - zp) * sc : v, f = ref[i], e = q - f;
-		s->ref2 += f * f;
-		s->q2 += q * q;
-		s->dot += f * q;
-		s->err2 += e * e;
-		if (fabs(e) > s->maxerr)
-			s->maxerr = fabs(e);
-		s->sat += isint && (f < (lo - zp) * sc || f > (hi - zp) * sc);	/* clipped */
-	}
-	s->n += n;
+	if (s->ft >= 0 && r->ref[s->ft])
+		accumulate(&s->cum, ir_graph_tensor(g, t), data, r->ref[s->ft]);
 	return 0;
 }
 
-static double sqnr_db(const layer_stat *s)
+/* The float graph's inputs of this sample (the hook sees node outputs
+ * only): from the batch source_feed collected. */
+static int keep_inputs(report_run *r, calib_run *in)
 {
+	for (int t = 0; t < ir_graph_tensor_count(r->fg); t++) {
+		if (!in->len[t])
+			continue;
+		if (!r->ref[t] && !(r->ref[t] = malloc(sizeof(float) * (size_t)in->len[t])))
+			return cli_error(NULL, "out of memory");
+		memcpy(r->ref[t], in->buf[t], sizeof(float) * (size_t)in->len[t]);
+		in->len[t] = 0;
+	}
+	return 0;
+}
+
+/* Node i of qg alone: a graph of that node whose non-constant inputs are
+ * graph inputs, fed with the float graph's values converted to the
+ * inputs' types. Left unset (g NULL) where an input has no float
+ * reference or no output has one, or the node cannot run alone. */
+static void local_new(report_run *r, int i)
+{
+	const ir_graph *qg = r->qg;
+	const ir_node *n = ir_graph_node(qg, i);
+	local_node *l = &r->loc[i];
+	int nin = 0, nout = 0, mapped = 0;
+	int *in = malloc(sizeof(int) * (size_t)(n->n_inputs + 1)), *out = malloc(sizeof(int) * (size_t)(n->n_outputs + 1));
+	l->ref_in = malloc(sizeof(int) * (size_t)(n->n_inputs + 1));
+	l->q_out = malloc(sizeof(int) * (size_t)(n->n_outputs + 1));
+	if (!in || !out || !l->ref_in || !l->q_out)
+		goto fail;
+	for (int j = 0; j < n->n_inputs; j++) {
+		int t = n->inputs[j], seen = 0;
+		if (t < 0 || ir_graph_tensor(qg, t)->kind == IR_KIND_CONST)
+			continue;
+		for (int k = 0; k < nin; k++)
+			seen |= in[k] == t;
+		if (seen)
+			continue;
+		const ir_tensor *x = ir_graph_tensor(qg, t);
+		int ft = ref_of(qg, r->fg, t, 0);
+		if (ft < 0 || !(is_float_dtype(x->dtype) || (x->quant && x->quant->n == 1)))
+			goto fail;
+		l->ref_in[nin] = ft;
+		in[nin++] = t;
+	}
+	for (int j = 0; j < n->n_outputs; j++)
+		if (n->outputs[j] >= 0) {
+			mapped += r->st[n->outputs[j]].ft >= 0;
+			l->q_out[nout] = n->outputs[j];
+			out[nout++] = n->outputs[j];
+		}
+	if (!mapped || !(l->g = ir_graph_clone(qg)))
+		goto fail;
+	for (int k = ir_graph_node_count(qg) - 1; k >= 0; k--)
+		if (k != i)
+			ir_graph_remove_node(l->g, k);
+	ir_diag d;
+	for (int k = 0; k < nin; k++)
+		if (ir_graph_tensor(l->g, in[k])->kind == IR_KIND_ACTIVATION)
+			ir_graph_tensor(l->g, in[k])->kind = IR_KIND_INPUT;
+	if (ir_graph_set_inputs(l->g, in, nin, &d) || ir_graph_set_outputs(l->g, out, nout, &d))
+		goto fail;
+	ir_graph_prune(l->g);
+	/* a conversion alone (no precision) still runs as the runtime does */
+	ir_node *m = ir_graph_node(l->g, 0);
+	if (m && m->precision == IR_PREC_NONE && nout == 1) {
+		ir_dtype od = ir_graph_tensor(l->g, m->outputs[0])->dtype;
+		m->precision = od == IR_DTYPE_I8    ? IR_PREC_I8
+			       : od == IR_DTYPE_I16 ? IR_PREC_I16
+			       : od == IR_DTYPE_F16 ? IR_PREC_F16
+						    : IR_PREC_F32;
+	}
+	if (!(l->e = ir_exec_new(l->g, IR_MODE_F32, 1, &d)))
+		goto fail;
+	free(in);
+	free(out);
+	return;
+fail:
+	ir_graph_free(l->g);
+	free(l->ref_in);
+	free(l->q_out);
+	memset(l, 0, sizeof *l);
+	free(in);
+	free(out);
+}
+
+static void local_free(local_node *l)
+{
+	ir_exec_free(l->e);
+	ir_graph_free(l->g);
+	free(l->ref_in);
+	free(l->q_out);
+}
+
+/* Run every local node on this sample's float values. */
+static int local_run(report_run *r)
+{
+	for (int i = 0; i < ir_graph_node_count(r->qg); i++) {
+		local_node *l = &r->loc[i];
+		ir_diag d;
+		if (!l->e)
+			continue;
+		bool ok = true;
+		for (int k = 0; k < ir_graph_input_count(l->g) && ok; k++) {
+			const ir_tensor *x = ir_graph_tensor(l->g, ir_graph_input(l->g, k));
+			const float *v = r->ref[l->ref_in[k]];
+			int64_t nv = ir_shape_numel(&x->shape);
+			float *sat = NULL;
+			if (v && x->dtype == IR_DTYPE_F16) {	/* saturating, as integer inputs are */
+				if (!(sat = malloc(sizeof *sat * (size_t)(nv ? nv : 1))))
+					return r->failed = true, -1;
+				for (int64_t j = 0; j < nv; j++)
+					sat[j] = v[j] > HALF_MAX ? (float)HALF_MAX : v[j] < -HALF_MAX ? (float)-HALF_MAX : v[j];
+				v = sat;
+			}
+			ok = v && !ir_exec_set_input_f32(l->e, k, v, nv, &d);
+			free(sat);
+		}
+		if (!ok || ir_exec_run(l->e, &d))
+			continue;	/* (inputs the float graph did not compute) */
+		for (int k = 0; k < ir_graph_output_count(l->g); k++) {
+			layer_stat *s = &r->st[l->q_out[k]];
+			size_t nb;
+			const void *y = ir_exec_output(l->e, k, &nb);
+			if (s->ft >= 0 && r->ref[s->ft] && y) {
+				accumulate(&s->loc, ir_graph_tensor(l->g, ir_graph_output(l->g, k)), y, r->ref[s->ft]);
+				s->has_loc = true;
+			}
+		}
+	}
+	return 0;
+}
+
+static double sqnr_db(const err_stat *s)
+{
+	if (s->bad)
+		return -INFINITY;
 	if (s->err2 == 0)
 		return INFINITY;
 	return s->ref2 > 0 ? 10 * log10(s->ref2 / s->err2) : -INFINITY;
 }
 
-static double cosine(const layer_stat *s)
+static double max_err(const err_stat *s)
 {
+	return s->bad ? INFINITY : s->maxerr;
+}
+
+static double cosine(const err_stat *s)
+{
+	if (s->bad && s->ref2 == 0 && s->q2 == 0)
+		return NAN;	/* no finite pair */
 	return s->ref2 > 0 && s->q2 > 0 ? s->dot / sqrt(s->ref2 * s->q2) : (s->ref2 == s->q2 ? 1 : 0);
 }
 
+static double share(int64_t k, int64_t n)
+{
+	return n ? (double)k / (double)n : 0;
+}
+
+/* Worst first: by local SQNR (tensors without one after the others), ties
+ * and the rest by cumulative SQNR; or by cumulative SQNR alone. */
 static const layer_stat *sort_base;
-static int cmp_sqnr(const void *a, const void *b)
+static int cmp_cum(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
-	double sx = sqnr_db(&sort_base[x]), sy = sqnr_db(&sort_base[y]);
+	double sx = sqnr_db(&sort_base[x].cum), sy = sqnr_db(&sort_base[y].cum);
 	return sx < sy ? -1 : sx > sy ? 1 : x - y;
+}
+
+static int cmp_local(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	const layer_stat *p = &sort_base[x], *q = &sort_base[y];
+	if (p->has_loc != q->has_loc)
+		return p->has_loc ? -1 : 1;
+	double sx = p->has_loc ? sqnr_db(&p->loc) : 0, sy = q->has_loc ? sqnr_db(&q->loc) : 0;
+	return sx < sy ? -1 : sx > sy ? 1 : cmp_cum(a, b);
 }
 
 static void json_str(FILE *f, const char *s)
@@ -1003,27 +1266,76 @@ static void json_num(FILE *f, double v)
 		fprintf(f, "%.6g", v);
 }
 
-static void json_layer(FILE *f, const ir_graph *g, int t, const layer_stat *s, bool last)
+static void json_err(FILE *f, const char *prefix, const err_stat *s, bool have)
+{
+	static const char *const keys[] = {"sqnr_db", "cosine", "max_abs_err", "saturated", "clipped"};
+	double v[] = {sqnr_db(s), cosine(s), max_err(s), share(s->sat, s->n), share(s->clip, s->n)};
+	for (int k = 0; k < 5; k++) {
+		fprintf(f, ", \"%s%s\": ", prefix, keys[k]);
+		json_num(f, have ? v[k] : NAN);
+	}
+	static const char *const ckeys[] = {"nan", "inf", "f16_overflow", "f16_underflow"};
+	int64_t c[] = {s->nan, s->inf, s->ovf, s->unf};
+	for (int k = 0; k < 4; k++) {
+		fprintf(f, ", \"%s%s\": ", prefix, ckeys[k]);
+		if (have)
+			fprintf(f, "%lld", (long long)c[k]);
+		else
+			fputs("null", f);
+	}
+}
+
+/* One entry: tensor t's statistics (s: t's or, for a graph output, the
+ * layer's it converts), named `name`. */
+static void json_layer(FILE *f, const ir_graph *g, const char *name, int t, const layer_stat *s, int rank_local,
+		       int rank_cum, bool last)
 {
 	int p = ir_graph_producer(g, t);
 	const ir_node *n = p >= 0 ? ir_graph_node(g, p) : NULL;
 	fputs("    {\"tensor\": ", f);
-	json_str(f, ir_graph_tensor(g, t)->name);
+	json_str(f, name);
 	fputs(", \"node\": ", f);
 	json_str(f, n ? n->name : "");
 	fputs(", \"op\": ", f);
 	json_str(f, n ? ir_op_name(n->op) : "input");
 	fputs(", \"dtype\": ", f);
 	json_str(f, ir_dtype_name(ir_graph_tensor(g, t)->dtype));
-	fputs(", \"sqnr_db\": ", f);
-	json_num(f, sqnr_db(s));
-	fputs(", \"cosine\": ", f);
-	json_num(f, cosine(s));
-	fputs(", \"max_abs_err\": ", f);
-	json_num(f, s->maxerr);
-	fputs(", \"saturated\": ", f);
-	json_num(f, s->n ? (double)s->sat / (double)s->n : 0);
-	fprintf(f, "}%s\n", last ? "" : ",");
+	json_err(f, "", &s->cum, true);
+	json_err(f, "local_", &s->loc, s->has_loc);
+	fprintf(f, ", \"rank_local\": %d, \"rank_cumulative\": %d}%s\n", rank_local, rank_cum, last ? "" : ",");
+}
+
+/* The tensor whose statistics a graph output reports: the layer output a
+ * dequantize or f16 -> f32 cast at the end converts (its saturation is
+ * the output's). */
+static int output_carrier(const ir_graph *g, const layer_stat *st, int t)
+{
+	for (int depth = 0; depth < 8; depth++) {
+		int p = ir_graph_producer(g, t);
+		if (p < 0 || !is_widening(g, p))
+			break;
+		int in = ir_graph_node(g, p)->inputs[0];
+		if (in < 0 || !st[in].cum.n)
+			break;
+		t = in;
+	}
+	return t;
+}
+
+static void info_line(const char *what, const char *name, const layer_stat *s)
+{
+	char loc[64] = "", extra[160] = "";
+	if (s->has_loc)
+		snprintf(loc, sizeof loc, "local SQNR %7.2f dB  ", sqnr_db(&s->loc));
+	const err_stat *e = &s->cum;
+	int l = 0;
+	if (e->nan || e->inf)
+		l += snprintf(extra + l, sizeof extra - (size_t)l, "  NaN %lld inf %lld", (long long)e->nan, (long long)e->inf);
+	if (s->loc.ovf || s->loc.unf)
+		snprintf(extra + l, sizeof extra - (size_t)l, "  f16 overflow %lld underflow %lld (alone)", (long long)s->loc.ovf,
+			 (long long)s->loc.unf);
+	cli_info(1, "%s %-32s %scumulative SQNR %7.2f dB  cosine %.6f  max abs error %.4g  saturated %.3f%%%s", what,
+		 name, loc, sqnr_db(e), cosine(e), max_err(e), 100 * share(e->sat, e->n), extra);
 }
 
 static int report(const options *o, const ir_graph *fg, const ir_graph *qg, const char *method)
@@ -1032,38 +1344,41 @@ static int report(const options *o, const ir_graph *fg, const ir_graph *qg, cons
 	int np = o->n_eval ? o->n_eval : o->n_calib;
 	if (!np)
 		return cli_error(NULL, "the report needs samples: give --eval (or --calib)");
-	int nft = ir_graph_tensor_count(fg), nqt = ir_graph_tensor_count(qg), rc = CLI_FAIL;
+	int nft = ir_graph_tensor_count(fg), nqt = ir_graph_tensor_count(qg), nqn = ir_graph_node_count(qg), rc = CLI_FAIL;
 	source src[MAX_FILES];
 	int64_t total;
 	report_run r = {.fg = fg, .qg = qg, .ref = calloc((size_t)nft + 1, sizeof(float *)),
-			.st = calloc((size_t)nqt + 1, sizeof(layer_stat))};
-	int *order = malloc(sizeof(int) * (size_t)(nqt + 1));
+			.st = calloc((size_t)nqt + 1, sizeof(layer_stat)), .loc = calloc((size_t)nqn + 1, sizeof(local_node))};
+	int *order = malloc(sizeof(int) * (size_t)(nqt + 1)), *by_cum = malloc(sizeof(int) * (size_t)(nqt + 1));
+	int *rank_l = calloc((size_t)nqt + 1, sizeof(int)), *rank_c = calloc((size_t)nqt + 1, sizeof(int));
+	calib_run in = {.buf = calloc((size_t)nft + 1, sizeof(float *)), .len = calloc((size_t)nft + 1, sizeof(int64_t)),
+			.cap = calloc((size_t)nft + 1, sizeof(int64_t))};
 	ir_exec *ef = NULL, *eq = NULL;
 	ir_diag d;
 	if (sources_open(src, paths, np, fg, &total))
 		goto out;
-	if (!r.ref || !r.st || !order) {
+	if (!r.ref || !r.st || !r.loc || !order || !by_cum || !rank_l || !rank_c || !in.buf || !in.len || !in.cap) {
 		cli_error(NULL, "out of memory");
 		goto out;
 	}
 	if (total > (o->eval_max ? o->eval_max : 64))
 		total = o->eval_max ? o->eval_max : 64;
-	for (int t = 0; t < nqt; t++) {
-		const ir_tensor *x = ir_graph_tensor(qg, t);
-		r.st[t].ft = x->kind == IR_KIND_CONST ? -1 : ir_graph_find_tensor(fg, x->name);
-		if (r.st[t].ft >= 0 && ir_shape_numel(&ir_graph_tensor(fg, r.st[t].ft)->shape) != ir_shape_numel(&x->shape))
-			r.st[t].ft = -1;
-	}
+	for (int t = 0; t < nqt; t++)
+		r.st[t].ft = ref_of(qg, fg, t, 0);
 	if (!(ef = ir_exec_new(fg, IR_MODE_F32, 1, &d)) || !(eq = ir_exec_new(qg, IR_MODE_F32, 1, &d))) {
 		cli_diag(ef ? qg : fg, NULL, &d);
 		goto out;
 	}
+	for (int i = 0; i < nqn; i++)
+		if (!is_widening(qg, i))
+			local_new(&r, i);
 	ir_exec_set_hook(ef, ref_hook, &r);
 	ir_exec_set_hook(eq, q_hook, &r);
 	int64_t done = 0;
 	for (int s = 0; s < np && done < total; s++)
 		for (int64_t k = 0; k < src[s].count && done < total; k++) {
-			if (source_feed(&src[s], k, fg, ef, NULL) || source_feed(&src[s], k, qg, eq, NULL))
+			if (source_feed(&src[s], k, fg, ef, &in) || source_feed(&src[s], k, qg, eq, NULL) ||
+			    keep_inputs(&r, &in))
 				goto out;
 			if (ir_exec_run(ef, &d) || ir_exec_run(eq, &d)) {
 				cli_diag(qg, src[s].path, &d);
@@ -1073,14 +1388,27 @@ static int report(const options *o, const ir_graph *fg, const ir_graph *qg, cons
 				cli_error(NULL, "out of memory");
 				goto out;
 			}
+			if (local_run(&r)) {
+				cli_error(NULL, "out of memory");
+				goto out;
+			}
 			progress("evaluating", ++done, total);
 		}
+	/* layers: what the nodes compute (not the exact widening at the end) */
 	int n = 0;
-	for (int t = 0; t < nqt; t++)
-		if (r.st[t].n)
+	for (int t = 0; t < nqt; t++) {
+		int p = ir_graph_producer(qg, t);
+		if (r.st[t].cum.n && !(p >= 0 && is_widening(qg, p)))
 			order[n++] = t;
+	}
 	sort_base = r.st;
-	qsort(order, (size_t)n, sizeof *order, cmp_sqnr);
+	memcpy(by_cum, order, sizeof(int) * (size_t)n);
+	qsort(by_cum, (size_t)n, sizeof *by_cum, cmp_cum);
+	qsort(order, (size_t)n, sizeof *order, cmp_local);
+	for (int i = 0; i < n; i++) {
+		rank_l[order[i]] = i + 1;
+		rank_c[by_cum[i]] = i + 1;
+	}
 	if (o->report) {
 		cli_output out;
 		if (cli_output_open(&out, o->report, false, true))
@@ -1092,38 +1420,57 @@ static int report(const options *o, const ir_graph *fg, const ir_graph *qg, cons
 		json_str(f, o->target);
 		fputs(",\n  \"method\": ", f);
 		json_str(f, method);
-		fprintf(f, ",\n  \"samples\": %lld,\n  \"outputs\": [\n", (long long)done);
+		fprintf(f, ",\n  \"samples\": %lld,\n  \"ranking\": \"local_sqnr_db\",\n  \"outputs\": [\n", (long long)done);
 		for (int i = 0; i < ir_graph_output_count(qg); i++) {
-			int t = ir_graph_output(qg, i);
-			json_layer(f, qg, t, &r.st[t], i + 1 == ir_graph_output_count(qg));
+			int t = ir_graph_output(qg, i), c = output_carrier(qg, r.st, t);
+			json_layer(f, qg, ir_graph_tensor(qg, t)->name, c, &r.st[c], rank_l[c], rank_c[c],
+				   i + 1 == ir_graph_output_count(qg));
 		}
 		fputs("  ],\n  \"layers\": [\n", f);
 		for (int i = 0; i < n; i++)
-			json_layer(f, qg, order[i], &r.st[order[i]], i + 1 == n);
+			json_layer(f, qg, ir_graph_tensor(qg, order[i])->name, order[i], &r.st[order[i]], i + 1,
+				   rank_c[order[i]], i + 1 == n);
 		fputs("  ]\n}\n", f);
 		if (cli_output_commit(&out))
 			goto out;
 	}
 	for (int i = 0; i < ir_graph_output_count(qg); i++) {
 		int t = ir_graph_output(qg, i);
-		cli_info(1, "output '%s': SQNR %.2f dB, cosine %.6f, max abs error %.4g",
-			 ir_graph_tensor(qg, t)->name, sqnr_db(&r.st[t]), cosine(&r.st[t]), r.st[t].maxerr);
+		info_line("output", ir_graph_tensor(qg, t)->name, &r.st[output_carrier(qg, r.st, t)]);
 	}
 	for (int i = 0; i < n && i < 10; i++) {
+		char what[32];
+		snprintf(what, sizeof what, "worst %2d:", i + 1);
+		info_line(what, ir_graph_tensor(qg, order[i])->name, &r.st[order[i]]);
+	}
+	for (int i = 0; i < n; i++) {	/* every op that overflows half, not only the ten worst */
 		const layer_stat *s = &r.st[order[i]];
-		cli_info(1, "worst %2d: %-40s SQNR %7.2f dB  cosine %.6f  saturated %.3f%%", i + 1,
-			 ir_graph_tensor(qg, order[i])->name, sqnr_db(s), cosine(s),
-			 s->n ? 100.0 * (double)s->sat / (double)s->n : 0);
+		int p = ir_graph_producer(qg, order[i]);
+		if (s->loc.ovf)
+			cli_info(1, "fp16 overflow: node '%s' (%s): %lld values beyond the half range became inf",
+				 p >= 0 ? ir_graph_node(qg, p)->name : "?", p >= 0 ? ir_op_name(ir_graph_node(qg, p)->op) : "?",
+				 (long long)s->loc.ovf);
 	}
 	rc = CLI_OK;
 out:
 	ir_exec_free(ef);
 	ir_exec_free(eq);
+	for (int i = 0; r.loc && i < nqn; i++)
+		local_free(&r.loc[i]);
 	for (int t = 0; r.ref && t < nft; t++)
 		free(r.ref[t]);
 	free(r.ref);
 	free(r.st);
+	free(r.loc);
 	free(order);
+	free(by_cum);
+	free(rank_l);
+	free(rank_c);
+	for (int t = 0; in.buf && t < nft; t++)
+		free(in.buf[t]);
+	free(in.buf);
+	free(in.len);
+	free(in.cap);
 	for (int i = 0; i < np; i++)
 		source_close(&src[i]);
 	return rc;

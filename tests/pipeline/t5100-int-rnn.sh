@@ -45,7 +45,7 @@ for mode in int8 int16; do
 	npu-quant "$fir" --target int8 --bits $bits --calib "$cal" -v -o "$q" 2>"$T/q.$cell.$mode" &&
 		npu-dump "$q" >"$T/d" && grep -q "$sig" "$T/d"
 	ok $? "$cell $mode: an integer cell (int8 weights per gate row, int32 biases, $what)"
-	sq=$(sed -n 's/^npu-quant: worst  *[0-9]*: gru  *SQNR  *\([0-9.]*\) dB.*/\1/p' "$T/q.$cell.$mode")
+	sq=$(sed -n 's/^npu-quant: worst  *[0-9]*: gru  .*cumulative SQNR  *\([0-9.]*\) dB.*/\1/p' "$T/q.$cell.$mode")
 	case $mode in int8) lim=38;; int16) lim=44;; esac
 	awk -v s="${sq:-0}" -v l=$lim 'BEGIN { exit !(s >= l) }'
 	ok $? "$cell $mode: the layer's output Y has an SQNR of $sq dB against the float layer (at least $lim)"
