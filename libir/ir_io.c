@@ -665,7 +665,7 @@ static int rd_quant(rd *r, ir_quant *q)
 		if (rd_str(r, key, sizeof key, "quant key"))
 			return -1;
 		if (!strcmp(key, "bits")) {
-			if (rd_int(r, 2, 32, &x, "quant bits"))
+			if (rd_int(r, 2, 64, &x, "quant bits"))
 				return -1;
 			q->bits = (int)x;
 		} else if (!strcmp(key, "symmetric")) {

@@ -505,6 +505,17 @@ static int conv_q_op(lw *c, int kernel, int x, int w, int b, int y, const ir_qua
 		wz[o] = q->zero_point[k];
 		any_wz = any_wz || wz[o];
 	}
+	/* an int64 bias (16-bit activations and weights): NPU_CV_ACT says so;
+	 * |bias| <= 2^62 keeps the int64 accumulator exact (npu_rt.h) */
+	const ir_tensor *tb = b >= 0 ? T(c, b) : NULL;
+	if (!rc && tb && tb->dtype == IR_DTYPE_I64) {
+		p[NPU_CV_ACT] = NPU_T_I64;
+		for (int64_t o = 0; !rc && o < ir_shape_numel(&tb->shape); o++) {
+			int64_t v = ((const int64_t *)tb->data)[o];
+			if (v > ((int64_t)1 << 62) || v < -((int64_t)1 << 62))
+				rc = unsupported(c, "bias '%s' element %lld is beyond 2^62", tb->name, (long long)o);
+		}
+	}
 	int args[7] = {rt(c, x), rt(c, w), rt(c, b), -1, -1, -1, rt(c, y)};
 	if (!rc) {
 		args[3] = add_const(c, mult, sizeof *mult * (size_t)OC);
@@ -579,8 +590,8 @@ static int lower_conv(lw *c)
 			return unsupported(c, "integer convolution needs integer output and weights with scales");
 		if (act.op >= 0)
 			return unsupported(c, "fused activation '%s' on an integer convolution", ir_op_name(act.op));
-		if (tb && (tb->dtype != IR_DTYPE_I32 || tb->kind != IR_KIND_CONST))
-			return unsupported(c, "integer convolution needs a constant int32 bias");
+		if (tb && ((tb->dtype != IR_DTYPE_I32 && tb->dtype != IR_DTYPE_I64) || tb->kind != IR_KIND_CONST))
+			return unsupported(c, "integer convolution needs a constant int32 or int64 bias");
 		if (qparams(c, x, &sx, &zx) || qparams(c, y, &sy, &zy))
 			return -1;
 		const ir_quant *q = tw->quant;
@@ -1882,8 +1893,8 @@ static int lower_conv_transpose(lw *c)
 			return unsupported(c, "integer transposed convolution needs integer output and weights with scales");
 		if (act.op >= 0)
 			return unsupported(c, "fused activation '%s' on an integer convolution", ir_op_name(act.op));
-		if (tb && (tb->dtype != IR_DTYPE_I32 || tb->kind != IR_KIND_CONST))
-			return unsupported(c, "integer convolution needs a constant int32 bias");
+		if (tb && ((tb->dtype != IR_DTYPE_I32 && tb->dtype != IR_DTYPE_I64) || tb->kind != IR_KIND_CONST))
+			return unsupported(c, "integer convolution needs a constant int32 or int64 bias");
 		if (qparams(c, x, &sx, &zx) || qparams(c, y, &sy, &zy))
 			return -1;
 		return conv_q_op(c, NPU_K_CONV_T_Q, x, w, b, y, q, OC, sx, sy, zx, zy, act.lo, act.hi, p);
@@ -2129,7 +2140,10 @@ static int lower_node(lw *c)
 	const ir_node *n = ir_graph_node(c->g, c->node);
 	for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
 		int t = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
-		if (t >= 0 && (npu_type(T(c, t)->dtype) < 0 || (T(c, t)->dtype == IR_DTYPE_I64 && !i64_ok(n->op))))
+		bool qbias = i == 2 && (n->op == IR_OP_CONV || n->op == IR_OP_FULLY_CONNECTED ||
+					n->op == IR_OP_CONV_TRANSPOSE);	/* int64 for 16x16 bits */
+		if (t >= 0 && (npu_type(T(c, t)->dtype) < 0 ||
+			       (T(c, t)->dtype == IR_DTYPE_I64 && !i64_ok(n->op) && !qbias)))
 			return unsupported(c, "tensor '%s' is %s, which the runtime does not have", T(c, t)->name,
 					   ir_dtype_name(T(c, t)->dtype));
 	}

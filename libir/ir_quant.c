@@ -593,29 +593,46 @@ static int quant_conv(qctx *q, int i)
 	const ir_quant *wq = g->tensors[w].quant;
 	int64_t n = ir_shape_numel(&b->shape);
 	float *bv = const_f32(b);
-	int32_t *out = malloc(sizeof *out * (size_t)(n > 0 ? n : 1));
+	/* the bias at scale s_x s_w, exactly in an int32 when every code fits
+	 * (8-bit activations or weights in practice), else in an int64 (16-bit
+	 * activations and weights make s_x s_w tiny); never saturated: a code
+	 * beyond 2^62 (the runtime's int64 accumulator bound) is an error */
+	int64_t *out = malloc(sizeof *out * (size_t)(n > 0 ? n : 1));
+	int32_t *o32 = malloc(sizeof *o32 * (size_t)(n > 0 ? n : 1));
 	float *s = malloc(sizeof *s * (size_t)(n > 0 ? n : 1));
 	int32_t *z = calloc((size_t)(n > 0 ? n : 1), sizeof *z);
 	int rc = -1;
-	if (!bv || !out || !s || !z) {
+	bool wide = false;
+	if (!bv || !out || !o32 || !s || !z) {
 		ir_fail(q->d, i, -1, "out of memory");
 		goto done;
 	}
 	for (int64_t c = 0; c < n; c++) {
 		s[c] = x->quant->scale[0] * wq->scale[wq->n == 1 ? 0 : c];
 		double r = nearbyint((double)bv[c] / s[c]);
-		out[c] = (int32_t)(r < INT32_MIN ? INT32_MIN : r > INT32_MAX ? INT32_MAX : r);
+		if (!(fabs(r) <= 0x1p62)) {
+			ir_fail(q->d, i, g->nodes[i].inputs[2], "bias '%s' element %lld: %g at scale %g is beyond the int64 accumulator",
+				b->name, (long long)c, (double)bv[c], (double)s[c]);
+			goto done;
+		}
+		out[c] = (int64_t)r;
+		wide = wide || r < INT32_MIN || r > INT32_MAX;
 	}
+	if (!wide)
+		for (int64_t c = 0; c < n; c++)
+			o32[c] = (int32_t)out[c];
 	char base[300];
 	snprintf(base, sizeof base, "%s:q", b->name);
 	ir_shape sh = b->shape;
-	int nb = new_const(g, base, IR_DTYPE_I32, &sh, out, q->d);
-	ir_quant qq = {.bits = 32, .symmetric = true, .axis = n > 1 ? 0 : -1, .n = (int)n, .scale = s, .zero_point = z};
+	int nb = new_const(g, base, wide ? IR_DTYPE_I64 : IR_DTYPE_I32, &sh, wide ? (void *)out : (void *)o32, q->d);
+	ir_quant qq = {.bits = wide ? 64 : 32, .symmetric = true, .axis = n > 1 ? 0 : -1, .n = (int)n, .scale = s,
+		       .zero_point = z};
 	if (nb >= 0 && !ir_tensor_set_quant(g, nb, &qq, q->d) && !set_input(g, i, 2, nb, q->d))
 		rc = 0;
 done:
 	free(bv);
 	free(out);
+	free(o32);
 	free(s);
 	free(z);
 	return rc;

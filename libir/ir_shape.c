@@ -1226,7 +1226,7 @@ static int check_quant(const ir_tensor *t, int id, ir_diag *d)
 	const ir_quant *q = t->quant;
 	if (!q)
 		return 0;
-	if (q->bits < 2 || q->bits > 32 || q->n < 1)
+	if (q->bits < 2 || q->bits > (t->dtype == IR_DTYPE_I64 ? 64 : 32) || q->n < 1)
 		return ir_fail(d, -1, id, "tensor '%s': bad quantization bits or count", t->name);
 	/* one scale: per tensor (axis -1), or per channel along an axis of extent 1 */
 	if (q->n == 1 ? q->axis != -1 && (q->axis < 0 || q->axis >= t->shape.rank || t->shape.dim[q->axis] != 1)

@@ -5,7 +5,8 @@
 # extension) -> the float IR computes the framework's outputs (rtol 1e-4)
 # -> npu-fuse --all (still the framework's outputs; a second run changes
 # nothing) -> for each target
-# (float: no npu-quant; int8; int16; grus after npu-fuse --all --target
+# (float: no npu-quant; int8; int16; int16w16: --bits 16 --weight-bits 16,
+# int64 biases; grus after npu-fuse --all --target
 # grus) npu-quant with calib.npz -> npu-emit -> the header compiles as
 # strict C99 -> the host program's outputs equal npu-run's byte for byte
 # (float: npu-run --mode runtime, the float kernels the header has).
@@ -62,7 +63,7 @@ for dir in "$DATA"/families/*/; do
 		skipped "$n: float IR matches the framework" import
 		skipped "$n: npu-fuse --all" import
 		skipped "$n: a second npu-fuse --all changes nothing" import
-		for tg in float int8 int16 grus; do
+		for tg in float int8 int16 int16w16 grus; do
 			for s in npu-quant npu-emit cc host; do
 				[ $tg = float ] && [ $s = npu-quant ] && continue
 				skipped "$n $tg: $s" import
@@ -83,7 +84,7 @@ for dir in "$DATA"/families/*/; do
 	else
 		skipped "$n: a second npu-fuse --all changes nothing" npu-fuse
 	fi
-	for tg in float int8 int16 grus; do
+	for tg in float int8 int16 int16w16 grus; do
 		q=$T/$n.$tg.ir
 		last=""
 		case $tg in
@@ -93,6 +94,7 @@ for dir in "$DATA"/families/*/; do
 					npu-quant --target grus --calib "$2" -o "$3"' - "$T/$n.ir" "$dir/calib.npz" "$q" || last=npu-quant
 			else skipped "$n $tg: npu-quant" npu-fuse; last=npu-fuse; fi;;
 		*)	qa="--target int8"; [ $tg = int16 ] && qa="--target int8 --bits 16"
+			[ $tg = int16w16 ] && qa="--target int8 --bits 16 --weight-bits 16"
 			if [ $fused = 0 ]; then
 				step "$n $tg: npu-quant" npu-quant "$T/$n.fused.ir" $qa --calib "$dir/calib.npz" -o "$q" ||
 					last=npu-quant

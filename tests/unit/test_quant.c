@@ -248,9 +248,68 @@ static void one_channel_outputs(void)
 	ir_graph_free(g);
 }
 
+/* x [1,4] -> fully_connected (w = [1, 0, 0, 0], bias 4) -> y, x observed
+ * in [-1, 1], y in [0, 8]. a16w16: s_x = 2/65535, s_w = 1/32767 (max |w|
+ * onto 32767), so s_x s_w ~ 9.3e-10 and the bias is 4 / (s_x s_w) ~ 4.3e9
+ * codes: beyond int32 (saturated it would mean 2.0), stored as int64 (quant
+ * bits 64, the exact rounded quotient) and the graph computes 0.5 + 4 =
+ * 4.5 within two codes of y (8/65535 each). a8w8: s_x s_w = 2/255 / 127,
+ * 64770 codes, int32. A bias of 1e30 (beyond 2^62 codes) is an error. */
+static void wide_bias(void)
+{
+	for (int k = 0; k < 3; k++) {
+		ir_graph *g = ir_graph_new();
+		ir_diag d;
+		float w[4] = {1, 0, 0, 0}, b[1] = {k == 2 ? 1e30f : 4};
+		int x = add(g, "x", IR_DTYPE_F32, (ir_shape){2, {1, 4}}, IR_KIND_INPUT);
+		int in[3] = {x, ir_graph_add_const(g, "w", IR_DTYPE_F32, &(ir_shape){2, {1, 4}}, w, &d),
+			     ir_graph_add_const(g, "b", IR_DTYPE_F32, &(ir_shape){1, {1}}, b, &d)};
+		int y = add(g, "y", IR_DTYPE_F32, (ir_shape){2, {1, 1}}, IR_KIND_ACTIVATION);
+		node(g, "fc", IR_OP_FULLY_CONNECTED, in, 3, y);
+		ir_graph_set_inputs(g, &x, 1, &d);
+		ir_graph_set_outputs(g, &y, 1, &d);
+		ir_calib *c = ir_calib_new();
+		float xs[2] = {-1, 1}, ys[2] = {0, 8};
+		CHECK(ir_calib_observe(c, "x", xs, 2, &d) == 0 && ir_calib_observe(c, "y", ys, 2, &d) == 0);
+		ir_quant_opts o;
+		ir_quant_defaults(&o);
+		if (k != 1)
+			o.act = IR_PREC_I16, o.wbits = 16;
+		int rc = ir_quant_prepare(g, &o, &d) ? -1 : ir_quantize(g, c, &o, NULL, NULL, &d);
+		if (k == 2) {
+			CHECK_MSG(rc != 0 && strstr(d.msg, "bias 'b'") && strstr(d.msg, "int64"), "rc %d: %s", rc,
+				  rc ? d.msg : "");
+			ir_calib_free(c);
+			ir_graph_free(g);
+			continue;
+		}
+		CHECK_MSG(rc == 0, "%s", d.msg);
+		int n = ir_graph_find_node(g, "fc");
+		const ir_node *fc = n >= 0 ? ir_graph_node(g, n) : NULL;
+		const ir_tensor *tb = fc && fc->n_inputs > 2 ? ir_graph_tensor(g, fc->inputs[2]) : NULL;
+		if (k == 0) {
+			CHECK(tb && tb->dtype == IR_DTYPE_I64 && tb->quant && tb->quant->bits == 64 &&
+			      *(const int64_t *)tb->data == (int64_t)nearbyint(4.0 / (double)tb->quant->scale[0]) &&
+			      *(const int64_t *)tb->data > INT32_MAX);
+		} else {
+			CHECK(tb && tb->dtype == IR_DTYPE_I32 && tb->quant && tb->quant->bits == 32);
+		}
+		ir_exec *e = ir_exec_new(g, IR_MODE_F32, 1, &d);
+		float xin[4] = {0.5f, 0, 0, 0}, err = 1;
+		if (e && ir_exec_set_input(e, 0, xin, sizeof xin, &d) == 0 && ir_exec_run(e, &d) == 0)
+			err = fabsf(((const float *)ir_exec_output(e, 0, NULL))[0] - 4.5f);
+		CHECK_MSG(err <= (k == 0 ? 2 * 8.0f / 65535 : 2 * 8.0f / 255), "a%dw%d: error %g", k ? 8 : 16,
+			  k ? 8 : 16, err);
+		ir_exec_free(e);
+		ir_calib_free(c);
+		ir_graph_free(g);
+	}
+}
+
 int main(void)
 {
 	one_channel_outputs();
+	wide_bias();
 	reduce_int8();
 	multipliers();
 	int8_conv();

@@ -1586,6 +1586,47 @@ static void test_matmul_q(void)
 	CHECK(eq_int(y16, NPU_T_I16, want_hi, 4));
 }
 
+/* Accumulators beyond int32 (issue 13: 16-bit activations and weights).
+ * MATMUL_Q, int16 A = 32767 (ZA -32768: 65535) and B = -32768 (ZB 32767:
+ * -65535), K = 4: acc = -4 (2^16 - 1)^2 = -(2^34 - 2^19 + 4) (an int32
+ * would hold 2^19 - 4); x 2^30 / 2^50 = -(2^14 - 1/2 + 2^-18) =
+ * -16383.500004 -> -16384.
+ * CONV_Q and CONV_T_Q with an int64 bias (p[NPU_CV_ACT] = NPU_T_I64): 1x1,
+ * x = 2, w = 3 for both output channels, bias 3 2^36 and -3 2^36 + 2^24
+ * (beyond int32; saturated to +-(2^31) they would give 64 and -64):
+ * acc = bias + 6; x 2^30 / 2^55 = acc / 2^25: 6144 + 6 2^-25 -> 6144 and
+ * -6144 + 1/2 + 6 2^-25 -> -6143. int8 x and w (whose fast paths take
+ * int32 biases) give the same. */
+static void test_acc_wide(void)
+{
+	int32_t p[(int)NPU_MM_COUNT > (int)NPU_CV_COUNT ? (int)NPU_MM_COUNT : (int)NPU_CV_COUNT];
+	int16_t a[4] = {32767, 32767, 32767, 32767}, b[4] = {-32768, -32768, -32768, -32768}, y[2];
+	int32_t want_mm[1] = {-16384};
+	mm_params(p, 1, 1, 4, 4, 1, 1, 1);
+	p[NPU_MM_AT] = p[NPU_MM_BT] = p[NPU_MM_YT] = NPU_T_I16;
+	p[NPU_MM_ZA] = -32768, p[NPU_MM_ZB] = 32767, p[NPU_MM_ZY] = 0, p[NPU_MM_MULT] = M30, p[NPU_MM_SHIFT] = 50;
+	p[NPU_MM_LO] = -32768, p[NPU_MM_HI] = 32767;
+	RUN(NPU_K_MATMUL_Q, p, a, b, NULL, y);
+	CHECK(eq_int(y, NPU_T_I16, want_mm, 1));
+
+	int64_t bias[2] = {3 * ((int64_t)1 << 36), -3 * ((int64_t)1 << 36) + ((int64_t)1 << 24)};
+	int16_t x16[1] = {2}, w16[2] = {3, 3};
+	int8_t x8[1] = {2}, w8[2] = {3, 3};
+	int32_t mult[2] = {M30, M30}, shift[2] = {55, 55}, want[2] = {6144, -6143};
+	conv_geo(p, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1);
+	conv_q_types(p, NPU_T_I16, NPU_T_I16, NPU_T_I16, 0, 0, -32768, 32767);
+	p[NPU_CV_ACT] = NPU_T_I64;
+	RUN(NPU_K_CONV_Q, p, x16, w16, bias, mult, shift, NULL, y);
+	CHECK(eq_int(y, NPU_T_I16, want, 2));
+	RUN(NPU_K_CONV_T_Q, p, x16, w16, bias, mult, shift, NULL, y);
+	CHECK(eq_int(y, NPU_T_I16, want, 2));
+	p[NPU_CV_XT] = p[NPU_CV_WT] = NPU_T_I8;
+	RUN(NPU_K_CONV_Q, p, x8, w8, bias, mult, shift, NULL, y);
+	CHECK(eq_int(y, NPU_T_I16, want, 2));
+	RUN(NPU_K_CONV_T_Q, p, x8, w8, bias, mult, shift, NULL, y);
+	CHECK(eq_int(y, NPU_T_I16, want, 2));
+}
+
 /* gemm: A stored [K, M] = [[1,2],[3,4]] transposed: A = [[1,3],[2,4]];
  * B = [[1,0],[0,2]]; A B = [[1,6],[2,8]]; 2 A B + 0.5 [2,4] (C a row) =
  * [[3,14],[5,18]]; HI 15 clamps 18. f16 storage of y: the same values. */
@@ -2205,6 +2246,7 @@ int main(void)
 	test_conv_q_pad_stride_wzp();
 	test_conv_q_groups();
 	test_conv_q_wide();
+	test_acc_wide();
 	test_conv_q_requant_edges();
 	test_conv_q_random();
 	test_eltwise_q();

@@ -312,6 +312,17 @@ static float rt_unary(int32_t fn, float v, float a, float b)
 
 /* ================================================================ kernels */
 
+/* @npu-kernel CONV_Q CONV_T_Q */
+/* Bias element oc as int64: int32 [OC], or int64 [OC] when p[NPU_CV_ACT]
+ * is NPU_T_I64 (16-bit activations and weights; |bias| <= 2^62). */
+static inline int64_t cq_bias(const int32_t *p, const void *bias, int oc)
+{
+	if (!bias)
+		return 0;
+	return p[NPU_CV_ACT] == NPU_T_I64 ? ((const int64_t *)bias)[oc] : ((const int32_t *)bias)[oc];
+}
+/* @npu-end */
+
 /* @npu-kernel CONV_Q */
 #if defined(__clang__)	/* the loop hint below is only a hint (sanitizers may defeat it) */
 #pragma clang diagnostic push
@@ -410,8 +421,8 @@ static inline int32_t cq_out(int64_t acc, int32_t mult, int s, int32_t zy, int32
 
 static void cq_generic(const int32_t *p, const cq_geo *g, void *const *a)
 {
-	const void *x = a[0], *w = a[1];
-	const int32_t *bias = a[2], *mult = a[3], *shift = a[4], *wzp = a[5];
+	const void *x = a[0], *w = a[1], *bias = a[2];
+	const int32_t *mult = a[3], *shift = a[4], *wzp = a[5];
 	void *y = a[6];
 	int32_t XT = p[NPU_CV_XT], WT = p[NPU_CV_WT], YT = p[NPU_CV_YT];
 	int32_t ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
@@ -423,7 +434,7 @@ static void cq_generic(const int32_t *p, const cq_geo *g, void *const *a)
 			int s = rt_shift(shift[oc]);
 			for (int oh = 0; oh < g->OH; oh++)
 				for (int ow = 0; ow < g->OW; ow++) {
-					int64_t acc = bias ? bias[oc] : 0;
+					int64_t acc = cq_bias(p, bias, oc);
 					for (int ic = 0; ic < g->cg; ic++) {
 						size_t xc = ((size_t)n * g->C + (size_t)gr * g->cg + ic) * g->H * g->W;
 						size_t wc = ((size_t)oc * g->cg + ic) * g->KH * g->KW;
@@ -792,10 +803,10 @@ static void k_conv_q(const int32_t *p, void *const *a, void *scratch)
 {
 	cq_geo g;
 	cq_geometry(p, &g);
-	/* the int8 paths' bounds hold for int8 zero points */
+	/* the int8 paths' bounds hold for int8 zero points and int32 biases */
 	if (g.path == CQ_DEPTHWISE || g.path == CQ_IM2COL) {
 		const int32_t *wzp = a[5];
-		int ok = p[NPU_CV_ZX] >= -128 && p[NPU_CV_ZX] <= 127;
+		int ok = p[NPU_CV_ZX] >= -128 && p[NPU_CV_ZX] <= 127 && p[NPU_CV_ACT] != NPU_T_I64;
 		for (int o = 0; ok && wzp && o < g.OC; o++)
 			ok = wzp[o] >= -128 && wzp[o] <= 127;
 		if (!ok)
@@ -2254,8 +2265,8 @@ static inline int ct_src(int o, int k, int P, int D, int S, int n)
 /* @npu-kernel CONV_T_Q */
 static void k_conv_t_q(const int32_t *p, void *const *a, void *scratch)
 {
-	const void *x = a[0], *w = a[1];
-	const int32_t *bias = a[2], *mult = a[3], *shift = a[4], *wzp = a[5];
+	const void *x = a[0], *w = a[1], *bias = a[2];
+	const int32_t *mult = a[3], *shift = a[4], *wzp = a[5];
 	void *y = a[6];
 	int32_t XT = p[NPU_CV_XT], WT = p[NPU_CV_WT], YT = p[NPU_CV_YT];
 	int32_t ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
@@ -2271,7 +2282,7 @@ static void k_conv_t_q(const int32_t *p, void *const *a, void *scratch)
 			int s = rt_shift(shift[oc]);
 			for (int oh = 0; oh < g.OH; oh++)
 				for (int ow = 0; ow < g.OW; ow++) {
-					int64_t acc = bias ? bias[oc] : 0;
+					int64_t acc = cq_bias(p, bias, oc);
 					for (int ic = 0; ic < g.cg; ic++) {
 						int c = gr * g.cg + ic;
 						size_t xc = ((size_t)n * g.C + (size_t)c) * g.H * g.W;

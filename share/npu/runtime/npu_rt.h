@@ -21,7 +21,28 @@
  * Integer arithmetic (see npu-ir(5) and npu-quant(1)): a quantized value q
  * means scale * (q - zero_point). Requantization multiplies an int32 (or
  * int64) accumulator by a 31-bit multiplier and divides by 2^shift with
- * rounding half up: npu_rshift_round(v * mult, shift). */
+ * rounding half up: npu_rshift_round(v * mult, shift), exactly for any
+ * int64 accumulator (a 128-bit product where needed).
+ *
+ * Accumulator widths (integer operands are int8, uint8 or int16; so
+ * |x - zx|, |w - zw| <= 2^16 - 1 and every product is below 2^32):
+ *   CONV_Q, CONV_T_Q  int64 acc = bias + sum (x - ZX)(w - wzp) over
+ *       K = C/G KH KW terms. The weights of one output channel fit the 2 GiB
+ *       weight area, so K <= 2^30 for int16 weights (|sum| < 2^62) and
+ *       K <= 2^31 for int8 ones (products < 2^24, |sum| < 2^55); the bias,
+ *       int32, or int64 with |bias| <= 2^62 (16-bit activations and weights:
+ *       see NPU_CV_ACT), leaves |acc| < 2^63. The int8 x int8 fast paths
+ *       (int32 bias only) sum at most CQ_MAX_K = 2^14 products of
+ *       |x - ZX| <= 255 and |w| <= 128 in int32 (< 2^29) and add bias and
+ *       zero-point terms in int64.
+ *   MATMUL_Q  int64 sum of K < 2^31 products below 2^32: < 2^63.
+ *   ELTWISE_Q, REQUANT, PRELU_Q  one int64 product or sum of two per
+ *       element ((a - ZA) MA: |a - ZA| <= 2^32, |MA| < 2^31).
+ *   POOL_Q, REDUCE_Q  int64 sums of at most 2^31 terms below 2^17 (the
+ *       int8 average path: int32 sums of fewer than 2^23 terms of |x| <= 128).
+ *   GRU_Q, LSTM_Q  int32 sums whose bound the lowering proves per
+ *       gate row (|bias| + max|x| sum|w| < 2^31; npu-quant refuses others).
+ * No combination of bit widths can overflow these. */
 #ifndef NPU_RT_H
 #define NPU_RT_H
 
@@ -30,7 +51,8 @@
 
 /* element types (numbering is part of the binary format) */
 enum { NPU_T_F32, NPU_T_F16, NPU_T_I8, NPU_T_I16, NPU_T_I32, NPU_T_U8,
-       NPU_T_I64,	/* indices only: ARGMAX's output, GATHER's moves, COPY */
+       NPU_T_I64,	/* indices (ARGMAX's output, GATHER's moves, COPY) and
+			 * CONV_Q / CONV_T_Q biases */
        NPU_T_COUNT };
 
 /* where a tensor lives */
@@ -84,8 +106,9 @@ enum {
 
 /* CONV_Q / CONV_F. Input x [N, C, H, W], weights [OC, C/G, KH, KW],
  * output y [N, OC, OH, OW] (fully connected: H = W = KH = KW = 1).
- * Args Q: x, w, bias (i32 [OC] or -1), mult (i32 [OC]), shift (i32 [OC]),
- *         wzp (i32 [OC] weight zero points, or -1 for symmetric), y.
+ * Args Q: x, w, bias (i32 [OC], i64 [OC] when NPU_CV_ACT is NPU_T_I64, or
+ *         -1), mult (i32 [OC]), shift (i32 [OC]), wzp (i32 [OC] weight zero
+ *         points, or -1 for symmetric), y.
  * Args F: x, w, bias (f32/f16 [OC] in the activation type, or -1),
  *         wscale (f32 [OC] when w is i8-compressed, else -1), y. */
 enum {
@@ -95,7 +118,9 @@ enum {
 	NPU_CV_XT, NPU_CV_WT, NPU_CV_YT,	/* element types */
 	NPU_CV_ZX, NPU_CV_ZY,			/* Q: input / output zero points */
 	NPU_CV_LO, NPU_CV_HI,			/* clamp of y: Q int, F float bits */
-	NPU_CV_ACT,				/* F: NPU_U_* applied after the clamp, or -1 */
+	NPU_CV_ACT,				/* F: NPU_U_* applied after the clamp, or -1;
+						 * Q: NPU_T_I64 for an int64 bias (|bias| <=
+						 * 2^62), else (-1) an int32 one */
 	NPU_CV_P0, NPU_CV_P1,			/* F: its parameters (float bits) */
 	NPU_CV_COUNT
 };
