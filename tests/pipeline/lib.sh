@@ -21,6 +21,16 @@ ok() {	# ok COND-EXIT-STATUS DESCRIPTION
 }
 diag() { printf '# %s\n' "$@" >&2; }
 
+# family_model DIR: "IMPORTER MODEL" for a tests/data/families directory
+# (the importer by the model file's extension), or status 1
+family_model() {
+	_m=$(ls "$1" | grep -E '^model\.(pt|onnx|pb|json)$' | head -n 1)
+	case $_m in
+	*.pt) echo "npu-import-pt $_m";; *.onnx) echo "npu-import-onnx $_m";; *.pb|*.json) echo "npu-import-tf $_m";;
+	*) return 1;;
+	esac
+}
+
 # expect_fail CODE 'STDERR-REGEX' DESC -- CMD...
 # Runs CMD (which should use $T/out as its output file if it has one) and
 # checks: exit status CODE, stderr is exactly one line matching the regex

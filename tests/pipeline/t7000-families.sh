@@ -52,11 +52,8 @@ fi
 
 for dir in "$DATA"/families/*/; do
 	n=$(basename "$dir")
-	model=$(ls "$dir" | grep -E '^model\.(pt|onnx|pb|json)$' | head -n 1)
-	case $model in
-	*.pt) imp=npu-import-pt;; *.onnx) imp=npu-import-onnx;; *.pb|*.json) imp=npu-import-tf;;
-	*) ok 1 "$n: no model.pt, model.onnx, model.pb or model.json"; continue;;
-	esac
+	fm=$(family_model "$dir") || { ok 1 "$n: no model.pt, model.onnx, model.pb or model.json"; continue; }
+	imp=${fm% *} model=${fm#* }
 	mkdir -p "$T/$n.in" && unzip -o -q "$dir/in.npz" -d "$T/$n.in"
 	# shellcheck disable=SC2046  # args is a word list
 	if ! step "$n: $imp" $imp "$dir/$model" $(cat "$dir/args") -o "$T/$n.ir"; then

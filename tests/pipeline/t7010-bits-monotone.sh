@@ -28,11 +28,8 @@ cfg_args() {
 
 for dir in "$DATA"/families/*/; do
 	n=$(basename "$dir")
-	model=$(ls "$dir" | grep -E '^model\.(pt|onnx|pb|json)$' | head -n 1)
-	case $model in
-	*.pt) imp=npu-import-pt;; *.onnx) imp=npu-import-onnx;; *.pb|*.json) imp=npu-import-tf;;
-	*) ok 1 "$n: no model.pt, model.onnx, model.pb or model.json"; continue;;
-	esac
+	fm=$(family_model "$dir") || { ok 1 "$n: no model.pt, model.onnx, model.pb or model.json"; continue; }
+	imp=${fm% *} model=${fm#* }
 	# shellcheck disable=SC2046  # args is a word list
 	$imp "$dir/$model" $(cat "$dir/args") -o "$T/$n.ir" 2>"$T/err" &&
 		npu-fuse --all "$T/$n.ir" -o "$T/$n.f.ir" 2>>"$T/err"
