@@ -1814,26 +1814,12 @@ static int lower_lrn(lw *c)
 
 /* ---------------------------------------------------------------- spatial and normalisation ops */
 
+static int expand_const(lw *c, int t, const ir_shape *norm, ir_dtype dt);
+
 /* Float constant t in the activation type dt: itself, or a converted copy. */
 static int float_const_as(lw *c, int t, ir_dtype dt)
 {
-	const ir_tensor *x = T(c, t);
-	if (x->dtype == dt)
-		return rt(c, t);
-	int64_t n = ir_shape_numel(&x->shape);
-	void *buf = malloc(ir_dtype_size(dt) * (size_t)(n > 0 ? n : 1));
-	if (!buf)
-		return c->oom = true, -1;
-	for (int64_t i = 0; i < n; i++) {
-		float v = (float)ir_elem_get(x->data, x->dtype, i);
-		if (dt == IR_DTYPE_F16)
-			((uint16_t *)buf)[i] = npu_f32_to_f16(v);
-		else
-			((float *)buf)[i] = v;
-	}
-	int r = add_const(c, buf, ir_dtype_size(dt) * (size_t)n);
-	free(buf);
-	return r;
+	return T(c, t)->dtype == dt ? rt(c, t) : expand_const(c, t, &T(c, t)->shape, dt);
 }
 
 /* conv_transpose (1-D, 2-D; weights [C, OC/G, KH, KW]) as CONV_T_Q /

@@ -510,6 +510,20 @@ static int calib_flush(calib_run *r, const ir_graph *g)
 	return 0;
 }
 
+/* One sample (or sequence step) observed: flush the statistics batch when
+ * it is full; a failure is reported against PATH. */
+static int calib_step(calib_run *r, const ir_graph *g, const char *path, int64_t *in_batch, long batch)
+{
+	if (++*in_batch < batch)
+		return 0;
+	*in_batch = 0;
+	if (calib_flush(r, g)) {
+		cli_diag(g, path, &r->d);
+		return -1;
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------- sequences (--state) */
 
 /* A calibration file of sequences: per graph input its array, [N, T, ...]
@@ -685,13 +699,8 @@ static int calibrate_seq(const options *o, const ir_graph *g, ir_calib *c, const
 					memcpy(st[sin[p]], y, nb);
 				}
 				steps++;
-				if (++in_batch == batch) {
-					if (calib_flush(&r, g)) {
-						cli_diag(g, q->path, &r.d);
-						goto out;
-					}
-					in_batch = 0;
-				}
+				if (calib_step(&r, g, q->path, &in_batch, batch))
+					goto out;
 			}
 			progress("calibrating", ++done, total);
 		}
@@ -761,13 +770,8 @@ static int calibrate(const options *o, const ir_graph *g, ir_calib *c)
 				cli_diag(g, src[s].path, &r.d);
 				goto out;
 			}
-			if (++in_batch == batch) {
-				if (calib_flush(&r, g)) {
-					cli_diag(g, src[s].path, &r.d);
-					goto out;
-				}
-				in_batch = 0;
-			}
+			if (calib_step(&r, g, src[s].path, &in_batch, batch))
+				goto out;
 			progress("calibrating", ++done, total);
 		}
 	if (calib_flush(&r, g)) {
