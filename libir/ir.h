@@ -336,6 +336,37 @@ int ir_pass_from_name(const char *name);	/* -1 if unknown */
 /* Run one pass (then remove what became dead). r may be NULL. */
 int ir_pass_run(ir_graph *g, int pass, ir_pass_report *r, ir_diag *d);
 
+/* ---------------------------------------------------------------- data layout (libir/ir_layout.c) */
+
+/* A graph input or output the caller feeds or takes in a given layout
+ * (gxnpuc INPUT_NCX_TO_NXC: channel_last for a channel-first model). */
+typedef struct {
+	const char *name;
+	bool channel_last;	/* nxc (NHWC, NLC) rather than ncx (NCHW, NCL) */
+} ir_layout_io;
+
+typedef struct {
+	ir_layout to;			/* IR_LAYOUT_NHWC or IR_LAYOUT_NCHW */
+	const ir_layout_io *inputs;	/* interface layouts asked for; the others */
+	int n_inputs;			/* keep the model's (one transpose each) */
+	const ir_layout_io *outputs;
+	int n_outputs;
+	ir_pass_note note;		/* every bad io entry (node -1); may be NULL */
+	void *user;
+} ir_layout_opts;
+
+/* Rewrite g so that its 3-D/4-D activations are in one layout, with
+ * transposes only where an op or the interface needs the other one, then
+ * cancelled and merged (see ir_layout.c). Conv weights stay OIHW. An io
+ * entry naming no graph input/output, or one of rank other than 3 or 4,
+ * is an error (all reported through note). */
+int ir_graph_to_layout(ir_graph *g, const ir_layout_opts *o, ir_diag *d);
+/* Storage permutation of rank r: stored axis i is axis q[i] of the
+ * channel-first (to_cl) or channel-last tensor. */
+void ir_layout_perm(int r, bool to_cl, int64_t *q);
+/* Transpose nodes in g. */
+int ir_graph_transpose_count(const ir_graph *g);
+
 /* ---------------------------------------------------------------- memory plan (libir/ir_plan.c) */
 
 /* The static arena plan: every activation (graph inputs and outputs too,

@@ -111,6 +111,7 @@ typedef struct {
 	bool fused_away;	/* an activation computed by its producer */
 	ir_act act;
 	void **fused_out;
+	struct cl_view *cl;	/* a channel-first kernel run on channel-last data */
 } enode;
 
 struct ir_exec {
@@ -356,6 +357,119 @@ static int plan_fusion(ir_exec *e, ir_diag *d)
 	return 0;
 }
 
+/* Channel-last (NHWC, NLC) input to an op whose reference kernel is
+ * channel-first only: the kernel runs on channel-first copies of input 0
+ * and output 0 (the same values in another order, so results equal the
+ * channel-first graph's exactly). The runtime has its own channel-last
+ * kernels (npu_rt.c); this is the reference interpreter's way. */
+typedef struct cl_view {
+	ir_kernel fn;
+	ir_tensor xt, yt;	/* channel-first views of input 0 and output 0 */
+	const ir_tensor **it, **ot;
+	const void **in;
+	void **out;
+	void *xbuf, *ybuf;
+} cl_view;
+
+static bool cf_kernel_only(int op)
+{
+	switch (op) {
+	case IR_OP_CONV: case IR_OP_CONV_TRANSPOSE: case IR_OP_INSTANCE_NORM:
+	case IR_OP_MAX_POOL: case IR_OP_AVG_POOL: case IR_OP_GLOBAL_AVG_POOL: case IR_OP_GLOBAL_MAX_POOL:
+	case IR_OP_DEPTH_TO_SPACE: case IR_OP_SPACE_TO_DEPTH:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* [N, S..., C] <-> [N, C, S...] (to_cf: from channel-last) */
+static void cl_move(void *dst, const void *src, const ir_shape *cf, size_t es, bool to_cf)
+{
+	int64_t N = cf->dim[0], C = cf->dim[1], S = 1;
+	for (int i = 2; i < cf->rank; i++)
+		S *= cf->dim[i];
+	char *d = dst;
+	const char *s = src;
+	for (int64_t n = 0; n < N; n++)
+		for (int64_t c = 0; c < C; c++)
+			for (int64_t k = 0; k < S; k++) {
+				size_t f = (size_t)((n * C + c) * S + k), l = (size_t)((n * S + k) * C + c);
+				memcpy(d + (to_cf ? f : l) * es, s + (to_cf ? l : f) * es, es);
+			}
+}
+
+static void cl_view_of(const ir_tensor *t, ir_tensor *v)
+{
+	*v = *t;
+	int r = t->shape.rank;
+	v->shape.dim[1] = t->shape.dim[r - 1];
+	for (int i = 2; i < r; i++)
+		v->shape.dim[i] = t->shape.dim[i - 1];
+	v->layout = r == 4 ? IR_LAYOUT_NCHW : IR_LAYOUT_NCL;
+}
+
+static int cl_kernel(ir_kctx *k)
+{
+	cl_view *w = k->e->nodes[k->id].cl;
+	ir_kctx k2 = *k;
+	k2.it = w->it, k2.ot = w->ot, k2.in = w->in, k2.out = w->out;
+	for (int j = 0; j < k->nin; j++)
+		w->in[j] = k->in[j];
+	for (int j = 0; j < k->nout; j++)
+		w->out[j] = k->out[j];
+	if (k->prepare)
+		return w->fn(&k2);
+	w->in[0] = w->xbuf;
+	w->out[0] = w->ybuf;
+	cl_move(w->xbuf, k->in[0], &w->xt.shape, ir_dtype_size(w->xt.dtype), true);
+	if (w->fn(&k2))
+		return -1;
+	cl_move(k->out[0], w->ybuf, &w->yt.shape, ir_dtype_size(w->yt.dtype), false);
+	return 0;
+}
+
+static void cl_view_free(cl_view *w)
+{
+	if (!w)
+		return;
+	free(w->it), free(w->ot), free(w->in), free(w->out), free(w->xbuf), free(w->ybuf);
+	free(w);
+}
+
+static int cl_view_make(ir_exec *e, int i, ir_diag *d)
+{
+	const ir_node *n = ir_graph_node(e->g, i);
+	enode *en = &e->nodes[i];
+	if (!cf_kernel_only(n->op) || n->n_inputs < 1 || n->inputs[0] < 0 || n->n_outputs < 1)
+		return 0;
+	const ir_tensor *x = ir_graph_tensor(e->g, n->inputs[0]), *y = ir_graph_tensor(e->g, n->outputs[0]);
+	if ((x->layout != IR_LAYOUT_NHWC && x->layout != IR_LAYOUT_NLC) || x->shape.rank < 3 ||
+	    y->shape.rank != x->shape.rank)
+		return 0;
+	cl_view *w = calloc(1, sizeof *w);
+	if (!w)
+		return ir_fail(d, -1, -1, "out of memory");
+	en->cl = w;
+	w->fn = en->fn;
+	cl_view_of(x, &w->xt);
+	cl_view_of(y, &w->yt);
+	size_t ni = (size_t)n->n_inputs + 1, no = (size_t)n->n_outputs + 1;
+	w->it = calloc(ni, sizeof *w->it), w->in = calloc(ni, sizeof *w->in);
+	w->ot = calloc(no, sizeof *w->ot), w->out = calloc(no, sizeof *w->out);
+	w->xbuf = malloc(ir_tensor_nbytes(x) + 1), w->ybuf = malloc(ir_tensor_nbytes(y) + 1);
+	if (!w->it || !w->in || !w->ot || !w->out || !w->xbuf || !w->ybuf)
+		return ir_fail(d, -1, -1, "out of memory");
+	for (int j = 0; j < n->n_inputs; j++)
+		w->it[j] = en->it[j];
+	for (int j = 0; j < n->n_outputs; j++)
+		w->ot[j] = en->ot[j];
+	w->it[0] = &w->xt;
+	w->ot[0] = &w->yt;
+	en->fn = cl_kernel;
+	return 0;
+}
+
 static int setup(ir_exec *e, ir_diag *d)
 {
 	const ir_graph *g = e->g;
@@ -425,6 +539,8 @@ static int setup(ir_exec *e, ir_diag *d)
 		}
 		if (en->fuse_into >= 0)
 			en->fused_out[0] = e->buf[ir_graph_node(g, en->fuse_into)->outputs[0]];
+		if (cl_view_make(e, i, d))
+			return -1;
 	}
 	return 0;
 }
@@ -613,6 +729,7 @@ void ir_exec_free(ir_exec *e)
 			free(en->out);
 			free(en->state);
 			free(en->fused_out);
+			cl_view_free(en->cl);
 		}
 	if (e->scratch)
 		for (size_t i = 0; i < (size_t)e->threads * IR_SCRATCH_SLOTS; i++)

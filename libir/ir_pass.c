@@ -329,6 +329,177 @@ static int pass_transpose(pass_ctx *c)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- transpose sinking */
+
+/* The perm of transpose node i over rank r (absent: reversed axes). */
+static void perm_of(const ir_graph *g, int i, int r, int64_t *p)
+{
+	const int64_t *v;
+	int n = ir_node_ints(g, i, "perm", &v);
+	for (int k = 0; k < r; k++)
+		p[k] = n == r ? v[k] : r - 1 - k;
+}
+
+/* Transpose node producing t, read only by node `user`, or -1. */
+static int sinkable(const ir_graph *g, int t, int user)
+{
+	int p = t >= 0 ? ir_graph_producer(g, t) : -1;
+	return p >= 0 && ir_graph_node(g, p)->op == IR_OP_TRANSPOSE && only_consumer(g, t) == user ? p : -1;
+}
+
+/* Constant c (rank <= r, broadcast against a transpose's output by perm p)
+ * as the constant to use before the transpose: padded to rank r, then
+ * permuted by p's inverse. */
+static int unpermute_const(pass_ctx *c, int t, int r, const int64_t *p, int *out)
+{
+	const ir_tensor *x = ir_graph_tensor(c->g, t);
+	ir_shape e = {.rank = r}, s = {.rank = r};
+	int pad = r - x->shape.rank;
+	int64_t pi[IR_MAX_RANK], st[IR_MAX_RANK], v = 1, idx[IR_MAX_RANK] = {0};
+	for (int i = 0; i < r; i++)
+		e.dim[i] = i < pad ? 1 : x->shape.dim[i - pad];
+	for (int i = r - 1; i >= 0; i--)
+		st[i] = v, v *= e.dim[i];
+	for (int i = 0; i < r; i++)
+		pi[p[i]] = i;
+	for (int i = 0; i < r; i++)
+		s.dim[i] = e.dim[pi[i]];
+	int64_t n = ir_shape_numel(&s);
+	size_t es = ir_dtype_size(x->dtype);
+	char *buf = malloc(es * (size_t)(n > 0 ? n : 1));
+	if (!buf)
+		return ir_fail(c->d, -1, -1, "out of memory");
+	for (int64_t k = 0; k < n; k++) {
+		int64_t off = 0;
+		for (int i = 0; i < r; i++)
+			off += idx[i] * st[pi[i]];
+		memcpy(buf + (size_t)k * es, (const char *)x->data + (size_t)off * es, es);
+		for (int i = r - 1; i >= 0; i--) {
+			if (++idx[i] < s.dim[i])
+				break;
+			idx[i] = 0;
+		}
+	}
+	*out = add_const(c->g, x->name, x->dtype, &s, buf, c->d);
+	free(buf);
+	return *out < 0 ? -1 : 0;
+}
+
+/* Node i (reading the transposes' inputs now) writes a new tensor shaped
+ * like src; transpose node tr moves it into i's old output. */
+static int sink_after(pass_ctx *c, int i, int tr, int src)
+{
+	ir_graph *g = c->g;
+	int y = ir_graph_node(g, i)->outputs[0];
+	const ir_tensor *ts = ir_graph_tensor(g, src);
+	ir_shape sh = ts->shape;
+	ir_layout l = ts->layout;
+	char *name = ir_graph_unique_name(g, ir_graph_tensor(g, y)->name);
+	if (!name)
+		return ir_fail(c->d, -1, -1, "out of memory");
+	int z = ir_graph_add_tensor(g, name, ir_graph_tensor(g, y)->dtype, &sh, IR_KIND_ACTIVATION, c->d);
+	free(name);
+	if (z < 0)
+		return -1;
+	ir_graph_tensor(g, z)->layout = l;
+	ir_graph_node(g, i)->outputs[0] = z;
+	ir_node *t = ir_graph_node(g, tr);
+	t->inputs[0] = z;
+	t->outputs[0] = y;
+	return 0;
+}
+
+/* Move transposes below elementwise ops, concats and pads (towards the
+ * outputs), where they meet their inverses (the transpose pass cancels
+ * those): f(x^p) = f(x)^p. A transpose whose output has other readers
+ * stays. */
+static int pass_transpose_sink(pass_ctx *c)
+{
+	ir_graph *g = c->g;
+	int moved = 0;
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		ir_node *n = ir_graph_node(g, i);
+		int op = n->op;
+		if (n->n_outputs != 1 || n->n_inputs < 1 || n->inputs[0] < 0)
+			continue;
+		bool unary = (op >= IR_OP_RELU && op <= IR_OP_ERF) || op == IR_OP_CAST;
+		bool binary = op >= IR_OP_ADD && op <= IR_OP_PRELU;
+		if (!unary && !binary && op != IR_OP_CONCAT && op != IR_OP_PAD)
+			continue;
+		int r = ir_graph_tensor(g, n->outputs[0])->shape.rank;
+		int t0 = sinkable(g, n->inputs[0], i);
+		if (t0 < 0 && binary && n->n_inputs == 2)
+			t0 = sinkable(g, n->inputs[1], i);
+		if (t0 < 0 || ir_graph_tensor(g, ir_graph_node(g, t0)->inputs[0])->shape.rank != r)
+			continue;
+		int64_t p[IR_MAX_RANK], pj[IR_MAX_RANK];
+		perm_of(g, t0, r, p);
+		int nin = n->n_inputs, in[2], src = ir_graph_node(g, t0)->inputs[0];
+		if (unary || op == IR_OP_PAD) {
+			if (nin != 1)
+				continue;
+			if (op == IR_OP_PAD) {
+				const int64_t *pd;
+				int64_t np[2 * IR_MAX_RANK];
+				if (ir_node_ints(g, i, "pads", &pd) != 2 * r)
+					continue;
+				for (int k = 0; k < r; k++)
+					np[p[k]] = pd[k], np[r + p[k]] = pd[r + k];
+				if (ir_node_set_ints(g, i, "pads", np, 2 * r))
+					return -1;
+			}
+			in[0] = src;
+		} else if (binary) {
+			bool ok = nin == 2;
+			for (int j = 0; ok && j < 2; j++) {
+				int t = n->inputs[j], tj = sinkable(g, t, i);
+				const ir_tensor *x = ir_graph_tensor(g, t);
+				if (tj >= 0) {
+					perm_of(g, tj, r, pj);
+					ok = !memcmp(p, pj, sizeof *p * (size_t)r) &&
+					     ir_graph_tensor(g, ir_graph_node(g, tj)->inputs[0])->shape.rank == r;
+					in[j] = ir_graph_node(g, tj)->inputs[0];
+				} else if (x->kind == IR_KIND_CONST && x->shape.rank <= r) {
+					in[j] = t;
+					if (ir_shape_numel(&x->shape) > 1 && (unpermute_const(c, t, r, p, &in[j])))
+						return -1;
+				} else {
+					ok = false;
+				}
+			}
+			if (!ok)
+				continue;
+		} else {	/* concat: every input the same transpose */
+			bool ok = nin <= 64;
+			int ins[64];
+			for (int j = 0; ok && j < nin; j++) {
+				int tj = sinkable(g, n->inputs[j], i);
+				if (tj >= 0)
+					perm_of(g, tj, r, pj);
+				ok = tj >= 0 && !memcmp(p, pj, sizeof *p * (size_t)r);
+				if (ok)
+					ins[j] = ir_graph_node(g, tj)->inputs[0];
+			}
+			if (!ok)
+				continue;
+			int ax = ir_axis(ir_node_int(g, i, "axis", 0), r);
+			if (ax < 0 || ir_node_set_int(g, i, "axis", p[ax]) || ir_node_set_inputs(g, i, ins, nin, c->d))
+				return -1;
+			if (sink_after(c, i, t0, src))
+				return -1;
+			moved++;
+			c->count[IR_OP_TRANSPOSE]++;
+			continue;
+		}
+		if (ir_node_set_inputs(g, i, in, nin, c->d) || sink_after(c, i, t0, src))
+			return -1;
+		moved++;
+		c->count[IR_OP_TRANSPOSE]++;
+	}
+	/* the moved transposes now follow their new producers */
+	return moved ? ir_graph_toposort(g, c->d) : 0;
+}
+
 /* ---------------------------------------------------------------- grouped convolution */
 
 /* Do convs a and b compute with the same geometry? */
@@ -1419,7 +1590,7 @@ _Static_assert(sizeof passes / sizeof passes[0] == IR_PASS_COUNT, "pass table");
 /* How each pass words its summary. */
 static const char *const verbs[IR_PASS_COUNT] = {
 	[IR_PASS_IDENTITY] = "removed", [IR_PASS_FOLD] = "folded", [IR_PASS_RESHAPE] = "simplified",
-	[IR_PASS_TRANSPOSE] = "simplified", [IR_PASS_GROUP_CONV] = "merged", [IR_PASS_BN_RECOGNIZE] = "recognised", [IR_PASS_BN] = "folded", [IR_PASS_MUL_ADD] = "folded",
+	[IR_PASS_TRANSPOSE] = "simplified", [IR_PASS_TRANSPOSE_SINK] = "sank", [IR_PASS_GROUP_CONV] = "merged", [IR_PASS_BN_RECOGNIZE] = "recognised", [IR_PASS_BN] = "folded", [IR_PASS_MUL_ADD] = "folded",
 	[IR_PASS_ACT] = "fused", [IR_PASS_RELU6] = "relaxed", [IR_PASS_SOFTMAX] = "rewrote", [IR_PASS_DCE] = "removed",
 	[IR_PASS_POW] = "rewrote", [IR_PASS_GATHER_SLICE] = "rewrote", [IR_PASS_LAYER_NORM] = "recognised",
 };
