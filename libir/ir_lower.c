@@ -485,9 +485,10 @@ static int lower_conv3(lw *c, bool tr)
 
 /* The tail of an integer (transposed) convolution: per-channel
  * requantization multipliers, shifts and weight zero points as constants,
- * the clamp in code space, the op. */
-static int conv_q_op(lw *c, int kernel, int x, int w, int b, int y, const ir_quant *q, int64_t OC, float sx, float sy,
-		     int32_t zx, int32_t zy, float lo, float hi, int32_t *p)
+ * the clamp in code space, the op. wrt: the runtime tensor of the weights
+ * when they were re-laid out (channel-last kernels), else -1. */
+static int conv_q_op(lw *c, int kernel, int x, int w, int wrt, int b, int y, const ir_quant *q, int64_t OC, float sx,
+		     float sy, int32_t zx, int32_t zy, float lo, float hi, int32_t *p)
 {
 	const ir_tensor *ty = T(c, y);
 	int32_t *mult = malloc(sizeof *mult * (size_t)OC), *shift = malloc(sizeof *shift * (size_t)OC);
@@ -516,7 +517,7 @@ static int conv_q_op(lw *c, int kernel, int x, int w, int b, int y, const ir_qua
 				rc = unsupported(c, "bias '%s' element %lld is beyond 2^62", tb->name, (long long)o);
 		}
 	}
-	int args[7] = {rt(c, x), rt(c, w), rt(c, b), -1, -1, -1, rt(c, y)};
+	int args[7] = {rt(c, x), wrt >= 0 ? wrt : rt(c, w), rt(c, b), -1, -1, -1, rt(c, y)};
 	if (!rc) {
 		args[3] = add_const(c, mult, sizeof *mult * (size_t)OC);
 		args[4] = add_const(c, shift, sizeof *shift * (size_t)OC);
@@ -531,6 +532,30 @@ static int conv_q_op(lw *c, int kernel, int x, int w, int b, int y, const ir_qua
 	return add_op(c, kernel, args, 7, p, NPU_CV_COUNT);
 }
 
+/* Constant weights [O, I, K...] as [O, K..., I] (OHWI: the channel-last
+ * kernels'), as a new runtime constant; -1 on failure. */
+static int weights_ohwi(lw *c, const ir_tensor *tw)
+{
+	int r = tw->shape.rank;
+	int64_t O = tw->shape.dim[0], I = tw->shape.dim[1], K = 1;
+	for (int i = 2; i < r; i++)
+		K *= tw->shape.dim[i];
+	size_t es = ir_dtype_size(tw->dtype), n = tw->nbytes;
+	uint8_t *buf = malloc(n ? n : 1);
+	if (!buf || !tw->data || (size_t)(O * I * K) * es != n) {
+		free(buf);
+		return unsupported(c, "weights '%s' cannot be re-laid out", tw->name);
+	}
+	for (int64_t o = 0; o < O; o++)
+		for (int64_t i = 0; i < I; i++)
+			for (int64_t k = 0; k < K; k++)
+				memcpy(buf + (size_t)((o * K + k) * I + i) * es,
+				       (const uint8_t *)tw->data + (size_t)((o * I + i) * K + k) * es, es);
+	int id = add_const(c, buf, n);
+	free(buf);
+	return id;
+}
+
 static int lower_conv(lw *c)
 {
 	const ir_node *n = ir_graph_node(c->g, c->node);
@@ -538,9 +563,10 @@ static int lower_conv(lw *c)
 	const ir_tensor *tx = T(c, x), *tw = T(c, w), *ty = T(c, y), *tb = T(c, b);
 	int32_t p[NPU_CV_COUNT] = {0};
 	int64_t N, C, H = 1, W, OC, OH = 1, OW, KH = 1, KW, g = 1;
-	if (tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
-		return unsupported(c, "the runtime's convolutions are channel-first; '%s' is %s", tx->name,
-				   ir_layout_name(tx->layout));
+	bool cl = n->op == IR_OP_CONV && (tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC);
+	int wrt = -1;
+	if (cl && tx->shape.rank != 3 && tx->shape.rank != 4)
+		return unsupported(c, "the runtime's channel-last convolutions are 1-D or 2-D");
 	if (n->op == IR_OP_FULLY_CONNECTED) {
 		C = tw->shape.dim[1], OC = tw->shape.dim[0];
 		N = ir_shape_numel(&tx->shape) / C;
@@ -555,10 +581,12 @@ static int lower_conv(lw *c)
 		const int64_t *st, *pd, *dl;
 		int nst = ir_node_ints(c->g, c->node, "strides", &st), npd = ir_node_ints(c->g, c->node, "pads", &pd);
 		int ndl = ir_node_ints(c->g, c->node, "dilations", &dl), nsp = r - 2;
-		N = tx->shape.dim[0], C = tx->shape.dim[1], W = tx->shape.dim[r - 1];
-		OC = ty->shape.dim[1], OW = ty->shape.dim[r - 1], KW = tw->shape.dim[r - 1];
+		/* channel-last: [N, (H,) W, C]; weights stay [OC, C/G, (KH,) KW] in the IR */
+		int s0 = cl ? 1 : 2, ca = cl ? r - 1 : 1;
+		N = tx->shape.dim[0], C = tx->shape.dim[ca], W = tx->shape.dim[s0 + r - 3];
+		OC = ty->shape.dim[ca], OW = ty->shape.dim[s0 + r - 3], KW = tw->shape.dim[r - 1];
 		if (r == 4)
-			H = tx->shape.dim[2], OH = ty->shape.dim[2], KH = tw->shape.dim[2];
+			H = tx->shape.dim[s0], OH = ty->shape.dim[s0], KH = tw->shape.dim[2];
 		g = ir_node_int(c->g, c->node, "group", 1);
 		p[NPU_CV_SH] = nsp == 2 && nst == 2 ? (int32_t)st[0] : 1;
 		p[NPU_CV_SW] = nst == nsp ? (int32_t)st[nsp - 1] : 1;
@@ -582,6 +610,8 @@ static int lower_conv(lw *c)
 	/* float weights (and bias) of the activation type may be computed */
 	if (tw->kind != IR_KIND_CONST && (tw->dtype != tx->dtype || !is_float(tx->dtype)))
 		return unsupported(c, "the runtime needs constant weights");
+	if (cl && (tw->kind != IR_KIND_CONST || (wrt = weights_ohwi(c, tw)) < 0))
+		return tw->kind != IR_KIND_CONST ? unsupported(c, "channel-last convolutions need constant weights") : -1;
 
 	if (is_int(tx->dtype)) {
 		float sx, sy;
@@ -597,12 +627,13 @@ static int lower_conv(lw *c)
 		const ir_quant *q = tw->quant;
 		if (q->n != 1 && (q->n != OC || q->axis != 0))
 			return unsupported(c, "weights '%s' need one scale or one per output channel", tw->name);
-		return conv_q_op(c, NPU_K_CONV_Q, x, w, b, y, q, OC, sx, sy, zx, zy, act.lo, act.hi, p);
+		return conv_q_op(c, cl ? NPU_K_CONV_NHWC_Q : NPU_K_CONV_Q, x, w, wrt, b, y, q, OC, sx, sy, zx, zy, act.lo,
+				 act.hi, p);
 	}
 
 	if (!is_float(tx->dtype) || ty->dtype != tx->dtype)
 		return unsupported(c, "convolution from %s to %s", ir_dtype_name(tx->dtype), ir_dtype_name(ty->dtype));
-	int args[5] = {rt(c, x), rt(c, w), -1, -1, rt(c, y)};
+	int args[5] = {rt(c, x), cl ? wrt : rt(c, w), -1, -1, rt(c, y)};
 	if (tw->dtype == IR_DTYPE_I8) {
 		const ir_quant *q = tw->quant;
 		if (!q || (q->n != 1 && (q->n != OC || q->axis != 0)))
@@ -644,7 +675,7 @@ static int lower_conv(lw *c)
 			return unsupported(c, "fused activation '%s' is not in the runtime", ir_op_name(act.op));
 		p[NPU_CV_P0] = fbits(act.p[0]), p[NPU_CV_P1] = fbits(act.p[1]);
 	}
-	return add_op(c, NPU_K_CONV_F, args, 5, p, NPU_CV_COUNT);
+	return add_op(c, cl ? NPU_K_CONV_NHWC_F : NPU_K_CONV_F, args, 5, p, NPU_CV_COUNT);
 }
 
 /* A float op the runtime runs as a convolution with derived float32
@@ -1050,13 +1081,14 @@ static int lower_pool(lw *c)
 		return lower_pool3(c);
 	if (r != 3 && r != 4)
 		return unsupported(c, "the runtime pools 1-D to 3-D inputs only");
-	if (tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
-		return unsupported(c, "the runtime's pooling is channel-first");
+	/* channel-last: [N, (H,) W, C] through the NHWC kernels */
+	bool cl = tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC;
+	int s0 = cl ? 1 : 2, ca = cl ? r - 1 : 1;
 	int32_t p[NPU_PL_COUNT] = {0};
-	int64_t H = r == 4 ? tx->shape.dim[2] : 1, W = tx->shape.dim[r - 1];
-	p[NPU_PL_N] = (int32_t)tx->shape.dim[0], p[NPU_PL_C] = (int32_t)tx->shape.dim[1];
+	int64_t H = r == 4 ? tx->shape.dim[s0] : 1, W = tx->shape.dim[s0 + r - 3];
+	p[NPU_PL_N] = (int32_t)tx->shape.dim[0], p[NPU_PL_C] = (int32_t)tx->shape.dim[ca];
 	p[NPU_PL_H] = (int32_t)H, p[NPU_PL_W] = (int32_t)W;
-	p[NPU_PL_OH] = r == 4 ? (int32_t)ty->shape.dim[2] : 1, p[NPU_PL_OW] = (int32_t)ty->shape.dim[r - 1];
+	p[NPU_PL_OH] = r == 4 ? (int32_t)ty->shape.dim[s0] : 1, p[NPU_PL_OW] = (int32_t)ty->shape.dim[s0 + r - 3];
 	p[NPU_PL_MODE] = n->op == IR_OP_MAX_POOL || n->op == IR_OP_GLOBAL_MAX_POOL ? NPU_POOL_MAX : NPU_POOL_AVG;
 	p[NPU_PL_SH] = p[NPU_PL_SW] = 1;
 	if (n->op == IR_OP_GLOBAL_AVG_POOL || n->op == IR_OP_GLOBAL_MAX_POOL) {
@@ -1068,7 +1100,7 @@ static int lower_pool(lw *c)
 		int ndl = ir_node_ints(c->g, c->node, "dilations", &dl);
 		for (int i = 0; i < ndl; i++)
 			if (dl[i] != 1)
-				return lower_pool3(c);
+				return cl ? unsupported(c, "the runtime has no dilated channel-last pooling") : lower_pool3(c);
 		if (nk != nsp)
 			return unsupported(c, "pooling without a kernel size");
 		p[NPU_PL_KH] = nsp == 2 ? (int32_t)k[0] : 1, p[NPU_PL_KW] = (int32_t)k[nsp - 1];
@@ -1091,11 +1123,11 @@ static int lower_pool(lw *c)
 			return unsupported(c, "integer pooling needs the same scale in and out");
 		p[NPU_PL_ZX] = zx, p[NPU_PL_ZY] = zy;
 		qrange(ty->dtype, &p[NPU_PL_LO], &p[NPU_PL_HI]);
-		return add_op(c, NPU_K_POOL_Q, args, 2, p, NPU_PL_COUNT);
+		return add_op(c, cl ? NPU_K_POOL_NHWC_Q : NPU_K_POOL_Q, args, 2, p, NPU_PL_COUNT);
 	}
 	if (!is_float(tx->dtype) || tx->dtype != ty->dtype)
 		return unsupported(c, "pooling on %s", ir_dtype_name(tx->dtype));
-	return add_op(c, NPU_K_POOL_F, args, 2, p, NPU_PL_COUNT);
+	return add_op(c, cl ? NPU_K_POOL_NHWC_F : NPU_K_POOL_F, args, 2, p, NPU_PL_COUNT);
 }
 
 static int lower_softmax(lw *c)
@@ -1883,7 +1915,7 @@ static int lower_conv_transpose(lw *c)
 			return unsupported(c, "integer convolution needs a constant int32 or int64 bias");
 		if (qparams(c, x, &sx, &zx) || qparams(c, y, &sy, &zy))
 			return -1;
-		return conv_q_op(c, NPU_K_CONV_T_Q, x, w, b, y, q, OC, sx, sy, zx, zy, act.lo, act.hi, p);
+		return conv_q_op(c, NPU_K_CONV_T_Q, x, w, -1, b, y, q, OC, sx, sy, zx, zy, act.lo, act.hi, p);
 	}
 
 	if (!is_float(tx->dtype) || ty->dtype != tx->dtype)

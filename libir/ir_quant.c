@@ -261,6 +261,9 @@ static bool follows_input(int op)
 	}
 }
 
+/* 1-D or 2-D, either layout (the runtime has channel-last kernels) */
+static bool spatial_2d(const ir_tensor *x) { return x->shape.rank == 3 || x->shape.rank == 4; }
+
 static bool channel_first_2d(const ir_tensor *x)
 {
 	return (x->shape.rank == 3 || x->shape.rank == 4) && x->layout != IR_LAYOUT_NHWC &&
@@ -298,8 +301,8 @@ const char *ir_quant_int_unsupported(const ir_graph *g, int i)
 		return "its input is not float";
 	switch (n->op) {
 	case IR_OP_CONV:
-		if (!channel_first_2d(x))
-			return "integer convolutions are 1-D or 2-D, channel-first";
+		if (!spatial_2d(x))
+			return "integer convolutions are 1-D or 2-D";
 		/* fall through */
 	case IR_OP_FULLY_CONNECTED:
 		if (ir_graph_tensor(g, n->inputs[1])->kind != IR_KIND_CONST)
@@ -333,7 +336,7 @@ const char *ir_quant_int_unsupported(const ir_graph *g, int i)
 		for (int k = 0; k < nd; k++)
 			if (dl[k] != 1)
 				return "dilated pooling has no integer kernel";
-		return channel_first_2d(x) ? NULL : "integer pooling is 1-D or 2-D, channel-first";
+		return spatial_2d(x) ? NULL : "integer pooling is 1-D or 2-D";
 	}
 	case IR_OP_PAD: {	/* the runtime copies reflect and edge padding */
 		const char *m = ir_node_str(g, i, "mode", "constant");

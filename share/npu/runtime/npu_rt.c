@@ -23,7 +23,7 @@
 
 /* ---------------------------------------------------------------- integer helpers */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT LUT REDUCE_Q MATMUL_Q CONV_T_Q PRELU_Q RESIZE */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT LUT REDUCE_Q MATMUL_Q CONV_T_Q PRELU_Q RESIZE CONV_NHWC_Q */
 /* Rounding right shift (as npu_rshift_round) for any int64 v, without
  * shifting negative values: biasing by 2^63 makes v unsigned, and 2^63 /
  * 2^s is an integer. */
@@ -38,14 +38,14 @@ static inline int64_t rt_rsr(int64_t v, int s)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE POOL_Q REDUCE_Q MATMUL_Q CONV_T_Q PRELU_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE POOL_Q REDUCE_Q MATMUL_Q CONV_T_Q PRELU_Q CONV_NHWC_Q POOL_NHWC_Q */
 static inline int32_t rt_clamp(int64_t v, int32_t lo, int32_t hi)
 {
 	return v < lo ? lo : v > hi ? hi : (int32_t)v;
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT REDUCE_Q MATMUL_Q CONV_T_Q PRELU_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT REDUCE_Q MATMUL_Q CONV_T_Q PRELU_Q CONV_NHWC_Q */
 static inline int rt_shift(int32_t s)
 {
 	return s < 0 ? 0 : s > 62 ? 62 : (int)s;
@@ -85,7 +85,7 @@ static inline int64_t rt_mulshift(int64_t acc, int32_t mult, int s)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT DEQUANTIZE LUT POOL_Q REDUCE_Q MATMUL_Q ARGMAX CAST_F CONV_T_Q PRELU_Q RESIZE */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT DEQUANTIZE LUT POOL_Q REDUCE_Q MATMUL_Q ARGMAX CAST_F CONV_T_Q PRELU_Q RESIZE CONV_NHWC_Q POOL_NHWC_Q */
 /* Element access by NPU_T_* type. */
 static inline int32_t rt_ldi(const void *p, int32_t t, size_t i)
 {
@@ -98,7 +98,7 @@ static inline int32_t rt_ldi(const void *p, int32_t t, size_t i)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE LUT POOL_Q REDUCE_Q MATMUL_Q CAST_F CONV_T_Q PRELU_Q RESIZE */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE LUT POOL_Q REDUCE_Q MATMUL_Q CAST_F CONV_T_Q PRELU_Q RESIZE CONV_NHWC_Q POOL_NHWC_Q */
 /* v is within the type's range (the kernels clamp to LO, HI first) */
 static inline void rt_sti(void *p, int32_t t, size_t i, int32_t v)
 {
@@ -111,14 +111,14 @@ static inline void rt_sti(void *p, int32_t t, size_t i, int32_t v)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F MATMUL_F ARGMAX RNN_F LRN_F CONV_T_F RESIZE NORM_F POOL3_F CONV3_F */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F MATMUL_F ARGMAX RNN_F LRN_F CONV_T_F RESIZE NORM_F POOL3_F CONV3_F CONV_NHWC_F POOL_NHWC_F */
 static inline float rt_ldf(const void *p, int32_t t, size_t i)
 {
 	return t == NPU_T_F16 ? npu_f16_to_f32(((const uint16_t *)p)[i]) : ((const float *)p)[i];
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F DEQUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F MATMUL_F RNN_F LRN_F CONV_T_F RESIZE NORM_F POOL3_F CONV3_F */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F DEQUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F MATMUL_F RNN_F LRN_F CONV_T_F RESIZE NORM_F POOL3_F CONV3_F CONV_NHWC_F POOL_NHWC_F */
 static inline void rt_stf(void *p, int32_t t, size_t i, float v)
 {
 	if (t == NPU_T_F16)
@@ -128,14 +128,14 @@ static inline void rt_stf(void *p, int32_t t, size_t i, float v)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE DEQUANTIZE MATMUL_F RNN_F LRN_F CONV_T_F CONV3_F */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE DEQUANTIZE MATMUL_F RNN_F LRN_F CONV_T_F CONV3_F CONV_NHWC_F */
 static inline float rt_pf(const int32_t *p, int i)
 {
 	return npu_bits_f32((uint32_t)p[i]);
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F MATMUL_F CONV_T_F CONV3_F */
+/* @npu-kernel CONV_F ELTWISE_F MATMUL_F CONV_T_F CONV3_F CONV_NHWC_F */
 /* min(max(v, lo), hi) keeping NaN */
 static inline float rt_clampf(float v, float lo, float hi)
 {
@@ -247,11 +247,11 @@ static void rt_uq_row(int8_t *restrict y, const uint32_t *restrict ta, uint32_t 
 
 /* ---------------------------------------------------------------- float functions */
 
-/* @npu-kernel CONV_F UNARY_F SOFTMAX_F GRU_F LSTM_F REDUCE_F MATMUL_F RNN_F LRN_F CAST_F ELTWISE_F CONV_T_F NORM_F CONV3_F */
+/* @npu-kernel CONV_F UNARY_F SOFTMAX_F GRU_F LSTM_F REDUCE_F MATMUL_F RNN_F LRN_F CAST_F ELTWISE_F CONV_T_F NORM_F CONV3_F CONV_NHWC_F */
 #include <math.h>
 /* @npu-end */
 
-/* @npu-kernel CONV_F UNARY_F GRU_F LSTM_F ELTWISE_F CONV_T_F CONV3_F */
+/* @npu-kernel CONV_F UNARY_F GRU_F LSTM_F ELTWISE_F CONV_T_F CONV3_F CONV_NHWC_F */
 /* the formulas of libir's float interpreter (ir_kernels.c, ir_kern_rnn.c) */
 static float rt_sigm(float v)
 {
@@ -259,7 +259,7 @@ static float rt_sigm(float v)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F UNARY_F ELTWISE_F CONV_T_F CONV3_F */
+/* @npu-kernel CONV_F UNARY_F ELTWISE_F CONV_T_F CONV3_F CONV_NHWC_F */
 /* floor and ceil without libm: floats of magnitude >= 2^23 (and NaN,
  * infinities) are already integers; the result keeps v's sign (-0.5 -> -0) */
 static float rt_floorf(float v, int up)
@@ -312,7 +312,7 @@ static float rt_unary(int32_t fn, float v, float a, float b)
 
 /* ================================================================ kernels */
 
-/* @npu-kernel CONV_Q CONV_T_Q */
+/* @npu-kernel CONV_Q CONV_T_Q CONV_NHWC_Q */
 /* Bias element oc as int64: int32 [OC], or int64 [OC] when p[NPU_CV_ACT]
  * is NPU_T_I64 (16-bit activations and weights; |bias| <= 2^62). */
 static inline int64_t cq_bias(const int32_t *p, const void *bias, int oc)
@@ -1168,7 +1168,7 @@ static void k_lut(const int32_t *p, void *const *a, void *scratch)
 }
 /* @npu-end */
 
-/* @npu-kernel POOL_Q POOL_F */
+/* @npu-kernel POOL_Q POOL_F POOL_NHWC_Q POOL_NHWC_F */
 /* the window of output (oh, ow) clipped to the input ([ih0, ih1) x
  * [iw0, iw1)) and its cell count for averages */
 typedef struct {
@@ -2627,6 +2627,209 @@ static void k_conv3_f(const int32_t *p, void *const *a, void *scratch)
 }
 /* @npu-end */
 
+/* @npu-kernel CONV_NHWC_Q */
+/* Channel-last integer convolution: per output pixel and channel, every
+ * kernel tap is a dot product over the group's contiguous input channels
+ * (x and OHWI weights alike): the inner loop a SIMD micro-kernel can
+ * replace. int8 x int8 taps of at most CQ_NHWC_MAX_K channels sum in int32
+ * (|x - ZX| <= 255, |w - wzp| <= 255: < 2^30), the rest in int64. */
+#define CQ_NHWC_MAX_K 16384
+static void k_conv_nhwc_q(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0], *w = a[1], *bias = a[2];
+	const int32_t *mult = a[3], *shift = a[4], *wzp = a[5];
+	void *y = a[6];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W], OC = p[NPU_CV_OC];
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
+	int32_t XT = p[NPU_CV_XT], WT = p[NPU_CV_WT], YT = p[NPU_CV_YT];
+	int32_t ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	(void)scratch;
+	if (C < 1 || OC < 1 || C % G != 0 || OC % G != 0)	/* not a convolution */
+		return;
+	int cg = C / G, og = OC / G;
+	int fast = XT == NPU_T_I8 && WT == NPU_T_I8 && cg <= CQ_NHWC_MAX_K;
+	for (int n = 0; n < N; n++)
+		for (int oh = 0; oh < OH; oh++)
+			for (int ow = 0; ow < OW; ow++) {
+				size_t yo = (((size_t)n * OH + oh) * OW + ow) * OC;
+				for (int oc = 0; oc < OC; oc++) {
+					int gr = oc / og;
+					int32_t z = wzp ? wzp[oc] : 0;
+					int64_t acc = cq_bias(p, bias, oc);
+					for (int kh = 0; kh < KH; kh++) {
+						int ih = oh * SH - PT + kh * DH;
+						if (ih < 0 || ih >= H)
+							continue;
+						for (int kw = 0; kw < KW; kw++) {
+							int iw = ow * SW - PL + kw * DW;
+							if (iw < 0 || iw >= W)
+								continue;
+							size_t xo = (((size_t)n * H + ih) * W + iw) * C + (size_t)gr * cg;
+							size_t wo = (((size_t)oc * KH + kh) * KW + kw) * cg;
+							if (fast) {
+								const int8_t *xp = (const int8_t *)x + xo, *wp = (const int8_t *)w + wo;
+								int32_t s = 0;
+								for (int ic = 0; ic < cg; ic++)
+									s += ((int32_t)xp[ic] - ZX) * ((int32_t)wp[ic] - z);
+								acc += s;
+							} else {
+								for (int ic = 0; ic < cg; ic++)
+									acc += (rt_ldi(x, XT, xo + ic) - (int64_t)ZX) *
+									       (rt_ldi(w, WT, wo + ic) - (int64_t)z);
+							}
+						}
+					}
+					rt_sti(y, YT, yo + oc, rt_clamp(ZY + rt_mulshift(acc, mult[oc], rt_shift(shift[oc])), LO, HI));
+				}
+			}
+}
+/* @npu-end */
+
+/* @npu-kernel CONV_NHWC_F */
+/* Channel-last float convolution in CONV_F's summation order: the
+ * weights of one output channel are gathered (OHWI -> OIHW, int8 ones
+ * decompressed as CONV_F does) into the scratch, then every output pixel
+ * sums bias, input channels, kernel rows, kernel columns. */
+static void k_conv_nhwc_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0], *w = a[1], *bias = a[2];
+	const float *wscale = a[3];
+	void *y = a[4];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W], OC = p[NPU_CV_OC];
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
+	int32_t XT = p[NPU_CV_XT], WT = p[NPU_CV_WT], YT = p[NPU_CV_YT], act = p[NPU_CV_ACT];
+	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
+	int cg = C / G, og = OC / G, k = cg * KH * KW, half = XT == NPU_T_F16;
+	float *wf = scratch;
+	if (cg < 1 || og < 1 || C % G != 0 || OC % G != 0 || k < 1)	/* not a convolution */
+		return;
+	for (int n = 0; n < N; n++)
+		for (int oc = 0; oc < OC; oc++) {
+			int gr = oc / og;
+			for (int ic = 0; ic < cg; ic++)
+				for (int t = 0; t < KH * KW; t++) {
+					size_t wi = ((size_t)oc * KH * KW + t) * cg + ic;
+					float v;
+					if (WT == NPU_T_I8) {
+						v = (float)((const int8_t *)w)[wi] * (wscale ? wscale[oc] : 1.0f);
+						if (half)	/* the fp16 NPU decompresses weights to half */
+							v = npu_f16_to_f32(npu_f32_to_f16(v));
+					} else {
+						v = rt_ldf(w, WT, wi);
+					}
+					wf[(size_t)ic * KH * KW + t] = v;
+				}
+			for (int oh = 0; oh < OH; oh++)
+				for (int ow = 0; ow < OW; ow++) {
+					float acc = bias ? rt_ldf(bias, XT, (size_t)oc) : 0.0f;
+					for (int ic = 0; ic < cg; ic++) {
+						size_t xc = (size_t)n * H * W * C + (size_t)gr * cg + ic;
+						const float *wc = wf + (size_t)ic * KH * KW;
+						for (int kh = 0; kh < KH; kh++) {
+							int ih = oh * SH - PT + kh * DH;
+							if (ih < 0 || ih >= H)
+								continue;
+							for (int kw = 0; kw < KW; kw++) {
+								int iw = ow * SW - PL + kw * DW;
+								if (iw < 0 || iw >= W)
+									continue;
+								float prod = rt_ldf(x, XT, xc + ((size_t)ih * W + iw) * C) * wc[kh * KW + kw];
+								acc += prod;
+							}
+						}
+					}
+					acc = rt_clampf(acc, lo, hi);
+					if (act >= 0)
+						acc = rt_unary(act, acc, p0, p1);
+					rt_stf(y, YT, (((size_t)n * OH + oh) * OW + ow) * OC + oc, acc);
+				}
+		}
+}
+/* @npu-end */
+
+/* @npu-kernel POOL_NHWC_Q */
+static void k_pool_nhwc_q(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0];
+	void *y = a[1];
+	int N = p[NPU_PL_N], C = p[NPU_PL_C], H = p[NPU_PL_H], W = p[NPU_PL_W], OH = p[NPU_PL_OH], OW = p[NPU_PL_OW];
+	int32_t XT = p[NPU_PL_XT], YT = p[NPU_PL_YT], ZX = p[NPU_PL_ZX], ZY = p[NPU_PL_ZY];
+	int32_t LO = p[NPU_PL_LO], HI = p[NPU_PL_HI];
+	int avg = p[NPU_PL_MODE] == NPU_POOL_AVG;
+	(void)scratch;
+	for (int n = 0; n < N; n++)
+		for (int oh = 0; oh < OH; oh++)
+			for (int ow = 0; ow < OW; ow++) {
+				pl_win w;
+				pl_window(p, oh, ow, &w);
+				size_t yo = (((size_t)n * OH + oh) * OW + ow) * C;
+				for (int c = 0; c < C; c++) {
+					int64_t r;
+					if (avg) {
+						int64_t sum = 0;
+						for (int ih = w.ih0; ih < w.ih1; ih++)
+							for (int iw = w.iw0; iw < w.iw1; iw++)
+								sum += rt_ldi(x, XT, (((size_t)n * H + ih) * W + iw) * C + c) - ZX;
+						/* round half away from zero (POOL_Q) */
+						int64_t cnt = w.count > 0 ? w.count : 1, m = sum < 0 ? -sum : sum;
+						int64_t q = (2 * m + cnt) / (2 * cnt);
+						r = ZY + (sum < 0 ? -q : q);
+					} else {
+						r = ZY;
+						int first = 1;
+						for (int ih = w.ih0; ih < w.ih1; ih++)
+							for (int iw = w.iw0; iw < w.iw1; iw++) {
+								int32_t v = rt_ldi(x, XT, (((size_t)n * H + ih) * W + iw) * C + c);
+								if (first || v > r)
+									r = v;
+								first = 0;
+							}
+					}
+					rt_sti(y, YT, yo + c, rt_clamp(r, LO, HI));
+				}
+			}
+}
+/* @npu-end */
+
+/* @npu-kernel POOL_NHWC_F */
+static void k_pool_nhwc_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0];
+	void *y = a[1];
+	int N = p[NPU_PL_N], C = p[NPU_PL_C], H = p[NPU_PL_H], W = p[NPU_PL_W], OH = p[NPU_PL_OH], OW = p[NPU_PL_OW];
+	int32_t XT = p[NPU_PL_XT], YT = p[NPU_PL_YT];
+	int avg = p[NPU_PL_MODE] == NPU_POOL_AVG;
+	(void)scratch;
+	for (int n = 0; n < N; n++)
+		for (int oh = 0; oh < OH; oh++)
+			for (int ow = 0; ow < OW; ow++) {
+				pl_win w;
+				pl_window(p, oh, ow, &w);
+				size_t yo = (((size_t)n * OH + oh) * OW + ow) * C;
+				for (int c = 0; c < C; c++) {
+					float r = 0;
+					int first = 1;
+					for (int ih = w.ih0; ih < w.ih1; ih++)
+						for (int iw = w.iw0; iw < w.iw1; iw++) {
+							float v = rt_ldf(x, XT, (((size_t)n * H + ih) * W + iw) * C + c);
+							if (avg)
+								r += v;
+							else if (first || v > r)
+								r = v;
+							first = 0;
+						}
+					if (avg)
+						r = r / (float)(w.count > 0 ? w.count : 1);
+					rt_stf(y, YT, yo + c, r);
+				}
+			}
+}
+/* @npu-end */
+
 /* ================================================================ executor */
 
 /* parameter words of each kernel */
@@ -2639,6 +2842,8 @@ static const uint8_t npu_param_counts[NPU_K_COUNT] = {
 	[NPU_K_CONV_T_Q] = NPU_CV_COUNT, [NPU_K_CONV_T_F] = NPU_CV_COUNT, [NPU_K_RESIZE] = NPU_RS_COUNT,
 	[NPU_K_PRELU_Q] = NPU_PR_COUNT, [NPU_K_NORM_F] = NPU_NM_COUNT, [NPU_K_POOL3_F] = NPU_P3_COUNT,
 	[NPU_K_CONV3_F] = NPU_C3_COUNT,
+	[NPU_K_CONV_NHWC_Q] = NPU_CV_COUNT, [NPU_K_CONV_NHWC_F] = NPU_CV_COUNT,
+	[NPU_K_POOL_NHWC_Q] = NPU_PL_COUNT, [NPU_K_POOL_NHWC_F] = NPU_PL_COUNT,
 };
 
 size_t npu_param_count(uint32_t kernel)
@@ -2657,8 +2862,8 @@ uint32_t npu_scratch_size(uint32_t kernel, const int32_t *p)
 		return (uint32_t)g.scratch;
 	}
 	/* @npu-end */
-	/* @npu-kernel CONV_F */
-	case NPU_K_CONV_F: {
+	/* @npu-kernel CONV_F CONV_NHWC_F */
+	case NPU_K_CONV_F: case NPU_K_CONV_NHWC_F: {
 		int64_t k = (int64_t)(p[NPU_CV_G] > 0 ? p[NPU_CV_C] / p[NPU_CV_G] : p[NPU_CV_C]) * p[NPU_CV_KH] * p[NPU_CV_KW];
 		return k > 0 ? (uint32_t)((k * 4 + 15) & ~(int64_t)15) : 0;
 	}
@@ -2805,6 +3010,18 @@ void npu_exec_op(const npu_model *m, uint32_t i, const void *const in[], void *c
 	/* @npu-kernel CONV3_F */
 	case NPU_K_CONV3_F: k_conv3_f(p, a, s); break;
 	/* @npu-end */
+	/* @npu-kernel CONV_NHWC_Q */
+	case NPU_K_CONV_NHWC_Q: k_conv_nhwc_q(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel CONV_NHWC_F */
+	case NPU_K_CONV_NHWC_F: k_conv_nhwc_f(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel POOL_NHWC_Q */
+	case NPU_K_POOL_NHWC_Q: k_pool_nhwc_q(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel POOL_NHWC_F */
+	case NPU_K_POOL_NHWC_F: k_pool_nhwc_f(p, a, s); break;
+	/* @npu-end */
 	default: (void)s; break;
 	}
 }
@@ -2830,6 +3047,7 @@ static const uint8_t npu_arg_counts[NPU_K_COUNT] = {7, 5, 3, 3, 2, 2, 2, 2, 3, 2
 						     4, 4, 3, 2, 7, 2,
 	[NPU_K_CONV_T_Q] = 7, [NPU_K_CONV_T_F] = 5, [NPU_K_RESIZE] = 4, [NPU_K_PRELU_Q] = 3, [NPU_K_NORM_F] = 6,
 	[NPU_K_POOL3_F] = 2, [NPU_K_CONV3_F] = 4,
+	[NPU_K_CONV_NHWC_Q] = 7, [NPU_K_CONV_NHWC_F] = 5, [NPU_K_POOL_NHWC_Q] = 2, [NPU_K_POOL_NHWC_F] = 2,
 };
 static const uint16_t npu_arg_optional[NPU_K_COUNT] = {
 	[NPU_K_CONV_Q] = 1u << 2 | 1u << 5,
@@ -2845,6 +3063,8 @@ static const uint16_t npu_arg_optional[NPU_K_COUNT] = {
 	[NPU_K_CONV_T_F] = 1u << 2 | 1u << 3,
 	[NPU_K_NORM_F] = 1u << 2 | 1u << 4 | 1u << 5,
 	[NPU_K_CONV3_F] = 1u << 2,
+	[NPU_K_CONV_NHWC_Q] = 1u << 2 | 1u << 5,
+	[NPU_K_CONV_NHWC_F] = 1u << 2 | 1u << 3,
 };
 
 static uint32_t ld_le32(const uint8_t *b)

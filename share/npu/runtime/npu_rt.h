@@ -94,6 +94,10 @@ enum {
 	NPU_K_NORM_F,		/* float instance / layer normalisation */
 	NPU_K_POOL3_F,		/* float pooling of 3 spatial axes, with dilations */
 	NPU_K_CONV3_F,		/* float (transposed) convolution of 3 spatial axes */
+	NPU_K_CONV_NHWC_Q,	/* CONV_Q on channel-last data (x NHWC, w OHWI, y NHWC) */
+	NPU_K_CONV_NHWC_F,	/* CONV_F on channel-last data */
+	NPU_K_POOL_NHWC_Q,	/* POOL_Q on channel-last data */
+	NPU_K_POOL_NHWC_F,	/* POOL_F on channel-last data */
 	NPU_K_COUNT
 };
 
@@ -124,6 +128,15 @@ enum {
 	NPU_CV_P0, NPU_CV_P1,			/* F: its parameters (float bits) */
 	NPU_CV_COUNT
 };
+
+/* CONV_NHWC_Q / CONV_NHWC_F: the parameters and arguments of CONV_Q /
+ * CONV_F on channel-last tensors: x [N, H, W, C], weights [OC, KH, KW, C/G]
+ * (OHWI), y [N, OH, OW, OC]. The float kernel sums in CONV_F's order (bias,
+ * then input channel, kernel row, kernel column), so the results equal
+ * CONV_F's on the same values bit for bit; the integer one sums each
+ * kernel tap over contiguous channels (exact, like every integer path).
+ * POOL_NHWC_Q / POOL_NHWC_F: POOL_Q / POOL_F on x [N, H, W, C] ->
+ * y [N, OH, OW, C], same windows, same arithmetic. */
 
 /* ELTWISE_Q / ELTWISE_F: y = a OP b over a walk of the output shape
  * (counts), with a's and b's strides (0 along broadcast dims); y is dense.
