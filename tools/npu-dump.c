@@ -152,6 +152,12 @@ static void print_header(FILE *f, const ir_graph *g)
 			first = 0;
 		}
 	fputs(")\n", f);
+	/* what npu-layout leaves (and what a layout would remove) */
+	const ir_meta *lay = ir_meta_get(g, "layout.to");
+	int ntr = ir_graph_transpose_count(g);
+	if (ntr || lay)
+		fprintf(f, "transposes: %d%s%s\n", ntr, lay && lay->type == IR_META_STR ? ", layout " : "",
+			lay && lay->type == IR_META_STR ? lay->s : "");
 	if (cli_verbose < 1)
 		return;
 	fputs("meta:\n", f);

@@ -1,0 +1,93 @@
+#!/bin/sh
+# npu-layout: a TensorFlow CNN (conv, bias, relu6, dilated depthwise, SAME
+# average pooling) rewritten to nhwc runs with zero transposes; PyTorch CNNs
+# with --input-layout x:nxc take channel-last input with no transpose at the
+# input. Both equal the channel-first graphs exactly: float interpreter,
+# float runtime kernels, int8 and fp16 (grus) quantized graphs, and the
+# emitted header byte for byte; and they match the frameworks' outputs
+# (TensorFlow.js; PyTorch, tests/gen/layout_fixtures.py). Error cases.
+. "$(dirname "$0")/lib.sh"
+EX=$TOP/share/npu/examples
+L=$DATA/layout
+CC=${CC:-cc}
+STRICT="-std=c99 -Wall -Wextra -pedantic -Werror"
+printf 'default: {precision: float}\n' >"$T/float.yaml"
+transposes() { npu-dump "$1" | sed -n 's/^transposes: \([0-9]*\).*/\1/p'; }
+first_op() { npu-dump "$1" | awk '$1 == "0" { print $3; exit }'; }
+
+# --- TensorFlow CNN: NHWC in the model, NCHW inside after import
+npu-import-tf "$DATA/tf/conv.pb" --input x:1,7,7,3 --output lr | npu-fuse --all -o "$T/tf.ir" &&
+	[ "$(transposes "$T/tf.ir")" -eq 2 ] && npu-layout "$T/tf.ir" --to nhwc -o "$T/tf.nhwc.ir" &&
+	[ "$(transposes "$T/tf.nhwc.ir")" -eq 0 ] && ! npu-dump "$T/tf.nhwc.ir" | grep -q ' transpose '
+ok $? "TF conv.pb: 2 transposes after import, none after npu-layout --to nhwc"
+npu-run "$T/tf.nhwc.ir" -i "$DATA/tf/conv.input.npy" --compare "$DATA/tf/conv.expect.npy" >/dev/null
+ok $? "TF conv.pb in nhwc matches TensorFlow.js"
+npu-run "$T/tf.ir" -i "$DATA/tf/conv.input.npy" -o "$T/a.npz" && npu-run "$T/tf.nhwc.ir" -i "$DATA/tf/conv.input.npy" -o "$T/b.npz" &&
+	cmp -s "$T/a.npz" "$T/b.npz"
+ok $? "TF conv.pb: the nhwc graph's float output equals the nchw graph's bit for bit"
+npu-layout "$T/tf.nhwc.ir" --to nchw -o "$T/tf.back.ir" && [ "$(transposes "$T/tf.back.ir")" -eq 2 ] &&
+	npu-run "$T/tf.back.ir" -i "$DATA/tf/conv.input.npy" -o "$T/c.npz" && cmp -s "$T/a.npz" "$T/c.npz"
+ok $? "TF conv.pb back to nchw: the two interface transposes again, same output"
+
+# the same through the runtime: float kernels (CONV_NHWC_F sums in CONV_F's
+# order), int8 and fp16; the header of the nhwc int8 model has no transpose
+for mode in float int8 grus; do
+	case $mode in float) q="--target int8 --config $T/float.yaml";; int8) q="--target int8";; grus) q="--target grus";; esac
+	npu-quant "$T/tf.ir" $q --calib "$DATA/tf/conv.input.npy" -o "$T/q.ir" 2>/dev/null &&
+		npu-quant "$T/tf.nhwc.ir" $q --calib "$DATA/tf/conv.input.npy" -o "$T/q.nhwc.ir" 2>/dev/null &&
+		npu-run "$T/q.ir" -i "$DATA/tf/conv.input.npy" -o "$T/a.npz" &&
+		npu-run "$T/q.nhwc.ir" -i "$DATA/tf/conv.input.npy" -o "$T/b.npz" && cmp -s "$T/a.npz" "$T/b.npz" &&
+		[ "$(transposes "$T/q.nhwc.ir")" -eq 0 ]
+	ok $? "TF conv.pb $mode: nhwc through the runtime equals nchw bit for bit, zero transposes"
+	npu-emit "$T/q.nhwc.ir" --name m -o "$T/npu_m.h" &&
+		grep -q 'k_conv_nhwc_[qf]' "$T/npu_m.h" && ! grep -q 'k_copy\b' "$T/npu_m.h" &&
+		$CC $STRICT -O2 -DNPU_HEADER='"npu_m.h"' -DNPU_MODEL=npu_m_model -I"$T" "$EX/npu_host.c" -o "$T/host" -lm \
+			2>"$T/cc.err" && rm -rf "$T/res" && mkdir "$T/res" && "$T/host" run "$T/res" "$DATA/tf/conv.input.npy" &&
+		npu-run "$T/q.nhwc.ir" -i "$DATA/tf/conv.input.npy" --compare "$T/res" --rtol 0 --atol 0 >/dev/null
+	st=$?
+	[ $st -eq 0 ] || diag "$(head -3 "$T/cc.err")"
+	ok $st "TF conv.pb $mode nhwc: the header uses the NHWC kernels and no copy, compiles ($STRICT), equals npu-run byte for byte"
+done
+
+# --- PyTorch CNN fed channel-last (gxnpuc INPUT_NCX_TO_NXC)
+npu-import-pt "$DATA/pt/cnn.pt" --input 0:1,3,16,16 | npu-fuse --all -o "$T/cnn.ir" &&
+	npu-layout "$T/cnn.ir" --to nhwc --input-layout x:nxc -o "$T/cnn.nhwc.ir" &&
+	[ "$(first_op "$T/cnn.nhwc.ir")" = conv ] && npu-dump "$T/cnn.nhwc.ir" | grep -q '^  x .*1x16x16x3  nhwc' &&
+	[ "$(transposes "$T/cnn.nhwc.ir")" -eq 1 ]
+ok $? "PT cnn with -i x:nxc: input 1x16x16x3 nhwc read by the conv directly; one transpose (before the flatten)"
+npu-run "$T/cnn.nhwc.ir" -i "$L/cnn.nhwc.in.npy" --compare "$L/cnn.nhwc.out.npy" >/dev/null &&
+	npu-run "$T/cnn.ir" -i "$DATA/pt/cnn.in0.npy" -o "$T/a.npz" && npu-run "$T/cnn.nhwc.ir" -i "$L/cnn.nhwc.in.npy" -o "$T/b.npz" &&
+	cmp -s "$T/a.npz" "$T/b.npz"
+ok $? "PT cnn nhwc matches PyTorch, and equals the nchw graph on the transposed input bit for bit"
+for mode in int8 grus; do
+	npu-quant "$T/cnn.ir" --target $mode --calib "$DATA/pt/cnn.in0.npy" -o "$T/q.ir" 2>/dev/null &&
+		npu-quant "$T/cnn.nhwc.ir" --target $mode --calib "$L/cnn.nhwc.in.npy" -o "$T/q.nhwc.ir" 2>/dev/null &&
+		npu-run "$T/q.ir" -i "$DATA/pt/cnn.in0.npy" -o "$T/a.npz" && npu-run "$T/q.nhwc.ir" -i "$L/cnn.nhwc.in.npy" -o "$T/b.npz" &&
+		cmp -s "$T/a.npz" "$T/b.npz"
+	ok $? "PT cnn $mode: nhwc input through the runtime equals the nchw pipeline bit for bit"
+done
+npu-import-pt "$DATA/pt/depthwise.pt" --input 0:1,4,12,12 | npu-fuse --all -o "$T/dw.ir" &&
+	npu-layout "$T/dw.ir" --to nhwc -i x:nxc --output-layout output_0:nxc -o "$T/dw.nhwc.ir" &&
+	[ "$(first_op "$T/dw.nhwc.ir")" = conv ] &&
+	npu-run "$T/dw.nhwc.ir" -i "$L/depthwise.nhwc.in.npy" --compare "$L/depthwise.nhwc.out.npy" >/dev/null
+ok $? "PT depthwise/grouped convs, nhwc in and out: matches PyTorch's output (channel-last)"
+
+# --- transpose sinking in npu-fuse
+npu-fuse --list | grep -q '^transpose-sink '
+ok $? "npu-fuse --list has transpose-sink"
+
+# --- errors: one line, exit 1 (data) or 2 (usage), nothing written
+expect_fail 1 "^npu-layout: .*tf.ir: error: input layout 'y': 'y' is not a graph input" "unknown input name" -- \
+	npu-layout "$T/tf.ir" --to nhwc -i y:nxc -o "$T/out"
+expect_fail 2 "^npu-layout: --input-layout 'x:nhcw': layout 'nhcw' is not nxc or ncx" "bad layout word" -- \
+	npu-layout "$T/tf.ir" --to nhwc -i x:nhcw -o "$T/out"
+expect_fail 2 "^npu-layout: --to 'hwcn': expected nhwc or nchw" "bad target layout" -- \
+	npu-layout "$T/tf.ir" --to hwcn -o "$T/out"
+expect_fail 2 "^npu-layout: --to nhwc or --to nchw is required" "no target layout" -- npu-layout "$T/tf.ir" -o "$T/out"
+npu-import-tf "$DATA/tf/argmin.pb" --output amin -o "$T/am.ir"
+expect_fail 1 "^npu-layout: .*am.ir: error: input layout 'x': the input has rank 2; NCX and NXC need rank 3 or 4" \
+	"rank mismatch" -- npu-layout "$T/am.ir" --to nhwc -i x:nxc -o "$T/out"
+npu-layout "$T/tf.ir" --to nhwc -i y:nxc -i z:nxc -o "$T/out" 2>"$T/err"
+[ $? -eq 1 ] && [ "$(grep -c 'is not a graph input' "$T/err")" -eq 2 ] && [ ! -e "$T/out" ]
+ok $? "two bad entries: both reported, one line each"
+done_testing
