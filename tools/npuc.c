@@ -705,53 +705,6 @@ static int input_of(const config *c, const ir_graph *g, const char *name)
 	return -1;
 }
 
-/* INPUT_NCX_TO_NXC: input i takes channel-last data; a transpose after it
- * gives the model its channel-first tensor (until npu-layout exists). */
-static int nxc_input(ir_graph *g, int i, ir_diag *d)
-{
-	int t = ir_graph_input(g, i);
-	ir_tensor *x = ir_graph_tensor(g, t);
-	int r = x->shape.rank;
-	if (r < 3)
-		return ir_fail(d, -1, t, "input '%s' has rank %d: channel-last needs N, C and at least one more axis", x->name, r);
-	ir_shape ncx = x->shape, nxc;
-	nxc.rank = r;
-	nxc.dim[0] = ncx.dim[0];
-	for (int k = 2; k < r; k++)
-		nxc.dim[k - 1] = ncx.dim[k];
-	nxc.dim[r - 1] = ncx.dim[1];
-	char base[400];
-	snprintf(base, sizeof base, "%s/ncx", x->name);
-	char *tn = ir_graph_unique_name(g, base);
-	if (!tn)
-		return ir_fail(d, -1, t, "out of memory");
-	int t2 = ir_graph_add_tensor(g, tn, x->dtype, &ncx, IR_KIND_ACTIVATION, d);
-	free(tn);
-	if (t2 < 0)
-		return -1;
-	x = ir_graph_tensor(g, t);
-	ir_graph_replace_uses(g, t, t2);
-	/* the graph output list may have held t itself (an input returned as is) */
-	x->shape = nxc;
-	x->layout = r == 3 ? IR_LAYOUT_NLC : r == 4 ? IR_LAYOUT_NHWC : IR_LAYOUT_NONE;
-	snprintf(base, sizeof base, "%s/to_ncx", x->name);
-	char *nn = ir_graph_unique_name(g, base);
-	if (!nn)
-		return ir_fail(d, -1, t, "out of memory");
-	int node = ir_graph_add_node(g, nn, IR_OP_TRANSPOSE, &t, 1, &t2, 1, d);
-	free(nn);
-	if (node < 0)
-		return -1;
-	int64_t perm[IR_MAX_RANK];
-	perm[0] = 0;
-	perm[1] = r - 1;
-	for (int k = 2; k < r; k++)
-		perm[k] = k - 1;
-	if (ir_node_set_ints(g, node, "perm", perm, r))
-		return ir_fail(d, node, -1, "out of memory");
-	return ir_graph_toposort(g, d) || ir_graph_infer_shapes(g, d) ? -1 : 0;
-}
-
 /* ---------------------------------------------------------------- fuse */
 
 static int fuse(ir_graph *g, const config *c, const npu_target *t, ir_diag *d)
@@ -1299,9 +1252,9 @@ static int compile(const options *op, config *cp)
 			if (!strcmp(c.ncx[k].name, c.inputs[i].name)) {
 				ir_shape *s = &shapes[i];
 				int r = s->rank;
-				if (r < 3) {
+				if (r != 3 && r != 4) {
 					snprintf(where, sizeof where, "%s:%d", c.file, c.ncx[k].line);
-					cli_error(where, "INPUT_NCX_TO_NXC: input '%s' has rank %d (needs N, C and more axes)",
+					cli_error(where, "INPUT_NCX_TO_NXC: input '%s' has rank %d (needs 3, N C L, or 4, N C H W)",
 						  c.ncx[k].name, r);
 					goto out;
 				}
@@ -1384,14 +1337,6 @@ static int compile(const options *op, config *cp)
 		if (write_ir_file(g, o.keep, "import.ir", ir_path, sizeof ir_path))
 			goto out;
 	}
-	/* channel-last inputs */
-	for (int k = 0; k < c.n_ncx; k++) {
-		int i = input_of(&c, g, c.ncx[k].name);
-		if (nxc_input(g, i, &d)) {
-			cli_diag(g, model, &d);
-			goto out;
-		}
-	}
 	/* fuse */
 	if (fuse(g, &c, &t, &d) || ir_meta_set_str(g, "target.name", t.name)) {
 		cli_diag(g, model, &d);
@@ -1399,6 +1344,26 @@ static int compile(const options *op, config *cp)
 	}
 	if (o.keep && write_ir_file(g, o.keep, "fuse.ir", ir_path, sizeof ir_path))
 		goto out;
+	/* layout: the profile's (npu-target(5) 'layout'), with INPUT_NCX_TO_NXC
+	 * inputs fed channel-last (no transpose where the graph is nhwc); a
+	 * channel-first profile with such inputs runs channel-last too, the
+	 * runtime having kernels for both */
+	if (t.layout != IR_LAYOUT_NONE || c.n_ncx) {
+		ir_layout_io io[MAXN];
+		for (int k = 0; k < c.n_ncx; k++) {
+			int i = input_of(&c, g, c.ncx[k].name);
+			io[k] = (ir_layout_io){.name = i >= 0 ? ir_graph_tensor(g, ir_graph_input(g, i))->name : c.ncx[k].name,
+					       .channel_last = true};
+		}
+		ir_layout_opts lo = {.to = c.n_ncx ? IR_LAYOUT_NHWC : t.layout, .inputs = io, .n_inputs = c.n_ncx};
+		if (ir_graph_to_layout(g, &lo, &d)) {
+			cli_diag(g, model, &d);
+			goto out;
+		}
+		cli_info(1, "%s: layout %s, %d transposes", model, ir_layout_name(lo.to), ir_graph_transpose_count(g));
+		if (o.keep && write_ir_file(g, o.keep, "layout.ir", ir_path, sizeof ir_path))
+			goto out;
+	}
 	if (o.quant && !(fg = ir_graph_clone(g))) {
 		cli_error(NULL, "out of memory");
 		goto out;

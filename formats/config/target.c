@@ -81,6 +81,10 @@ static int parse_doc(yaml_document_t *doc, const char *file, npu_target *t, ir_d
 			if (!s || (strcmp(s, "error") && strcmp(s, "warn")))
 				return ir_fail(d, -1, -1, "%s: 'sram_overflow' must be error or warn", file);
 			t->sram_overflow_warn = !strcmp(s, "warn");
+		} else if (!strcmp(key, "layout")) {
+			if (!s || (strcmp(s, "nchw") && strcmp(s, "nhwc")))
+				return ir_fail(d, -1, -1, "%s: 'layout' must be nchw or nhwc", file);
+			t->layout = !strcmp(s, "nhwc") ? IR_LAYOUT_NHWC : IR_LAYOUT_NCHW;
 		} else if (!strcmp(key, "ops")) {
 			rc = name_list(doc, v, file, key, t->ops, IR_OP_COUNT, op_lookup, d);
 		} else if (!strcmp(key, "same_scale_inputs")) {

@@ -19,6 +19,7 @@ typedef struct {
 	bool ops[IR_OP_COUNT];		/* what the NPU runs */
 	bool same_scale[IR_OP_COUNT];	/* ops whose integer inputs must share the output's scale */
 	bool sram_overflow_warn;	/* sram_overflow: warn (an arena over sram_bytes is a warning) */
+	ir_layout layout;		/* the data layout its kernels run best (NONE: not said) */
 } npu_target;
 
 /* Parse a profile from memory (file: the name used in messages). */
