@@ -60,7 +60,7 @@ static size_t elem_size(const char *descr)
 static void npy_load(const char *path, npy *a)
 {
 	FILE *f = fopen(path, "rb");
-	long size;
+	long size = 0;
 	if (!f || fseek(f, 0, SEEK_END) || (size = ftell(f)) < 16 || fseek(f, 0, SEEK_SET))
 		die("cannot read", path);
 	a->file = malloc((size_t)size);
@@ -203,7 +203,7 @@ int main(int argc, char **argv)
 #ifndef NPU_HEADER
 	{	/* the binary model, in memory that outlives the run */
 		FILE *f = argc > 1 ? fopen(argv[1], "rb") : NULL;
-		long size;
+		long size = 0;
 		void *blob;
 		if (!f || fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
 		    !(blob = malloc((size_t)size + 1)) || fread(blob, 1, (size_t)size, f) != (size_t)size)
