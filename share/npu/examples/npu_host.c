@@ -22,14 +22,29 @@
  *                                  with npu-emit --weights and built with
  *                                  -DNPU_NAME_WEIGHTS_ADDR=0)
  * Float inputs are converted to the model's input type (half, or quantized
- * with the input's scale) exactly as npu-run does. */
+ * with the input's scale) exactly as npu-run does.
+ * Without POSIX (a bare-metal board with semihosting stdio, as in
+ * tests/cross): run does not create OUTDIR and bench times with clock().
+ * With -DNPU_HOST_HOOKS, run calls npu_host_before_run() and
+ * npu_host_after_run() (the board's) around npu_run, e.g. to measure the
+ * stack. */
 #define _POSIX_C_SOURCE 200112L
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+#ifdef NPU_HOST_HOOKS
+void npu_host_before_run(void);
+void npu_host_after_run(void);
+#else
+#define npu_host_before_run() ((void)0)
+#define npu_host_after_run() ((void)0)
+#endif
 
 #ifdef NPU_HEADER
 #define NPU_IMPLEMENTATION
@@ -191,9 +206,13 @@ static float out_value(const npu_io *io, const unsigned char *p, size_t i)
 
 static double now_ms(void)
 {
+#if defined(_POSIX_TIMERS) && _POSIX_TIMERS > 0
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+#else
+	return (double)clock() * 1e3 / CLOCKS_PER_SEC;
+#endif
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -205,6 +224,7 @@ static int cmp_double(const void *a, const void *b)
 /* mkdir -p */
 static void make_dir(const char *path)
 {
+#if defined(__unix__) || defined(__APPLE__)
 	char p[1024], *c;
 	if (strlen(path) >= sizeof p)
 		die("path too long", path);
@@ -220,6 +240,9 @@ static void make_dir(const char *path)
 				break;
 		}
 	}
+#else
+	(void)path;
+#endif
 }
 
 /* A whole file in 64-byte aligned memory that outlives the run. */
@@ -303,7 +326,9 @@ int main(int argc, char **argv)
 			feed(&M.inputs[i], &a, 0, b, argv[3 + i]);
 			in[i] = b;
 		}
+		npu_host_before_run();
 		npu_run(&M, in, out, arena);
+		npu_host_after_run();
 		make_dir(argv[2]);
 		for (i = 0; i < M.n_outputs; i++) {
 			char path[1024], *c;
