@@ -44,7 +44,7 @@ UNIT_BINS   = $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
 CONFORM     = $(O)/tests/onnx_conform
 EVAL        = $(O)/tests/npu_eval
 
-.PHONY: all check install deps demo clean bench
+.PHONY: all check install deps demo clean bench check-cross cross-deps
 all: $(PROGS)
 
 $(GEN_SRC): $(ONNX_PROTO)
@@ -116,6 +116,25 @@ deps:
 	  echo "installing:" $$missing; \
 	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	else echo "all build and test dependencies are installed"; fi
+
+# check-cross: emitted headers built for Cortex-M4F, M7 and M55 (Debian's
+# arm-none-eabi-gcc and newlib, run under qemu-system-arm with semihosting)
+# and aarch64 (static, under qemu-aarch64), outputs byte for byte against
+# npu-run, flash and RAM per model and core in build/cross-report.txt
+# (tests/cross/check.sh). CROSS_QUICK=1: the subset CI runs.
+CROSS_PKGS = gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi qemu-system-arm qemu-user \
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross unzip
+CROSS_QUICK_ENV = CROSS_FAMILIES="kws_gru detector attention tfjs_blazeface" CROSS_TARGETS="int8 float grus"
+cross-deps:
+	@missing=$$(for p in $(CROSS_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	else echo "all cross-check dependencies are installed"; fi
+
+check-cross: $(PROGS)
+	$(if $(CROSS_QUICK),$(CROSS_QUICK_ENV)) NPU_BIN=$(CURDIR)/$(BIN) CROSS_REPORT=$(CURDIR)/build/cross-report.txt \
+	  prove -e '' tests/cross/check.sh
 
 # The main job on the bundled digits CNN (share/npu/examples, made by
 # tests/gen/digits.py): import, fuse, quantize to int8 on the training

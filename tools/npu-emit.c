@@ -23,19 +23,22 @@ _Static_assert(sizeof kernel_names / sizeof *kernel_names == NPU_K_COUNT, "a nam
 _Static_assert(NPU_K_COUNT <= 64, "kernels_used is a 64-bit set");
 
 typedef struct {
-	const char *in, *out, *name, *format;
+	const char *in, *out, *name, *format, *weights;
 	bool force;
 } options;
 
 static void help(void)
 {
-	printf("Usage: %s [IR|-] [--name PREFIX] [--format c|bin] [-o OUT] [-v|-q]\n"
+	printf("Usage: %s [IR|-] [--name PREFIX] [--format c|bin] [--weights FILE] [-o OUT] [-v|-q]\n"
 	       "Write a quantized (or float) IR as code for the npukit runtime: a self-contained\n"
 	       "C99 header (stb style) or a binary model for npu_load().\n"
 	       "\n"
 	       "  -n, --name PREFIX   names in the header: npu_PREFIX_run, NPU_PREFIX_ARENA_SIZE, ...\n"
 	       "                      (default: from the model's file name)\n"
 	       "      --format F      c (default): the header; bin: the binary model\n"
+	       "      --weights FILE  the header without the weights: they go to FILE, raw bytes\n"
+	       "                      (or, for FILE.c, a C source defining npu_PREFIX_weights)\n"
+	       "                      for the linker (.incbin, objcopy -I binary) or a loader\n"
 	       "  -o, --out FILE      write to FILE (default: standard output)\n"
 	       "  -f, --force         write a binary model even to a terminal\n"
 	       "  -v, --verbose       print the memory plan (arena, lower bound, ratio) and sizes;\n"
@@ -51,10 +54,11 @@ static void help(void)
 
 static void parse_args(int argc, char **argv, options *o)
 {
-	enum { OPT_FORMAT = 256 };
+	enum { OPT_FORMAT = 256, OPT_WEIGHTS };
 	static const struct option longopts[] = {
 		{"name", required_argument, NULL, 'n'},
 		{"format", required_argument, NULL, OPT_FORMAT},
+		{"weights", required_argument, NULL, OPT_WEIGHTS},
 		CLI_COMMON_OPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -64,6 +68,7 @@ static void parse_args(int argc, char **argv, options *o)
 		switch (c) {
 		case 'n': o->name = optarg; break;
 		case OPT_FORMAT: o->format = optarg; break;
+		case OPT_WEIGHTS: o->weights = optarg; break;
 		default: cli_common_option(c, argv, &o->out, &o->force, help);
 		}
 	}
@@ -75,6 +80,12 @@ static void parse_args(int argc, char **argv, options *o)
 		o->format = "c";
 	if (strcmp(o->format, "c") && strcmp(o->format, "bin"))
 		cli_usage("--format must be c or bin, not '%s'", o->format);
+	if (o->weights && strcmp(o->format, "c"))
+		cli_usage("--weights goes with --format c (a binary model holds its weights)");
+	if (o->weights && (!*o->weights || !strcmp(o->weights, "-")))
+		cli_usage("--weights needs a file name");
+	if (o->weights && o->out && strcmp(o->out, "-") && !strcmp(o->weights, o->out))
+		cli_usage("--weights and -o name the same file '%s'", o->out);
 	if (o->name && !cli_c_identifier(o->name))
 		cli_usage("--name must be a C identifier (letters, digits, '_'), not '%s'", o->name);
 }
@@ -165,30 +176,117 @@ static void put_words(FILE *f, const char *type, const char *name, const void *p
 	fputs(n ? "\n};\n" : "0};\n", f);
 }
 
-static void put_bytes(FILE *f, const uint8_t *b, size_t n)
+/* Bytes as string literals, which compilers take in as whole tokens (one
+ * integer constant per byte costs a hundred times the time and memory): a
+ * struct of rows of ROW bytes, each row one string literal (C99 promises
+ * literals of 4095 characters, -pedantic warns beyond) split into lines of
+ * 64 bytes, then the remaining bytes; char arrays have no padding between
+ * them, so the struct holds exactly n bytes. Bytes other than plain
+ * printable characters are 3-digit octal escapes (a following digit cannot
+ * extend them); '?' too (no trigraphs). */
+enum { ROW = 4032, ROW_LINE = 64 };
+
+static void put_literal(FILE *f, const uint8_t *b, size_t n, const char *indent)
 {
-	static char lut[256][5];
-	static uint8_t len[256];
-	if (!len[1])
-		for (int i = 0; i < 256; i++)
-			len[i] = (uint8_t)snprintf(lut[i], sizeof lut[i], "%d,", i);
+	static char esc[256][5];
+	if (!esc[0][0])
+		for (int i = 0; i < 256; i++) {
+			if (i >= 0x20 && i < 0x7f && i != '\\' && i != '"' && i != '?')
+				esc[i][0] = (char)i;
+			else
+				snprintf(esc[i], sizeof esc[i], "\\%03o", i);
+		}
+	fputs(indent, f);
+	fputc('"', f);
 	for (size_t i = 0; i < n; i++) {
-		if (i % 24 == 0)
-			fputs("\n\t", f);
-		fwrite(lut[b[i]], 1, len[b[i]], f);
+		if (i && i % ROW_LINE == 0)
+			fprintf(f, "\"\n%s\"", indent);
+		fputs(esc[b[i]], f);
 	}
+	fputc('"', f);
 }
 
-static void put_string_bytes(FILE *f, const char *s, size_t n)
+/* "DECL struct TAG {...} NAME = {...};" of the n bytes at b (n >= 1). */
+static void put_blob(FILE *f, const char *decl, const char *tag, const char *name, const uint8_t *b, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (i % 24 == 0)
-			fputs("\n\t", f);
-		fprintf(f, "%d,", (unsigned char)s[i]);
+	size_t rows = n / ROW, tail = n % ROW;
+	fprintf(f, "%sstruct %s {", decl, tag);
+	if (rows)
+		fprintf(f, " unsigned char r[%zu][%d];", rows, ROW);
+	if (tail)
+		fprintf(f, " unsigned char t[%zu];", tail);
+	fprintf(f, " } %s = {", name);
+	if (rows) {
+		fputs("{\n", f);
+		for (size_t r = 0; r < rows; r++) {
+			put_literal(f, b + r * ROW, ROW, "\t");
+			fputs(r + 1 < rows ? ",\n" : "\n}", f);
+		}
 	}
+	if (tail) {
+		fputs(rows ? ",\n" : "\n", f);
+		put_literal(f, b + rows * ROW, tail, "\t");
+	}
+	fputs("\n};\n", f);
 }
 
-static void write_header(FILE *f, const ir_graph *g, const ir_lowered *l, const char *lo, const char *up)
+/* The placement macros of the weights, once per translation unit. */
+static void put_weight_macros(FILE *f)
+{
+	fputs("#ifndef NPU_ALIGN64\t/* 64-byte alignment of the weights (the runtime needs 16) */\n"
+	      "#if defined(__GNUC__)\n#define NPU_ALIGN64 __attribute__((aligned(64)))\n"
+	      "#elif defined(_MSC_VER)\n#define NPU_ALIGN64 __declspec(align(64))\n"
+	      "#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L\n#define NPU_ALIGN64 _Alignas(64)\n"
+	      "#else\n#error \"define NPU_ALIGN64 as this compiler's 64-byte alignment specifier\"\n#endif\n#endif\n"
+	      "#ifndef NPU_WEIGHTS_ATTR\t/* e.g. -DNPU_WEIGHTS_SECTION='\".npu_weights\"': a linker section */\n"
+	      "#if defined(NPU_WEIGHTS_SECTION) && defined(__GNUC__)\n"
+	      "#define NPU_WEIGHTS_ATTR __attribute__((section(NPU_WEIGHTS_SECTION)))\n"
+	      "#elif defined(NPU_WEIGHTS_SECTION)\n"
+	      "#error \"NPU_WEIGHTS_SECTION needs GNU C attributes; define NPU_WEIGHTS_ATTR instead\"\n"
+	      "#else\n#define NPU_WEIGHTS_ATTR\n#endif\n#endif\n", f);
+}
+
+static void put_c_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\' || c == '?' || c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\%03o", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* The header's side of --weights: where the model finds its weights. */
+static void put_weights_extern(FILE *f, const char *lo, const char *up)
+{
+	fprintf(f, "/* The weights (NPU_%s_WEIGHT_SIZE bytes, npu-emit --weights NPU_%s_WEIGHTS_FILE) are\n"
+		   " * not in this header. Before including it, in the NPU_IMPLEMENTATION file:\n"
+		   " *   - #define NPU_%s_WEIGHTS_INCBIN: the assembler includes the file (GNU as,\n"
+		   " *     ELF; .incbin searches the directory of the build and -Wa,-I DIR);\n"
+		   " *   - or #define NPU_%s_WEIGHTS_SYMBOL to a symbol the link provides, e.g.\n"
+		   " *     _binary_w_bin_start of objcopy -I binary (16-byte aligned; see npu-emit(1));\n"
+		   " *   - or #define NPU_%s_WEIGHTS_ADDR to the address the weights are placed at;\n"
+		   " *   - or nothing: link a C file with npu_%s_weights (npu-emit --weights FILE.c).\n"
+		   " * Either way the bytes must be the file's, at a 16-byte aligned address. */\n", up, up, up, up, up, lo);
+	fprintf(f, "#if defined(NPU_%s_WEIGHTS_ADDR)\n"
+		   "#define NPU_%s_WEIGHTS_PTR ((const uint8_t *)(NPU_%s_WEIGHTS_ADDR))\n"
+		   "#else\n#ifndef NPU_%s_WEIGHTS_SYMBOL\n#define NPU_%s_WEIGHTS_SYMBOL npu_%s_weights\n#endif\n"
+		   "#ifdef NPU_%s_WEIGHTS_INCBIN\n", up, up, up, up, up, lo, up);
+	fprintf(f, "#ifdef NPU_WEIGHTS_SECTION\n#define NPU_%s_WEIGHTS_ASM_SECTION NPU_WEIGHTS_SECTION\n"
+		   "#else\n#define NPU_%s_WEIGHTS_ASM_SECTION \".rodata\"\n#endif\n"
+		   "__asm__(\".pushsection \" NPU_%s_WEIGHTS_ASM_SECTION \",\\\"a\\\"\\n\\t.balign 64\\n\"\n"
+		   "\t\"\\t.globl npu_%s_weights\\nnpu_%s_weights:\\n\\t.incbin \\\"\" NPU_%s_WEIGHTS_FILE \"\\\"\\n\"\n"
+		   "\t\"\\t.popsection\\n\");\n#endif\n", up, up, up, lo, lo, up);
+	fprintf(f, "extern const struct npu_%s_weights_s NPU_%s_WEIGHTS_SYMBOL;\n"
+		   "#define NPU_%s_WEIGHTS_PTR ((const uint8_t *)(const void *)&NPU_%s_WEIGHTS_SYMBOL)\n#endif\n\n",
+		lo, up, up, up);
+}
+
+static void write_header(FILE *f, const ir_graph *g, const ir_lowered *l, const char *lo, const char *up,
+			 const char *wfile)
 {
 	const npu_model *m = &l->m;
 	const ir_meta *src = ir_meta_get(g, "source.file"), *tg = ir_meta_get(g, "target.name");
@@ -224,6 +322,12 @@ static void write_header(FILE *f, const ir_graph *g, const ir_lowered *l, const 
 		fprintf(f, "#define NPU_%s_INPUT%" PRIu32 "_SIZE %" PRIu32 "u\n", up, i, m->inputs[i].nbytes);
 	for (uint32_t i = 0; i < m->n_outputs; i++)
 		fprintf(f, "#define NPU_%s_OUTPUT%" PRIu32 "_SIZE %" PRIu32 "u\n", up, i, m->outputs[i].nbytes);
+	if (wfile) {
+		fprintf(f, "/* the weights are not in this header (npu-emit --weights) */\n"
+			   "#ifndef NPU_%s_WEIGHTS_FILE\n#define NPU_%s_WEIGHTS_FILE ", up, up);
+		put_c_string(f, wfile);
+		fputs("\n#endif\n", f);
+	}
 	fprintf(f, "\n/* the model (its inputs and outputs: npu_%s_model.inputs[i], .outputs[i];\n"
 		   " * a name: npu_%s_model.strings + io.name) */\n"
 		   "extern const npu_model npu_%s_model;\n"
@@ -238,11 +342,18 @@ static void write_header(FILE *f, const ir_graph *g, const ir_lowered *l, const 
 	/* tables */
 	char nm[128];
 	fprintf(f, "\n/* ---------------------------------------------------------------- model tables */\n\n");
-	fprintf(f, "static const union {\n\tuint8_t b[%zu];\n\tlong double align;\n} npu_%s_weights = {{",
-		(size_t)(m->weight_size ? m->weight_size : 1), lo);
 	static const uint8_t none[1];
-	put_bytes(f, m->weight_size ? m->weights : none, m->weight_size ? m->weight_size : 1);
-	fputs("\n}};\n\n", f);
+	char tag[128];
+	snprintf(tag, sizeof tag, "npu_%s_weights_s", lo);
+	snprintf(nm, sizeof nm, "npu_%s_weights", lo);
+	if (wfile) {
+		put_weights_extern(f, lo, up);
+	} else {
+		put_weight_macros(f);
+		put_blob(f, "NPU_ALIGN64 NPU_WEIGHTS_ATTR static const ", tag, nm, m->weight_size ? m->weights : none,
+			 m->weight_size ? m->weight_size : 1);
+		fprintf(f, "#define NPU_%s_WEIGHTS_PTR ((const uint8_t *)(const void *)&npu_%s_weights)\n\n", up, lo);
+	}
 	fprintf(f, "static const npu_tensor npu_%s_tensors[%" PRIu32 "] = {\n", lo, m->n_tensors ? m->n_tensors : 1);
 	static const char *const mem[] = {"NPU_MEM_ARENA", "NPU_MEM_WEIGHT", "NPU_MEM_INPUT", "NPU_MEM_OUTPUT"};
 	for (uint32_t i = 0; i < m->n_tensors; i++) {
@@ -291,19 +402,36 @@ static void write_header(FILE *f, const ir_graph *g, const ir_lowered *l, const 
 			fputs("\t{0, 0, 0, {0}, 0.0f, 0, 0}\n", f);
 		fputs("};\n", f);
 	}
-	fprintf(f, "static const char npu_%s_strings[%" PRIu32 "] = {", lo, l->strings_size ? l->strings_size : 1);
-	put_string_bytes(f, l->strings, l->strings_size ? l->strings_size : 1);
-	fputs("\n};\n\n", f);
+	snprintf(tag, sizeof tag, "npu_%s_strings_s", lo);
+	snprintf(nm, sizeof nm, "npu_%s_strings", lo);
+	put_blob(f, "static const ", tag, nm, l->strings_size ? (const uint8_t *)l->strings : none,
+		 l->strings_size ? l->strings_size : 1);
+	fputs("\n", f);
 	fprintf(f, "const npu_model npu_%s_model = {\n"
 		   "\t%" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 ",\n"
 		   "\t%" PRIu32 "u, %" PRIu32 "u, %" PRIu32 "u, %" PRIu32 "u,\n"
-		   "\tnpu_%s_tensors, npu_%s_ops, npu_%s_args, npu_%s_params, npu_%s_weights.b,\n"
-		   "\tnpu_%s_inputs, npu_%s_outputs, npu_%s_strings\n};\n\n",
+		   "\tnpu_%s_tensors, npu_%s_ops, npu_%s_args, npu_%s_params, NPU_%s_WEIGHTS_PTR,\n"
+		   "\tnpu_%s_inputs, npu_%s_outputs, (const char *)(const void *)&npu_%s_strings\n};\n\n",
 		lo, m->n_tensors, m->n_ops, m->n_args, m->n_params, m->n_inputs, m->n_outputs, m->arena_size,
-		m->scratch_offset, m->scratch_size, m->weight_size, lo, lo, lo, lo, lo, lo, lo, lo);
+		m->scratch_offset, m->scratch_size, m->weight_size, lo, lo, lo, lo, up, lo, lo, lo);
 	fprintf(f, "void npu_%s_run(const void *const in[], void *const out[], void *arena)\n"
 		   "{\n\tnpu_run(&npu_%s_model, in, out, arena);\n}\n\n", lo, lo);
 	fprintf(f, "#endif /* NPU_IMPLEMENTATION */\n#endif /* NPU_%s_H */\n", up);
+}
+
+/* --weights FILE.c: a C source defining the weights the header declares. */
+static void write_weights_c(FILE *f, const ir_lowered *l, const char *lo)
+{
+	static const uint8_t none[1];
+	char tag[128], nm[128];
+	fprintf(f, "/* the weights of npu_%s.h - generated by npu-emit (npukit %s); do not edit.\n"
+		   " * Link with the file that includes the header under NPU_IMPLEMENTATION. */\n", lo, NPUKIT_VERSION);
+	put_weight_macros(f);
+	snprintf(tag, sizeof tag, "npu_%s_weights_s", lo);
+	snprintf(nm, sizeof nm, "npu_%s_weights", lo);
+	fprintf(f, "extern const struct %s %s;\n", tag, nm);
+	put_blob(f, "NPU_ALIGN64 NPU_WEIGHTS_ATTR const ", tag, nm, l->m.weight_size ? l->m.weights : none,
+		 l->m.weight_size ? l->m.weight_size : 1);
 }
 
 /* ---------------------------------------------------------------- the binary model */
@@ -408,14 +536,31 @@ int main(int argc, char **argv)
 			"), weights %" PRIu32 " bytes, %" PRIu32 " kernel calls\n", cli_prog, in_name, l.m.arena_size,
 			l.plan.arena, l.m.scratch_size, l.m.weight_size, l.m.n_ops);
 	}
-	cli_output out;
-	if (cli_output_open(&out, o.out, bin, o.force) == 0) {
+	cli_output out, wout;
+	size_t wl = o.weights ? strlen(o.weights) : 0;
+	bool wc = wl > 2 && !strcmp(o.weights + wl - 2, ".c");
+	if (o.weights && cli_output_open(&wout, o.weights, !wc, true) != 0) {
+		o.weights = NULL;	/* reported */
+	} else if (cli_output_open(&out, o.out, bin, o.force) != 0) {
+		if (o.weights)
+			cli_output_abort(&wout);
+	} else {
 		if (bin)
 			write_bin(out.f, &l);
 		else
-			write_header(out.f, g, &l, lo, up);
-		if (cli_output_commit(&out) == 0)
+			write_header(out.f, g, &l, lo, up, o.weights);
+		if (o.weights) {
+			if (wc)
+				write_weights_c(wout.f, &l, lo);
+			else
+				fwrite(l.m.weights, 1, l.m.weight_size, wout.f);
+		}
+		if (o.weights && cli_output_commit(&wout) != 0)
+			cli_output_abort(&out);
+		else if (cli_output_commit(&out) == 0)
 			rc = CLI_OK;
+		else if (o.weights)
+			remove(o.weights);	/* no half of a model */
 	}
 	ir_lowered_free(&l);
 	ir_graph_free(g);

@@ -7,21 +7,44 @@
  * Or, for a binary model (npu-emit --format bin), with the whole runtime:
  *   cc -std=c99 -O2 -Ishare/npu/runtime share/npu/examples/npu_host.c -o host -lm
  *   host MODEL.bin run|eval|bench ...
- * Use:
+ * Use (one .npy per model input, in the model's input order):
  *   host run OUTDIR IN.npy...      one sample per input file (float32, or the
- *                                  input's own type); writes OUTDIR/NAME.npy
- *                                  per output ('/' in names becomes '_')
- *   host eval SAMPLES.npy LABELS.npy
+ *                                  input's own type); creates OUTDIR and
+ *                                  writes OUTDIR/NAME.npy per output ('/' in
+ *                                  names becomes '_')
+ *   host [-k K] eval SAMPLES.npy... LABELS.npy
  *                                  first axis = samples; prints the top-1
- *                                  accuracy of output 0 against int64 labels
- *   host bench IN.npy N            runs N times; prints "ms: MEDIAN"
+ *                                  accuracy of output K (default 0) against
+ *                                  int64 labels
+ *   host bench IN.npy... N         runs N times after one warm-up run;
+ *                                  prints "ms: MEDIAN (min MIN, max MAX)"
+ *   host -w WEIGHTS.bin ...        the weights from a file (a header made
+ *                                  with npu-emit --weights and built with
+ *                                  -DNPU_NAME_WEIGHTS_ADDR=0)
  * Float inputs are converted to the model's input type (half, or quantized
- * with the input's scale) exactly as npu-run does. */
-#define _POSIX_C_SOURCE 199309L
+ * with the input's scale) exactly as npu-run does.
+ * Without POSIX (a bare-metal board with semihosting stdio, as in
+ * tests/cross): run does not create OUTDIR and bench times with clock().
+ * With -DNPU_HOST_HOOKS, run calls npu_host_before_run() and
+ * npu_host_after_run() (the board's) around npu_run, e.g. to measure the
+ * stack. */
+#define _POSIX_C_SOURCE 200112L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+#ifdef NPU_HOST_HOOKS
+void npu_host_before_run(void);
+void npu_host_after_run(void);
+#else
+#define npu_host_before_run() ((void)0)
+#define npu_host_after_run() ((void)0)
+#endif
 
 #ifdef NPU_HEADER
 #define NPU_IMPLEMENTATION
@@ -60,7 +83,7 @@ static size_t elem_size(const char *descr)
 static void npy_load(const char *path, npy *a)
 {
 	FILE *f = fopen(path, "rb");
-	long size;
+	long size = 0;
 	if (!f || fseek(f, 0, SEEK_END) || (size = ftell(f)) < 16 || fseek(f, 0, SEEK_SET))
 		die("cannot read", path);
 	a->file = malloc((size_t)size);
@@ -183,9 +206,13 @@ static float out_value(const npu_io *io, const unsigned char *p, size_t i)
 
 static double now_ms(void)
 {
+#if defined(_POSIX_TIMERS) && _POSIX_TIMERS > 0
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+#else
+	return (double)clock() * 1e3 / CLOCKS_PER_SEC;
+#endif
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -194,30 +221,98 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* mkdir -p */
+static void make_dir(const char *path)
+{
+#if defined(__unix__) || defined(__APPLE__)
+	char p[1024], *c;
+	if (strlen(path) >= sizeof p)
+		die("path too long", path);
+	strcpy(p, path);
+	for (c = p + 1;; c++) {
+		if (*c == '/' || !*c) {
+			char end = *c;
+			*c = 0;
+			if (mkdir(p, 0777) && errno != EEXIST)
+				die(strerror(errno), p);
+			*c = end;
+			if (!end)
+				break;
+		}
+	}
+#else
+	(void)path;
+#endif
+}
+
+/* A whole file in 64-byte aligned memory that outlives the run. */
+static void *load_file(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	long n = 0;
+	unsigned char *raw = NULL;
+	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
+	    !(raw = malloc((size_t)n + 64)))
+		die("cannot read", path);
+	raw += 64 - (size_t)raw % 64;	/* never freed */
+	if (fread(raw, 1, (size_t)n, f) != (size_t)n)
+		die("cannot read", path);
+	fclose(f);
+	*size = (size_t)n;
+	return raw;
+}
+
+static size_t samples_of(const npu_io *io, const npy *a)
+{
+	size_t per = !strcmp(a->descr, "<f4") && io->dtype != NPU_T_F32 ?
+		io->nbytes / elem_size(io->dtype == NPU_T_F16 || io->dtype == NPU_T_I16 ? "<i2" : io->dtype == NPU_T_I8 ? "|i1" : "<f4") * 4 :
+		io->nbytes;
+	return per ? a->nbytes / per : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const void *in[16];
 	void *out[16];
 	unsigned char *arena;
-	uint32_t i;
+	uint32_t i, k_out = 0;
+	const char *wpath = NULL;
+	static npu_model wmodel;
 #ifndef NPU_HEADER
 	{	/* the binary model, in memory that outlives the run */
-		FILE *f = argc > 1 ? fopen(argv[1], "rb") : NULL;
-		long size;
-		void *blob;
-		if (!f || fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
-		    !(blob = malloc((size_t)size + 1)) || fread(blob, 1, (size_t)size, f) != (size_t)size)
-			die("cannot read the model", argc > 1 ? argv[1] : "(none)");
-		fclose(f);
-		if (npu_load(&bin_model, blob, (size_t)size))
+		size_t size = 0;
+		void *blob = argc > 1 ? load_file(argv[1], &size) : NULL;
+		if (!blob)
+			die("no model given", NULL);
+		if (npu_load(&bin_model, blob, size))
 			die("not a valid npukit model for this runtime", argv[1]);
 		argv++;
 		argc--;
 	}
 #endif
+	while (argc >= 3 && (!strcmp(argv[1], "-w") || !strcmp(argv[1], "-k"))) {
+		if (argv[1][1] == 'w')
+			wpath = argv[2];
+		else
+			k_out = (uint32_t)atol(argv[2]);
+		argv += 2;
+		argc -= 2;
+	}
+	if (wpath) {	/* weights placed at run time: a copy of the model that points at them */
+		size_t size = 0;
+		const void *w = load_file(wpath, &size);
+		if (size != M.weight_size)
+			die("not the model's weights (wrong size)", wpath);
+		wmodel = M;
+		wmodel.weights = (const uint8_t *)w;
+		mp = &wmodel;
+	} else if (M.weight_size && !M.weights) {
+		die("the model's weights are placed at run time: give them with -w WEIGHTS.bin", NULL);
+	}
 	arena = malloc(M.arena_size + 16);
 	if (!arena || M.n_inputs > 16 || M.n_outputs > 16)
 		die("out of memory", NULL);
+	arena += 16 - (size_t)arena % 16;
 	for (i = 0; i < M.n_outputs; i++)
 		if (!(out[i] = malloc(M.outputs[i].nbytes + 1)))
 			die("out of memory", NULL);
@@ -231,7 +326,10 @@ int main(int argc, char **argv)
 			feed(&M.inputs[i], &a, 0, b, argv[3 + i]);
 			in[i] = b;
 		}
+		npu_host_before_run();
 		npu_run(&M, in, out, arena);
+		npu_host_after_run();
+		make_dir(argv[2]);
 		for (i = 0; i < M.n_outputs; i++) {
 			char path[1024], *c;
 			snprintf(path, sizeof path, "%s/%s.npy", argv[2], M.strings + M.outputs[i].name);
@@ -242,23 +340,35 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (argc == 4 && !strcmp(argv[1], "eval") && M.n_inputs == 1) {
-		npy x, y;
+	if (argc >= 4 && !strcmp(argv[1], "eval") && (uint32_t)argc == 3 + M.n_inputs) {
+		npy x[16], y;
+		unsigned char *ib[16];
 		long k, n, right = 0;
-		unsigned char *b = malloc(M.inputs[0].nbytes + 1);
-		npy_load(argv[2], &x);
-		npy_load(argv[3], &y);
-		n = x.shape[0];
-		if (!b || strcmp(y.descr, "<i8") || y.shape[0] != n)
-			die("labels must be int64, one per sample", argv[3]);
-		in[0] = b;
+		const npu_io *o = &M.outputs[k_out < M.n_outputs ? k_out : 0];
+		size_t c, classes = o->nbytes / (o->dtype == NPU_T_F32 ? 4 : o->dtype == NPU_T_I8 ? 1 : 2);
+		if (k_out >= M.n_outputs)
+			die("-k: no such output", NULL);
+		npy_load(argv[argc - 1], &y);
+		n = y.rank ? y.shape[0] : 0;
+		if (strcmp(y.descr, "<i8") || y.rank != 1)
+			die("labels must be int64, one per sample", argv[argc - 1]);
+		for (i = 0; i < M.n_inputs; i++) {
+			unsigned char *b = malloc(M.inputs[i].nbytes + 1);
+			npy_load(argv[2 + i], &x[i]);
+			if (!b)
+				die("out of memory", NULL);
+			if (samples_of(&M.inputs[i], &x[i]) < (size_t)n)
+				die("fewer samples than labels", argv[2 + i]);
+			in[i] = ib[i] = b;
+		}
 		for (k = 0; k < n; k++) {
-			size_t c, best = 0, classes = M.outputs[0].nbytes / (M.outputs[0].dtype == NPU_T_F32 ? 4 : M.outputs[0].dtype == NPU_T_I8 ? 1 : 2);
+			size_t best = 0;
 			long long label;
-			feed(&M.inputs[0], &x, (size_t)k, b, argv[2]);
+			for (i = 0; i < M.n_inputs; i++)
+				feed(&M.inputs[i], &x[i], (size_t)k, ib[i], argv[2 + i]);
 			npu_run(&M, in, out, arena);
 			for (c = 1; c < classes; c++)
-				if (out_value(&M.outputs[0], out[0], c) > out_value(&M.outputs[0], out[0], best))
+				if (out_value(o, out[k_out], c) > out_value(o, out[k_out], best))
 					best = c;
 			memcpy(&label, y.data + 8 * k, 8);
 			right += (long long)best == label;
@@ -266,16 +376,20 @@ int main(int argc, char **argv)
 		printf("accuracy: %.4f (%ld/%ld)\n", n ? (double)right / (double)n : 0.0, right, n);
 		return 0;
 	}
-	if (argc == 4 && !strcmp(argv[1], "bench") && M.n_inputs == 1) {
-		npy x;
-		long k, n = atol(argv[3]);
+	if (argc >= 4 && !strcmp(argv[1], "bench") && (uint32_t)argc == 3 + M.n_inputs) {
+		long k, n = atol(argv[argc - 1]);
 		double *t = malloc(sizeof *t * (size_t)(n > 0 ? n : 1));
-		unsigned char *b = malloc(M.inputs[0].nbytes + 1);
-		npy_load(argv[2], &x);
-		if (!t || !b || n < 1)
+		if (!t || n < 1)
 			die("bench needs a positive run count", NULL);
-		feed(&M.inputs[0], &x, 0, b, argv[2]);
-		in[0] = b;
+		for (i = 0; i < M.n_inputs; i++) {
+			npy x;
+			unsigned char *b = malloc(M.inputs[i].nbytes + 1);
+			npy_load(argv[2 + i], &x);
+			if (!b)
+				die("out of memory", NULL);
+			feed(&M.inputs[i], &x, 0, b, argv[2 + i]);
+			in[i] = b;
+		}
 		npu_run(&M, in, out, arena);	/* warm-up */
 		for (k = 0; k < n; k++) {
 			double t0 = now_ms();
@@ -283,9 +397,11 @@ int main(int argc, char **argv)
 			t[k] = now_ms() - t0;
 		}
 		qsort(t, (size_t)n, sizeof *t, cmp_double);
-		printf("ms: %.3f\n", t[n / 2]);
+		printf("ms: %.3f (min %.3f, max %.3f)\n", t[n / 2], t[0], t[n - 1]);
 		return 0;
 	}
-	fprintf(stderr, "usage: %s run OUTDIR IN.npy...  |  eval SAMPLES.npy LABELS.npy  |  bench IN.npy N\n", argv[0]);
+	fprintf(stderr, "usage: %s [-w WEIGHTS.bin] run OUTDIR IN.npy...  |  [-k OUTPUT] eval SAMPLES.npy... LABELS.npy"
+		"  |  bench IN.npy... N\n(one IN.npy or SAMPLES.npy per model input: this model has %u)\n",
+		argv[0], (unsigned)M.n_inputs);
 	return 2;
 }
