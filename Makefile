@@ -95,8 +95,57 @@ $(CONFORM): $(O)/tests/conform/onnx_conform.o $(O)/libformats.a $(O)/libir.a
 $(EVAL): $(O)/tests/conform/npu_eval.o $(O)/libformats.a $(O)/libir.a
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-check: $(PROGS) $(UNIT_BINS) $(CONFORM) $(EVAL)
-	NPU_BIN=$(CURDIR)/$(BIN) NPU_TESTS=$(CURDIR)/$(O)/tests prove -e '' $(UNIT_BINS) tests/pipeline/t*.sh
+# ---------------------------------------------------------------- fuzzing
+# tests/fuzz/fuzz_NAME.c: one libFuzzer harness per reader (tests/fuzz/README.md).
+#   make check                 replays every harness over tests/fuzz/corpus/NAME and
+#                              tests/fuzz/regress/NAME through a plain main (driver.c)
+#   make fuzz FUZZ_SECONDS=N   builds them with clang -fsanitize=fuzzer,address,undefined
+#                              and runs each for N seconds, growing $(FUZZ_WORK)/NAME
+#   make fuzz-merge            adds what $(FUZZ_WORK) found that covers more to the
+#                              committed corpus (FUZZ=NAME... to choose harnesses)
+FUZZ_NAMES   = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ         ?= $(FUZZ_NAMES)
+FUZZ_REPLAY  = $(FUZZ_NAMES:%=$(O)/tests/fuzz/replay_%)
+FUZZ_SECONDS ?= 60
+FUZZ_O       = build/fuzz
+FUZZ_WORK    ?= $(FUZZ_O)/work
+FUZZ_CC      ?= clang
+FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_FLAGS   ?= -rss_limit_mb=2048 -timeout=10 -max_len=1048576
+FUZZERS      = $(FUZZ:%=$(FUZZ_O)/fuzz_%)
+
+$(FUZZ_REPLAY): $(O)/tests/fuzz/replay_%: $(O)/tests/fuzz/fuzz_%.o $(O)/tests/fuzz/driver.o $(O)/libformats.a $(O)/libir.a
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# libir and formats instrumented for coverage (a build tree of their own)
+$(FUZZ_O)/libs: FORCE
+	$(MAKE) O=$(FUZZ_O) CC=$(FUZZ_CC) SANFLAGS="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
+	  $(FUZZ_O)/libformats.a $(FUZZ_O)/libir.a
+$(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_O)/libs
+	$(FUZZ_CC) $(WFLAGS) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) \
+	  -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ilibir -Iformats -I$(FUZZ_O)/gen \
+	  -o $@ $< $(FUZZ_O)/libformats.a $(FUZZ_O)/libir.a $(LIBS)
+
+fuzz: $(FUZZERS)
+	@for f in $(FUZZ); do \
+	  mkdir -p $(FUZZ_WORK)/$$f $(FUZZ_WORK)/crashes/$$f; \
+	  dict=; [ -f tests/fuzz/dict/$$f.dict ] && dict=-dict=tests/fuzz/dict/$$f.dict; \
+	  echo "fuzz_$$f: $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_O)/fuzz_$$f $(FUZZ_FLAGS) $$dict -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_WORK)/crashes/$$f/ $(FUZZ_WORK)/$$f tests/fuzz/corpus/$$f || exit 1; \
+	done
+fuzz-merge: $(FUZZERS)
+	@for f in $(FUZZ); do \
+	  [ -d $(FUZZ_WORK)/$$f ] || continue; \
+	  $(FUZZ_O)/fuzz_$$f $(FUZZ_FLAGS) -merge=1 tests/fuzz/corpus/$$f $(FUZZ_WORK)/$$f || exit 1; \
+	done
+.PHONY: fuzz fuzz-merge FORCE
+FORCE:
+-include $(FUZZ_NAMES:%=$(O)/tests/fuzz/fuzz_%.d) $(O)/tests/fuzz/driver.d
+# ---------------------------------------------------------------- end of fuzzing
+
+check: $(PROGS) $(UNIT_BINS) $(CONFORM) $(EVAL) $(FUZZ_REPLAY)
+	NPU_BIN=$(CURDIR)/$(BIN) NPU_TESTS=$(CURDIR)/$(O)/tests prove -e '' $(UNIT_BINS) tests/pipeline/t*.sh tests/fuzz/replay.sh
 
 install: $(PROGS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \

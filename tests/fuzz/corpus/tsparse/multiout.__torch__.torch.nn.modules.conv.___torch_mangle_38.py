@@ -1,0 +1,13 @@
+class Conv1d(Module):
+  __parameters__ = ["weight", "bias", ]
+  __buffers__ = []
+  weight : Tensor
+  bias : Tensor
+  training : bool
+  _is_full_backward_hook : Optional[bool]
+  def forward(self: __torch__.torch.nn.modules.conv.___torch_mangle_38.Conv1d,
+    x: Tensor) -> Tensor:
+    bias = self.bias
+    weight = self.weight
+    c = torch._convolution(x, weight, bias, [1], [1], [1], False, [0], 1, False, False, True, True)
+    return c
