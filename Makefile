@@ -144,7 +144,30 @@ FORCE:
 -include $(FUZZ_NAMES:%=$(O)/tests/fuzz/fuzz_%.d) $(O)/tests/fuzz/driver.d
 # ---------------------------------------------------------------- end of fuzzing
 
-check: $(PROGS) $(UNIT_BINS) $(CONFORM) $(EVAL) $(FUZZ_REPLAY)
+# CONV_Q's int8 paths against the definition, built once per instruction
+# set (tests/pipeline/t6030-simd.sh runs them, aarch64 under qemu-aarch64)
+SIMD_TEST = tests/simd/test_simd.c
+SIMD_BINS = $(O)/tests/test_simd
+ifeq ($(shell uname -m),x86_64)
+SIMD_BINS += $(O)/tests/test_simd_sse41 $(O)/tests/test_simd_avx2
+endif
+A64_CC ?= aarch64-linux-gnu-gcc
+SIMD_BINS += $(if $(shell command -v $(A64_CC) 2>/dev/null),$(O)/tests/test_simd_neon)
+
+$(O)/tests/test_simd: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $< -lm
+$(O)/tests/test_simd_sse41: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -msse4.1 -o $@ $< -lm
+$(O)/tests/test_simd_avx2: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -mavx2 -o $@ $< -lm
+$(O)/tests/test_simd_neon: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(A64_CC) $(WFLAGS) $(CFLAGS) -o $@ $< -lm
+
+check: $(PROGS) $(UNIT_BINS) $(CONFORM) $(EVAL) $(FUZZ_REPLAY) $(SIMD_BINS)
 	NPU_BIN=$(CURDIR)/$(BIN) NPU_TESTS=$(CURDIR)/$(O)/tests prove -e '' $(UNIT_BINS) tests/pipeline/t*.sh tests/fuzz/replay.sh
 
 install: $(PROGS)
@@ -158,7 +181,8 @@ install: $(PROGS)
 
 DEB_PKGS = gcc make libc6-dev libprotobuf-c-dev protobuf-c-compiler libyaml-dev \
 	libmsgpack-dev libzstd-dev libzip-dev zlib1g-dev libonnx-dev libonnx-testdata perl unzip \
-	$(if $(filter x86_64,$(shell uname -m)),gcc-multilib)
+	$(if $(filter x86_64,$(shell uname -m)),gcc-multilib) \
+	gcc-aarch64-linux-gnu qemu-user
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

@@ -517,7 +517,20 @@ static int conv_q_op(lw *c, int kernel, int x, int w, int wrt, int b, int y, con
 				rc = unsupported(c, "bias '%s' element %lld is beyond 2^62", tb->name, (long long)o);
 		}
 	}
-	int args[7] = {rt(c, x), wrt >= 0 ? wrt : rt(c, w), rt(c, b), -1, -1, -1, rt(c, y)};
+	/* int8 weights in the layout the GEMM micro-kernel streams, packed once
+	 * here (CONV_Q); the channel-last kernels read wrt, re-laid out */
+	size_t pk = kernel == NPU_K_CONV_Q && !rc ? npu_conv_q_pack(p, NULL, NULL) : 0;
+	int args[7] = {rt(c, x), pk ? -1 : wrt >= 0 ? wrt : rt(c, w), rt(c, b), -1, -1, -1, rt(c, y)};
+	if (pk) {
+		int8_t *wp = malloc(pk);
+		if (!wp)
+			c->oom = true, rc = -1;
+		else {
+			npu_conv_q_pack(p, T(c, w)->data, wp);
+			args[1] = add_const(c, wp, pk);
+			free(wp);
+		}
+	}
 	if (!rc) {
 		args[3] = add_const(c, mult, sizeof *mult * (size_t)OC);
 		args[4] = add_const(c, shift, sizeof *shift * (size_t)OC);

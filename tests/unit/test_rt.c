@@ -25,11 +25,28 @@ static _Alignas(64) uint8_t arena[8 << 20];
 
 /* ---------------------------------------------------------------- harness */
 
-/* Run one kernel: argument j is tensor j, an output buffer (NULL: -1). */
-static void run_k(uint32_t kernel, const int32_t *p, int nargs, void *const *ptr)
+/* Run one kernel: argument j is tensor j, an output buffer (NULL: -1).
+ * CONV_Q's int8 weights are given [OC, C/G, KH, KW] and packed here as the
+ * lowering packs them. */
+static void run_k(uint32_t kernel, const int32_t *p, int nargs, void *const *ptr_in)
 {
+	static _Alignas(64) int8_t packed[1 << 20];
 	npu_tensor t[NPU_MAX_ARGS];
 	int32_t args[NPU_MAX_ARGS];
+	void *ptr[NPU_MAX_ARGS];
+	for (int j = 0; j < nargs; j++)
+		ptr[j] = ptr_in[j];
+	if (kernel == NPU_K_CONV_Q && nargs > 1 && ptr[1]) {
+		size_t n = npu_conv_q_pack(p, NULL, NULL);
+		if (n > sizeof packed) {
+			CHECK_MSG(0, "packed weights of %zu bytes", n);
+			return;
+		}
+		if (n) {
+			npu_conv_q_pack(p, ptr[1], packed);
+			ptr[1] = packed;
+		}
+	}
 	for (int j = 0; j < nargs; j++) {
 		t[j].mem = NPU_MEM_OUTPUT;
 		t[j].offset = (uint32_t)j;

@@ -21,6 +21,19 @@
 #include <stdint.h>
 #include <string.h>
 
+/* SIMD paths, chosen by the compiler's predefined macros (-mavx2,
+ * -march=native, -mcpu=cortex-m4, ...); the portable C is the reference
+ * each must equal bit for bit */
+#if defined(__AVX2__) || defined(__SSE4_1__)
+#include <immintrin.h>
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+#include <arm_neon.h>
+#elif defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#include <arm_mve.h>
+#elif defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
+#include <arm_acle.h>
+#endif
+
 /* ---------------------------------------------------------------- integer helpers */
 
 /* @npu-kernel CONV_Q ELTWISE_Q REQUANT LUT REDUCE_Q MATMUL_Q CONV_T_Q PRELU_Q RESIZE CONV_NHWC_Q */
@@ -332,25 +345,29 @@ static inline int64_t cq_bias(const int32_t *p, const void *bias, int oc)
  * - generic: any types, int64 accumulation, exact requantization;
  * - depthwise int8 (C == OC == G): per channel, the input as int16 x - ZX
  *   in zero-padded phase planes, every tap one pass over the output plane;
- * - im2col int8: tiles of TP output pixels; the input rows a tile reads are
- *   staged as int16 x - ZX with zero padding (a 1x1 stride-1 conv reads x
- *   directly), each pixel's window copied into a row of the column tile,
- *   then blocks of 4 output channels (weights packed to int16) x 2 pixels
- *   of int16 dot products, which compilers vectorize as multiply-add pairs
- *   (pmaddwd and its successors).
+ * - GEMM int8 (the others): tiles of TP output pixels; each pixel's window
+ *   as int16 x - ZX in a row of the column tile (a 1x1 stride-1 conv
+ *   transposes x directly; others first stage the input rows the tile
+ *   reads, with zero padding), then the weights, packed once by the
+ *   lowering into blocks of CQ_NR = 8 output channels (npu_rt.h), against
+ *   CQ_MR = 4 pixels at a time in a register-blocked micro-kernel with a
+ *   SIMD path per ISA (cq_micro).
  * int8 dot products over at most CQ_MAX_K terms fit an int32 (|x - ZX| <=
  * 255, |w| <= 128); bias and weight zero points join in int64 or through
  * cq_requant's exact unsigned arithmetic. */
 #define CQ_MAX_K 16384
-#define CQ_COL_BYTES 131072	/* im2col tile budget */
+#define CQ_TILE_BYTES 16384	/* the column tile's budget (at least CQ_MR pixels) */
 #define CQ_DW_TAPS 64
 #define CQ_DW_STRIDE 4
+#define CQ_MR 4
+#define CQ_NR 8
 
 enum { CQ_NONE, CQ_GENERIC, CQ_DEPTHWISE, CQ_IM2COL };
 
 typedef struct {
 	int N, C, H, W, OC, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW, G;
 	int cg, og, K, Kp, P, TP, path;
+	int packed;	/* int8 weights in the GEMM path's packed layout */
 	int direct;	/* im2col: a 1x1 stride-1 conv transposes x directly */
 	int Wp, SR;	/* im2col: staged rows of Wp columns, at most SR per tile;
 			 * depthwise: phase planes of SR rows of Wp columns */
@@ -368,20 +385,25 @@ static void cq_geometry(const int32_t *p, cq_geo *g)
 	g->cg = g->C / g->G;
 	g->og = g->OC / g->G;
 	g->K = g->cg * g->KH * g->KW;
-	g->Kp = (g->K + 15) & ~15;
+	g->Kp = (g->K + 3) & ~3;
 	g->P = g->OH * g->OW;
 	g->TP = 0;
 	g->path = CQ_GENERIC;
+	g->packed = 0;
 	g->scratch = 0;
 	if (g->N < 0 || g->C < 1 || g->H < 0 || g->W < 0 || g->OC < 1 || g->OH < 0 || g->OW < 0 || g->KH < 1 ||
 	    g->KW < 1 || g->SH < 1 || g->SW < 1 || g->DH < 1 || g->DW < 1 || g->C % g->G != 0 || g->OC % g->G != 0) {
 		g->path = CQ_NONE;	/* not a convolution: nothing to compute */
 		return;
 	}
-	if (p[NPU_CV_XT] != NPU_T_I8 || p[NPU_CV_WT] != NPU_T_I8 || g->K <= 0 || g->K > CQ_MAX_K || g->P <= 0)
+	if (p[NPU_CV_XT] != NPU_T_I8 || p[NPU_CV_WT] != NPU_T_I8 || g->K <= 0 || g->K > CQ_MAX_K)
 		return;
-	if (g->cg == 1 && g->og == 1 && g->KH * g->KW <= CQ_DW_TAPS && g->SW <= CQ_DW_STRIDE &&
-	    g->SH <= CQ_DW_STRIDE) {
+	int dw = g->cg == 1 && g->og == 1 && g->KH * g->KW <= CQ_DW_TAPS && g->SW <= CQ_DW_STRIDE &&
+		 g->SH <= CQ_DW_STRIDE;
+	g->packed = !dw;	/* a property of the parameters alone: the lowering packs by it */
+	if (g->P <= 0)
+		return;
+	if (dw) {
 		/* one channel's input as int16 x - ZX, zero-padded and split
 		 * into SH x SW phase planes of Hq rows of Lp columns (stride s
 		 * taps then read contiguously), and accumulators for OH rows of
@@ -395,28 +417,37 @@ static void cq_geometry(const int32_t *p, cq_geo *g)
 		g->scratch = g->stage + (((size_t)g->OH * g->Wp * 4 + 15) & ~(size_t)15);
 		return;
 	}
-	int tp = CQ_COL_BYTES / (2 * g->Kp);
-	tp = tp < 8 ? 8 : tp & ~3;
+	/* the column tile: TP pixels' windows as int16 x - ZX (rows of Kp =
+	 * 4 Kq, zero-filled past K, 8 bytes of slack after the last row for
+	 * cq_gather3), the staged input rows (x - ZX, zero-padded) the tile
+	 * reads, one int32 sum per pixel, CQ_NR rows of accumulators */
+	int tp = CQ_TILE_BYTES / (2 * g->Kp);
+	tp = tp < CQ_MR ? CQ_MR : tp - tp % CQ_MR;
 	g->TP = tp < g->P ? tp : g->P;
 	g->path = CQ_IM2COL;
 	g->direct = g->KH == 1 && g->KW == 1 && g->SH == 1 && g->SW == 1 && g->PT == 0 && g->PL == 0 &&
 		    g->OW == g->W && g->OH <= g->H;
-	/* the column tile, 4 weight rows as int16, the staged input rows
-	 * (x - ZX, zero-padded) the tile reads, one int32 sum per pixel, 4 rows
-	 * of accumulators */
 	int wp = g->PL + g->W, need = (g->OW - 1) * g->SW + (g->KW - 1) * g->DW + 1;
 	int orows = (g->OW - 1 + g->TP - 1) / g->OW + 1;	/* output rows a tile touches */
 	g->Wp = wp > need ? wp : need;
 	g->SR = (orows - 1) * g->SH + (g->KH - 1) * g->DH + 1;
-	g->stage = ((size_t)g->TP + 4) * (size_t)g->Kp * 2;
+	g->stage = ((size_t)(g->TP + CQ_MR - 1) / CQ_MR * CQ_MR * (size_t)g->Kp * 2 + 8 + 15) & ~(size_t)15;
 	size_t st = g->direct ? 0 : ((size_t)g->cg * g->SR * g->Wp * 2 + 15) & ~(size_t)15;
-	g->scratch = g->stage + st + 5 * (((size_t)g->TP * 4 + 15) & ~(size_t)15);
+	g->scratch = g->stage + st + (1 + CQ_NR) * (((size_t)g->TP * 4 + 15) & ~(size_t)15);
 }
 
 /* y = clamp(ZY + rshift_round(acc * mult, shift)) for one output */
 static inline int32_t cq_out(int64_t acc, int32_t mult, int s, int32_t zy, int32_t lo, int32_t hi)
 {
 	return rt_clamp(zy + rt_mulshift(acc, mult, s), lo, hi);
+}
+
+/* where the packed weights hold w[oc][k] (npu_rt.h) */
+static size_t cq_packed_at(const cq_geo *g, int oc, int k)
+{
+	int gr = oc / g->og, ol = oc % g->og, nb = (g->og + CQ_NR - 1) / CQ_NR;
+	return (((size_t)gr * nb + (size_t)(ol / CQ_NR)) * (size_t)(g->Kp / 4) + (size_t)(k / 4)) * 4 * CQ_NR +
+	       (size_t)(ol % CQ_NR) * 4 + (size_t)(k % 4);
 }
 
 static void cq_generic(const int32_t *p, const cq_geo *g, void *const *a)
@@ -447,7 +478,10 @@ static void cq_generic(const int32_t *p, const cq_geo *g, void *const *a)
 								if (iw < 0 || iw >= g->W)
 									continue;
 								int64_t xv = rt_ldi(x, XT, xc + (size_t)ih * g->W + iw) - (int64_t)ZX;
-								int64_t wv = rt_ldi(w, WT, wc + (size_t)kh * g->KW + kw) - (int64_t)z;
+								size_t wi = wc + (size_t)kh * g->KW + kw;
+								if (g->packed)
+									wi = cq_packed_at(g, oc, (int)(wi - (size_t)oc * g->K));
+								int64_t wv = rt_ldi(w, WT, wi) - (int64_t)z;
 								acc += xv * wv;
 							}
 						}
@@ -704,40 +738,168 @@ static void cq_im2col(const cq_geo *g, const int8_t *x, int32_t ZX, int n, int g
 		for (int t = 0; t < tp; t++)
 			for (int k = g->K; k < g->Kp; k++)
 				col[(size_t)t * Kp + k] = 0;
+	/* the micro-kernel reads whole groups of CQ_MR rows: zero the rest */
+	for (size_t i = (size_t)tp * Kp; i < (size_t)(tp + CQ_MR - 1) / CQ_MR * CQ_MR * Kp; i++)
+		col[i] = 0;
 }
 
-/* r[2 * o + j] = sum_k c_j[k] * w_o[k] for 4 output channels, 2 pixels
- * (K a multiple of 16: both operands are zero-padded) */
-static void cq_dot4x2(const int16_t *restrict c0, const int16_t *restrict c1, const int16_t *restrict w, int K,
-		      int32_t *restrict r)
-{
-	const int16_t *restrict w0 = w, *restrict w1 = w + K, *restrict w2 = w1 + K, *restrict w3 = w2 + K;
-	int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
-#if defined(__clang__)	/* its cost model otherwise picks 4 lanes without pmaddwd: 4x slower */
-#pragma clang loop vectorize_width(8) interleave_count(1)
+/* The micro-kernel: r[m][j] = sum_k col_m[k] w_j[k] for CQ_MR = 4 pixels
+ * (column rows x, x + Kp, ...) and the CQ_NR = 8 output channels of one
+ * packed weight block wb (npu_rt.h: Kq quads of 8 channels x 4 int8). The
+ * sums are int32 and exact (|col| <= 255, |w| <= 128, K <= CQ_MAX_K), so
+ * every path below, whatever its order of summation, gives the portable
+ * path's r bit for bit. Each accumulates vertically (one register lane per
+ * channel or per channel and k pair) and reduces once per tile. */
+#if defined(__AVX2__)
+/* vpmaddwd on int16: a pair sum is at most 2 * 255 * 128 < 2^31, exact.
+ * The int8 x uint8 vpmaddubsw would saturate (255 * 128 * 2 > 2^15 - 1:
+ * x - ZX spans 9 bits), and every saturation-free split of it costs as
+ * many instructions per product as vpmaddwd does. vpdpwssd (AVX-VNNI,
+ * AVX512-VNNI) fuses the multiply-add and its add. */
+#if defined(__AVXVNNI__)
+#define CQ_DPW(a, x, w) _mm256_dpwssd_avx_epi32(a, x, w)
+#elif defined(__AVX512VNNI__) && defined(__AVX512VL__)
+#define CQ_DPW(a, x, w) _mm256_dpwssd_epi32(a, x, w)
+#else
+#define CQ_DPW(a, x, w) _mm256_add_epi32(a, _mm256_madd_epi16(x, w))
 #endif
-	for (int k = 0; k < K; k++) {
-		int32_t x0 = c0[k], x1 = c1[k];
-		a0 += x0 * w0[k];
-		a1 += x1 * w0[k];
-		a2 += x0 * w1[k];
-		a3 += x1 * w1[k];
-		a4 += x0 * w2[k];
-		a5 += x1 * w2[k];
-		a6 += x0 * w3[k];
-		a7 += x1 * w3[k];
-	}
-	r[0] = a0, r[1] = a1, r[2] = a2, r[3] = a3, r[4] = a4, r[5] = a5, r[6] = a6, r[7] = a7;
-}
-
-static int32_t cq_dot1(const int16_t *restrict c, const int16_t *restrict w, int K)
+static inline __m256i cq_bq(const int16_t *p)
 {
-	int32_t a = 0;
-	for (int k = 0; k < K; k++)
-		a += (int32_t)c[k] * w[k];
-	return a;
+	int64_t v;
+	memcpy(&v, p, 8);
+	return _mm256_set1_epi64x(v);
 }
 
+static void cq_micro(const int16_t *restrict x, size_t Kp, int Kq, const int8_t *restrict wb, int32_t *restrict r)
+{
+	/* lanes of a*0: channels 0..3 x k pairs (c0 k01, c0 k23, c1 k01, ...),
+	 * a*1: channels 4..7 */
+	__m256i a00 = _mm256_setzero_si256(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00,
+		a31 = a00;
+	const int16_t *x0 = x, *x1 = x + Kp, *x2 = x1 + Kp, *x3 = x2 + Kp;
+	for (int q = 0; q < Kq; q++, wb += 32) {
+		__m256i w0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)wb));
+		__m256i w1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(wb + 16)));
+		__m256i v = cq_bq(x0 + 4 * q);
+		a00 = CQ_DPW(a00, v, w0), a01 = CQ_DPW(a01, v, w1);
+		v = cq_bq(x1 + 4 * q);
+		a10 = CQ_DPW(a10, v, w0), a11 = CQ_DPW(a11, v, w1);
+		v = cq_bq(x2 + 4 * q);
+		a20 = CQ_DPW(a20, v, w0), a21 = CQ_DPW(a21, v, w1);
+		v = cq_bq(x3 + 4 * q);
+		a30 = CQ_DPW(a30, v, w0), a31 = CQ_DPW(a31, v, w1);
+	}
+	/* hadd: c0 c1 c4 c5 | c2 c3 c6 c7; the 64-bit permute puts them in order */
+	_mm256_storeu_si256((__m256i *)(void *)r, _mm256_permute4x64_epi64(_mm256_hadd_epi32(a00, a01), 0xd8));
+	_mm256_storeu_si256((__m256i *)(void *)(r + 8), _mm256_permute4x64_epi64(_mm256_hadd_epi32(a10, a11), 0xd8));
+	_mm256_storeu_si256((__m256i *)(void *)(r + 16), _mm256_permute4x64_epi64(_mm256_hadd_epi32(a20, a21), 0xd8));
+	_mm256_storeu_si256((__m256i *)(void *)(r + 24), _mm256_permute4x64_epi64(_mm256_hadd_epi32(a30, a31), 0xd8));
+}
+#elif defined(__SSE4_1__)
+/* pmaddwd on int16 (exact as above), two pixels at a time */
+static void cq_micro(const int16_t *restrict x, size_t Kp, int Kq, const int8_t *restrict wb, int32_t *restrict r)
+{
+	for (int m = 0; m < CQ_MR; m += 2, x += 2 * Kp, r += 16) {
+		__m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+		const int8_t *w = wb;
+		for (int q = 0; q < Kq; q++, w += 32) {
+			int64_t u, v;
+			memcpy(&u, x + 4 * q, 8);
+			memcpy(&v, x + Kp + 4 * q, 8);
+			__m128i xu = _mm_set1_epi64x(u), xv = _mm_set1_epi64x(v);
+			__m128i w0 = _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)w));
+			__m128i w1 = _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(w + 8)));
+			__m128i w2 = _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(w + 16)));
+			__m128i w3 = _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(w + 24)));
+			a0 = _mm_add_epi32(a0, _mm_madd_epi16(xu, w0)), b0 = _mm_add_epi32(b0, _mm_madd_epi16(xv, w0));
+			a1 = _mm_add_epi32(a1, _mm_madd_epi16(xu, w1)), b1 = _mm_add_epi32(b1, _mm_madd_epi16(xv, w1));
+			a2 = _mm_add_epi32(a2, _mm_madd_epi16(xu, w2)), b2 = _mm_add_epi32(b2, _mm_madd_epi16(xv, w2));
+			a3 = _mm_add_epi32(a3, _mm_madd_epi16(xu, w3)), b3 = _mm_add_epi32(b3, _mm_madd_epi16(xv, w3));
+		}
+		_mm_storeu_si128((__m128i *)(void *)r, _mm_hadd_epi32(a0, a1));
+		_mm_storeu_si128((__m128i *)(void *)(r + 4), _mm_hadd_epi32(a2, a3));
+		_mm_storeu_si128((__m128i *)(void *)(r + 8), _mm_hadd_epi32(b0, b1));
+		_mm_storeu_si128((__m128i *)(void *)(r + 12), _mm_hadd_epi32(b2, b3));
+	}
+}
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+/* smlal on int16 (each product below 2^16, int32 lanes exact), two
+ * pixels at a time; the weights widened once per quad */
+static void cq_micro(const int16_t *restrict x, size_t Kp, int Kq, const int8_t *restrict wb, int32_t *restrict r)
+{
+	for (int m = 0; m < CQ_MR; m += 2, x += 2 * Kp, r += 16) {
+		int32x4_t a[8], b[8];
+		for (int j = 0; j < 8; j++)
+			a[j] = b[j] = vdupq_n_s32(0);
+		const int8_t *w = wb;
+		for (int q = 0; q < Kq; q++, w += 32) {
+			int8x16_t v0 = vld1q_s8(w), v1 = vld1q_s8(w + 16);
+			int16x8_t w01 = vmovl_s8(vget_low_s8(v0)), w23 = vmovl_high_s8(v0);
+			int16x8_t w45 = vmovl_s8(vget_low_s8(v1)), w67 = vmovl_high_s8(v1);
+			int16x4_t xu = vld1_s16(x + 4 * q), xv = vld1_s16(x + Kp + 4 * q);
+			a[0] = vmlal_s16(a[0], vget_low_s16(w01), xu), b[0] = vmlal_s16(b[0], vget_low_s16(w01), xv);
+			a[1] = vmlal_s16(a[1], vget_high_s16(w01), xu), b[1] = vmlal_s16(b[1], vget_high_s16(w01), xv);
+			a[2] = vmlal_s16(a[2], vget_low_s16(w23), xu), b[2] = vmlal_s16(b[2], vget_low_s16(w23), xv);
+			a[3] = vmlal_s16(a[3], vget_high_s16(w23), xu), b[3] = vmlal_s16(b[3], vget_high_s16(w23), xv);
+			a[4] = vmlal_s16(a[4], vget_low_s16(w45), xu), b[4] = vmlal_s16(b[4], vget_low_s16(w45), xv);
+			a[5] = vmlal_s16(a[5], vget_high_s16(w45), xu), b[5] = vmlal_s16(b[5], vget_high_s16(w45), xv);
+			a[6] = vmlal_s16(a[6], vget_low_s16(w67), xu), b[6] = vmlal_s16(b[6], vget_low_s16(w67), xv);
+			a[7] = vmlal_s16(a[7], vget_high_s16(w67), xu), b[7] = vmlal_s16(b[7], vget_high_s16(w67), xv);
+		}
+		vst1q_s32(r, vpaddq_s32(vpaddq_s32(a[0], a[1]), vpaddq_s32(a[2], a[3])));
+		vst1q_s32(r + 4, vpaddq_s32(vpaddq_s32(a[4], a[5]), vpaddq_s32(a[6], a[7])));
+		vst1q_s32(r + 8, vpaddq_s32(vpaddq_s32(b[0], b[1]), vpaddq_s32(b[2], b[3])));
+		vst1q_s32(r + 12, vpaddq_s32(vpaddq_s32(b[4], b[5]), vpaddq_s32(b[6], b[7])));
+	}
+}
+#elif defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32) && !(defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1))
+/* Cortex-M DSP: SMLAD, two 16 x 16 products and an accumulate per
+ * instruction. A weight word holds k0..k3 of one channel; SXTB16 gives
+ * (k0, k2) and, rotated by 8, (k1, k3); the activations are paired to
+ * match. |(k0 x0 + k2 x2)| < 2^17, and the int32 sum is exact. */
+static void cq_micro(const int16_t *restrict x, size_t Kp, int Kq, const int8_t *restrict wb, int32_t *restrict r)
+{
+	for (int m = 0; m < CQ_MR; m++, x += Kp, r += 8) {
+		int32_t a[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+		const int8_t *w = wb;
+		for (int q = 0; q < Kq; q++, w += 32) {
+			uint32_t x01, x23;
+			memcpy(&x01, x + 4 * q, 4);
+			memcpy(&x23, x + 4 * q + 2, 4);
+			uint32_t e = (x01 & 0xffffu) | (x23 << 16), o = (x01 >> 16) | (x23 & 0xffff0000u);
+			for (int j = 0; j < 8; j++) {
+				uint32_t wj;
+				memcpy(&wj, w + 4 * j, 4);
+				a[j] = __smlad(__sxtb16(wj), e, a[j]);
+				a[j] = __smlad(__sxtb16((wj >> 8) | (wj << 24)), o, a[j]);
+			}
+		}
+		for (int j = 0; j < 8; j++)
+			r[j] = a[j];
+	}
+}
+#else
+/* portable C: the reference (compilers vectorize the channel loop) */
+static void cq_micro(const int16_t *restrict x, size_t Kp, int Kq, const int8_t *restrict wb, int32_t *restrict r)
+{
+	for (int m = 0; m < CQ_MR; m++, x += Kp, r += 8) {
+		int32_t a[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+		const int8_t *w = wb;
+		for (int q = 0; q < Kq; q++, w += 32) {
+			int32_t x0 = x[4 * q], x1 = x[4 * q + 1], x2 = x[4 * q + 2], x3 = x[4 * q + 3];
+			for (int j = 0; j < 8; j++)
+				a[j] += x0 * w[4 * j] + x1 * w[4 * j + 1] + x2 * w[4 * j + 2] + x3 * w[4 * j + 3];
+		}
+		for (int j = 0; j < 8; j++)
+			r[j] = a[j];
+	}
+}
+#endif
+
+/* The GEMM path: per tile of TP pixels, the column tile, then every packed
+ * block of 8 output channels against CQ_MR pixels at a time (a partial
+ * last group of pixels repeats the tile's last row), requantized a channel
+ * row at a time. */
 static void cq_im2col_conv(const int32_t *p, const cq_geo *g, void *const *a, void *scratch)
 {
 	const int8_t *x = a[0], *w = a[1];
@@ -745,13 +907,14 @@ static void cq_im2col_conv(const int32_t *p, const cq_geo *g, void *const *a, vo
 	void *y = a[6];
 	int32_t YT = p[NPU_CV_YT], ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
 	size_t row = ((size_t)g->TP * 4 + 15) & ~(size_t)15;
-	int16_t *col = scratch, *wp = col + (size_t)g->TP * g->Kp;
+	int16_t *col = scratch;
 	int16_t *stage = (int16_t *)(void *)((uint8_t *)scratch + g->stage);
 	int32_t *csum = (int32_t *)(void *)((uint8_t *)scratch + g->stage +
 					    (g->direct ? 0 : (((size_t)g->cg * g->SR * g->Wp * 2 + 15) & ~(size_t)15)));
 	int32_t *acc = (int32_t *)(void *)((uint8_t *)csum + row);
 	size_t ar = row / 4;	/* accumulator row stride */
-	int K = g->K, Kp = g->Kp;
+	int K = g->K, Kp = g->Kp, Kq = Kp / 4, nb = (g->og + CQ_NR - 1) / CQ_NR;
+	size_t bstride = (size_t)Kq * 4 * CQ_NR;
 	for (int n = 0; n < g->N; n++)
 		for (int gr = 0; gr < g->G; gr++)
 			for (int p0 = 0; p0 < g->P; p0 += g->TP) {
@@ -765,38 +928,41 @@ static void cq_im2col_conv(const int32_t *p, const cq_geo *g, void *const *a, vo
 							s += cr[k];
 						csum[t] = s;
 					}
-				int oc1 = (gr + 1) * g->og;
-				for (int oc = gr * g->og; oc < oc1; oc += 4) {
-					int no = oc1 - oc < 4 ? oc1 - oc : 4;
-					/* this block's weights as int16, zero-padded to Kp (rows
-					 * past the group's end repeat its first one) */
-					for (int o = 0; o < 4; o++) {
-						const int8_t *wr = w + (size_t)(oc + (o < no ? o : 0)) * K;
-						int16_t *wo = wp + (size_t)o * Kp;
-						for (int k = 0; k < K; k++)
-							wo[k] = wr[k];
-						for (int k = K; k < Kp; k++)
-							wo[k] = 0;
+				for (int b = 0; b < nb; b++) {
+					int oc = gr * g->og + b * CQ_NR, no = g->og - b * CQ_NR < CQ_NR ? g->og - b * CQ_NR : CQ_NR;
+					const int8_t *wb = w + ((size_t)gr * nb + (size_t)b) * bstride;
+					for (int t = 0; t < tp; t += CQ_MR) {
+						int32_t r[CQ_MR * CQ_NR];
+						const int16_t *xt = col + (size_t)t * Kp;
+						int mr = tp - t < CQ_MR ? tp - t : CQ_MR;
+						cq_micro(xt, (size_t)Kp, Kq, wb, r);
+						for (int m = 0; m < mr; m++)
+							for (int o = 0; o < no; o++)
+								acc[(size_t)o * ar + (size_t)(t + m)] = r[m * CQ_NR + o];
 					}
-					int t = 0;
-					for (; t + 2 <= tp; t += 2) {
-						int32_t r[8];
-						const int16_t *c0 = col + (size_t)t * Kp;
-						cq_dot4x2(c0, c0 + Kp, wp, Kp, r);
-						for (int o = 0; o < 4; o++) {
-							acc[o * ar + t] = r[2 * o];
-							acc[o * ar + t + 1] = r[2 * o + 1];
-						}
-					}
-					for (; t < tp; t++)
-						for (int o = 0; o < no; o++)
-							acc[o * ar + t] = cq_dot1(col + (size_t)t * Kp, wp + (size_t)o * Kp, Kp);
 					for (int o = 0; o < no; o++)
 						cq_requant(y, YT, ((size_t)n * g->OC + oc + o) * g->P + p0, acc + o * ar,
 							   wzp ? csum : NULL, wzp ? wzp[oc + o] : 0, tp, 1, 0, bias ? bias[oc + o] : 0,
 							   mult[oc + o], shift[oc + o], ZY, LO, HI);
 				}
 			}
+}
+
+size_t npu_conv_q_pack(const int32_t *p, const int8_t *w, int8_t *out)
+{
+	cq_geo g;
+	cq_geometry(p, &g);
+	if (g.path == CQ_NONE || !g.packed)
+		return 0;
+	int nb = (g.og + CQ_NR - 1) / CQ_NR;
+	size_t n = (size_t)g.G * nb * (size_t)(g.Kp / 4) * 4 * CQ_NR;
+	if (out) {
+		memset(out, 0, n);
+		for (int oc = 0; oc < g.OC; oc++)
+			for (int k = 0; k < g.K; k++)
+				out[cq_packed_at(&g, oc, k)] = w[(size_t)oc * g.K + k];
+	}
+	return n;
 }
 
 static void k_conv_q(const int32_t *p, void *const *a, void *scratch)

@@ -114,7 +114,15 @@ enum {
  *         -1), mult (i32 [OC]), shift (i32 [OC]), wzp (i32 [OC] weight zero
  *         points, or -1 for symmetric), y.
  * Args F: x, w, bias (f32/f16 [OC] in the activation type, or -1),
- *         wscale (f32 [OC] when w is i8-compressed, else -1), y. */
+ *         wscale (f32 [OC] when w is i8-compressed, else -1), y.
+ * Q with int8 x and w, K = C/G KH KW <= 16384, except the depthwise
+ * convolutions CONV_Q computes per channel (C/G == OC/G == 1, KH KW <= 64,
+ * strides <= 4): w is packed (npu_conv_q_pack) for the GEMM micro-kernel.
+ * Per group, blocks of 8 output channels (the last one zero-filled), each
+ * Kq = ceil(K / 4) quads of 8 channels x 4 consecutive k (zero past K):
+ * w[oc][k] with oc = g OC/G + 8 b + j is at byte
+ * ((g nb + b) Kq + k / 4) 32 + 4 j + k % 4, nb = ceil(OC/G / 8); the
+ * packed size is G nb Kq 32 bytes. */
 enum {
 	NPU_CV_N, NPU_CV_C, NPU_CV_H, NPU_CV_W, NPU_CV_OC, NPU_CV_OH, NPU_CV_OW,
 	NPU_CV_KH, NPU_CV_KW, NPU_CV_SH, NPU_CV_SW, NPU_CV_PT, NPU_CV_PL,
@@ -477,6 +485,10 @@ void npu_run(const npu_model *m, const void *const in[], void *const out[], void
 
 /* Scratch bytes kernel k needs for parameters p (0 for most kernels). */
 uint32_t npu_scratch_size(uint32_t kernel, const int32_t *p);
+/* CONV_Q's int8 weights w [OC, C/G, KH, KW] packed as the kernel reads
+ * them for parameters p (see NPU_CV_*) into out (when not NULL); returns
+ * the packed size in bytes, 0 when these parameters take w unpacked. */
+size_t npu_conv_q_pack(const int32_t *p, const int8_t *w, int8_t *out);
 /* Parameter words kernel k reads (its NPU_*_COUNT), 0 for an unknown k. */
 size_t npu_param_count(uint32_t kernel);
 
@@ -518,7 +530,7 @@ static inline int64_t npu_rshift_round(int64_t v, int s)
  * offsets inside their areas, input/output indices in range), the io
  * records and the strings; not the consistency of a kernel's parameters
  * with its buffers' sizes. */
-#define NPU_BIN_VERSION 2u	/* 2: ELTWISE parameters gained ACT, P0, P1 */
+#define NPU_BIN_VERSION 3u	/* 2: ELTWISE parameters gained ACT, P0, P1; 3: CONV_Q int8 weights packed */
 int npu_load(npu_model *m, const void *blob, size_t size);
 
 #endif

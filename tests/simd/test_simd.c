@@ -1,0 +1,184 @@
+/* test_simd.c - CONV_Q's int8 paths (GEMM with the micro-kernel the
+ * compiler flags select, depthwise, generic) against the definition of an
+ * integer convolution written out here, on random shapes: odd channel
+ * counts, padding, strides, dilation, groups and depthwise, 1-channel
+ * layers, fully connected, asymmetric zero points, per-channel weight zero
+ * points and requantization, int8 and int16 outputs. The Makefile builds
+ * it once per instruction set (plain, -msse4.1, -mavx2, aarch64 NEON under
+ * qemu-aarch64), so every SIMD path is held to the same definition as the
+ * portable one, i.e. to it bit for bit. It includes the runtime source to
+ * reach its kernels directly. */
+#include "../unit/check.h"
+#include "../../share/npu/runtime/npu_rt.c"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static uint32_t seed = 12345;
+static uint32_t rnd(void)
+{
+	seed = seed * 1664525u + 1013904223u;
+	return seed >> 8;
+}
+static int ri(int lo, int hi) { return lo + (int)(rnd() % (uint32_t)(hi - lo + 1)); }
+
+static const char *isa(void)
+{
+#if defined(__AVX2__) && defined(__AVXVNNI__)
+	return "avx-vnni";
+#elif defined(__AVX2__) && defined(__AVX512VNNI__) && defined(__AVX512VL__)
+	return "avx512-vnni";
+#elif defined(__AVX2__)
+	return "avx2";
+#elif defined(__SSE4_1__)
+	return "sse4.1";
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+	return "neon";
+#else
+	return "portable";
+#endif
+}
+
+typedef struct {
+	int N, C, H, W, OC, KH, KW, SH, SW, PT, PL, PB, PR, DH, DW, G, YT, wz;
+} shape;
+
+/* one random convolution of shape s through k_conv_q, against the definition */
+static int one(const shape *s, int *path)
+{
+	int OH = (s->H + s->PT + s->PB - s->DH * (s->KH - 1) - 1) / s->SH + 1;
+	int OW = (s->W + s->PL + s->PR - s->DW * (s->KW - 1) - 1) / s->SW + 1;
+	if (OH < 1 || OW < 1)
+		return 1;
+	int cg = s->C / s->G, K = cg * s->KH * s->KW;
+	int32_t p[NPU_CV_COUNT] = {0};
+	p[NPU_CV_N] = s->N, p[NPU_CV_C] = s->C, p[NPU_CV_H] = s->H, p[NPU_CV_W] = s->W, p[NPU_CV_OC] = s->OC;
+	p[NPU_CV_OH] = OH, p[NPU_CV_OW] = OW, p[NPU_CV_KH] = s->KH, p[NPU_CV_KW] = s->KW;
+	p[NPU_CV_SH] = s->SH, p[NPU_CV_SW] = s->SW, p[NPU_CV_PT] = s->PT, p[NPU_CV_PL] = s->PL;
+	p[NPU_CV_DH] = s->DH, p[NPU_CV_DW] = s->DW, p[NPU_CV_G] = s->G;
+	p[NPU_CV_XT] = NPU_T_I8, p[NPU_CV_WT] = NPU_T_I8, p[NPU_CV_YT] = s->YT, p[NPU_CV_ACT] = -1;
+	int32_t ylo = s->YT == NPU_T_I8 ? -128 : -32768, yhi = s->YT == NPU_T_I8 ? 127 : 32767;
+	p[NPU_CV_ZX] = ri(-128, 127), p[NPU_CV_ZY] = ri(ylo / 2, yhi / 2);
+	p[NPU_CV_LO] = ri(0, 3) ? ylo : ri(ylo, 0), p[NPU_CV_HI] = ri(0, 3) ? yhi : ri(1, yhi);
+	size_t nx = (size_t)s->N * s->C * s->H * s->W, nw = (size_t)s->OC * K, ny = (size_t)s->N * s->OC * OH * OW;
+	int8_t *x = malloc(nx), *w = malloc(nw);
+	int32_t *bias = malloc(4 * (size_t)s->OC), *mult = malloc(4 * (size_t)s->OC), *shift = malloc(4 * (size_t)s->OC);
+	int32_t *wzp = malloc(4 * (size_t)s->OC);
+	int16_t *y = malloc(2 * ny), *want = malloc(2 * ny);
+	size_t pk = npu_conv_q_pack(p, NULL, NULL);
+	int8_t *wp = malloc(pk ? pk : 1);
+	uint32_t ss = npu_scratch_size(NPU_K_CONV_Q, p);
+	uint8_t *scratch = malloc(ss + 16);
+	int ok = 1;
+	for (size_t i = 0; i < nx; i++)
+		x[i] = (int8_t)ri(-128, 127);
+	for (size_t i = 0; i < nw; i++)
+		w[i] = (int8_t)ri(-128, 127);
+	for (int o = 0; o < s->OC; o++) {
+		bias[o] = ri(-(1 << 20), 1 << 20);
+		mult[o] = ri(1 << 29, (1 << 30) + (1 << 29));
+		/* output steps of about |acc| / 2^10 .. 2^12 for int8 */
+		shift[o] = 30 + ri(8, 14) + (s->YT == NPU_T_I16 ? -6 : 0);
+		wzp[o] = s->wz == 2 ? ri(-128, 127) : s->wz == 3 ? 200 : 0;
+	}
+	if (pk)
+		npu_conv_q_pack(p, w, wp);
+	/* the definition */
+	size_t yi = 0;
+	for (int n = 0; n < s->N; n++)
+		for (int oc = 0; oc < s->OC; oc++) {
+			int gr = oc / (s->OC / s->G);
+			for (int oh = 0; oh < OH; oh++)
+				for (int ow = 0; ow < OW; ow++) {
+					int64_t acc = bias[oc];
+					for (int ic = 0; ic < cg; ic++)
+						for (int kh = 0; kh < s->KH; kh++)
+							for (int kw = 0; kw < s->KW; kw++) {
+								int ih = oh * s->SH - s->PT + kh * s->DH, iw = ow * s->SW - s->PL + kw * s->DW;
+								if (ih < 0 || ih >= s->H || iw < 0 || iw >= s->W)
+									continue;
+								int64_t xv = x[(((size_t)n * s->C + gr * cg + ic) * s->H + ih) * s->W + iw];
+								int64_t wv = w[(((size_t)oc * cg + ic) * s->KH + kh) * s->KW + kw];
+								acc += (xv - p[NPU_CV_ZX]) * (wv - wzp[oc]);
+							}
+					int64_t v = p[NPU_CV_ZY] + npu_rshift_round(acc * mult[oc], shift[oc]);
+					want[yi++] = (int16_t)(v < p[NPU_CV_LO] ? p[NPU_CV_LO] : v > p[NPU_CV_HI] ? p[NPU_CV_HI] : v);
+				}
+		}
+	cq_geo g;
+	cq_geometry(p, &g);
+	*path = g.path;
+	memset(scratch, 0xa5, ss + 16);
+	void *a[NPU_MAX_ARGS] = {x, pk ? (void *)wp : (void *)w, bias, mult, shift, s->wz ? wzp : NULL, y};
+	k_conv_q(p, a, scratch);
+	for (size_t i = ss; i < ss + 16; i++)
+		ok &= scratch[i] == 0xa5;	/* nothing written past the scratch it asked for */
+	for (size_t i = 0; i < ny && ok; i++) {
+		int32_t got = s->YT == NPU_T_I8 ? ((int8_t *)y)[i] : y[i];
+		if (got != want[i]) {
+			printf("# y[%zu] = %d, want %d\n", i, (int)got, (int)want[i]);
+			ok = 0;
+		}
+	}
+	if (!ok)
+		printf("# N%d C%d %dx%d OC%d k%dx%d s%d,%d p%d,%d,%d,%d d%d,%d g%d yt%d wz%d: path %d\n", s->N, s->C, s->H,
+		       s->W, s->OC, s->KH, s->KW, s->SH, s->SW, s->PT, s->PL, s->PB, s->PR, s->DH, s->DW, s->G, s->YT,
+		       s->wz, g.path);
+	free(x), free(w), free(bias), free(mult), free(shift), free(wzp), free(y), free(want), free(wp), free(scratch);
+	return ok;
+}
+
+int main(void)
+{
+	int paths[4] = {0, 0, 0, 0}, fails = 0, path;
+	printf("# cq_micro: %s\n", isa());
+	/* fixed shapes: the model layers that matter and the edges */
+	static const shape fixed[] = {
+		{1, 32, 8, 8, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* 1x1 direct */
+		{1, 96, 7, 9, 24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 1},
+		{2, 3, 11, 13, 17, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* stem-like, odd everything */
+		{1, 1, 9, 9, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* 1 channel: depthwise shape */
+		{1, 1, 9, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* 1 input channel */
+		{1, 8, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8, NPU_T_I8, 2},	/* depthwise */
+		{1, 6, 10, 10, 6, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 6, NPU_T_I8, 0},
+		{1, 12, 9, 9, 18, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 3, NPU_T_I16, 2},	/* grouped, dilated */
+		{3, 300, 1, 1, 37, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* fully connected */
+		{1, 40, 6, 6, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 3},	/* weight zero point beyond int8 */
+		{1, 2048, 2, 3, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 2},	/* K = 18432: beyond CQ_MAX_K */
+		{1, 1820, 1, 1, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 2},	/* K = 16380, the bound */
+	};
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+		int ok = one(&fixed[i], &path);
+		fails += !ok;
+		paths[path]++;
+	}
+	for (int i = 0; i < 300; i++) {
+		shape s;
+		int kind = ri(0, 5);
+		s.N = ri(1, 2), s.G = 1;
+		s.KH = ri(1, 4), s.KW = ri(1, 4), s.SH = ri(1, 3), s.SW = ri(1, 3), s.DH = ri(1, 2), s.DW = ri(1, 2);
+		s.H = ri(1, 12), s.W = ri(1, 12);
+		s.PT = ri(0, s.KH - 1), s.PB = ri(0, s.KH - 1), s.PL = ri(0, s.KW - 1), s.PR = ri(0, s.KW - 1);
+		s.C = ri(1, 40), s.OC = ri(1, 40);
+		if (kind == 0) {	/* 1x1 */
+			s.KH = s.KW = 1, s.PT = s.PB = s.PL = s.PR = 0;
+			s.C = ri(1, 200), s.SH = s.SW = ri(0, 2) ? 1 : 2;
+		} else if (kind == 1) {	/* depthwise */
+			s.G = s.C, s.OC = s.C;
+		} else if (kind == 2) {	/* grouped */
+			s.G = ri(1, 4), s.C = s.G * ri(1, 9), s.OC = s.G * ri(1, 11);
+		} else if (kind == 3) {	/* fully connected */
+			s.H = s.W = s.KH = s.KW = 1, s.SH = s.SW = s.DH = s.DW = 1, s.PT = s.PB = s.PL = s.PR = 0;
+			s.C = ri(1, 700), s.N = ri(1, 5);
+		}
+		s.YT = ri(0, 4) ? NPU_T_I8 : NPU_T_I16;
+		s.wz = ri(0, 3) ? ri(0, 1) : 2;
+		int ok = one(&s, &path);
+		fails += !ok;
+		paths[path]++;
+	}
+	printf("# paths: generic %d, depthwise %d, gemm %d\n", paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL]);
+	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + (int)(sizeof fixed / sizeof fixed[0]));
+	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 100);
+	return check_done();
+}
