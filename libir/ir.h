@@ -17,11 +17,13 @@
 #include "../share/npu/runtime/npu_rt.h"
 
 #define NPUKIT_VERSION "0.1.0"
-#define IR_FORMAT_VERSION 1
+#define IR_FORMAT_VERSION 2	/* 2: CRC-32 trailer; version 1 is still read */
 #define IR_MAX_RANK 8
 /* Sanity bounds for anything a file dictates. */
 #define IR_MAX_DIM ((int64_t)1 << 40)
 #define IR_MAX_ELEMS ((int64_t)1 << 40)
+#define IR_MAX_FILE ((uint64_t)1 << 36)	/* bytes of one input file (64 GiB) */
+#define IR_MAX_NODES (1 << 24)		/* nodes (and tensors) of one IR stream */
 
 /* ---------------------------------------------------------------- value types */
 
@@ -83,6 +85,9 @@ int ir_kind_from_name(const char *s);
 const char *ir_precision_name(ir_precision p);	/* "" for NONE */
 int ir_precision_from_name(const char *s);
 
+/* The one overflow-checked product for sizes a file dictates: *acc *= v when
+ * *acc and v are >= 0 and the product is at most limit; else -1, *acc kept. */
+int ir_mul_checked(int64_t *acc, int64_t v, int64_t limit);
 /* Element count; -1 if a dim is negative or the product overflows IR_MAX_ELEMS. */
 int64_t ir_shape_numel(const ir_shape *s);
 bool ir_shape_equal(const ir_shape *a, const ir_shape *b);
@@ -165,8 +170,16 @@ ir_tensor *ir_graph_tensor(const ir_graph *g, int id);	/* NULL if out of range *
 ir_node *ir_graph_node(const ir_graph *g, int id);
 int ir_graph_find_tensor(const ir_graph *g, const char *name);	/* -1 if none */
 int ir_graph_find_node(const ir_graph *g, const char *name);
-/* The node producing tensor t, or -1 (inputs, constants). Linear scan. */
+/* Hashed: O(1) on average. Names change only through ir_tensor_rename (never
+ * by assigning ir_tensor.name). Lookups refresh a cache inside the graph: one
+ * graph is not looked up from two threads at once. */
+int ir_tensor_rename(ir_graph *g, int id, const char *name, ir_diag *d);
+/* The node producing tensor t, or -1 (inputs, constants). O(1) amortized
+ * (a use-def cache inside the graph; removals and reorders rebuild it). */
 int ir_graph_producer(const ir_graph *g, int t);
+/* The one node with exactly one input slot reading t, else -1 (graph
+ * outputs are not counted: see ir_graph_consumers). */
+int ir_graph_sole_consumer(const ir_graph *g, int t);
 
 /* Add a tensor; returns its id, or -1 (duplicate name, bad shape) with d set.
  * Activations may be added with rank 0 and filled by shape inference. */
@@ -274,6 +287,8 @@ int64_t ir_node_macs(const ir_graph *g, int node);
 /* Serialize to / parse from memory. ir_graph_write verifies first. */
 int ir_graph_write_mem(const ir_graph *g, uint8_t **out, size_t *size, ir_diag *d);
 ir_graph *ir_graph_read_mem(const uint8_t *buf, size_t size, ir_diag *d);
+/* CRC-32 (zlib's polynomial) of size bytes: the IR stream's checksum. */
+uint32_t ir_crc32(const void *buf, size_t size);
 /* Guess what a non-IR file is ("a TensorFlow GraphDef", ...) from its
  * first bytes; returns NULL if nothing recognisable. */
 const char *ir_sniff_format(const uint8_t *buf, size_t size, const char **hint);

@@ -1187,6 +1187,16 @@ static int parse_record(reader *r, ctensor *t)
 	}
 	if (t->min > t->max)
 		return rfail(r, "min greater than max");
+	/* What count values in [min, max] can sum to (a little slack for the
+	 * rounding of acc_double). */
+	double n = (double)t->count, sum = acc_double(&t->sum), sq = acc_double(&t->sumsq);
+	double top = fmax(t->min * t->min, t->max * t->max), slack = 1e-9;
+	if (sq < 0)
+		return rfail(r, "negative sumsq");
+	if (sq > n * top * (1 + slack) || sq < sum * sum / n * (1 - slack))
+		return rfail(r, "sumsq impossible for count, min and max");
+	if (sum < n * t->min - fabs(n * t->min) * slack || sum > n * t->max + fabs(n * t->max) * slack)
+		return rfail(r, "sum outside count times [min, max]");
 	if (t->rexp != rexp_for(fmax(-t->min, t->max)))
 		return rfail(r, "rexp does not match min and max");
 	int first = 0;

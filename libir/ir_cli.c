@@ -1,4 +1,7 @@
 /* ir_cli.c - diagnostics, input, atomic output for the npukit programs. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE	/* O_TMPFILE */
+#endif
 #include "ir_cli.h"
 
 #include <ctype.h>
@@ -123,6 +126,24 @@ int cli_error(const char *file, const char *fmt, ...)
 	return CLI_FAIL;
 }
 
+int cli_error_msg(const char *file, const char *msg)
+{
+	size_t n = file ? strlen(file) : strcspn(msg, ": ");
+	bool located = file ? !strncmp(msg, file, n) : n > 0 && strcspn(msg, "./") < n;
+	if (!located || msg[n] != ':')
+		return cli_error(file, "%s", msg);
+	const char *p = msg + n + 1, *q = p;
+	while (*q >= '0' && *q <= '9')
+		q++;
+	if (q > p && *q == ':')
+		n = (size_t)(q - msg), p = q + 1;
+	while (*p == ' ')
+		p++;
+	fflush(stdout);
+	fprintf(stderr, "%s: %.*s: error: %s\n", cli_prog, (int)n, msg, p);
+	return CLI_FAIL;
+}
+
 void cli_warn(const char *file, const char *fmt, ...)
 {
 	if (cli_verbose < 0)
@@ -194,6 +215,13 @@ int cli_read_file(const char *path, bool binary, uint8_t **buf, size_t *size)
 		n += k;
 		if (k == 0)
 			break;
+		if ((uint64_t)n > IR_MAX_FILE) {
+			free(p);
+			if (!std)
+				fclose(f);
+			return cli_error(name, "larger than %llu bytes, the input size limit (npu(7), LIMITS)",
+					 (unsigned long long)IR_MAX_FILE), -1;
+		}
 	}
 	int err = ferror(f);
 	if (!std)
@@ -269,12 +297,37 @@ int cli_output_open(cli_output *o, const char *path, bool binary, bool force)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
+	mode_t mask = umask(0);
+	umask(mask);
+#ifdef O_TMPFILE
+	/* An unnamed file in the target's directory: nothing is left behind
+	 * even by SIGKILL; it gets a name only once complete (commit). */
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%.*s", dirlen ? dirlen : 1, dirlen ? path : ".");
+	int afd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666 & ~mask);
+	if (afd >= 0) {
+		fchmod(afd, 0666 & ~mask);
+		o->f = fdopen(afd, binary ? "wb" : "w");
+		o->path = strdup(path);
+		o->anon = 1;
+		if (!o->f || !o->path) {
+			if (o->f)
+				fclose(o->f);
+			else
+				close(afd);
+			free(o->path);
+			memset(o, 0, sizeof *o);
+			return cli_error(path, "out of memory"), -1;
+		}
+		return 0;
+	}
+	/* Unsupported by the file system (EOPNOTSUPP, EISDIR on old kernels):
+	 * a named temporary file, renamed on commit. */
+#endif
 	int fd = mkstemp(tmp_path);
 	if (fd < 0)
 		return cli_error(path, "cannot create a temporary file: %s", strerror(errno)), -1;
 	have_tmp = 1;
-	mode_t mask = umask(0);
-	umask(mask);
 	fchmod(fd, 0666 & ~mask);
 	o->f = fdopen(fd, binary ? "wb" : "w");
 	o->path = strdup(path);
@@ -307,6 +360,36 @@ void cli_output_abort(cli_output *o)
 	memset(o, 0, sizeof *o);
 }
 
+/* Give the complete O_TMPFILE file a temporary name next to the target
+ * (renamed over it by the caller, as a named temporary file would be). */
+static int link_anon(cli_output *o)
+{
+	char proc[64];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fileno(o->f));
+	const char *slash = strrchr(o->path, '/');
+	int dirlen = slash ? (int)(slash - o->path + 1) : 0;
+	for (unsigned k = 0; k < 1000; k++) {
+		int n = snprintf(tmp_path, sizeof tmp_path, "%.*s.%s.%ld.%u", dirlen, o->path, o->path + dirlen,
+				 (long)getpid(), k);
+		if (n < 0 || (size_t)n >= sizeof tmp_path)
+			return -1;
+		have_tmp = 1;
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp_path, AT_SYMLINK_FOLLOW) == 0) {
+			o->tmp = strdup(tmp_path);
+			if (!o->tmp) {
+				unlink(tmp_path);
+				have_tmp = 0;
+				return -1;
+			}
+			return 0;
+		}
+		have_tmp = 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
 int cli_output_commit(cli_output *o)
 {
 	const char *name = o->path ? o->path : "<stdout>";
@@ -320,6 +403,8 @@ int cli_output_commit(cli_output *o)
 			return cli_error(name, "write error: %s", strerror(errno)), -1;
 		return 0;
 	}
+	if (!err && o->anon && link_anon(o) != 0)
+		err = 1;
 	err |= fclose(o->f) != 0;
 	o->f = NULL;
 	if (!err && o->tmp && rename(o->tmp, o->path) != 0)

@@ -49,6 +49,11 @@ char *cli_named_number(const char *arg, double *value);
 bool cli_c_identifier(const char *s);
 /* "prog: file: error: message" (file may be NULL). Returns CLI_FAIL. */
 int cli_error(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A reader's message that starts with its own location ("FILE: ..." or
+ * "FILE:LINE: ..."; FILE given, or else a leading path-like token) printed
+ * as "prog: FILE:LINE: error: ..."; any other message as cli_error(file).
+ * Returns CLI_FAIL. */
+int cli_error_msg(const char *file, const char *msg);
 /* Same with "warning:"; suppressed by -q. */
 void cli_warn(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Informational line on stderr when cli_verbose >= level. */
@@ -68,14 +73,17 @@ int cli_read_file(const char *path, bool binary, uint8_t **buf, size_t *size);
  * ..." hints) and returns NULL on failure. */
 ir_graph *cli_read_ir(const char *path);
 
-/* An output that is atomic when it is a file: written to a temporary file
- * next to it and renamed by cli_output_commit; removed on failure, on
- * cli_output_abort and on SIGINT/SIGTERM/SIGHUP. An existing path that is
- * not a regular file (/dev/null, a FIFO) is written in place. */
+/* An output that is atomic when it is a file: written to an unnamed
+ * (O_TMPFILE) file in its directory on Linux, so even SIGKILL leaves nothing
+ * behind, or else to a temporary file next to it; named and renamed into
+ * place by cli_output_commit; removed on failure, on cli_output_abort and on
+ * SIGINT/SIGTERM/SIGHUP. An existing path that is not a regular file
+ * (/dev/null, a FIFO) is written in place. */
 typedef struct {
 	FILE *f;
 	char *path;	/* NULL: standard output */
-	char *tmp;	/* NULL: written in place */
+	char *tmp;	/* NULL: written in place (or not named yet) */
+	int anon;	/* an unnamed O_TMPFILE file, linked in on commit */
 } cli_output;
 
 /* Open path ("-"/NULL: stdout). A binary output refuses a terminal unless

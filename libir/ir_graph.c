@@ -39,10 +39,13 @@ int ir_precision_from_name(const char *s) { return name_index(precision_names, I
 int ir_fail(ir_diag *d, int node, int tensor, const char *fmt, ...)
 {
 	if (d) {
+		/* Format apart: callers may pass d->msg itself as an argument. */
+		char m[sizeof d->msg];
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+		vsnprintf(m, sizeof m, fmt, ap);
 		va_end(ap);
+		memcpy(d->msg, m, sizeof m);
 		d->node = node;
 		d->tensor = tensor;
 	}
@@ -50,6 +53,14 @@ int ir_fail(ir_diag *d, int node, int tensor, const char *fmt, ...)
 }
 
 /* ---------------------------------------------------------------- shapes */
+
+int ir_mul_checked(int64_t *acc, int64_t v, int64_t limit)
+{
+	if (*acc < 0 || v < 0 || (v != 0 && *acc > limit / v))
+		return -1;
+	*acc *= v;
+	return 0;
+}
 
 int64_t ir_shape_numel(const ir_shape *s)
 {
@@ -60,9 +71,8 @@ int64_t ir_shape_numel(const ir_shape *s)
 		int64_t d = s->dim[i];
 		if (d < 0 || d > IR_MAX_DIM)
 			return -1;
-		if (d != 0 && n > IR_MAX_ELEMS / d)
+		if (ir_mul_checked(&n, d, IR_MAX_ELEMS))
 			return -1;
-		n *= d;
 	}
 	return n;
 }
@@ -272,6 +282,11 @@ void ir_graph_free(ir_graph *g)
 	free(g->history);
 	free(g->inputs);
 	free(g->outputs);
+	free(g->tindex.slot);
+	free(g->nindex.slot);
+	free(g->use.prod);
+	free(g->use.uses);
+	free(g->use.usum);
 	free(g);
 }
 
@@ -288,29 +303,218 @@ ir_node *ir_graph_node(const ir_graph *g, int id)
 	return id >= 0 && id < g->n_nodes ? &g->nodes[id] : NULL;
 }
 
+/* ---------------------------------------------------------------- name index */
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325u;	/* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+	return h ^ (h >> 29);
+}
+
+static const char *index_name(const ir_graph *g, bool nodes, int id)
+{
+	return nodes ? g->nodes[id].name : g->tensors[id].name;
+}
+
+static void index_put(ir_name_index *x, const ir_graph *g, bool nodes, int id)
+{
+	size_t mask = x->cap - 1, i = (size_t)name_hash(index_name(g, nodes, id)) & mask;
+	while (x->slot[i])
+		i = (i + 1) & mask;
+	x->slot[i] = id + 1;
+}
+
+/* Make x index ids 0..n-1 (room for one more); -1: out of memory. */
+static int index_sync(ir_name_index *x, const ir_graph *g, bool nodes, int n)
+{
+	if (!x->stale && x->count == n && (size_t)n + 1 <= x->cap / 2)
+		return 0;
+	size_t cap = x->cap ? x->cap : 64;
+	while (cap / 2 < (size_t)n + 1)
+		cap *= 2;
+	if (x->stale || x->count > n || cap != x->cap) {
+		int *slot = calloc(cap, sizeof *slot);
+		if (!slot)
+			return -1;
+		free(x->slot);
+		x->slot = slot;
+		x->cap = cap;
+		x->count = 0;
+		x->stale = 0;
+	}
+	for (; x->count < n; x->count++)
+		index_put(x, g, nodes, x->count);
+	return 0;
+}
+
+static int index_find(const ir_graph *cg, bool nodes, const char *name)
+{
+	/* The index is a cache: graphs come from ir_graph_new (never const
+	 * objects), so refreshing it under a const lookup is sound. */
+	ir_graph *g = (ir_graph *)cg;
+	ir_name_index *x = nodes ? &g->nindex : &g->tindex;
+	int n = nodes ? g->n_nodes : g->n_tensors;
+	if (!name)
+		return -1;
+	if (index_sync(x, g, nodes, n) < 0) {
+		for (int i = 0; i < n; i++)	/* out of memory: scan */
+			if (strcmp(index_name(g, nodes, i), name) == 0)
+				return i;
+		return -1;
+	}
+	size_t mask = x->cap - 1, i = (size_t)name_hash(name) & mask;
+	for (; x->slot[i]; i = (i + 1) & mask) {
+		int id = x->slot[i] - 1;
+		if (strcmp(index_name(g, nodes, id), name) == 0)
+			return id;
+	}
+	return -1;
+}
+
+/* After appending id n-1: index it if the index is current. */
+static void index_added(ir_name_index *x, const ir_graph *g, bool nodes, int n)
+{
+	if (!x->stale && x->count == n - 1 && (size_t)n + 1 <= x->cap / 2) {
+		index_put(x, g, nodes, n - 1);
+		x->count = n;
+	}
+}
+
 int ir_graph_find_tensor(const ir_graph *g, const char *name)
 {
-	for (int i = 0; i < g->n_tensors; i++)
-		if (strcmp(g->tensors[i].name, name) == 0)
-			return i;
-	return -1;
+	return index_find(g, false, name);
 }
 
 int ir_graph_find_node(const ir_graph *g, const char *name)
 {
-	for (int i = 0; i < g->n_nodes; i++)
-		if (strcmp(g->nodes[i].name, name) == 0)
-			return i;
-	return -1;
+	return index_find(g, true, name);
+}
+
+int ir_tensor_rename(ir_graph *g, int id, const char *name, ir_diag *d)
+{
+	ir_tensor *t = ir_graph_tensor(g, id);
+	if (!t)
+		return ir_fail(d, -1, id, "no tensor %d", id);
+	if (!name || !*name)
+		return ir_fail(d, -1, id, "tensor with an empty name");
+	int other = ir_graph_find_tensor(g, name);
+	if (other >= 0 && other != id)
+		return ir_fail(d, -1, id, "duplicate tensor name '%s'", name);
+	char *s = ir_strdup(name);
+	if (!s)
+		return ir_fail(d, -1, id, "out of memory");
+	free(t->name);
+	t->name = s;
+	g->tindex.stale = 1;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- use-def cache */
+
+static int use_reserve(ir_use_cache *u, int n)
+{
+	if (n <= u->cap)
+		return 0;
+	int c = u->cap ? u->cap : 64;
+	while (c < n)
+		c = c > INT32_MAX / 2 ? n : c * 2;
+	int *p = ir_xrealloc(u->prod, (size_t)c, sizeof *p);
+	if (p)
+		u->prod = p;
+	int *q = ir_xrealloc(u->uses, (size_t)c, sizeof *q);
+	if (q)
+		u->uses = q;
+	int64_t *r = ir_xrealloc(u->usum, (size_t)c, sizeof *r);
+	if (r)
+		u->usum = r;
+	if (!p || !q || !r)
+		return -1;
+	u->cap = c;
+	return 0;
+}
+
+static void use_read(ir_use_cache *u, int t, int node, int sign)
+{
+	if (t >= 0) {
+		u->uses[t] += sign;
+		u->usum[t] += sign * (int64_t)node;
+	}
+}
+
+/* Valid cache (rebuilt when dropped); -1 when out of memory. */
+static int use_sync(const ir_graph *cg)
+{
+	ir_graph *g = (ir_graph *)cg;	/* a cache: see index_find */
+	ir_use_cache *u = &g->use;
+	if (u->valid)
+		return 0;
+	if (use_reserve(u, g->n_tensors + 1) < 0)
+		return -1;
+	for (int t = 0; t < g->n_tensors; t++) {
+		u->prod[t] = -1;
+		u->uses[t] = 0;
+		u->usum[t] = 0;
+	}
+	for (int i = 0; i < g->n_nodes; i++) {
+		const ir_node *n = &g->nodes[i];
+		for (int j = 0; j < n->n_inputs; j++)
+			use_read(u, n->inputs[j], i, 1);
+		for (int j = 0; j < n->n_outputs; j++)
+			if (u->prod[n->outputs[j]] < 0)
+				u->prod[n->outputs[j]] = i;
+	}
+	u->valid = 1;
+	return 0;
+}
+
+static void use_drop(ir_graph *g) { g->use.valid = 0; }
+
+static bool node_writes(const ir_graph *g, int node, int t)
+{
+	if (node < 0 || node >= g->n_nodes)
+		return false;
+	for (int k = 0; k < g->nodes[node].n_outputs; k++)
+		if (g->nodes[node].outputs[k] == t)
+			return true;
+	return false;
 }
 
 int ir_graph_producer(const ir_graph *g, int t)
 {
+	if (t < 0 || t >= g->n_tensors)
+		return -1;
+	if (use_sync(g) == 0) {
+		int p = g->use.prod[t];
+		if (p == -1 || (p >= 0 && node_writes(g, p, t)))
+			return p;
+		/* Unknown, or a node's outputs were rewritten in place. */
+		use_drop((ir_graph *)g);
+		if (use_sync(g) == 0)
+			return g->use.prod[t];
+	}
 	for (int i = 0; i < g->n_nodes; i++)
-		for (int k = 0; k < g->nodes[i].n_outputs; k++)
-			if (g->nodes[i].outputs[k] == t)
-				return i;
+		if (node_writes(g, i, t))
+			return i;
 	return -1;
+}
+
+int ir_graph_sole_consumer(const ir_graph *g, int t)
+{
+	if (t < 0 || t >= g->n_tensors)
+		return -1;
+	if (use_sync(g) == 0)
+		return g->use.uses[t] == 1 ? (int)g->use.usum[t] : -1;
+	int found = -1;
+	for (int i = 0; i < g->n_nodes; i++)
+		for (int j = 0; j < g->nodes[i].n_inputs; j++)
+			if (g->nodes[i].inputs[j] == t) {
+				if (found >= 0)
+					return -1;
+				found = i;
+			}
+	return found;
 }
 
 size_t ir_tensor_nbytes(const ir_tensor *t)
@@ -343,7 +547,19 @@ int ir_graph_add_tensor(ir_graph *g, const char *name, ir_dtype dtype,
 	t->dtype = dtype;
 	t->shape = s;
 	t->kind = kind;
-	return g->n_tensors++;
+	g->n_tensors++;
+	index_added(&g->tindex, g, false, g->n_tensors);
+	if (g->use.valid) {
+		if (use_reserve(&g->use, g->n_tensors + 1) < 0) {
+			use_drop(g);
+		} else {
+			int id = g->n_tensors - 1;
+			g->use.prod[id] = kind == IR_KIND_ACTIVATION || kind == IR_KIND_STATE ? -2 : -1;
+			g->use.uses[id] = 0;
+			g->use.usum[id] = 0;
+		}
+	}
+	return g->n_tensors - 1;
 }
 
 int ir_tensor_set_data(ir_graph *g, int id, const void *data, size_t nbytes, ir_diag *d)
@@ -373,6 +589,8 @@ int ir_graph_add_const(ir_graph *g, const char *name, ir_dtype dtype,
 		return -1;
 	if (ir_tensor_set_data(g, id, data, ir_tensor_nbytes(&g->tensors[id]), d) < 0) {
 		tensor_clear(&g->tensors[--g->n_tensors]);
+		g->tindex.stale = 1;
+		use_drop(g);
 		return -1;
 	}
 	return id;
@@ -426,7 +644,17 @@ int ir_graph_add_node(ir_graph *g, const char *name, int op, const int *inputs,
 		memcpy(n->outputs, outputs, sizeof(int) * (size_t)n_outputs);
 	n->n_inputs = n_inputs;
 	n->n_outputs = n_outputs;
-	return g->n_nodes++;
+	g->n_nodes++;
+	index_added(&g->nindex, g, true, g->n_nodes);
+	if (g->use.valid) {
+		int id = g->n_nodes - 1;
+		for (int i = 0; i < n_inputs; i++)
+			use_read(&g->use, inputs[i], id, 1);
+		for (int i = 0; i < n_outputs; i++)
+			if (g->use.prod[outputs[i]] < 0)
+				g->use.prod[outputs[i]] = id;
+	}
+	return g->n_nodes - 1;
 }
 
 int ir_node_set_inputs(ir_graph *g, int node, const int *inputs, int n_inputs, ir_diag *d)
@@ -444,6 +672,12 @@ int ir_node_set_inputs(ir_graph *g, int node, const int *inputs, int n_inputs, i
 		return ir_fail(d, node, -1, "out of memory");
 	if (n_inputs)
 		memcpy(v, inputs, sizeof(int) * (size_t)n_inputs);
+	if (g->use.valid) {
+		for (int i = 0; i < n->n_inputs; i++)
+			use_read(&g->use, n->inputs[i], node, -1);
+		for (int i = 0; i < n_inputs; i++)
+			use_read(&g->use, inputs[i], node, 1);
+	}
 	free(n->inputs);
 	n->inputs = v;
 	n->n_inputs = n_inputs;
@@ -457,6 +691,8 @@ int ir_graph_remove_node(ir_graph *g, int node)
 	node_clear(&g->nodes[node]);
 	memmove(&g->nodes[node], &g->nodes[node + 1], sizeof *g->nodes * (size_t)(g->n_nodes - node - 1));
 	g->n_nodes--;
+	g->nindex.stale = 1;
+	use_drop(g);
 	return 0;
 }
 
@@ -469,6 +705,10 @@ int ir_graph_replace_uses(ir_graph *g, int from, int to)
 		for (int j = 0; j < g->nodes[i].n_inputs; j++)
 			if (g->nodes[i].inputs[j] == from) {
 				g->nodes[i].inputs[j] = to;
+				if (g->use.valid) {
+					use_read(&g->use, from, i, -1);
+					use_read(&g->use, to, i, 1);
+				}
 				count++;
 			}
 	for (int i = 0; i < g->n_outputs; i++)
@@ -482,9 +722,12 @@ int ir_graph_replace_uses(ir_graph *g, int from, int to)
 int ir_graph_consumers(const ir_graph *g, int t)
 {
 	int count = 0;
-	for (int i = 0; i < g->n_nodes; i++)
-		for (int j = 0; j < g->nodes[i].n_inputs; j++)
-			count += g->nodes[i].inputs[j] == t;
+	if (t >= 0 && t < g->n_tensors && use_sync(g) == 0)
+		count = g->use.uses[t];
+	else
+		for (int i = 0; i < g->n_nodes; i++)
+			for (int j = 0; j < g->nodes[i].n_inputs; j++)
+				count += g->nodes[i].inputs[j] == t;
 	for (int i = 0; i < g->n_outputs; i++)
 		count += g->outputs[i] == t;
 	return count;
@@ -834,16 +1077,51 @@ const ir_history *ir_history_at(const ir_graph *g, int i) { return i >= 0 && i <
 
 /* ---------------------------------------------------------------- order */
 
+/* Min-heap of node ids: the ready set of ir_topo_order. */
+static void heap_push(int *h, int *n, int v)
+{
+	int i = (*n)++;
+	while (i > 0 && h[(i - 1) / 2] > v) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static int heap_pop(int *h, int *n)
+{
+	int top = h[0], v = h[--*n], i = 0;
+	for (;;) {
+		int c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1] < h[c])
+			c++;
+		if (h[c] >= v)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = v;
+	return top;
+}
+
 /* Kahn's algorithm, taking the lowest-numbered ready node each time so an
- * already valid order is kept. order[] receives node ids. */
+ * already valid order is kept. order[] receives node ids. O(E log n): the
+ * consumers of each tensor are listed once (CSR), the ready set is a heap. */
 int ir_topo_order(const ir_graph *g, int *order, ir_diag *d)
 {
 	int nn = g->n_nodes, nt = g->n_tensors;
+	size_t ne = 0;
+	for (int i = 0; i < nn; i++)
+		ne += (size_t)g->nodes[i].n_inputs;
 	int *prod = malloc(sizeof(int) * (size_t)(nt + 1));
 	int *pending = calloc((size_t)nn + 1, sizeof(int));
-	char *done = calloc((size_t)nn + 1, 1);
-	int rc = -1, k = 0;
-	if (!prod || !pending || !done) {
+	int *first = calloc((size_t)nt + 2, sizeof(int));	/* CSR: consumers of t */
+	int *users = ir_xrealloc(NULL, ne + 1, sizeof(int));
+	int *heap = malloc(sizeof(int) * (size_t)(nn + 1));
+	int rc = -1, k = 0, nh = 0;
+	if (!prod || !pending || !first || !users || !heap) {
 		ir_fail(d, -1, -1, "out of memory");
 		goto out;
 	}
@@ -862,38 +1140,50 @@ int ir_topo_order(const ir_graph *g, int *order, ir_diag *d)
 	for (int i = 0; i < nn; i++)
 		for (int j = 0; j < g->nodes[i].n_inputs; j++) {
 			int t = g->nodes[i].inputs[j];
-			if (t >= 0 && prod[t] >= 0)
+			if (t >= 0 && prod[t] >= 0) {
 				pending[i]++;
+				first[t + 1]++;
+			}
 		}
-	/* Quadratic scans; graphs are thousands of nodes at most. */
-	while (k < nn) {
-		int pick = -1;
-		for (int i = 0; i < nn && pick < 0; i++)
-			if (!done[i] && pending[i] == 0)
-				pick = i;
-		if (pick < 0) {
-			for (int i = 0; i < nn; i++)
-				if (!done[i]) {
-					ir_fail(d, i, -1, "graph has a cycle through node '%s'", g->nodes[i].name);
-					break;
-				}
-			goto out;
+	for (int t = 0; t < nt; t++)
+		first[t + 1] += first[t];
+	for (int i = 0; i < nn; i++)	/* first[t] runs ahead while filling... */
+		for (int j = 0; j < g->nodes[i].n_inputs; j++) {
+			int t = g->nodes[i].inputs[j];
+			if (t >= 0 && prod[t] >= 0)
+				users[first[t]++] = i;
 		}
-		done[pick] = 1;
+	for (int t = nt; t > 0; t--)	/* ...and is shifted back here */
+		first[t] = first[t - 1];
+	first[0] = 0;
+	for (int i = 0; i < nn; i++)
+		if (pending[i] == 0)
+			heap_push(heap, &nh, i);
+	while (nh > 0) {
+		int pick = heap_pop(heap, &nh);
 		order[k++] = pick;
 		for (int j = 0; j < g->nodes[pick].n_outputs; j++) {
 			int t = g->nodes[pick].outputs[j];
-			for (int i = 0; i < nn; i++)
-				for (int m = 0; m < g->nodes[i].n_inputs; m++)
-					if (g->nodes[i].inputs[m] == t)
-						pending[i]--;
+			for (int u = first[t]; u < first[t + 1]; u++)
+				if (--pending[users[u]] == 0)
+					heap_push(heap, &nh, users[u]);
 		}
+	}
+	if (k < nn) {
+		for (int i = 0; i < nn; i++)
+			if (pending[i] > 0) {
+				ir_fail(d, i, -1, "graph has a cycle through node '%s'", g->nodes[i].name);
+				break;
+			}
+		goto out;
 	}
 	rc = 0;
 out:
 	free(prod);
 	free(pending);
-	free(done);
+	free(first);
+	free(users);
+	free(heap);
 	return rc;
 }
 
@@ -912,6 +1202,8 @@ int ir_graph_toposort(ir_graph *g, ir_diag *d)
 		for (int i = 0; i < nn; i++)
 			nodes[i] = g->nodes[order[i]];
 		memcpy(g->nodes, nodes, sizeof(ir_node) * (size_t)nn);
+		g->nindex.stale = 1;
+		use_drop(g);
 	}
 	free(order);
 	free(nodes);
@@ -971,6 +1263,9 @@ void ir_graph_prune(ir_graph *g)
 		g->nodes[k++] = *n;
 	}
 	g->n_nodes = k;
+	g->tindex.stale = 1;
+	g->nindex.stale = 1;
+	use_drop(g);
 	for (int i = 0; i < g->n_inputs; i++)
 		g->inputs[i] = remap[g->inputs[i]];
 	for (int i = 0; i < g->n_outputs; i++)

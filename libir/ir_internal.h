@@ -4,6 +4,29 @@
 
 #include "ir.h"
 
+/* Hashed name -> id lookup: open addressing over ids (slot = id + 1, 0 is
+ * empty), probed by the name's hash and confirmed by comparing the current
+ * name, so the table never decides output order. Rebuilt lazily (O(n)) when
+ * stale: after removals, reordering, renames or a count mismatch. */
+typedef struct {
+	int *slot;
+	size_t cap;	/* power of two, or 0 */
+	int count;	/* ids 0..count-1 are indexed */
+	int stale;
+} ir_name_index;
+
+/* Use-def cache: per tensor its producer (-1 none, -2 not yet known: a
+ * tensor added since the last rebuild that no node claimed through
+ * ir_graph_add_node), how many node input slots read it and the sum of those
+ * nodes' ids (the node itself when there is one use). Kept current by the
+ * graph's own mutators; removals and reorders drop it (rebuilt in O(N+E) on
+ * the next query); a producer answer is checked against the node. */
+typedef struct {
+	int *prod, *uses;
+	int64_t *usum;
+	int cap, valid;
+} ir_use_cache;
+
 struct ir_graph {
 	ir_tensor *tensors;
 	int n_tensors, cap_tensors;
@@ -15,6 +38,8 @@ struct ir_graph {
 	int n_meta;
 	ir_history *history;
 	int n_history;
+	ir_name_index tindex, nindex;	/* see ir_graph.c; lookups may rebuild them */
+	ir_use_cache use;
 };
 
 void *ir_xrealloc(void *p, size_t n, size_t size);	/* overflow-checked */

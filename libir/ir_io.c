@@ -6,12 +6,17 @@
 #include <msgpack.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #define BLOB_ALIGN 64
 #define ZSTD_THRESHOLD (64 * 1024)
 #define ZSTD_LEVEL 3
 #define MAX_BLOB ((uint64_t)1 << 36)
+/* Version 2 ends with the key "crc32" and a uint32 (always 0xce + 4 bytes):
+ * the CRC-32 of every byte before that uint32. */
+#define CRC_KEY "\xa5" "crc32"
+#define CRC_TRAILER 11	/* key (6) + 0xce + 4 */
 #define IR_STR_(x) #x
 #define IR_STR(x) IR_STR_(x)
 
@@ -183,6 +188,19 @@ static void pk_nodes(msgpack_packer *pk, const ir_graph *g)
 	}
 }
 
+uint32_t ir_crc32(const void *buf, size_t size)
+{
+	uLong c = crc32(0L, Z_NULL, 0);
+	const Bytef *p = buf;
+	while (size > 0) {	/* zlib takes uInt lengths */
+		uInt n = size > (1u << 30) ? 1u << 30 : (uInt)size;
+		c = crc32(c, p, n);
+		p += n;
+		size -= n;
+	}
+	return (uint32_t)c;
+}
+
 int ir_graph_serialize(const ir_graph *g, uint8_t **out, size_t *size, ir_diag *d)
 {
 	size_t *offsets = calloc((size_t)g->n_tensors + 1, sizeof *offsets), blob_size = 0;
@@ -219,7 +237,7 @@ int ir_graph_serialize(const ir_graph *g, uint8_t **out, size_t *size, ir_diag *
 		payload = z;
 	}
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 8);
+	msgpack_pack_map(&pk, 9);
 	pk_str(&pk, "npu-ir");
 	msgpack_pack_int(&pk, IR_FORMAT_VERSION);
 	pk_str(&pk, "meta");
@@ -243,6 +261,12 @@ int ir_graph_serialize(const ir_graph *g, uint8_t **out, size_t *size, ir_diag *
 	pk_str(&pk, "data");
 	msgpack_pack_bin(&pk, payload_size);
 	msgpack_pack_bin_body(&pk, payload, payload_size);
+	msgpack_sbuffer_write(&sb, CRC_KEY, 6);
+	if (!sb.data)
+		goto oom;
+	uint32_t crc = ir_crc32(sb.data, sb.size);
+	char tail[5] = {(char)0xce, (char)(crc >> 24), (char)(crc >> 16), (char)(crc >> 8), (char)crc};
+	msgpack_sbuffer_write(&sb, tail, sizeof tail);
 	if (!sb.data)
 		goto oom;
 	*out = (uint8_t *)sb.data;
@@ -1008,22 +1032,47 @@ static int rd_graph(rd *r, ir_graph *g)
 	int rc = -1, *ids = NULL, n = 0;
 	bool seen[8] = {0};
 	static const char *const keys[] = {"meta", "history", "tensors", "nodes", "inputs", "outputs", "blob"};
+	const uint8_t *start = r->p;
 	if (rd_val(r, &top) || top.type != MP_MAP || top.n < 1)
 		return rd_fail(r, "%snot an IR stream (nor a model format npukit recognises)", "");
 	if (rd_str(r, key, sizeof key, "first key") || strcmp(key, "npu-ir"))
 		return rd_fail(r, "%snot an IR stream (first key is not \"npu-ir\")", "");
 	if (rd_expect(r, &v, MP_INT, "format version"))
 		return -1;
-	if (v.i != IR_FORMAT_VERSION) {
+	if (v.i != IR_FORMAT_VERSION && v.i != 1) {
 		char m[64];
 		snprintf(m, sizeof m, "%lld", (long long)v.i);
-		return rd_fail(r, "IR format version %s is not supported (this reader knows version "
+		return rd_fail(r, "IR format version %s is not supported (this reader knows versions 1 to "
 			       IR_STR(IR_FORMAT_VERSION) ")", m);
+	}
+	/* Version 1 streams carry no checksum; later ones are checked whole
+	 * before anything else is believed. */
+	bool checked = v.i >= 2;
+	if (checked) {
+		size_t size = (size_t)(r->end - start);
+		const uint8_t *t = r->end - CRC_TRAILER;
+		if (size < CRC_TRAILER + 16 || memcmp(t, CRC_KEY, 6) || t[6] != 0xce)
+			return rd_fail(r, "%struncated IR stream, or a corrupt one (no checksum at its end)", "");
+		uint32_t want = (uint32_t)be(t + 7, 4), got = ir_crc32(start, size - 5);
+		if (want != got) {
+			char m[96];
+			snprintf(m, sizeof m, "stored %08x, computed %08x", (unsigned)want, (unsigned)got);
+			return rd_fail(r, "IR stream is corrupt: checksum mismatch (%s)", m);
+		}
 	}
 	for (uint64_t i = 1; i < top.n; i++) {
 		int k;
 		if (rd_str(r, key, sizeof key, "top-level key"))
 			goto out;
+		if (checked && !strcmp(key, "crc32")) {
+			if (i + 1 != top.n || r->p != r->end - 5) {
+				rd_fail(r, "%scrc32 is not the last entry of the stream", "");
+				goto out;
+			}
+			r->p = r->end;	/* verified above */
+			seen[7] = true;
+			break;
+		}
 		for (k = 0; k < 7 && strcmp(key, keys[k]); k++)
 			;
 		if (k < 7 && seen[k]) {
@@ -1051,7 +1100,7 @@ static int rd_graph(rd *r, ir_graph *g)
 		case 2:
 			if (rd_expect(r, &v, MP_ARRAY, "tensors"))
 				goto out;
-			if (v.n > (1u << 24) || !(refs = calloc(v.n + 1, sizeof *refs))) {
+			if (v.n > IR_MAX_NODES || !(refs = calloc(v.n + 1, sizeof *refs))) {
 				rd_fail(r, "%stoo many tensors", "");
 				goto out;
 			}
@@ -1064,6 +1113,10 @@ static int rd_graph(rd *r, ir_graph *g)
 		case 3:
 			if (rd_expect(r, &v, MP_ARRAY, "nodes"))
 				goto out;
+			if (v.n > IR_MAX_NODES) {
+				rd_fail(r, "%stoo many nodes", "");
+				goto out;
+			}
 			for (uint64_t t = 0; t < v.n; t++) {
 				snprintf(r->where, sizeof r->where, "node %llu", (unsigned long long)t);
 				if (rd_node(r, g))
@@ -1101,6 +1154,10 @@ static int rd_graph(rd *r, ir_graph *g)
 			rd_fail(r, "IR stream lacks '%s'", keys[k]);
 			goto out;
 		}
+	if (checked && !seen[7]) {
+		rd_fail(r, "%sIR stream lacks its crc32 entry", "");
+		goto out;
+	}
 	if (r->p != r->end) {
 		rd_fail(r, "%strailing bytes after the IR stream", "");
 		goto out;

@@ -83,13 +83,7 @@ static int only_consumer(const ir_graph *g, int t)
 {
 	if (is_output(g, t) || ir_graph_consumers(g, t) != 1)
 		return -1;
-	for (int i = 0; i < ir_graph_node_count(g); i++) {
-		const ir_node *n = ir_graph_node(g, i);
-		for (int j = 0; j < n->n_inputs; j++)
-			if (n->inputs[j] == t)
-				return i;
-	}
-	return -1;
+	return ir_graph_sole_consumer(g, t);
 }
 
 /* Add a constant named after `base` (made unique). */

@@ -55,11 +55,9 @@ void ir_quant_defaults(ir_quant_opts *o)
 static int rename_tensor(ir_graph *g, int t, const char *base)
 {
 	char *n = ir_graph_unique_name(g, base);
-	if (!n)
-		return -1;
-	free(g->tensors[t].name);
-	g->tensors[t].name = n;
-	return 0;
+	int rc = n ? ir_tensor_rename(g, t, n, NULL) : -1;
+	free(n);
+	return rc;
 }
 
 /* A new activation tensor like t (shape) named base (made unique). */

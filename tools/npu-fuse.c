@@ -149,7 +149,7 @@ int main(int argc, char **argv)
 	npu_target t = {0};
 	if (o.target) {
 		if (npu_target_load(o.target, &t, &d))
-			return cli_error(NULL, "%s", d.msg);
+			return cli_error_msg(NULL, d.msg);
 		if (!t.ops[IR_OP_SOFTMAX] || !t.ops[IR_OP_LOG_SOFTMAX])
 			o.pass[IR_PASS_SOFTMAX] = true;
 		/* the NPU runs the written-out form, not one it has no layer_norm for */

@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -68,7 +69,8 @@ static void help(void)
 	       "      --lut-bits N         int16 lookup tables get 2^N+1 entries (default 10)\n"
 	       "      --int-io             keep graph inputs and outputs quantized\n"
 	       "      --strict             a node that stays float (no integer kernel, or the\n"
-	       "                           target lacks it) is an error, not a warning\n"
+	       "                           target lacks it), NaNs in sample data, a constant\n"
+	       "                           input range: errors, not warnings\n"
 	       "Mixed precision:\n"
 	       "      --config FILE        per-layer settings (YAML/JSON: default, layers, ops)\n"
 	       "      --float-layers LIST  keep these nodes (comma-separated) in float\n"
@@ -244,7 +246,7 @@ static int cmp_str(const void *a, const void *b)
 	return lx != ly ? (lx < ly ? -1 : 1) : strcmp(x, y);
 }
 
-static npy_array *read_arrays(const char *path, int *n)
+static npy_array *read_arrays(const char *path, int *n, const ir_graph *g)
 {
 	uint8_t *buf;
 	size_t size;
@@ -252,7 +254,15 @@ static npy_array *read_arrays(const char *path, int *n)
 	bool npz;
 	if (cli_read_file(path, true, &buf, &size))
 		return NULL;
-	npy_array *a = npy_read_any(buf, size, n, &npz, &d);
+	/* With g: an .npz must hold every graph input, checked before inflating. */
+	int ni = g ? ir_graph_input_count(g) : 0;
+	const char **want = calloc((size_t)ni + 1, sizeof *want);
+	for (int i = 0; i < ni && want; i++)
+		want[i] = ir_graph_tensor(g, ir_graph_input(g, i))->name;
+	npy_array *a = want ? npy_read_want(buf, size, want, ni, n, &npz, &d) : NULL;
+	if (!want)
+		snprintf(d.msg, sizeof d.msg, "out of memory");
+	free(want);
 	free(buf);
 	if (!a)
 		cli_error(cli_name(path), "%s", d.msg);
@@ -301,6 +311,25 @@ static int64_t sample_count(const npy_array *a, const ir_tensor *t, const char *
 	return all / per;
 }
 
+static bool nan_strict;	/* --strict: NaNs in sample data are an error */
+
+/* NaNs in the float samples of input t read from file: the statistics skip
+ * them, so say so (an error with --strict). 0, or -1 when that fails. */
+static int nan_check(const char *file, const ir_tensor *t, const npy_array *a)
+{
+	if (a->dtype != IR_DTYPE_F32 || !a->data)
+		return 0;
+	const float *x = a->data;
+	int64_t n = (int64_t)(a->nbytes / sizeof *x), nan = 0;
+	for (int64_t i = 0; i < n; i++)
+		nan += isnan(x[i]);
+	if (!nan || (!nan_strict && cli_verbose < 0))
+		return nan && nan_strict ? -1 : 0;
+	fprintf(stderr, "%s: %s: input '%s': %s: %lld NaN values (of %lld) in the sample data; the statistics skip them\n",
+		cli_prog, file, t->name, nan_strict ? "error" : "warning", (long long)nan, (long long)n);
+	return nan_strict ? -1 : 0;
+}
+
 static int source_open(source *s, const char *path, const ir_graph *g)
 {
 	memset(s, 0, sizeof *s);
@@ -335,7 +364,7 @@ static int source_open(source *s, const char *path, const ir_graph *g)
 			return cli_error(path, "no .npz samples in this directory");
 		return 0;
 	}
-	s->arrs = read_arrays(path, &s->n_arrs);
+	s->arrs = read_arrays(path, &s->n_arrs, g);
 	if (!s->arrs)
 		return -1;
 	bool npz = s->n_arrs != 1 || s->arrs[0].name;
@@ -357,6 +386,8 @@ static int source_open(source *s, const char *path, const ir_graph *g)
 					 (long long)c);
 		s->count = c;
 		s->of_input[i] = a;
+		if (nan_check(path, ir_graph_tensor(g, ir_graph_input(g, i)), a))
+			return -1;
 	}
 	if (s->count == 0)
 		return cli_error(path, "no samples (the first axis is 0)");
@@ -435,13 +466,13 @@ static int source_feed(source *s, int64_t k, const ir_graph *g, ir_exec *e, cali
 	}
 	int n;
 	const char *file = s->files[k];
-	npy_array *a = read_arrays(file, &n);
+	npy_array *a = read_arrays(file, &n, g);
 	if (!a)
 		return -1;
 	for (int i = 0; i < ni && !rc; i++) {
 		npy_array *x = pick(g, i, a, n, true, file);
 		const ir_tensor *t = ir_graph_tensor(g, ir_graph_input(g, i));
-		if (!x || sample_count(x, t, file, true) < 0)
+		if (!x || sample_count(x, t, file, true) < 0 || (r && nan_check(file, t, x)))
 			rc = -1;
 		else if (set_input(e, g, i, x, x->data, ir_shape_numel(&t->shape), r, &d))
 			rc = cli_diag(g, file, &d);
@@ -555,7 +586,7 @@ static int seq_open(seq_source *s, const char *path, const ir_graph *g, const bo
 	char s1[160], s2[160];
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return cli_error(path, "calibration over sequences (--state) reads .npy or .npz files, not directories");
-	if (!(s->arrs = read_arrays(path, &s->n_arrs)))
+	if (!(s->arrs = read_arrays(path, &s->n_arrs, NULL)))
 		return -1;
 	bool npz = s->n_arrs != 1 || s->arrs[0].name;
 	for (int i = 0; i < ni; i++)
@@ -823,12 +854,20 @@ static int resolve_states(const options *o, const ir_graph *g, const char *file,
 }
 
 /* Graph inputs (and state outputs) whose calibrated range is empty or one
- * value: a warning each (none with -q), with --strict an error. The
- * number of them. */
+ * value: a warning each (none with -q), with --strict an error. The number
+ * of them; -1 when a range holds only denormals (and zeros): no scale
+ * represents it, an error naming the data it came from. */
 static int check_ranges(const options *o, const ir_graph *g, const ir_calib *c, const int *sin, const int *sout,
 			const char *file)
 {
-	int bad = 0, ni = ir_graph_input_count(g);
+	int bad = 0, ni = ir_graph_input_count(g), fatal = 0;
+	char data[600];
+	const char *const *src = o->n_calib ? o->calib : o->stats_in;
+	int n_src = o->n_calib ? o->n_calib : o->n_stats_in;
+	if (n_src > 1)
+		snprintf(data, sizeof data, "%s (and %d more)", cli_name(src[0]), n_src - 1);
+	else
+		snprintf(data, sizeof data, "%s", n_src ? cli_name(src[0]) : file);
 	for (int k = 0; k < ni + o->n_states; k++) {
 		bool out = k >= ni;
 		int t = out ? ir_graph_output(g, sout[k - ni]) : ir_graph_input(g, k), pair = -1;
@@ -840,7 +879,16 @@ static int check_ranges(const options *o, const ir_graph *g, const ir_calib *c, 
 		int64_t n = 0;
 		if (x->dtype != IR_DTYPE_F32)
 			continue;
-		if (ir_calib_summary(c, x->name, &lo, &hi, &n, NULL) == 0 && n > 0 && lo < hi)
+		int have = ir_calib_summary(c, x->name, &lo, &hi, &n, NULL) == 0 && n > 0;
+		double mag = fmax(fabs(lo), fabs(hi));
+		if (have && mag > 0 && mag < FLT_MIN) {
+			fprintf(stderr, "%s: %s: %s '%s': error: the calibration values are all zeros and denormals "
+				"(%g .. %g): no quantization scale represents them\n", cli_prog, data,
+				out ? "state output" : "input", x->name, lo, hi);
+			fatal = 1;
+			continue;
+		}
+		if (have && lo < hi)
 			continue;
 		bad++;
 		if (!o->strict && cli_verbose < 0)
@@ -856,7 +904,7 @@ static int check_ranges(const options *o, const ir_graph *g, const ir_calib *c, 
 			x->kind == IR_KIND_STATE ? "hint: it is a state input: calibrate over sequences with --state IN=OUT" :
 			"hint: if it is recurrent state, calibrate over sequences with --state IN=OUT");
 	}
-	return bad;
+	return fatal ? -1 : bad;
 }
 
 /* The integer form of graph input or output tensor t of the quantized g:
@@ -1527,7 +1575,7 @@ static int load_stats(const options *o, ir_calib *c)
 		int rc = ir_calib_read(c, buf, size, cli_name(o->stats_in[i]), &d);
 		free(buf);
 		if (rc)
-			return cli_error(NULL, "%s", d.msg);
+			return cli_error_msg(cli_name(o->stats_in[i]), d.msg);
 	}
 	return 0;
 }
@@ -1616,7 +1664,7 @@ static int settings(options *o, const npu_target *t, const ir_graph *g, const in
 		if (rc || npu_qconfig_apply(&c, g, was_op, *layers, cli_name(o->config), &d)) {
 			if (!rc)
 				npu_qconfig_free(&c);
-			return cli_error(NULL, "%s", d.msg);
+			return cli_error_msg(cli_name(o->config), d.msg);
 		}
 		npu_qconfig_free(&c);
 	}
@@ -1644,9 +1692,10 @@ int main(int argc, char **argv)
 	ir_diag d;
 	cli_init("npu-quant", argc, argv);
 	parse_args(argc, argv, &o);
+	nan_strict = o.strict;
 	npu_target t;
 	if (npu_target_load(o.target, &t, &d))
-		return cli_error(NULL, "%s", d.msg);
+		return cli_error_msg(NULL, d.msg);
 	int rc = CLI_FAIL;
 	ir_graph *g = cli_read_ir(o.in), *fg = NULL;
 	ir_calib *c = ir_calib_new();
@@ -1711,7 +1760,8 @@ int main(int argc, char **argv)
 		goto out;
 	if (o.stats_out && write_stats(o.stats_out, c))
 		goto out;
-	if (!fp16 && check_ranges(&o, g, c, sin, sout, in) && o.strict)
+	int range_rc = fp16 ? 0 : check_ranges(&o, g, c, sin, sout, in);
+	if (range_rc < 0 || (range_rc && o.strict))
 		goto out;
 	/* the float graph stays for the report */
 	/* with --state the calibration data are sequences: the report (per

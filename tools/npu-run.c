@@ -144,19 +144,33 @@ static void parse_args(int argc, char **argv, options *o)
 
 /* ---------------------------------------------------------------- arrays */
 
-/* Read a .npy (one array, name NULL) or .npz; prints the error. */
-static npy_array *load_arrays(const char *path, int *n, bool *is_npz)
+/* Read a .npy (one array, name NULL) or .npz; prints the error. With g, an
+ * .npz must hold every input of g (checked before any array is inflated). */
+static npy_array *load_arrays_for(const char *path, int *n, bool *is_npz, const ir_graph *g)
 {
 	uint8_t *buf;
 	size_t size;
 	ir_diag d;
 	if (cli_read_file(path, true, &buf, &size))
 		return NULL;
-	npy_array *a = npy_read_any(buf, size, n, is_npz, &d);
+	int ni = g ? ir_graph_input_count(g) : 0;
+	const char **want = calloc((size_t)ni + 1, sizeof *want);
+	for (int i = 0; i < ni && want; i++)
+		want[i] = ir_graph_tensor(g, ir_graph_input(g, i))->name;
+	npy_array *a = want ? npy_read_want(buf, size, want, ni, n, is_npz, &d) : NULL;
+	if (!want)
+		snprintf(d.msg, sizeof d.msg, "out of memory");
+	free(want);
 	free(buf);
 	if (!a)
 		cli_error(cli_name(path), "%s", d.msg);
 	return a;
+}
+
+/* Read a .npy (one array, name NULL) or .npz; prints the error. */
+static npy_array *load_arrays(const char *path, int *n, bool *is_npz)
+{
+	return load_arrays_for(path, n, is_npz, NULL);
 }
 
 /* 'a', 'b' and 'c' of the graph's inputs (or outputs), for messages. */
@@ -218,7 +232,7 @@ static int set_inputs(ir_exec *e, const ir_graph *g, const options *o)
 	bool npz;
 	char names[1024];
 	if (o->n_inputs == 1 && ni > 0) {
-		npy_array *a = load_arrays(o->inputs[0], &n, &npz);
+		npy_array *a = load_arrays_for(o->inputs[0], &n, &npz, g);
 		if (!a)
 			return CLI_FAIL;
 		const char *file = cli_name(o->inputs[0]);

@@ -391,6 +391,18 @@ static int parse_config(const char *path, config *c, ir_diag *d)
 	}
 	yaml_parser_t parser;
 	yaml_document_t doc;
+	if (npu_yaml_check(buf, size, path, d)) {
+		/* "PATH[:LINE]: message": the location goes to err_where */
+		size_t n = strlen(path);
+		if (!strncmp(d->msg, path, n) && d->msg[n] == ':') {
+			size_t k = strspn(d->msg + n + 1, "0123456789");
+			size_t loc = k && d->msg[n + 1 + k] == ':' ? n + 1 + k : n;
+			snprintf(err_where, sizeof err_where, "%.*s", (int)loc, d->msg);
+			memmove(d->msg, d->msg + loc + 2, strlen(d->msg + loc + 2) + 1);
+		}
+		free(buf);
+		return -1;
+	}
 	if (!yaml_parser_initialize(&parser)) {
 		free(buf);
 		return cfg_fail(c, NULL, d, "out of memory");

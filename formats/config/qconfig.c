@@ -77,8 +77,11 @@ static int parse_setting(yaml_document_t *doc, yaml_node_t *v, const char *file,
 					       what, key, val);
 			l->prec = (ir_precision)pr;
 		} else if (!strcmp(key, "method")) {
-			if (ir_calib_method_parse(val, &l->method, d))
-				return ir_fail(d, -1, -1, "%s:%d: %s: %s", file, line, what, d->msg);
+			if (ir_calib_method_parse(val, &l->method, d)) {
+				char why[sizeof d->msg];
+				snprintf(why, sizeof why, "%s", d->msg);
+				return ir_fail(d, -1, -1, "%s:%d: %s: %s", file, line, what, why);
+			}
 			l->has_method = true;
 		} else if (!strcmp(key, "weight_bits")) {
 			if (parse_int(val, 2, 16, &l->wbits))

@@ -104,11 +104,48 @@ static int parse_doc(yaml_document_t *doc, const char *file, npu_target *t, ir_d
 	return 0;
 }
 
+int npu_yaml_check(const uint8_t *buf, size_t size, const char *file, ir_diag *d)
+{
+	if (size > NPU_YAML_MAX_BYTES)
+		return ir_fail(d, -1, -1, "%s: %zu bytes is too large for a configuration (at most %d)", file, size,
+			       NPU_YAML_MAX_BYTES);
+	/* Events only: linear, no document built, nothing resolved. */
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	if (!yaml_parser_initialize(&parser))
+		return ir_fail(d, -1, -1, "out of memory");
+	yaml_parser_set_input_string(&parser, buf, size);
+	int rc = 0, anchors = 0, aliases = 0, depth = 0;
+	for (bool done = false; !done && !rc;) {
+		if (!yaml_parser_parse(&parser, &ev))
+			break;	/* the loader reports syntax errors, with their line */
+		size_t line = ev.start_mark.line + 1;
+		const yaml_char_t *anchor = ev.type == YAML_SCALAR_EVENT ? ev.data.scalar.anchor :
+			ev.type == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor :
+			ev.type == YAML_MAPPING_START_EVENT ? ev.data.mapping_start.anchor : NULL;
+		anchors += anchor != NULL;
+		aliases += ev.type == YAML_ALIAS_EVENT;
+		depth += ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT;
+		depth -= ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT;
+		done = ev.type == YAML_STREAM_END_EVENT;
+		if (anchors > NPU_YAML_MAX_ANCHORS || aliases > NPU_YAML_MAX_ANCHORS)
+			rc = ir_fail(d, -1, -1, "%s:%zu: more than %d YAML %s (a configuration needs few)", file, line,
+				     NPU_YAML_MAX_ANCHORS, anchors > NPU_YAML_MAX_ANCHORS ? "anchors" : "aliases");
+		else if (depth > NPU_YAML_MAX_DEPTH)
+			rc = ir_fail(d, -1, -1, "%s:%zu: nested deeper than %d levels", file, line, NPU_YAML_MAX_DEPTH);
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
 int npu_yaml_parse(const uint8_t *buf, size_t size, const char *file,
 		   int (*fn)(void *doc, const char *file, void *arg, ir_diag *d), void *arg, ir_diag *d)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
+	if (npu_yaml_check(buf, size, file, d))
+		return -1;
 	if (!yaml_parser_initialize(&parser))
 		return ir_fail(d, -1, -1, "out of memory");
 	yaml_parser_set_input_string(&parser, buf, size);

@@ -29,8 +29,16 @@ int npu_target_parse(const uint8_t *buf, size_t size, const char *file, npu_targ
  * '/' or ending in .yaml). */
 int npu_target_load(const char *name_or_path, npu_target *t, ir_diag *d);
 void npu_target_free(npu_target *t);
-/* Parse YAML (or JSON) text and hand the document (a yaml_document_t *) to
- * fn; a syntax error is "FILE:LINE: problem". Returns fn's result. */
+/* Limits on configuration text (target profiles, --config, npuc configs),
+ * checked by a linear pass before libyaml builds a document (its anchor
+ * lookup is quadratic): bytes, anchors, aliases, nesting depth. */
+#define NPU_YAML_MAX_BYTES (16 << 20)
+#define NPU_YAML_MAX_ANCHORS 1024
+#define NPU_YAML_MAX_DEPTH 64
+int npu_yaml_check(const uint8_t *buf, size_t size, const char *file, ir_diag *d);
+/* Parse YAML (or JSON) text (after npu_yaml_check) and hand the document (a
+ * yaml_document_t *) to fn; a syntax error is "FILE:LINE: problem". Returns
+ * fn's result. */
 int npu_yaml_parse(const uint8_t *buf, size_t size, const char *file,
 		   int (*fn)(void *doc, const char *file, void *arg, ir_diag *d), void *arg, ir_diag *d);
 

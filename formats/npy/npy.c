@@ -425,7 +425,61 @@ static int read_entry(zip_t *za, const zip_stat_t *st, uint8_t **out, size_t *le
 	return 0;
 }
 
+/* The data bytes entry st's .npy header declares, from the first bytes of
+ * the entry only (inflating at most NPY_PEEK bytes): checked against the
+ * size the zip directory declares before anything is inflated whole. */
+#define NPY_PEEK (12 + 65536)
+static int peek_entry(zip_t *za, const zip_stat_t *st, ir_diag *d)
+{
+	if (!(st->valid & ZIP_STAT_SIZE) || st->size > NPZ_MAX_ENTRY)
+		return ir_fail(d, -1, -1, "entry '%s': size unknown or too large", st->name);
+	zip_file_t *zf = zip_fopen_index(za, st->index, 0);
+	if (!zf)
+		return ir_fail(d, -1, -1, "entry '%s': %s", st->name, zip_strerror(za));
+	static const size_t cap = NPY_PEEK;
+	uint8_t *b = malloc(cap);
+	size_t want = st->size < cap ? (size_t)st->size : cap, n = 0;
+	int rc = b ? 0 : ir_fail(d, -1, -1, "out of memory");
+	while (!rc && n < want) {
+		zip_int64_t k = zip_fread(zf, b + n, want - n);
+		if (k < 0)
+			rc = ir_fail(d, -1, -1, "entry '%s': %s", st->name, zip_file_strerror(zf));
+		else if (k == 0)
+			break;
+		else
+			n += (size_t)k;
+	}
+	zip_fclose(zf);
+	size_t pre = n > 6 && b[6] > 1 ? 12 : 10;
+	uint64_t hlen = n >= pre ? (b[8] | (uint64_t)b[9] << 8 | (pre == 12 ? (uint64_t)b[10] << 16 | (uint64_t)b[11] << 24 : 0)) : 0;
+	layout lo = {0};
+	ir_shape shape;
+	ir_diag sub;
+	if (rc) {
+	} else if (n < pre || memcmp(b, NPY_MAGIC, 6)) {
+		rc = ir_fail(d, -1, -1, "entry '%s': not a .npy file (no \\x93NUMPY magic)", st->name);
+	} else if (hlen > n - pre) {
+		rc = ir_fail(d, -1, -1, "entry '%s': truncated or oversized .npy header", st->name);
+	} else if (parse_header((const char *)b + pre, (size_t)hlen, &lo, &shape, &sub)) {
+		rc = ir_fail(d, -1, -1, "entry '%s': %s", st->name, sub.msg);
+	} else {
+		int64_t bytes = ir_shape_numel(&shape);
+		if (bytes < 0 || ir_mul_checked(&bytes, lo.size, (int64_t)NPZ_MAX_ENTRY) ||
+		    (uint64_t)bytes + pre + hlen != st->size)
+			rc = ir_fail(d, -1, -1, "entry '%s': its .npy header declares %lld data bytes, the zip "
+				     "directory %lld", st->name, (long long)bytes, (long long)(st->size - pre - hlen));
+	}
+	free(b);
+	return rc;
+}
+
 npy_array *npz_read(const uint8_t *buf, size_t size, int *count, ir_diag *d)
+{
+	return npz_read_want(buf, size, NULL, 0, count, d);
+}
+
+npy_array *npz_read_want(const uint8_t *buf, size_t size, const char *const *want, int n_want, int *count,
+			 ir_diag *d)
 {
 	zip_error_t ze;
 	zip_error_init(&ze);
@@ -456,6 +510,29 @@ npy_array *npz_read(const uint8_t *buf, size_t size, int *count, ir_diag *d)
 			rc = ir_fail(d, -1, -1, "entry '%s' is not a .npy array", st.name);
 		else if (!(arrs[i].name = strndup(st.name, strlen(st.name) - 4)))
 			rc = ir_fail(d, -1, -1, "out of memory");
+	}
+	/* Then the keys the caller needs, and every header against the sizes
+	 * the directory declares: still nothing inflated whole. */
+	for (int k = 0; k < n_want && !rc; k++) {
+		zip_int64_t i = 0;
+		while (i < n && strcmp(arrs[i].name, want[k]))
+			i++;
+		if (i == n) {
+			char have[300] = "";
+			size_t len = 0;
+			for (zip_int64_t j = 0; j < n && len < sizeof have - 1; j++) {
+				int w = snprintf(have + len, sizeof have - len, "%s'%s'", j ? ", " : "", arrs[j].name);
+				len += w > 0 ? (size_t)w : 0;
+			}
+			rc = ir_fail(d, -1, -1, "no array for input '%s' (the archive holds %s)", want[k], n ? have : "none");
+		}
+	}
+	for (zip_int64_t i = 0; i < n && !rc; i++) {
+		zip_stat_t st;
+		if (zip_stat_index(za, (zip_uint64_t)i, 0, &st))
+			rc = ir_fail(d, -1, -1, "entry %lld: %s", (long long)i, zip_strerror(za));
+		else
+			rc = peek_entry(za, &st, d);
 	}
 	for (zip_int64_t i = 0; i < n && !rc; i++) {
 		zip_stat_t st;
@@ -576,10 +653,16 @@ int npz_write_mem(const npy_array *arrs, int n, uint8_t **out, size_t *size, ir_
 
 npy_array *npy_read_any(const uint8_t *buf, size_t size, int *n, bool *npz, ir_diag *d)
 {
+	return npy_read_want(buf, size, NULL, 0, n, npz, d);
+}
+
+npy_array *npy_read_want(const uint8_t *buf, size_t size, const char *const *want, int n_want, int *n, bool *npz,
+			 ir_diag *d)
+{
 	npy_file_kind kind = npy_sniff(buf, size);
 	*npz = kind == NPY_FILE_NPZ;
 	if (kind == NPY_FILE_NPZ)
-		return npz_read(buf, size, n, d);
+		return npz_read_want(buf, size, want, n_want, n, d);
 	if (kind != NPY_FILE_NPY) {
 		ir_fail(d, -1, -1, size ? "not a NumPy .npy or .npz file" : "empty file, not a NumPy .npy or .npz file");
 		return NULL;

@@ -51,6 +51,14 @@ npy_array *npz_read(const uint8_t *buf, size_t size, int *n, ir_diag *d);
 /* An .npy (one array, name NULL) or an .npz (its arrays), recognised by
  * their first bytes; *npz says which. NULL with d filled on error. */
 npy_array *npy_read_any(const uint8_t *buf, size_t size, int *n, bool *npz, ir_diag *d);
+/* The same, for an .npz first checking (from its zip directory and the
+ * first bytes of each entry, before inflating any array) that it holds a
+ * NAME.npy for every name in want[] (a model's inputs) and that every entry's .npy header
+ * declares the size the directory does. An .npy is read as is. */
+npy_array *npy_read_want(const uint8_t *buf, size_t size, const char *const *want, int n_want, int *n, bool *npz,
+			 ir_diag *d);
+npy_array *npz_read_want(const uint8_t *buf, size_t size, const char *const *want, int n_want, int *n,
+			 ir_diag *d);
 
 /* Write n arrays as an .npz keyed by their names (names must be distinct). */
 int npz_write_mem(const npy_array *arrs, int n, uint8_t **out, size_t *size, ir_diag *d);

@@ -1385,9 +1385,8 @@ static int cv_reshape(cx *c, const op_entry *e)
 		} else if (d < 0 || d > IR_MAX_DIM) {
 			return cfail(c, "bad dimension %lld in shape", (long long)s[i]);
 		}
-		if (d && known > IR_MAX_ELEMS / d)
+		if (ir_mul_checked(&known, d, IR_MAX_ELEMS))
 			return cfail(c, "shape is too large");
-		known *= d;
 		o.dim[i] = d;
 	}
 	if (infer >= 0 && allowzero && !known)

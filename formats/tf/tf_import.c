@@ -1377,8 +1377,8 @@ static int cv_reshape(cx *c)
 			infer = i;
 		else if (s.dim[i] < 0 || s.dim[i] > IR_MAX_DIM)
 			return cfail(c, "bad dimension %lld", (long long)s.dim[i]);
-		else
-			known *= s.dim[i] ? s.dim[i] : 1;
+		else if (ir_mul_checked(&known, s.dim[i] ? s.dim[i] : 1, IR_MAX_ELEMS))
+			return cfail(c, "shape has more than %lld elements", (long long)IR_MAX_ELEMS);
 	}
 	if (infer >= 0)
 		s.dim[infer] = known ? total / known : 0;

@@ -35,7 +35,7 @@
 #define MAX_FOLD ((int64_t)1 << 16)		/* elements folded at import time */
 #define MAX_RANGE ((int64_t)1 << 20)
 #define ARENA_LIMIT ((size_t)2 << 30)
-#define MAX_NODES 20000			/* libir looks names up linearly */
+#define MAX_NODES (1 << 22)		/* ops of one model (npu(7), LIMITS) */
 #define MAX_OUTPUTS 4096
 #define MAX_PROBLEMS 200
 
@@ -1751,9 +1751,8 @@ static ts_val *reshape_list(cx *c, int x, const ts_val *sv)
 			infer = i;
 			continue;
 		}
-		if (d[i] < 0 || d[i] > IR_MAX_DIM || (d[i] && known > IR_MAX_ELEMS / d[i]))
+		if (d[i] > IR_MAX_DIM || ir_mul_checked(&known, d[i], IR_MAX_ELEMS))
 			return unsup(c, "bad size %lld", (long long)d[i]);
-		known *= d[i];
 		o.dim[i] = d[i];
 	}
 	if (infer >= 0) {

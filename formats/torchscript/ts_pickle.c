@@ -333,7 +333,7 @@ static int pop_mark(up *u, ts_val ***items, size_t *n)
 	if (!u->nm)
 		return ufail(u, "no mark on the stack");
 	size_t m = u->marks[--u->nm];
-	*items = u->stack + m;
+	*items = u->stack ? u->stack + m : NULL;	/* no NULL + 0 on an empty stack */
 	*n = u->sp - m;
 	u->sp = m;
 	return 0;

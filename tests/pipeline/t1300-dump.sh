@@ -171,7 +171,7 @@ sed 's/"op": /"op" /' "$T/tinycnn.json" >"$T/broken.json"
 json_ok "$T/broken.json" && { diag "the JSON check passes a missing colon"; bad=1; }
 ok $bad "--json is valid JSON (and the check refuses broken JSON)"
 if command -v jq >/dev/null 2>&1; then
-	jq -e '.format_version == 1 and (.nodes | length) == 83 and .inputs == ["input"]' "$T/squeezenet1_1.json" >/dev/null &&
+	jq -e '.format_version == 2 and (.nodes | length) == 83 and .inputs == ["input"]' "$T/squeezenet1_1.json" >/dev/null &&
 		jq -e '(.tensors | map(select(.kind == "const")) | length) == 7' "$T/tinycnn.json" >/dev/null
 	ok $? "jq reads --json"
 else

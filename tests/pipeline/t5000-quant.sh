@@ -141,7 +141,7 @@ expect_fail 1 "empty.npy: .*no samples" "an empty calibration set" -- \
 expect_fail 2 "--method: calibration method 'entropy': unknown" "an unknown method" -- \
 	npu-quant "$T/digits.ir" --target int8 --calib "$EX/digits.calib.npy" --method entropy -o "$T/out"
 printf 'layers:\n  conv9: int16\n  conv2: float\n  nope: int8\n' >"$T/bad.yaml"
-expect_fail 1 "bad.yaml: 'conv9' \(line 2\), 'nope' \(line 4\) name no node of the graph" "config layers that do not exist (all named)" -- \
+expect_fail 1 "bad.yaml: error: 'conv9' \(line 2\), 'nope' \(line 4\) name no node of the graph" "config layers that do not exist (all named)" -- \
 	npu-quant "$T/digits.ir" --target int8 --calib "$EX/digits.calib.npy" --config "$T/bad.yaml" -o "$T/out"
 expect_fail 1 "needs calibration data" "an integer target without calibration" -- \
 	npu-quant "$T/digits.ir" --target int8 -o "$T/out"
@@ -152,7 +152,7 @@ expect_fail 2 "--bits must be 8 or 16" "bad --bits" -- \
 expect_fail 1 "already quantized" "a quantized graph again" -- \
 	npu-quant "$T/q8.ir" --target int8 --calib "$EX/digits.calib.npy" -o "$T/out"
 printf 'npu-calib-stats 1\ntensor x bogus\n' >"$T/bad.stats"
-expect_fail 1 "bad.stats:2: " "a malformed statistics file" -- \
+expect_fail 1 "bad.stats:2: error: " "a malformed statistics file" -- \
 	npu-quant "$T/digits.ir" --target int8 --stats-in "$T/bad.stats" -o "$T/out"
 
 done_testing

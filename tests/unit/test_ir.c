@@ -95,7 +95,7 @@ static void test_round_trip(void)
 	uint8_t *a, *b;
 	size_t na, nb;
 	CHECK(ir_graph_write_mem(g, &a, &na, &d) == 0);
-	CHECK(memcmp(a, "\x88\xa6npu-ir\x01", 9) == 0);
+	CHECK(memcmp(a, "\x89\xa6npu-ir\x02", 9) == 0);
 	ir_graph *h = ir_graph_read_mem(a, na, &d);
 	CHECK_MSG(h != NULL, "%s", d.msg);
 	CHECK(ir_graph_write_mem(h, &b, &nb, &d) == 0);
@@ -220,8 +220,8 @@ static void test_sniff(void)
 	CHECK(ir_graph_read_mem(onnx, sizeof onnx, &d) == NULL && strstr(d.msg, "ONNX model"));
 	const uint8_t zip[] = "PK\3\4rest";
 	CHECK(ir_graph_read_mem(zip, 8, &d) == NULL && strstr(d.msg, "npu-import-pt"));
-	const uint8_t v2[] = {0x81, 0xa6, 'n', 'p', 'u', '-', 'i', 'r', 0x02};
-	CHECK(ir_graph_read_mem(v2, sizeof v2, &d) == NULL && strstr(d.msg, "version 2 is not supported"));
+	const uint8_t v3[] = {0x81, 0xa6, 'n', 'p', 'u', '-', 'i', 'r', 0x03};
+	CHECK(ir_graph_read_mem(v3, sizeof v3, &d) == NULL && strstr(d.msg, "version 3 is not supported"));
 	/* a container that claims 4 billion elements in 9 bytes */
 	const uint8_t lie[] = {0x88, 0xa6, 'n', 'p', 'u', '-', 'i', 'r', 0x01, 0xa4, 'm', 'e', 't', 'a', 0xdf, 0xff, 0xff, 0xff, 0xff};
 	CHECK(ir_graph_read_mem(lie, sizeof lie, &d) == NULL && strstr(d.msg, "truncated"));

@@ -382,8 +382,9 @@ static void test_npz_deflated(void)
 	es[0] -= 4;
 	z = make_zip((const char *[]){"w.npy"}, e, es, 1, &size);
 	a = npz_read(z, size, &n, &d);
-	CHECK_MSG(!a && strstr(d.msg, "entry 'w.npy': truncated data: shape 8x8 of float32 needs 256 bytes, "
-			       "the file has 252"), "%s", d.msg);
+	/* found from the header and the zip directory, before inflating */
+	CHECK_MSG(!a && strstr(d.msg, "entry 'w.npy': its .npy header declares 256 data bytes, the zip directory 252"),
+		  "%s", d.msg);
 	free(z);
 	/* the declared size lies (larger than the data): patched in both headers */
 	es[0] += 4;
@@ -393,7 +394,8 @@ static void test_npz_deflated(void)
 		if (!memcmp(z + i, &real, 4))
 			memcpy(z + i, &fake, 4);
 	a = npz_read(z, size, &n, &d);
-	CHECK_MSG(!a && strstr(d.msg, "entry 'w.npy': truncated (384 of 1384 bytes)"), "%s", d.msg);
+	CHECK_MSG(!a && strstr(d.msg, "entry 'w.npy': its .npy header declares 256 data bytes, the zip directory 1256"),
+		  "%s", d.msg);
 	free(z);
 	free(e[0]);
 }
