@@ -640,7 +640,7 @@ typedef struct {
 } ir_quant_opts;
 
 /* The defaults: int8 activations (asymmetric), int8 weights per channel
- * symmetric restricted, minmax, lut_bits 10. */
+ * symmetric restricted, mse, lut_bits 10. */
 void ir_quant_defaults(ir_quant_opts *o);
 const char *ir_wq_scheme_name(int s);
 /* Also accepts Compass' per_tensor_/per_channel_ prefixed names, setting

@@ -46,7 +46,7 @@ int ir_wq_scheme_parse(const char *s, int *per_channel)
 void ir_quant_defaults(ir_quant_opts *o)
 {
 	*o = (ir_quant_opts){.act = IR_PREC_I8, .wbits = 8, .wscheme = IR_WQ_SYMMETRIC_RESTRICTED,
-			     .per_channel = true, .method = {IR_CALIB_MINMAX, 0}, .lut_bits = 10,
+			     .per_channel = true, .method = {IR_CALIB_MSE, 0}, .lut_bits = 10,
 			     .output_f32 = true};
 }
 

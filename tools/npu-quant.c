@@ -17,6 +17,9 @@
 #include <unistd.h>
 
 #define MAX_FILES 256
+/* Default samples per statistics batch: averaging is over batches, as
+ * Compass OPT has it (npu-quant(1), Calibration). */
+#define CALIB_BATCH 16
 
 typedef struct {
 	const char *in, *out, *target, *config, *report, *stats_out;
@@ -46,14 +49,14 @@ static void help(void)
 	       "  -c, --calib FILE|DIR     calibration samples: .npy (first axis = samples, one-input\n"
 	       "                           models), .npz keyed by input name (first axis = samples),\n"
 	       "                           or a directory of sampleN_inputs.npz (one sample each)\n"
-	       "      --calib-batch N      samples per statistics batch (default 1)\n"
+	       "      --calib-batch N      samples per statistics batch (default 16)\n"
 	       "      --calib-max N        use at most N calibration samples\n"
 	       "      --state IN=OUT       input IN is recurrent state whose next value is output\n"
 	       "                           OUT (repeatable): calibrate over sequences, [N, T, ...]\n"
 	       "                           per input, feeding OUT back into IN at every step; IN\n"
 	       "                           and OUT get one quantization\n"
-	       "  -m, --method M           minmax (default), averaging, meanstd[:N], percentile[:P],\n"
-	       "                           kld, aciq, mse\n"
+	       "  -m, --method M           mse (default), minmax, averaging, meanstd[:N], percentile[:P],\n"
+	       "                           kld, aciq\n"
 	       "      --stats-out FILE     write the calibration statistics (text)\n"
 	       "      --stats-in FILE      read statistics and merge them (repeatable; with or\n"
 	       "                           without --calib)\n"
@@ -491,14 +494,55 @@ static int calib_hook(void *user, const ir_graph *g, int node, int t, const void
 	return batch_add(r, t, data, ir_shape_numel(&x->shape));
 }
 
+/* The tensors whose values t repeats: t, then back through the producers
+ * that only move values (identity, reshape, ...), whose output the
+ * quantizer gives its input's quantization. At most max; returns the count. */
+#define TIE_MAX 8
+static int value_chain(const ir_graph *g, int t, int *out, int max)
+{
+	int n = 0;
+	while (t >= 0 && n < max) {
+		out[n++] = t;
+		int from = -1;
+		for (int i = 0; i < ir_graph_node_count(g) && from < 0; i++) {
+			const ir_node *nd = ir_graph_node(g, i);
+			if (nd->n_outputs == 1 && nd->outputs[0] == t && nd->n_inputs >= 1 &&
+			    (nd->op == IR_OP_IDENTITY || nd->op == IR_OP_RESHAPE || nd->op == IR_OP_FLATTEN ||
+			     nd->op == IR_OP_SQUEEZE || nd->op == IR_OP_UNSQUEEZE || nd->op == IR_OP_TRANSPOSE))
+				from = nd->inputs[0];
+		}
+		t = from;
+	}
+	return n;
+}
+
 static int calib_flush(calib_run *r, const ir_graph *g)
 {
-	/* a state input and its output see the union of both: the same
-	 * values in the same order, so any method gives both one range */
+	/* a state input, its output and the tensors whose quantization the
+	 * output takes (the cat before an identity) all see the union of
+	 * their values: the same values, so any method gives them one range */
 	for (int p = 0; p < r->n_tie; p++) {
-		int a = r->tie_in[p], b = r->tie_out[p];
-		int64_t la = r->len[a], lb = r->len[b];
-		if ((lb && batch_add(r, a, r->buf[b], lb)) || (la && batch_add(r, b, r->buf[a], la)))
+		int m[TIE_MAX + 1], nm = 1 + value_chain(g, r->tie_out[p], m + 1, TIE_MAX);
+		m[0] = r->tie_in[p];
+		float *orig[TIE_MAX + 1] = {NULL};
+		int64_t len[TIE_MAX + 1];
+		int rc = 0;
+		for (int k = 0; k < nm && !rc; k++) {
+			len[k] = r->len[m[k]];
+			if (!(orig[k] = malloc(sizeof(float) * (size_t)(len[k] + 1)))) {
+				ir_fail(&r->d, -1, m[k], "out of memory");
+				r->failed = true;
+				rc = -1;
+			} else if (len[k])
+				memcpy(orig[k], r->buf[m[k]], sizeof(float) * (size_t)len[k]);
+		}
+		for (int k = 0; k < nm && !rc; k++)
+			for (int j = 0; j < nm && !rc; j++)
+				if (j != k && len[j])
+					rc = batch_add(r, m[k], orig[j], len[j]);
+		for (int k = 0; k < nm; k++)
+			free(orig[k]);
+		if (rc)
 			return -1;
 	}
 	for (int t = 0; t < ir_graph_tensor_count(g); t++)
@@ -663,7 +707,7 @@ static int calibrate_seq(const options *o, const ir_graph *g, ir_calib *c, const
 	}
 	ir_exec_set_hook(e, calib_hook, &r);
 	int64_t done = 0, steps = 0, in_batch = 0;
-	long batch = o->calib_batch ? o->calib_batch : 1;
+	long batch = o->calib_batch ? o->calib_batch : CALIB_BATCH;
 	for (int s = 0; s < o->n_calib && done < total; s++) {
 		seq_source *q = &src[s];
 		for (int64_t n = 0; n < q->count && done < total; n++) {
@@ -754,7 +798,7 @@ static int calibrate(const options *o, const ir_graph *g, ir_calib *c)
 	}
 	ir_exec_set_hook(e, calib_hook, &r);
 	int64_t done = 0, in_batch = 0;
-	long batch = o->calib_batch ? o->calib_batch : 1;
+	long batch = o->calib_batch ? o->calib_batch : CALIB_BATCH;
 	for (int s = 0; s < o->n_calib && done < total; s++)
 		for (int64_t k = 0; k < src[s].count && done < total; k++) {
 			if (source_feed(&src[s], k, g, e, &r)) {

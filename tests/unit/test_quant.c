@@ -141,6 +141,7 @@ static void lut(void)
 	CHECK(ir_calib_observe(c, "x", xs, 2, &d) == 0 && ir_calib_observe(c, "y", ys, 2, &d) == 0);
 	ir_quant_opts o;
 	ir_quant_defaults(&o);
+	o.method.kind = IR_CALIB_MINMAX;	/* the ranges above are minmax's */
 	CHECK_MSG(ir_quant_prepare(g, &o, &d) == 0 && ir_quantize(g, c, &o, NULL, NULL, &d) == 0, "%s", d.msg);
 	int n = ir_graph_find_node(g, "sig");
 	const ir_node *s = n >= 0 ? ir_graph_node(g, n) : NULL;
