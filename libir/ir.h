@@ -520,6 +520,12 @@ int ir_calib_observe(ir_calib *c, const char *tensor, const float *x, int64_t n,
  * unchanged on failure (only a count overflow can fail). */
 int ir_calib_merge(ir_calib *dst, const ir_calib *src, ir_diag *d);
 
+/* Give every named tensor (those c knows; unknown names are skipped) the
+ * union of all of their statistics, as if each had observed the others'
+ * values too: a state input and its output (and what the output repeats)
+ * then get one range from any method. c is unchanged on failure. */
+int ir_calib_tie(ir_calib *c, const char *const *names, int n, ir_diag *d);
+
 typedef enum {
 	IR_CALIB_MINMAX, IR_CALIB_AVERAGING, IR_CALIB_MEANSTD,
 	IR_CALIB_PERCENTILE, IR_CALIB_KLD, IR_CALIB_ACIQ, IR_CALIB_MSE, IR_CALIB_KIND_COUNT
@@ -677,6 +683,10 @@ typedef struct {
 	int n_exclude;
 	const ir_qrange *wrange;	/* fixed weight ranges */
 	int n_wrange;
+	/* integer family: activation tensors with a fixed range (EasyQuant's,
+	 * from ir_quant_refine), before any calibration method */
+	const ir_qrange *arange;
+	int n_arange;
 	/* integer family: called once for each float island, a node computing
 	 * floats that stays float because it has no integer kernel or the target
 	 * does not run it (msg: the reason); not for nodes the settings (layer)
@@ -686,7 +696,7 @@ typedef struct {
 } ir_quant_opts;
 
 /* The defaults: int8 activations (asymmetric), int8 weights per channel
- * symmetric restricted, minmax, lut_bits 10. */
+ * symmetric restricted, mse, lut_bits 10. */
 void ir_quant_defaults(ir_quant_opts *o);
 const char *ir_wq_scheme_name(int s);
 /* Also accepts Compass' per_tensor_/per_channel_ prefixed names, setting
@@ -699,6 +709,43 @@ int ir_quant_prepare(ir_graph *g, const ir_quant_opts *o, ir_diag *d);
  * why (may be NULL). */
 int ir_quantize(ir_graph *g, const ir_calib *c, const ir_quant_opts *o, ir_pass_note note, void *user,
 		ir_diag *d);
+
+/* Data-driven refinement of the prepared float graph's weights, after
+ * calibration and before ir_quantize with the same o (npu-quant(1)):
+ * g runs in float on the n samples (samples[s * inputs + i]: float32 values
+ * of graph input i of sample s) and every conv (2-D) and fully_connected
+ * node with its own float32 weights that ir_quantize makes integer is
+ * changed so that the integer graph errs less:
+ *   adaround         iterations per output channel (0: off): AdaRound,
+ *                    Nagel et al. 2020 (arXiv:2004.10568): each weight is
+ *                    rounded up or down as learned on the layer's sampled
+ *                    float inputs (up to 512 patches), minimising the
+ *                    layer's output error; the weights are replaced by
+ *                    values on the grid ir_quantize then uses.
+ *   bias_correction  Nagel et al. 2019 (arXiv:1906.04721), empirical: the
+ *                    mean of (W_q - W) x over the samples, per output
+ *                    channel, is subtracted from the bias (one is added if
+ *                    the node has none).
+ *   easyquant        EasyQuant, Wu et al. 2020 (arXiv:2006.16669): per layer,
+ *                    in turn (two rounds), each output channel's weight
+ *                    scale (clipping the weights) and the input's activation
+ *                    scale, among 0.5..1 times the calibrated ones, for the
+ *                    largest cosine similarity of the layer's output; the
+ *                    chosen input ranges are returned in act_range (pass
+ *                    them as ir_quant_opts.arange; the first layer reading
+ *                    a tensor chooses it). c: the calibration statistics.
+ * note gets each node changed. */
+typedef struct {
+	int adaround;
+	bool bias_correction;
+	bool easyquant;
+	/* out: EasyQuant's activation ranges; ir_qrefine_free frees them */
+	ir_qrange *act_range;
+	int n_act_range;
+} ir_qrefine_opts;
+int ir_quant_refine(ir_graph *g, const ir_calib *c, const ir_quant_opts *o, ir_qrefine_opts *ro,
+		    const float *const *samples, int n, ir_pass_note note, void *user, ir_diag *d);
+void ir_qrefine_free(ir_qrefine_opts *ro);
 
 /* Can node i of a float graph run on the integer kernels? (NULL: yes,
  * else the reason.) */

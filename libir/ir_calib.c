@@ -418,6 +418,39 @@ int ir_calib_merge(ir_calib *dst, const ir_calib *src, ir_diag *d)
 	return 0;
 }
 
+int ir_calib_tie(ir_calib *c, const char *const *names, int n, ir_diag *d)
+{
+	ctensor *u = calloc(1, sizeof *u);
+	if (!u)
+		return ir_fail(d, -1, -1, "calibration tie: out of memory");
+	u->rexp = IR_CALIB_MIN_EXP;
+	int seen = 0;
+	for (int i = 0; i < n; i++) {
+		const ctensor *t = lookup(c, names[i]);
+		bool dup = false;
+		for (int j = 0; j < i && !dup; j++)
+			dup = !strcmp(names[j], names[i]);
+		if (!t || dup)
+			continue;
+		if (merge_overflows(u, t)) {
+			free(u);
+			return ir_fail(d, -1, -1, "tensor '%s': calibration value count overflows", t->name);
+		}
+		merge_into(u, t);
+		seen++;
+	}
+	for (int i = 0; seen > 1 && i < n; i++) {
+		ctensor *t = lookup(c, names[i]);
+		if (t) {
+			char *name = t->name;
+			*t = *u;
+			t->name = name;
+		}
+	}
+	free(u);
+	return 0;
+}
+
 /* ---------------------------------------------------------------- methods */
 
 static const char *const kind_names[IR_CALIB_KIND_COUNT] = {

@@ -46,7 +46,7 @@ int ir_wq_scheme_parse(const char *s, int *per_channel)
 void ir_quant_defaults(ir_quant_opts *o)
 {
 	*o = (ir_quant_opts){.act = IR_PREC_I8, .wbits = 8, .wscheme = IR_WQ_SYMMETRIC_RESTRICTED,
-			     .per_channel = true, .method = {IR_CALIB_MINMAX, 0}, .lut_bits = 10,
+			     .per_channel = true, .method = {IR_CALIB_MSE, 0}, .lut_bits = 10,
 			     .output_f32 = true};
 }
 
@@ -435,6 +435,12 @@ static int calib_range(qctx *q, int node, int t, int bits, bool sym, float *lo, 
 {
 	const char *name = q->g->tensors[t].name;
 	ir_calib_method m = node_method(q, node);
+	for (int k = 0; k < q->o->n_arange; k++)
+		if (!strcmp(q->o->arange[k].name, name)) {
+			*lo = fminf(q->o->arange[k].min, 0);
+			*hi = fmaxf(q->o->arange[k].max, 0);
+			return 0;
+		}
 	if (!q->c)
 		return ir_fail(q->d, node, t, "no calibration data for tensor '%s'", name);
 	if (ir_calib_range(q->c, name, &m, bits, sym, lo, hi, q->d)) {
@@ -1229,5 +1235,658 @@ int ir_quantize(ir_graph *g, const ir_calib *c, const ir_quant_opts *o, ir_pass_
 out:
 	free(q.conv_q);
 	free(q.conv_dq);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- data-driven refinement (ir_quant_refine) */
+
+/* The weight grid quant_weights_axis gives channel c (axis 0): scale,
+ * zero point and the code range. Kept next to it: both must agree. */
+static void weight_grid(const float *v, int64_t per, int bits, int scheme, float *s, int32_t *z, double *qmin,
+			double *qmax)
+{
+	*qmax = ldexp(1, bits - 1) - 1;
+	*qmin = scheme == IR_WQ_SYMMETRIC_RESTRICTED ? -*qmax : -*qmax - 1;
+	float lo = 0, hi = 0;
+	for (int64_t k = 0; k < per; k++) {
+		lo = v[k] < lo ? v[k] : lo;
+		hi = v[k] > hi ? v[k] : hi;
+	}
+	double amax = fmax(-lo, hi);
+	if (scheme == IR_WQ_ASYMMETRIC) {
+		double r = (double)hi - lo;
+		*s = (float)(r > 0 ? r / (*qmax - *qmin) : 1);
+		double zp = *qmin - nearbyint(lo / *s);
+		*z = (int32_t)(zp < *qmin ? *qmin : zp > *qmax ? *qmax : zp);
+	} else {
+		*s = (float)(amax > 0 ? (scheme == IR_WQ_SYMMETRIC_RESTRICTED ? amax / *qmax : 2 * amax / (*qmax - *qmin))
+					: 1);
+		*z = 0;
+	}
+}
+
+/* The value ir_quantize will give weight w on that grid. */
+static double on_grid(double w, float s, int32_t z, double qmin, double qmax)
+{
+	double r = nearbyint(w / s) + z;
+	return s * ((r < qmin ? qmin : r > qmax ? qmax : r) - z);
+}
+
+#define RF_ROWS 4096			/* sampled input patches per layer */
+#define RF_ROW_FLOATS (1 << 21)		/* at most 8 MB of them per layer */
+
+typedef struct {
+	int node, x, w, b;		/* the node and its input, weight, bias tensors */
+	bool conv;
+	int64_t n, c, h, wd, oc, g, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw;
+	int64_t plen;			/* one patch: c * kh * kw (fully_connected: c) */
+	double *sum;			/* [plen] sum of every patch (zero padding) */
+	int64_t npos;
+	float *rows;			/* [cap][plen] sampled patches */
+	int64_t nrows, cap;
+	int bits, scheme;
+	bool pc;
+} rlayer;
+
+typedef struct {
+	rlayer *l;
+	int nl, sample, nsamples;
+} rctx;
+
+/* Patch at output position p (n, oy, ox) of a conv input into out[plen]. */
+static void patch(const rlayer *L, const float *x, int64_t p, float *out)
+{
+	int64_t n = p / (L->oh * L->ow), oy = p / L->ow % L->oh, ox = p % L->ow;
+	for (int64_t c = 0; c < L->c; c++)
+		for (int64_t i = 0; i < L->kh; i++)
+			for (int64_t j = 0; j < L->kw; j++) {
+				int64_t y = oy * L->sh - L->pt + i * L->dh, xx = ox * L->sw - L->pl + j * L->dw;
+				out[(c * L->kh + i) * L->kw + j] = y < 0 || y >= L->h || xx < 0 || xx >= L->wd ? 0 :
+					x[((n * L->c + c) * L->h + y) * L->wd + xx];
+			}
+}
+
+static int observe(rctx *r, rlayer *L, const float *x)
+{
+	int64_t P = L->conv ? L->n * L->oh * L->ow : L->n;	/* patches in this tensor */
+	float *tmp = L->conv ? malloc(sizeof(float) * (size_t)L->plen) : NULL;
+	if (L->conv && !tmp)
+		return -1;
+	for (int64_t p = 0; p < P; p++) {
+		const float *v = x + p * L->plen;
+		if (L->conv) {
+			patch(L, x, p, tmp);
+			v = tmp;
+		}
+		for (int64_t k = 0; k < L->plen; k++)
+			L->sum[k] += v[k];
+	}
+	L->npos += P;
+	/* an even share of the rows from every sample, evenly spaced */
+	int64_t want = (L->cap + r->nsamples - 1) / r->nsamples;
+	if (want > P)
+		want = P;
+	for (int64_t j = 0; j < want && L->nrows < L->cap; j++) {
+		int64_t p = (j * P / want + r->sample) % P;
+		float *dst = L->rows + L->nrows++ * L->plen;
+		if (L->conv)
+			patch(L, x, p, dst);
+		else
+			memcpy(dst, x + p * L->plen, sizeof(float) * (size_t)L->plen);
+	}
+	free(tmp);
+	return 0;
+}
+
+static int refine_hook(void *user, const ir_graph *g, int node, int t, const void *data)
+{
+	(void)g, (void)node;
+	rctx *r = user;
+	for (int k = 0; k < r->nl; k++)
+		if (r->l[k].x == t && observe(r, &r->l[k], data))
+			return -1;
+	return 0;
+}
+
+static double sigm(double v) { return 1 / (1 + exp(-v)); }
+
+/* AdaRound for one output channel (Nagel et al. 2020): w[K] in units of
+ * the step (w / s, zero point z), G[K x K] the normalized Gram matrix of
+ * its inputs. Learns h in [0, 1] (rectified sigmoid of V) minimising
+ * (floor(w) + h - w)^T G (floor(w) + h - w) + lambda sum(1 - |2h - 1|^beta),
+ * beta annealed from 20 to 2 after a warm-up of a fifth of the iterations
+ * (no regularizer then); Adam on V (full-batch gradients, step 0.05). out[K]: the integer codes chosen. Weights
+ * that set the grid (the channel's extremes) keep their nearest code. */
+static void adaround_channel(const double *w, const double *G, int64_t K, int iters, const bool *fixed, double qmin,
+			     double qmax, int32_t z, double *out, double *tmp)
+{
+	/* lambda relative to the reconstruction term, whose Gram matrix has a
+	 * mean diagonal of 1 (so both are in squared steps per weight) */
+	const double zeta = 1.1, gamma = -0.1, lambda = 1, lr = 0.05;
+	double *V = tmp, *m = tmp + K, *v2 = tmp + 2 * K, *d = tmp + 3 * K, *h = tmp + 4 * K;
+	for (int64_t k = 0; k < K; k++) {
+		double rest = w[k] - floor(w[k]);
+		/* h(V) = rest: sigmoid(V) = (rest - gamma) / (zeta - gamma) */
+		double sg = (rest - gamma) / (zeta - gamma);
+		V[k] = log(sg / (1 - sg));
+		m[k] = v2[k] = 0;
+	}
+	int warm = iters / 5;
+	for (int it = 0; it < iters; it++) {
+		for (int64_t k = 0; k < K; k++) {
+			double hv = sigm(V[k]) * (zeta - gamma) + gamma;
+			h[k] = hv < 0 ? 0 : hv > 1 ? 1 : hv;
+			d[k] = fixed[k] ? 0 : floor(w[k]) + h[k] - w[k];
+		}
+		double beta = it < warm ? 0 : 20 + (2.0 - 20) * (it - warm) / (double)(iters - warm);
+		for (int64_t k = 0; k < K; k++) {
+			if (fixed[k])
+				continue;
+			double gr = 0;
+			for (int64_t j = 0; j < K; j++)
+				gr += G[k * K + j] * d[j];
+			gr *= 2;
+			if (beta > 0) {
+				double u = 2 * h[k] - 1, au = fabs(u);
+				if (au > 0)
+					gr += lambda * -beta * pow(au, beta - 1) * (u > 0 ? 2 : -2);
+			}
+			double sg = sigm(V[k]), hv = sg * (zeta - gamma) + gamma;
+			gr *= hv > 0 && hv < 1 ? sg * (1 - sg) * (zeta - gamma) : 0;
+			m[k] = 0.9 * m[k] + 0.1 * gr;
+			v2[k] = 0.999 * v2[k] + 0.001 * gr * gr;
+			double mh = m[k] / (1 - pow(0.9, it + 1)), vh = v2[k] / (1 - pow(0.999, it + 1));
+			V[k] -= lr * mh / (sqrt(vh) + 1e-8);
+		}
+	}
+	for (int64_t k = 0; k < K; k++) {
+		double hv = sigm(V[k]) * (zeta - gamma) + gamma;
+		double r = fixed[k] ? nearbyint(w[k]) : floor(w[k]) + (hv >= 0.5);
+		r += z;
+		out[k] = (r < qmin ? qmin : r > qmax ? qmax : r) - z;
+	}
+}
+
+static double cosine(const double *a, const double *b, int64_t n)
+{
+	double ab = 0, aa = 0, bb = 0;
+	for (int64_t i = 0; i < n; i++)
+		ab += a[i] * b[i], aa += a[i] * a[i], bb += b[i] * b[i];
+	return aa > 0 && bb > 0 ? ab / sqrt(aa * bb) : aa == bb ? 1 : 0;
+}
+
+#define EQ_ROWS 512		/* patches EasyQuant scores on */
+#define EQ_STEPS 50		/* candidates from 0.5 to 1 times the scale */
+
+/* x quantized with scale s, zero point z, codes [qmin, qmax], back to float. */
+static double fake_quant(double x, double s, double z, double qmin, double qmax)
+{
+	double r = nearbyint(x / s) + z;
+	return ((r < qmin ? qmin : r > qmax ? qmax : r) - z) * s;
+}
+
+/* EasyQuant (Wu et al. 2020) for one layer on its sampled patches: the
+ * weight scale of each output channel (clipping its weights to alpha times
+ * their largest magnitude) and the input's activation scale (beta times
+ * the calibrated range) are searched in turn, two rounds, each among
+ * 0.5..1 in EQ_STEPS steps, for the largest cosine similarity between the
+ * float layer output and the one with quantized weights and inputs (per
+ * channel for the weights, over the whole output for the activation).
+ * fixed_act: the input's range is already chosen (beta stays 1). The
+ * weights are clipped in w (symmetric schemes only; otherwise only the
+ * activation scale is searched). */
+static int easyquant(const rlayer *L, float *w, const float *bias, float lo, float hi, int abits, bool asym,
+		     bool fixed_act, double *beta, ir_diag *d)
+{
+	int64_t R = L->nrows < EQ_ROWS ? L->nrows : EQ_ROWS, oc = L->oc, G = L->conv ? L->g : 1;
+	int64_t ocg = oc / G, K = L->conv ? L->c / G * L->kh * L->kw : L->plen;
+	double *Y = malloc(sizeof(double) * (size_t)(R * oc + 1));
+	double *Xq = malloc(sizeof(double) * (size_t)(R * L->plen + 1)), *wq = malloc(sizeof(double) * (size_t)K);
+	double *alpha = malloc(sizeof(double) * (size_t)oc), *Yall = malloc(sizeof(double) * (size_t)(R * oc + 1));
+	if (!Y || !Xq || !wq || !alpha || !Yall) {
+		free(Y), free(Xq), free(wq), free(alpha), free(Yall);
+		return ir_fail(d, L->node, L->x, "out of memory");
+	}
+	bool sym_w = L->scheme != IR_WQ_ASYMMETRIC;
+	double wqmax = ldexp(1, L->bits - 1) - 1, wqmin = L->scheme == IR_WQ_SYMMETRIC_RESTRICTED ? -wqmax : -wqmax - 1;
+	double aqmin = -ldexp(1, abits - 1), aqmax = ldexp(1, abits - 1) - 1;
+	for (int64_t r = 0; r < R; r++)
+		for (int64_t o = 0; o < oc; o++) {
+			const float *x = L->rows + r * L->plen + (L->conv ? (o / ocg) * K : 0), *wo = w + o * K;
+			double acc = bias ? bias[o] : 0;
+			for (int64_t k = 0; k < K; k++)
+				acc += (double)x[k] * wo[k];
+			Y[o * R + r] = acc;
+		}
+	/* the channel's (or tensor's) largest magnitude: the scale at alpha 1 */
+	double *amax = malloc(sizeof(double) * (size_t)oc);
+	if (!amax) {
+		free(Y), free(Xq), free(wq), free(alpha), free(Yall);
+		return ir_fail(d, L->node, L->x, "out of memory");
+	}
+	double tmax = 0;
+	for (int64_t o = 0; o < oc; o++) {
+		amax[o] = 0;
+		for (int64_t k = 0; k < K; k++)
+			amax[o] = fmax(amax[o], fabs(w[o * K + k]));
+		tmax = fmax(tmax, amax[o]);
+		alpha[o] = 1;
+	}
+	if (!L->pc)
+		for (int64_t o = 0; o < oc; o++)
+			amax[o] = tmax;
+	*beta = 1;
+	for (int round = 0; round < 2; round++) {
+		/* inputs at the current activation scale */
+		float as;
+		int32_t az;
+		act_qparams((float)(*beta * lo), (float)(*beta * hi), abits, !asym, &as, &az);
+		for (int64_t i = 0; i < R * L->plen; i++)
+			Xq[i] = fake_quant(L->rows[i], as, az, aqmin, aqmax);
+		/* weights: per channel (or one factor for all), best cosine */
+		if (sym_w) {
+			int64_t nsets = L->pc ? oc : 1;
+			for (int64_t set = 0; set < nsets; set++) {
+				int64_t o0 = L->pc ? set : 0, o1 = L->pc ? set + 1 : oc;
+				double best = -2, ba = alpha[o0];
+				for (int step = 0; step <= EQ_STEPS; step++) {
+					double a = 1 - 0.5 * step / EQ_STEPS, num = 0, da = 0, db = 0;
+					for (int64_t o = o0; o < o1; o++) {
+						double sw = a * amax[o] / (L->scheme == IR_WQ_SYMMETRIC_RESTRICTED ? wqmax : (wqmax - wqmin) / 2);
+						if (!(sw > 0))
+							continue;
+						for (int64_t k = 0; k < K; k++)
+							wq[k] = fake_quant(w[o * K + k], sw, 0, wqmin, wqmax);
+						for (int64_t r = 0; r < R; r++) {
+							const double *x = Xq + r * L->plen + (L->conv ? (o / ocg) * K : 0);
+							double acc = bias ? bias[o] : 0;
+							for (int64_t k = 0; k < K; k++)
+								acc += x[k] * wq[k];
+							num += acc * Y[o * R + r], da += acc * acc, db += Y[o * R + r] * Y[o * R + r];
+						}
+					}
+					double cs = da > 0 && db > 0 ? num / sqrt(da * db) : 0;
+					if (cs > best + 1e-12)
+						best = cs, ba = a;
+				}
+				for (int64_t o = o0; o < o1; o++)
+					alpha[o] = ba;
+			}
+		}
+		if (fixed_act)
+			break;
+		/* the activation scale with those weights: cosine over the whole output */
+		double bestb = -2, bb = *beta;
+		for (int step = 0; step <= EQ_STEPS; step++) {
+			double b = 1 - 0.5 * step / EQ_STEPS;
+			act_qparams((float)(b * lo), (float)(b * hi), abits, !asym, &as, &az);
+			for (int64_t o = 0; o < oc; o++) {
+				double sw = alpha[o] * amax[o] / (L->scheme == IR_WQ_SYMMETRIC_RESTRICTED ? wqmax : (wqmax - wqmin) / 2);
+				for (int64_t k = 0; k < K; k++)
+					wq[k] = sym_w && sw > 0 ? fake_quant(w[o * K + k], sw, 0, wqmin, wqmax) : w[o * K + k];
+				for (int64_t r = 0; r < R; r++) {
+					const float *x = L->rows + r * L->plen + (L->conv ? (o / ocg) * K : 0);
+					double acc = bias ? bias[o] : 0;
+					for (int64_t k = 0; k < K; k++)
+						acc += fake_quant(x[k], as, az, aqmin, aqmax) * wq[k];
+					Yall[o * R + r] = acc;
+				}
+			}
+			double cs = cosine(Yall, Y, R * oc);
+			if (cs > bestb + 1e-12)
+				bestb = cs, bb = b;
+		}
+		*beta = bb;
+	}
+	/* clip the weights: the largest magnitude left is alpha * amax, the scale
+	 * quantization then computes */
+	for (int64_t o = 0; sym_w && o < oc; o++) {
+		double t = alpha[o] * amax[o];
+		for (int64_t k = 0; k < K; k++)
+			w[o * K + k] = (float)fmax(-t, fmin(t, w[o * K + k]));
+	}
+	free(Y), free(Xq), free(wq), free(alpha), free(Yall), free(amax);
+	return 0;
+}
+
+/* Refine one layer's weights (AdaRound) and bias (bias correction). orig:
+ * the weights before EasyQuant clipped them (the bias corrects the error
+ * against those). */
+static int refine_layer(ir_graph *g, rlayer *L, const ir_qrefine_opts *ro, const float *orig, int *changed,
+			ir_diag *d)
+{
+	const ir_tensor *wt = &g->tensors[L->w];
+	int64_t nw = ir_shape_numel(&wt->shape), oc = L->oc, per = nw / oc, G = L->conv ? L->g : 1;
+	int64_t ocg = oc / G, K = per;	/* weights of one channel = one group's patch */
+	int64_t nch = L->pc ? oc : 1, cper = L->pc ? per : nw;
+	float *w0 = const_f32(wt), *wn = malloc(sizeof(float) * (size_t)nw);
+	float *s = malloc(sizeof(float) * (size_t)nch);
+	int32_t *z = malloc(sizeof(int32_t) * (size_t)nch);
+	double *qlo = malloc(sizeof(double) * (size_t)nch), *qhi = malloc(sizeof(double) * (size_t)nch);
+	double *Gm = ro->adaround ? malloc(sizeof(double) * (size_t)(K * K)) : NULL;
+	double *wv = malloc(sizeof(double) * (size_t)K * 7);
+	bool *fixed = malloc((size_t)K);
+	int rc = -1;
+	if (!w0 || !wn || !s || !z || !qlo || !qhi || !wv || !fixed || (ro->adaround && !Gm)) {
+		ir_fail(d, L->node, L->w, "out of memory");
+		goto done;
+	}
+	for (int64_t c = 0; c < nch; c++)
+		weight_grid(w0 + c * cper, cper, L->bits, L->scheme, &s[c], &z[c], &qlo[c], &qhi[c]);
+	for (int64_t i = 0; i < nw; i++) {
+		int64_t c = L->pc ? i / per : 0;
+		wn[i] = (float)on_grid(w0[i], s[c], z[c], qlo[c], qhi[c]);
+	}
+	if (ro->adaround && L->nrows > 0) {
+		for (int64_t gi = 0; gi < G; gi++) {
+			/* Gram matrix of this group's patches, normalized to a mean diagonal of 1 */
+			int64_t off = gi * K;
+			double tr = 0;
+			for (int64_t a = 0; a < K; a++)
+				for (int64_t b = a; b < K; b++) {
+					double acc = 0;
+					for (int64_t r = 0; r < L->nrows; r++) {
+						const float *v = L->rows + r * L->plen + off;
+						acc += (double)v[a] * v[b];
+					}
+					Gm[a * K + b] = Gm[b * K + a] = acc;
+				}
+			for (int64_t a = 0; a < K; a++)
+				tr += Gm[a * K + a];
+			if (!(tr > 0))
+				continue;
+			for (int64_t a = 0; a < K * K; a++)
+				Gm[a] *= K / tr;
+			for (int64_t o = gi * ocg; o < (gi + 1) * ocg; o++) {
+				int64_t c = L->pc ? o : 0;
+				const float *wc = w0 + o * per;
+				float lo = 0, hi = 0;
+				for (int64_t k = 0; k < K; k++) {
+					lo = wc[k] < lo ? wc[k] : lo;
+					hi = wc[k] > hi ? wc[k] : hi;
+				}
+				for (int64_t k = 0; k < K; k++) {
+					wv[k] = wc[k] / (double)s[c];
+					/* the grid's ends stay where they are (symmetric: only amax matters) */
+					fixed[k] = L->scheme == IR_WQ_ASYMMETRIC ? (wc[k] == lo || wc[k] == hi) :
+						fabsf(wc[k]) == fmaxf(-lo, hi);
+				}
+				adaround_channel(wv, Gm, K, ro->adaround, fixed, qlo[c], qhi[c], z[c], wv + K, wv + 2 * K);
+				for (int64_t k = 0; k < K; k++)
+					wn[o * per + k] = (float)(s[c] * wv[K + k]);
+			}
+		}
+		if (ir_tensor_set_data(g, L->w, wn, sizeof(float) * (size_t)nw, d))
+			goto done;
+		(*changed)++;
+	}
+	if (ro->bias_correction && L->npos > 0) {
+		/* E[(W_q - W) x] per output channel, from the mean patch */
+		float *bias = calloc((size_t)oc, sizeof(float));
+		if (!bias) {
+			ir_fail(d, L->node, L->w, "out of memory");
+			goto done;
+		}
+		if (L->b >= 0) {
+			float *b0 = const_f32(&g->tensors[L->b]);
+			if (!b0) {
+				free(bias);
+				ir_fail(d, L->node, L->b, "out of memory");
+				goto done;
+			}
+			memcpy(bias, b0, sizeof(float) * (size_t)oc);
+			free(b0);
+		}
+		for (int64_t o = 0; o < oc; o++) {
+			int64_t off = L->conv ? (o / ocg) * K : 0;
+			double e = 0;
+			for (int64_t k = 0; k < K; k++)
+				e += ((double)wn[o * per + k] - orig[o * per + k]) * (L->sum[off + k] / (double)L->npos);
+			bias[o] = (float)(bias[o] - e);
+		}
+		int bt = L->b;
+		if (bt < 0) {
+			char name[300];
+			snprintf(name, sizeof name, "%s.bias", g->nodes[L->node].name);
+			ir_shape sh = {1, {oc}};
+			bt = new_const(g, name, IR_DTYPE_F32, &sh, bias, d);
+			if (bt < 0 || (g->nodes[L->node].n_inputs < 3 ?
+				       ir_node_set_inputs(g, L->node,
+							  (int[]){g->nodes[L->node].inputs[0], g->nodes[L->node].inputs[1], bt},
+							  3, d) :
+				       set_input(g, L->node, 2, bt, d))) {
+				free(bias);
+				goto done;
+			}
+		} else if (ir_tensor_set_data(g, bt, bias, sizeof(float) * (size_t)oc, d)) {
+			free(bias);
+			goto done;
+		}
+		free(bias);
+		(*changed)++;
+	}
+	rc = 0;
+done:
+	free(w0);
+	free(wn);
+	free(s);
+	free(z);
+	free(qlo);
+	free(qhi);
+	free(Gm);
+	free(wv);
+	free(fixed);
+	return rc;
+}
+
+/* How many nodes use tensor t as an input. */
+static int uses(const ir_graph *g, int t)
+{
+	int n = 0;
+	for (int i = 0; i < g->n_nodes; i++)
+		for (int k = 0; k < g->nodes[i].n_inputs; k++)
+			n += g->nodes[i].inputs[k] == t;
+	return n;
+}
+
+/* The layers to refine: conv (2-D) and fully_connected nodes with their
+ * own float32 weights that ir_quantize makes integer. */
+static int find_layers(const ir_graph *g, const ir_quant_opts *o, rlayer **out, int *n, bool rows, ir_diag *d)
+{
+	rlayer *l = calloc((size_t)g->n_nodes + 1, sizeof *l);
+	int nl = 0;
+	if (!l)
+		return ir_fail(d, -1, -1, "out of memory");
+	for (int i = 0; i < g->n_nodes; i++) {
+		const ir_node *nd = &g->nodes[i];
+		bool conv = nd->op == IR_OP_CONV;
+		if (!conv && nd->op != IR_OP_FULLY_CONNECTED)
+			continue;
+		const ir_qlayer *ly = o->layer ? &o->layer[i] : NULL;
+		if ((ly && (ly->prec == IR_PREC_F32 || ly->prec == IR_PREC_F16)) || (o->ops && !o->ops[nd->op]) ||
+		    ir_quant_int_unsupported(g, i))
+			continue;
+		const ir_tensor *x = &g->tensors[nd->inputs[0]], *w = &g->tensors[nd->inputs[1]];
+		int b = nd->n_inputs > 2 ? nd->inputs[2] : -1;
+		if (w->kind != IR_KIND_CONST || w->dtype != IR_DTYPE_F32 || x->dtype != IR_DTYPE_F32 ||
+		    uses(g, nd->inputs[1]) != 1 ||
+		    (b >= 0 && (g->tensors[b].kind != IR_KIND_CONST || g->tensors[b].dtype != IR_DTYPE_F32 ||
+				uses(g, b) != 1)))
+			continue;
+		rlayer L = {.node = i, .x = nd->inputs[0], .w = nd->inputs[1], .b = b, .conv = conv};
+		L.bits = ly && ly->wbits ? ly->wbits : o->wbits;
+		L.scheme = ly && ly->wscheme >= 0 ? ly->wscheme : (int)o->wscheme;
+		L.pc = ly && ly->per_channel >= 0 ? ly->per_channel : o->per_channel;
+		L.oc = w->shape.dim[0];
+		if (conv) {
+			const ir_tensor *y = &g->tensors[nd->outputs[0]];
+			const int64_t *st, *pd, *dl;
+			if (x->shape.rank != 4 || w->shape.rank != 4 || y->shape.rank != 4 ||
+			    ir_node_ints(g, i, "strides", &st) != 2 || ir_node_ints(g, i, "pads", &pd) != 4 ||
+			    ir_node_ints(g, i, "dilations", &dl) != 2)
+				continue;
+			L.n = x->shape.dim[0], L.c = x->shape.dim[1], L.h = x->shape.dim[2], L.wd = x->shape.dim[3];
+			L.g = ir_node_int(g, i, "group", 1);
+			L.kh = w->shape.dim[2], L.kw = w->shape.dim[3];
+			L.oh = y->shape.dim[2], L.ow = y->shape.dim[3];
+			L.sh = st[0], L.sw = st[1], L.pt = pd[0], L.pl = pd[1], L.dh = dl[0], L.dw = dl[1];
+			L.plen = L.c * L.kh * L.kw;
+			if (L.g < 1 || L.c % L.g || L.oc % L.g || w->shape.dim[1] * L.g != L.c)
+				continue;
+		} else {
+			if (w->shape.rank != 2 || x->shape.rank < 1 || x->shape.dim[x->shape.rank - 1] != w->shape.dim[1])
+				continue;
+			L.c = L.plen = w->shape.dim[1];
+			L.n = ir_shape_numel(&x->shape) / L.c;
+			L.g = 1;
+		}
+		L.sum = calloc((size_t)L.plen, sizeof(double));
+		L.cap = rows ? RF_ROWS : 0;
+		if (L.cap * L.plen > RF_ROW_FLOATS)
+			L.cap = RF_ROW_FLOATS / L.plen;
+		L.rows = malloc(sizeof(float) * (size_t)(L.cap * L.plen + 1));
+		if (!L.sum || !L.rows) {
+			free(L.sum);
+			free(L.rows);
+			for (int k = 0; k < nl; k++)
+				free(l[k].sum), free(l[k].rows);
+			free(l);
+			return ir_fail(d, i, -1, "out of memory");
+		}
+		l[nl++] = L;
+	}
+	*out = l;
+	*n = nl;
+	return 0;
+}
+
+void ir_qrefine_free(ir_qrefine_opts *ro)
+{
+	for (int k = 0; k < ro->n_act_range; k++)
+		free((char *)ro->act_range[k].name);
+	free(ro->act_range);
+	ro->act_range = NULL;
+	ro->n_act_range = 0;
+}
+
+int ir_quant_refine(ir_graph *g, const ir_calib *c, const ir_quant_opts *o, ir_qrefine_opts *ro,
+		    const float *const *samples, int n, ir_pass_note note, void *user, ir_diag *d)
+{
+	ro->act_range = NULL;
+	ro->n_act_range = 0;
+	if (o->fp16 || (!ro->bias_correction && !ro->adaround && !ro->easyquant))
+		return 0;
+	if (ro->easyquant && !c)
+		return ir_fail(d, -1, -1, "EasyQuant needs calibration statistics");
+	if (n <= 0)
+		return ir_fail(d, -1, -1, "refining the weights needs calibration samples");
+	if (ro->adaround < 0 || ro->adaround > 1000000)
+		return ir_fail(d, -1, -1, "AdaRound iterations must be 0 to 1000000, not %d", ro->adaround);
+	int ni = ir_graph_input_count(g);
+	for (int i = 0; i < ni; i++)
+		if (g->tensors[ir_graph_input(g, i)].dtype != IR_DTYPE_F32)
+			return ir_fail(d, -1, ir_graph_input(g, i), "refining the weights needs float32 inputs; '%s' is not",
+				       g->tensors[ir_graph_input(g, i)].name);
+	rctx r = {.nsamples = n};
+	if (find_layers(g, o, &r.l, &r.nl, ro->adaround > 0 || ro->easyquant, d))
+		return -1;
+	int rc = -1, changed = 0;
+	ir_exec *e = ir_exec_new(g, IR_MODE_F32, 1, d);
+	if (!e)
+		goto out;
+	ir_exec_set_hook(e, refine_hook, &r);
+	for (int s = 0; s < n; s++) {
+		r.sample = s;
+		for (int i = 0; i < ni; i++) {
+			int t = ir_graph_input(g, i);
+			const float *x = samples[(size_t)s * (size_t)ni + (size_t)i];
+			if (ir_exec_set_input_f32(e, i, x, ir_shape_numel(&g->tensors[t].shape), d) ||
+			    refine_hook(&r, g, -1, t, x))
+				goto out;
+		}
+		if (ir_exec_run(e, d))
+			goto out;
+	}
+	ir_exec_free(e);
+	e = NULL;
+	if (ro->easyquant && !(ro->act_range = calloc((size_t)r.nl + 1, sizeof *ro->act_range))) {
+		ir_fail(d, -1, -1, "out of memory");
+		goto out;
+	}
+	for (int k = 0; k < r.nl; k++) {
+		rlayer *L = &r.l[k];
+		int before = changed;
+		float *orig = const_f32(&g->tensors[L->w]);
+		if (!orig) {
+			ir_fail(d, L->node, L->w, "out of memory");
+			goto out;
+		}
+		char msg[200] = "";
+		if (ro->easyquant && L->nrows > 0) {
+			const ir_qlayer *ly = o->layer ? &o->layer[L->node] : NULL;
+			int abits = (ly && ly->prec == IR_PREC_I16) || (!(ly && ly->prec == IR_PREC_I8) && o->act == IR_PREC_I16)
+					    ? 16 : 8;
+			const char *xn = g->tensors[L->x].name;
+			float lo, hi;
+			int have = -1;
+			for (int j = 0; j < ro->n_act_range; j++)
+				if (!strcmp(ro->act_range[j].name, xn))
+					have = j;
+			ir_calib_method m = ly && ly->has_method ? ly->method : o->method;
+			if (have >= 0)
+				lo = ro->act_range[have].min, hi = ro->act_range[have].max;
+			else if (ir_calib_range(c, xn, &m, abits, o->act_symmetric, &lo, &hi, d)) {
+				free(orig);
+				d->node = L->node;
+				goto out;
+			}
+			float *w = malloc(sizeof(float) * (size_t)ir_shape_numel(&g->tensors[L->w].shape));
+			float *b = L->b >= 0 ? const_f32(&g->tensors[L->b]) : NULL;
+			double beta = 1;
+			int erc = !w || (L->b >= 0 && !b) ? ir_fail(d, L->node, L->w, "out of memory") : 0;
+			if (!erc) {
+				memcpy(w, orig, sizeof(float) * (size_t)ir_shape_numel(&g->tensors[L->w].shape));
+				erc = easyquant(L, w, b, lo, hi, abits, !o->act_symmetric, have >= 0, &beta, d);
+			}
+			if (!erc)
+				erc = ir_tensor_set_data(g, L->w, w,
+							 sizeof(float) * (size_t)ir_shape_numel(&g->tensors[L->w].shape), d);
+			free(w);
+			free(b);
+			if (erc) {
+				free(orig);
+				goto out;
+			}
+			if (have < 0) {
+				char *nm = strdup(xn);
+				if (!nm) {
+					free(orig);
+					ir_fail(d, -1, -1, "out of memory");
+					goto out;
+				}
+				ro->act_range[ro->n_act_range++] = (ir_qrange){nm, (float)(beta * lo), (float)(beta * hi)};
+			}
+			changed++;
+			snprintf(msg, sizeof msg, "easyquant (input range x %.2f)", beta);
+		}
+		if (refine_layer(g, L, ro, orig, &changed, d)) {
+			free(orig);
+			goto out;
+		}
+		free(orig);
+		if (note && changed > before) {
+			size_t u = strlen(msg);
+			snprintf(msg + u, sizeof msg - u, "%s%s%s%s", u && ro->adaround ? ", " : "", ro->adaround ? "adaround" : "",
+				 (u || ro->adaround) && ro->bias_correction ? ", " : "",
+				 ro->bias_correction ? "bias correction" : "");
+			note(user, g, L->node, msg);
+		}
+	}
+	rc = ir_graph_verify(g, d);
+out:
+	ir_exec_free(e);
+	for (int k = 0; k < r.nl; k++)
+		free(r.l[k].sum), free(r.l[k].rows);
+	free(r.l);
 	return rc;
 }

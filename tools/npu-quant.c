@@ -18,6 +18,9 @@
 #include <unistd.h>
 
 #define MAX_FILES 256
+/* Default samples per statistics batch: averaging is over batches, as
+ * Compass OPT has it (npu-quant(1), Calibration). */
+#define CALIB_BATCH 16
 
 typedef struct {
 	const char *in, *out, *target, *config, *report, *stats_out;
@@ -35,7 +38,16 @@ typedef struct {
 	const char *bits, *method, *wscheme;
 	int wbits, lut_bits, act_sym, per_channel;	/* -1: not given */
 	bool int_io, compress_fc, compress_conv, strict;
+	int adaround;			/* iterations, 0: off */
+	bool bias_correction, easyquant;
+	/* the calibration samples kept for them: [n_keep * inputs] */
+	float **keep;
+	int n_keep;
 } options;
+
+/* Samples kept for --adaround and --bias-correction (the first ones). */
+#define REFINE_MAX 64
+#define ADAROUND_ITERS 500
 
 static void help(void)
 {
@@ -47,14 +59,20 @@ static void help(void)
 	       "  -c, --calib FILE|DIR     calibration samples: .npy (first axis = samples, one-input\n"
 	       "                           models), .npz keyed by input name (first axis = samples),\n"
 	       "                           or a directory of sampleN_inputs.npz (one sample each)\n"
-	       "      --calib-batch N      samples per statistics batch (default 1)\n"
+	       "      --calib-batch N      samples per statistics batch (default 16)\n"
 	       "      --calib-max N        use at most N calibration samples\n"
 	       "      --state IN=OUT       input IN is recurrent state whose next value is output\n"
 	       "                           OUT (repeatable): calibrate over sequences, [N, T, ...]\n"
 	       "                           per input, feeding OUT back into IN at every step; IN\n"
 	       "                           and OUT get one quantization\n"
-	       "  -m, --method M           minmax (default), averaging, meanstd[:N], percentile[:P],\n"
-	       "                           kld, aciq, mse\n"
+	       "  -m, --method M           mse (default), minmax, averaging, meanstd[:N], percentile[:P],\n"
+	       "                           kld, aciq\n"
+	       "      --adaround[=N]       learn each weight's rounding (up or down) per layer on the\n"
+	       "                           calibration samples, N iterations (default 500)\n"
+	       "      --bias-correction    fold each layer's mean output error from weight\n"
+	       "                           quantization into its bias\n"
+	       "      --easyquant          search each layer's weight and input scales for the\n"
+	       "                           best cosine of its output (EasyQuant)\n"
 	       "      --stats-out FILE     write the calibration statistics (text)\n"
 	       "      --stats-in FILE      read statistics and merge them (repeatable; with or\n"
 	       "                           without --calib)\n"
@@ -151,7 +169,7 @@ static void parse_args(int argc, char **argv, options *o)
 	enum {
 		OPT_BATCH = 256, OPT_CMAX, OPT_SOUT, OPT_SIN, OPT_SYM, OPT_ASYM, OPT_WBITS, OPT_WSCHEME,
 		OPT_PT, OPT_LUT, OPT_INTIO, OPT_CONFIG, OPT_FLOAT, OPT_CFC, OPT_CCONV, OPT_EXCL, OPT_WMM,
-		OPT_F16OUT, OPT_REPORT, OPT_EVAL, OPT_EMAX, OPT_STRICT, OPT_STATE,
+		OPT_F16OUT, OPT_REPORT, OPT_EVAL, OPT_EMAX, OPT_STRICT, OPT_STATE, OPT_ADAROUND, OPT_BIASCORR, OPT_EASYQUANT,
 	};
 	static const struct option longopts[] = {
 		{"target", required_argument, NULL, 't'}, {"calib", required_argument, NULL, 'c'},
@@ -170,6 +188,9 @@ static void parse_args(int argc, char **argv, options *o)
 		{"eval", required_argument, NULL, OPT_EVAL}, {"eval-max", required_argument, NULL, OPT_EMAX},
 		{"strict", no_argument, NULL, OPT_STRICT},
 		{"state", required_argument, NULL, OPT_STATE},
+		{"adaround", optional_argument, NULL, OPT_ADAROUND},
+		{"bias-correction", no_argument, NULL, OPT_BIASCORR},
+		{"easyquant", no_argument, NULL, OPT_EASYQUANT},
 		CLI_COMMON_OPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -204,6 +225,11 @@ static void parse_args(int argc, char **argv, options *o)
 		case OPT_EMAX: o->eval_max = parse_count("--eval-max", optarg, 1, 1L << 40); break;
 		case OPT_STRICT: o->strict = true; break;
 		case OPT_STATE: parse_state(o, optarg); break;
+		case OPT_ADAROUND:
+			o->adaround = optarg ? (int)parse_count("--adaround", optarg, 1, 1000000) : ADAROUND_ITERS;
+			break;
+		case OPT_BIASCORR: o->bias_correction = true; break;
+		case OPT_EASYQUANT: o->easyquant = true; break;
 		default: cli_common_option(c, argv, &o->out, &o->force, help);
 		}
 	}
@@ -213,6 +239,8 @@ static void parse_args(int argc, char **argv, options *o)
 		cli_usage("unexpected argument '%s' (one IR at a time)", argv[optind]);
 	if (!o->target)
 		cli_usage("--target is required (a profile name such as int8 or grus, or a path)");
+	if ((o->adaround || o->bias_correction || o->easyquant) && (!o->n_calib || o->n_states))
+		cli_usage("--adaround, --bias-correction and --easyquant need --calib samples (and no --state)");
 }
 
 /* Split a comma-separated list in place. */
@@ -522,14 +550,55 @@ static int calib_hook(void *user, const ir_graph *g, int node, int t, const void
 	return batch_add(r, t, data, ir_shape_numel(&x->shape));
 }
 
+/* The tensors whose values t repeats: t, then back through the producers
+ * that only move values (identity, reshape, ...), whose output the
+ * quantizer gives its input's quantization. At most max; returns the count. */
+#define TIE_MAX 8
+static int value_chain(const ir_graph *g, int t, int *out, int max)
+{
+	int n = 0;
+	while (t >= 0 && n < max) {
+		out[n++] = t;
+		int from = -1;
+		for (int i = 0; i < ir_graph_node_count(g) && from < 0; i++) {
+			const ir_node *nd = ir_graph_node(g, i);
+			if (nd->n_outputs == 1 && nd->outputs[0] == t && nd->n_inputs >= 1 &&
+			    (nd->op == IR_OP_IDENTITY || nd->op == IR_OP_RESHAPE || nd->op == IR_OP_FLATTEN ||
+			     nd->op == IR_OP_SQUEEZE || nd->op == IR_OP_UNSQUEEZE || nd->op == IR_OP_TRANSPOSE))
+				from = nd->inputs[0];
+		}
+		t = from;
+	}
+	return n;
+}
+
 static int calib_flush(calib_run *r, const ir_graph *g)
 {
-	/* a state input and its output see the union of both: the same
-	 * values in the same order, so any method gives both one range */
+	/* a state input, its output and the tensors whose quantization the
+	 * output takes (the cat before an identity) all see the union of
+	 * their values: the same values, so any method gives them one range */
 	for (int p = 0; p < r->n_tie; p++) {
-		int a = r->tie_in[p], b = r->tie_out[p];
-		int64_t la = r->len[a], lb = r->len[b];
-		if ((lb && batch_add(r, a, r->buf[b], lb)) || (la && batch_add(r, b, r->buf[a], la)))
+		int m[TIE_MAX + 1], nm = 1 + value_chain(g, r->tie_out[p], m + 1, TIE_MAX);
+		m[0] = r->tie_in[p];
+		float *orig[TIE_MAX + 1] = {NULL};
+		int64_t len[TIE_MAX + 1];
+		int rc = 0;
+		for (int k = 0; k < nm && !rc; k++) {
+			len[k] = r->len[m[k]];
+			if (!(orig[k] = malloc(sizeof(float) * (size_t)(len[k] + 1)))) {
+				ir_fail(&r->d, -1, m[k], "out of memory");
+				r->failed = true;
+				rc = -1;
+			} else if (len[k])
+				memcpy(orig[k], r->buf[m[k]], sizeof(float) * (size_t)len[k]);
+		}
+		for (int k = 0; k < nm && !rc; k++)
+			for (int j = 0; j < nm && !rc; j++)
+				if (j != k && len[j])
+					rc = batch_add(r, m[k], orig[j], len[j]);
+		for (int k = 0; k < nm; k++)
+			free(orig[k]);
+		if (rc)
 			return -1;
 	}
 	for (int t = 0; t < ir_graph_tensor_count(g); t++)
@@ -694,7 +763,7 @@ static int calibrate_seq(const options *o, const ir_graph *g, ir_calib *c, const
 	}
 	ir_exec_set_hook(e, calib_hook, &r);
 	int64_t done = 0, steps = 0, in_batch = 0;
-	long batch = o->calib_batch ? o->calib_batch : 1;
+	long batch = o->calib_batch ? o->calib_batch : CALIB_BATCH;
 	for (int s = 0; s < o->n_calib && done < total; s++) {
 		seq_source *q = &src[s];
 		for (int64_t n = 0; n < q->count && done < total; n++) {
@@ -760,7 +829,31 @@ out:
 	return rc;
 }
 
-static int calibrate(const options *o, const ir_graph *g, ir_calib *c)
+/* The sample just fed (the end of each float input's batch) for
+ * ir_quant_refine. */
+static int keep_sample(options *o, const ir_graph *g, const calib_run *r)
+{
+	int ni = ir_graph_input_count(g);
+	float **k = realloc(o->keep, sizeof(float *) * (size_t)(o->n_keep + 1) * (size_t)ni);
+	if (!k)
+		return cli_error(NULL, "out of memory");
+	o->keep = k;
+	for (int i = 0; i < ni; i++) {
+		int t = ir_graph_input(g, i);
+		int64_t per = ir_shape_numel(&ir_graph_tensor(g, t)->shape);
+		float **dst = &k[(size_t)o->n_keep * (size_t)ni + (size_t)i];
+		if (ir_graph_tensor(g, t)->dtype != IR_DTYPE_F32 || r->len[t] < per)
+			return cli_error(NULL, "--adaround, --bias-correction and --easyquant need float32 inputs; '%s' is not",
+					 ir_graph_tensor(g, t)->name);
+		if (!(*dst = malloc(sizeof(float) * (size_t)per)))
+			return cli_error(NULL, "out of memory");
+		memcpy(*dst, r->buf[t] + r->len[t] - per, sizeof(float) * (size_t)per);
+	}
+	o->n_keep++;
+	return 0;
+}
+
+static int calibrate(options *o, const ir_graph *g, ir_calib *c)
 {
 	source src[MAX_FILES];
 	int64_t total;
@@ -785,7 +878,7 @@ static int calibrate(const options *o, const ir_graph *g, ir_calib *c)
 	}
 	ir_exec_set_hook(e, calib_hook, &r);
 	int64_t done = 0, in_batch = 0;
-	long batch = o->calib_batch ? o->calib_batch : 1;
+	long batch = o->calib_batch ? o->calib_batch : CALIB_BATCH;
 	for (int s = 0; s < o->n_calib && done < total; s++)
 		for (int64_t k = 0; k < src[s].count && done < total; k++) {
 			if (source_feed(&src[s], k, g, e, &r)) {
@@ -793,6 +886,9 @@ static int calibrate(const options *o, const ir_graph *g, ir_calib *c)
 					cli_diag(g, src[s].path, &r.d);
 				goto out;
 			}
+			if ((o->adaround || o->bias_correction || o->easyquant) && o->n_keep < REFINE_MAX &&
+			    keep_sample(o, g, &r))
+				goto out;
 			if (ir_exec_run(e, &d)) {
 				cli_diag(g, src[s].path, &d);
 				goto out;
@@ -821,6 +917,24 @@ out:
 	for (int i = 0; i < o->n_calib; i++)
 		source_close(&src[i]);
 	return rc;
+}
+
+/* Statistics read with --stats-in need not come from a --state run: tie
+ * each state pair (and what its output repeats) again, as calibrating
+ * over sequences does. */
+static int tie_stats(const options *o, const ir_graph *g, ir_calib *c, const int *sin, const int *sout)
+{
+	for (int p = 0; p < o->n_states; p++) {
+		int m[TIE_MAX + 1], nm = 1 + value_chain(g, ir_graph_output(g, sout[p]), m + 1, TIE_MAX);
+		m[0] = ir_graph_input(g, sin[p]);
+		const char *names[TIE_MAX + 1];
+		for (int k = 0; k < nm; k++)
+			names[k] = ir_graph_tensor(g, m[k])->name;
+		ir_diag d;
+		if (ir_calib_tie(c, names, nm, &d))
+			return cli_error(NULL, "%s", d.msg);
+	}
+	return 0;
 }
 
 /* --state pairs as graph input and output indices. */
@@ -1705,6 +1819,7 @@ int main(int argc, char **argv)
 	const char *lists[2 * MAX_FILES];
 	int nl, sin[MAX_FILES], sout[MAX_FILES];
 	ir_quant_opts qo;
+	ir_qrefine_opts ro = {.adaround = o.adaround, .bias_correction = o.bias_correction, .easyquant = o.easyquant};
 	const char *in = cli_name(o.in);
 	if (!g || !c) {
 		if (!c)
@@ -1758,6 +1873,8 @@ int main(int argc, char **argv)
 	if (o.n_calib && (!fp16 || o.stats_out) &&
 	    (o.n_states ? calibrate_seq(&o, g, c, sin, sout) : calibrate(&o, g, c)))
 		goto out;
+	if (o.n_stats_in && tie_stats(&o, g, c, sin, sout))
+		goto out;
 	if (o.stats_out && write_stats(o.stats_out, c))
 		goto out;
 	int range_rc = fp16 ? 0 : check_ranges(&o, g, c, sin, sout, in);
@@ -1771,6 +1888,14 @@ int main(int argc, char **argv)
 		cli_error(NULL, "out of memory");
 		goto out;
 	}
+	if ((o.adaround || o.bias_correction || o.easyquant) &&
+	    ir_quant_refine(g, c, &qo, &ro, (const float *const *)o.keep, o.n_keep, cli_verbose >= 1 ? keep_note : NULL,
+			    (void *)in, &d)) {
+		cli_diag(g, in, &d);
+		goto out;
+	}
+	qo.arange = ro.act_range;
+	qo.n_arange = ro.n_act_range;
 	islands isl = {.file = in, .strict = o.strict};
 	qo.island = island_note;
 	qo.island_user = &isl;
@@ -1803,6 +1928,10 @@ out:
 		free((char *)o.wrange[i].name);
 	for (int i = 0; i < o.n_states; i++)
 		free(o.state_in[i]);
+	for (int i = 0; o.keep && i < o.n_keep * ir_graph_input_count(g); i++)
+		free(o.keep[i]);
+	free(o.keep);
+	ir_qrefine_free(&ro);
 	for (int i = 0; name_before && i < n_before; i++)
 		free(name_before[i]);
 	free(name_before);

@@ -10,7 +10,8 @@
 # against the float graph run the same way). The same on a trained
 # streaming keyword spotter from PyTorch via ONNX (tests/gen/kws_stream.py):
 # int8 accuracy as float's with sequence calibration, most of it lost with
-# zero-cache calibration.
+# zero-cache calibration. Statistics read with --stats-in are tied per
+# state pair like sequence calibration's.
 . "$(dirname "$0")/lib.sh"
 Q=$DATA/quant/fsmn_stream
 EVAL=${NPU_TESTS:-$TOP/build/rel/tests}/npu_eval
@@ -40,6 +41,17 @@ npu-quant "$T/f.ir" --target int8 --int-io --state State_c0=new_state --calib "$
 	b=$(sed -n "s/.*output 1 'new_state': i8 \[1,3,16\], 48 bytes, real = \(.*\)/\1/p" "$T/m.h") &&
 	[ -n "$a" ] && [ "$a" = "$b" ]
 ok $? "with --int-io State_c0 and new_state are both int8 'real = ${a:-?}'"
+
+# statistics written without --state (frames alone: State_c0 constant 0,
+# new_state not) are tied again when read with --state: one format
+npu-quant "$T/f.ir" --target int8 --calib "$Q.zero.npz" -q --stats-out "$T/zero.stats" -o "$T/zs.ir" &&
+	npu-quant "$T/f.ir" --target int8 --int-io --state State_c0=new_state --stats-in "$T/zero.stats" \
+		-o "$T/st.ir" 2>"$T/err" && [ ! -s "$T/err" ] &&
+	npu-emit "$T/st.ir" --name m -o "$T/st.h" &&
+	a=$(sed -n "s/.*input  1 'State_c0': i8 \[1,3,16\], 48 bytes, real = \(.*\)/\1/p" "$T/st.h") &&
+	b=$(sed -n "s/.*output 1 'new_state': i8 \[1,3,16\], 48 bytes, real = \(.*\)/\1/p" "$T/st.h") &&
+	[ -n "$a" ] && [ "$a" = "$b" ]
+ok $? "--stats-in from a run without --state: the pair is tied again, both int8 'real = ${a:-?}', no warning"
 
 # 4 test sequences of 32 frames, each graph feeding its own state back
 "$EVAL" --stream "$T/z.ir" "$T/f.ir" "$Q.test.npz" State_c0=new_state >"$T/z.acc" && read zs za n <"$T/z.acc" &&

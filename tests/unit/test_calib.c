@@ -773,8 +773,39 @@ static void test_mse(void)
 	ir_calib_free(c);
 }
 
+/* ir_calib_tie: a state input observed only zeros, its output [-2, 3] in
+ * two batches: tied, both have the union (count 6, 3 batches, minmax
+ * [-2, 3], averaging over the three batches); an unknown name and a name
+ * given twice change nothing. */
+static void test_tie(void)
+{
+	ir_calib *c = ir_calib_new();
+	const float z[] = {0, 0}, o1[] = {-2, 1}, o2[] = {3, 0};
+	observe(c, "in", z, 2);
+	observe(c, "out", o1, 2);
+	observe(c, "out", o2, 2);
+	ir_diag d;
+	const char *names[] = {"in", "out", "nobody", "out"};
+	CHECK_MSG(ir_calib_tie(c, names, 4, &d) == 0, "%s", d.msg);
+	double mn, mx;
+	int64_t n, b;
+	float lo, hi;
+	for (int k = 0; k < 2; k++) {
+		CHECK(ir_calib_summary(c, names[k], &mn, &mx, &n, &b) == 0 && mn == -2 && mx == 3 && n == 6 && b == 3);
+		range(c, names[k], "minmax", 8, false, &lo, &hi);
+		CHECK(lo == -2 && hi == 3);
+		/* minima 0, -2, 0 -> -2/3; maxima 0, 1, 3 -> 4/3 */
+		range(c, names[k], "averaging", 8, false, &lo, &hi);
+		NEAR(lo, -2.0 / 3, 1e-6);
+		NEAR(hi, 4.0 / 3, 1e-6);
+	}
+	CHECK(ir_calib_summary(c, "nobody", NULL, NULL, NULL, NULL) == -1);
+	ir_calib_free(c);
+}
+
 int main(void)
 {
+	test_tie();
 	test_mse();
 	test_minmax_averaging();
 	test_meanstd();

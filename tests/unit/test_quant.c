@@ -2,11 +2,13 @@
  * small enough to work out by hand (the derivations are in the comments):
  * requantization multipliers, an int8 convolution between quantize and
  * dequantize executed through ir_exec (which lowers it), a sigmoid made a
- * lookup table by ir_quantize, and the lowering's refusals. */
+ * lookup table by ir_quantize, and the lowering's refusals; bias
+ * correction and AdaRound (ir_quant_refine) against nearest rounding. */
 #include "check.h"
 #include "ir.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int add(ir_graph *g, const char *name, ir_dtype t, ir_shape s, ir_kind k)
@@ -141,6 +143,7 @@ static void lut(void)
 	CHECK(ir_calib_observe(c, "x", xs, 2, &d) == 0 && ir_calib_observe(c, "y", ys, 2, &d) == 0);
 	ir_quant_opts o;
 	ir_quant_defaults(&o);
+	o.method.kind = IR_CALIB_MINMAX;	/* the ranges above are minmax's */
 	CHECK_MSG(ir_quant_prepare(g, &o, &d) == 0 && ir_quantize(g, c, &o, NULL, NULL, &d) == 0, "%s", d.msg);
 	int n = ir_graph_find_node(g, "sig");
 	const ir_node *s = n >= 0 ? ir_graph_node(g, n) : NULL;
@@ -306,6 +309,207 @@ static void wide_bias(void)
 	}
 }
 
+
+/* ---------------------------------------------------------------- weight refinement */
+
+static uint32_t rng_state = 12345;
+static float urand(void)	/* [0, 1) */
+{
+	rng_state = rng_state * 1664525u + 1013904223u;
+	return (float)(rng_state >> 8) / 16777216.0f;
+}
+
+/* x [1,C,H,W] (or [1,C] for fully_connected) -> one conv 3x3 pad 1 (or
+ * fully_connected) with OC channels and a bias -> y. */
+static ir_graph *one_layer(bool conv, int C, int OC, int H, const float *w, const float *b)
+{
+	ir_graph *g = ir_graph_new();
+	ir_diag d;
+	ir_shape xs = conv ? (ir_shape){4, {1, C, H, H}} : (ir_shape){2, {1, C}};
+	ir_shape ws = conv ? (ir_shape){4, {OC, C, 3, 3}} : (ir_shape){2, {OC, C}};
+	ir_shape ys = conv ? (ir_shape){4, {1, OC, H, H}} : (ir_shape){2, {1, OC}};
+	int x = add(g, "x", IR_DTYPE_F32, xs, IR_KIND_INPUT);
+	int in[3] = {x, ir_graph_add_const(g, "w", IR_DTYPE_F32, &ws, w, &d),
+		     ir_graph_add_const(g, "b", IR_DTYPE_F32, &(ir_shape){1, {OC}}, b, &d)};
+	int y = add(g, "y", IR_DTYPE_F32, ys, IR_KIND_ACTIVATION);
+	int n = node(g, "layer", conv ? IR_OP_CONV : IR_OP_FULLY_CONNECTED, in, 3, y);
+	if (conv) {
+		int64_t one[2] = {1, 1}, pads[4] = {1, 1, 1, 1};
+		ir_node_set_ints(g, n, "strides", one, 2);
+		ir_node_set_ints(g, n, "dilations", one, 2);
+		ir_node_set_ints(g, n, "pads", pads, 4);
+		ir_node_set_int(g, n, "group", 1);
+	}
+	ir_graph_set_inputs(g, &x, 1, &d);
+	ir_graph_set_outputs(g, &y, 1, &d);
+	return g;
+}
+
+/* Run g on each sample (len floats each, n of them), outputs (ylen each) into y. */
+static bool run_all(const ir_graph *g, const float *x, int n, int64_t len, float *y, int64_t ylen)
+{
+	ir_diag d;
+	ir_exec *e = ir_exec_new(g, IR_MODE_F32, 1, &d);
+	bool ok = e != NULL;
+	for (int s = 0; ok && s < n; s++) {
+		ok = ir_exec_set_input_f32(e, 0, x + s * len, len, &d) == 0 && ir_exec_run(e, &d) == 0;
+		if (ok)
+			memcpy(y + s * ylen, ir_exec_output(e, 0, NULL), sizeof(float) * (size_t)ylen);
+	}
+	if (!ok)
+		printf("# run: %s\n", d.msg);
+	ir_exec_free(e);
+	return ok;
+}
+
+/* The layer quantized at a16 and wbits (refined as ro says, on the first
+ * ncal samples), run on every sample: per output channel the mean error
+ * against the float outputs ref, and the mean squared error. */
+static bool quant_error_at(bool conv, int C, int OC, int H, const float *w, const float *b, int wbits,
+			   ir_precision act, ir_qrefine_opts *ro, const float *x, int n, int ncal, const float *ref,
+			   double *chmean, double *mse, double *cosv);
+static bool quant_error(bool conv, int C, int OC, int H, const float *w, const float *b, int wbits,
+			ir_qrefine_opts *ro, const float *x, int n, int ncal, const float *ref, double *chmean,
+			double *mse)
+{
+	return quant_error_at(conv, C, OC, H, w, b, wbits, IR_PREC_I16, ro, x, n, ncal, ref, chmean, mse, NULL);
+}
+
+static bool quant_error_at(bool conv, int C, int OC, int H, const float *w, const float *b, int wbits,
+			   ir_precision act, ir_qrefine_opts *ro, const float *x, int n, int ncal, const float *ref,
+			   double *chmean, double *mse, double *cosv)
+{
+	ir_graph *g = one_layer(conv, C, OC, H, w, b);
+	int64_t len = conv ? (int64_t)C * H * H : C, ylen = conv ? (int64_t)OC * H * H : OC, per = conv ? H * H : 1;
+	ir_calib *c = ir_calib_new();
+	ir_diag d;
+	bool ok = true;
+	for (int s = 0; s < ncal; s++)
+		ok = ok && ir_calib_observe(c, "x", x + s * len, len, &d) == 0 &&
+		     ir_calib_observe(c, "y", ref + s * ylen, ylen, &d) == 0;
+	ir_quant_opts o;
+	ir_quant_defaults(&o);
+	o.act = act;
+	if (act == IR_PREC_I8)
+		o.method.kind = IR_CALIB_MINMAX;	/* EasyQuant's start, its baseline */
+	o.wbits = wbits;
+	const float **samples = malloc(sizeof(float *) * (size_t)ncal);
+	for (int s = 0; samples && s < ncal; s++)
+		samples[s] = x + s * len;
+	ok = ok && samples && ir_quant_prepare(g, &o, &d) == 0 &&
+	     ir_quant_refine(g, c, &o, ro, samples, ncal, NULL, NULL, &d) == 0;
+	o.arange = ro->act_range;
+	o.n_arange = ro->n_act_range;
+	ok = ok && ir_quantize(g, c, &o, NULL, NULL, &d) == 0;
+	if (!ok)
+		printf("# quantize: %s\n", d.msg);
+	float *y = malloc(sizeof(float) * (size_t)(n * ylen));
+	ir_qrefine_free(ro);
+	ok = ok && y && run_all(g, x, n, len, y, ylen);
+	*mse = 0;
+	for (int k = 0; ok && k < OC; k++) {
+		double sum = 0;
+		for (int s = 0; s < n; s++)
+			for (int64_t p = 0; p < per; p++) {
+				double e = (double)y[s * ylen + k * per + p] - ref[s * ylen + k * per + p];
+				sum += e;
+				*mse += e * e;
+			}
+		chmean[k] = sum / (n * per);
+	}
+	*mse /= (double)(n * ylen);
+	double ab = 0, aa = 0, bb = 0;
+	for (int64_t i = 0; ok && i < n * ylen; i++)
+		ab += (double)y[i] * ref[i], aa += (double)y[i] * y[i], bb += (double)ref[i] * ref[i];
+	if (cosv)
+		*cosv = aa > 0 && bb > 0 ? ab / sqrt(aa * bb) : 0;
+	free(samples);
+	free(y);
+	ir_calib_free(c);
+	ir_graph_free(g);
+	return ok;
+}
+
+/* Bias correction: a 3x3 conv (4 -> 8 channels, 3-bit weights) on inputs
+ * in [0, 2] (mean 1: the weights' rounding error shows as an output
+ * offset). The per-channel mean output error over 32 held-out samples
+ * (calibrated on 32 others) must shrink to under half (16-bit
+ * activations, so that the weights' error dominates). AdaRound: a
+ * fully_connected 24 -> 8 at 3 bits on strongly correlated inputs (a
+ * shared component plus a little noise each, where rounding errors add up
+ * and nearest rounding is far from the best): its mean squared output
+ * error on held-out samples must fall below 0.7 of nearest rounding's.
+ * EasyQuant: the conv again at 4-bit weights and 8-bit activations, its
+ * weights with one outlier (6 times the others' range) per channel and
+ * inputs with rare spikes: the cosine similarity of its outputs with the
+ * float ones on held-out samples must be above minmax's (no refinement). */
+static void refine(void)
+{
+	enum { C = 4, OC = 8, H = 6, N = 64, NCAL = 32, FC = 24 };
+	static float w[OC * C * 9], b[OC], x[N * C * H * H], ref[N * OC * H * H];
+	for (int i = 0; i < OC * C * 9; i++)
+		w[i] = (urand() - 0.5f) * 0.6f;
+	for (int i = 0; i < OC; i++)
+		b[i] = urand() - 0.5f;
+	for (int i = 0; i < N * C * H * H; i++)
+		x[i] = 2 * urand();
+	ir_graph *g = one_layer(true, C, OC, H, w, b);
+	CHECK(run_all(g, x, N, C * H * H, ref, OC * H * H));
+	ir_graph_free(g);
+	/* calibrated on the first NCAL, measured on the rest */
+	double m0[OC], m1[OC], e0, e1, a0 = 0, a1 = 0;
+	ir_qrefine_opts none = {0}, bc = {.bias_correction = true};
+	CHECK(quant_error(true, C, OC, H, w, b, 3, &none, x, N, NCAL, ref, m0, &e0));
+	CHECK(quant_error(true, C, OC, H, w, b, 3, &bc, x, N, NCAL, ref, m1, &e1));
+	for (int k = 0; k < OC; k++)
+		a0 += fabs(m0[k]) / OC, a1 += fabs(m1[k]) / OC;
+	CHECK_MSG(a1 < 0.5 * a0 && e1 < e0, "bias correction: mean |channel mean error| %g -> %g, mse %g -> %g", a0, a1,
+		  e0, e1);
+	printf("# bias correction (conv, w3): mean |channel mean error| %.4f -> %.4f, mse %.5f -> %.5f\n", a0, a1, e0, e1);
+
+	static float wf[OC * FC], bf[OC], xf[N * FC], reff[N * OC];
+	for (int i = 0; i < OC * FC; i++)
+		wf[i] = (urand() - 0.5f) * 0.5f;
+	for (int i = 0; i < OC; i++)
+		bf[i] = 0;
+	for (int s = 0; s < N; s++) {
+		float shared = 2 * urand() - 1, shared2 = 2 * urand() - 1;
+		for (int k = 0; k < FC; k++)
+			xf[s * FC + k] = (k % 2 ? shared : shared2) + 0.1f * (urand() - 0.5f);
+	}
+	g = one_layer(false, FC, OC, 1, wf, bf);
+	CHECK(run_all(g, xf, N, FC, reff, OC));
+	ir_graph_free(g);
+	ir_qrefine_opts ar = {.adaround = 500};
+	CHECK(quant_error(false, FC, OC, 1, wf, bf, 3, &none, xf, N, NCAL, reff, m0, &e0));
+	CHECK(quant_error(false, FC, OC, 1, wf, bf, 3, &ar, xf, N, NCAL, reff, m1, &e1));
+	CHECK_MSG(e1 < 0.7 * e0, "adaround: mse %g -> %g", e0, e1);
+	printf("# adaround (fully_connected, w3): held-out mse %.5f -> %.5f\n", e0, e1);
+
+	for (int i = 0; i < OC * C * 9; i++)
+		w[i] = (urand() - 0.5f) * 0.3f * (i % 36 == 5 ? 6 : 1);
+	for (int i = 0; i < N * C * H * H; i++)
+		x[i] = 2 * urand() * (i % 97 == 3 ? 8 : 1);
+	g = one_layer(true, C, OC, H, w, b);
+	CHECK(run_all(g, x, N, C * H * H, ref, OC * H * H));
+	ir_graph_free(g);
+	ir_qrefine_opts eq = {.easyquant = true};
+	double c0 = 0, c1 = 0;
+	CHECK(quant_error_at(true, C, OC, H, w, b, 4, IR_PREC_I8, &none, x, N, NCAL, ref, m0, &e0, &c0));
+	CHECK(quant_error_at(true, C, OC, H, w, b, 4, IR_PREC_I8, &eq, x, N, NCAL, ref, m1, &e1, &c1));
+	CHECK_MSG(c1 > c0, "easyquant: cosine %.6f -> %.6f", c0, c1);
+	printf("# easyquant (conv, a8w4, outliers): held-out cosine %.6f -> %.6f, mse %.5f -> %.5f\n", c0, c1, e0, e1);
+
+	/* refusals: no samples; an integer input */
+	ir_quant_opts o;
+	ir_quant_defaults(&o);
+	ir_diag d;
+	g = one_layer(false, FC, OC, 1, wf, bf);
+	CHECK(ir_quant_refine(g, NULL, &o, &bc, NULL, 0, NULL, NULL, &d) == -1 && strstr(d.msg, "needs calibration samples"));
+	CHECK(ir_quant_refine(g, NULL, &o, &none, NULL, 0, NULL, NULL, &d) == 0);	/* nothing asked: nothing done */
+	ir_graph_free(g);
+}
+
 int main(void)
 {
 	one_channel_outputs();
@@ -314,5 +518,6 @@ int main(void)
 	multipliers();
 	int8_conv();
 	lut();
+	refine();
 	return check_done();
 }
