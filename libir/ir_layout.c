@@ -24,7 +24,8 @@
  * entry asks otherwise (gxnpuc INPUT_NCX_TO_NXC: the caller feeds
  * channel-last data, so no transpose runs at that input); a kept interface
  * gets one transpose. Then identity nodes go and transpose pairs cancel
- * or merge (the identity, transpose-sink, transpose and dce passes). */
+ * or merge (the identity, transpose-sink, transpose and dce passes; not
+ * transpose-fc, which would change a classifier's float summation order). */
 #include "ir_internal.h"
 
 #include <stdlib.h>

@@ -72,9 +72,39 @@ npu-import-pt "$DATA/pt/depthwise.pt" --input 0:1,4,12,12 | npu-fuse --all -o "$
 	npu-run "$T/dw.nhwc.ir" -i "$L/depthwise.nhwc.in.npy" --compare "$L/depthwise.nhwc.out.npy" >/dev/null
 ok $? "PT depthwise/grouped convs, nhwc in and out: matches PyTorch's output (channel-last)"
 
+# the flatten's transpose into the classifier's weights (npu-fuse
+# transpose-fc, not part of npu-layout: it changes the float summation
+# order of the fully connected layer, so float is close, integer exact)
+npu-fuse "$T/cnn.nhwc.ir" --passes=transpose-fc,dce -o "$T/cnn.fc.ir" && [ "$(transposes "$T/cnn.fc.ir")" -eq 0 ] &&
+	npu-run "$T/cnn.fc.ir" -i "$L/cnn.nhwc.in.npy" --compare "$L/cnn.nhwc.out.npy" >/dev/null &&
+	npu-quant "$T/cnn.ir" --target int8 --calib "$DATA/pt/cnn.in0.npy" -o "$T/q.ir" 2>/dev/null &&
+	npu-quant "$T/cnn.fc.ir" --target int8 --calib "$L/cnn.nhwc.in.npy" -o "$T/q.fc.ir" 2>/dev/null &&
+	npu-run "$T/q.ir" -i "$DATA/pt/cnn.in0.npy" -o "$T/a.npz" && npu-run "$T/q.fc.ir" -i "$L/cnn.nhwc.in.npy" -o "$T/b.npz" &&
+	cmp -s "$T/a.npz" "$T/b.npz"
+ok $? "PT cnn nhwc + transpose-fc: zero transposes, matches PyTorch, int8 equals the nchw pipeline bit for bit"
+
+# --- a TensorFlow.js detector (BlazeFace-like: residual adds, channel pad,
+# prelu, max pooling): 11 transposes after import and fusion, none left
+B=$DATA/families/tfjs_blazeface
+npu-import-tf "$B/model.json" $(cat "$B/args") 2>/dev/null | npu-fuse --all -o "$T/bf.ir" &&
+	[ "$(transposes "$T/bf.ir")" -gt 0 ] && npu-layout "$T/bf.ir" --to nhwc -o "$T/bf.nhwc.ir" &&
+	[ "$(transposes "$T/bf.nhwc.ir")" -eq 0 ] &&
+	npu-run "$T/bf.nhwc.ir" -i "$B/in.npz" --compare "$B/out.npz" >/dev/null &&
+	npu-run "$T/bf.ir" -i "$B/in.npz" -o "$T/a.npz" && npu-run "$T/bf.nhwc.ir" -i "$B/in.npz" -o "$T/b.npz" &&
+	cmp -s "$T/a.npz" "$T/b.npz"
+ok $? "TF.js blazeface: zero transposes in nhwc, matches TensorFlow.js, equals the nchw graph bit for bit"
+for mode in int8 grus; do
+	npu-quant "$T/bf.ir" --target $mode --calib "$B/calib.npz" -o "$T/q.ir" 2>/dev/null &&
+		npu-quant "$T/bf.nhwc.ir" --target $mode --calib "$B/calib.npz" -o "$T/q.nhwc.ir" 2>/dev/null &&
+		[ "$(transposes "$T/q.nhwc.ir")" -eq 0 ] &&
+		npu-run "$T/q.ir" -i "$B/in.npz" -o "$T/a.npz" && npu-run "$T/q.nhwc.ir" -i "$B/in.npz" -o "$T/b.npz" &&
+		cmp -s "$T/a.npz" "$T/b.npz"
+	ok $? "TF.js blazeface $mode: nhwc with zero transposes equals nchw bit for bit"
+done
+
 # --- transpose sinking in npu-fuse
-npu-fuse --list | grep -q '^transpose-sink '
-ok $? "npu-fuse --list has transpose-sink"
+npu-fuse --list | grep -q '^transpose-sink ' && npu-fuse --list | grep -q '^transpose-fc .*\[not in --all\]'
+ok $? "npu-fuse --list has transpose-sink and transpose-fc"
 
 # --- errors: one line, exit 1 (data) or 2 (usage), nothing written
 expect_fail 1 "^npu-layout: .*tf.ir: error: input layout 'y': 'y' is not a graph input" "unknown input name" -- \
