@@ -6,7 +6,8 @@
  * when going to nchw) is stored permuted: its shape and label change, its
  * name stays. Each node is then rewritten for its operands' new storage:
  *
- *   conv, pooling     nothing: their channel axis follows input 0's label
+ *   conv, pooling,    nothing: their channel axis follows input 0's label
+ *   batch_norm
  *                     (weights stay OIHW in the IR; the runtime lowering
  *                     re-lays them out for its channel-last kernels)
  *   neutral ops       elementwise, concat, split, pad, slice, softmax,
@@ -103,6 +104,11 @@ static bool layout_aware(const ir_graph *g, int i)
 	switch (n->op) {
 	case IR_OP_CONV:
 	case IR_OP_GLOBAL_AVG_POOL: case IR_OP_GLOBAL_MAX_POOL:
+		return true;
+	case IR_OP_BATCH_NORM:	/* constant parameters: the runtime's depthwise 1x1 */
+		for (int k = 1; k < n->n_inputs; k++)
+			if (n->inputs[k] < 0 || ir_graph_tensor(g, n->inputs[k])->kind != IR_KIND_CONST)
+				return false;
 		return true;
 	case IR_OP_MAX_POOL: case IR_OP_AVG_POOL: {
 		const int64_t *dl;

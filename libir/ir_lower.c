@@ -715,8 +715,10 @@ static int float_as_conv(lw *c, int x, int y, float *w, float *b, int64_t N, int
 			if (act.op >= 0)
 				p[NPU_CV_ACT] = npu_unary(act.op), p[NPU_CV_P0] = fbits(act.p[0]), p[NPU_CV_P1] = fbits(act.p[1]);
 		}
+		/* a channel-last depthwise 1x1 (batch_norm): the same sums on NHWC data */
+		bool cl = dw && (tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC);
 		rc = p[NPU_CV_ACT] == -1 && act.op >= 0 ? unsupported(c, "its fused activation is not in the runtime")
-							 : add_op(c, NPU_K_CONV_F, args, 5, p, NPU_CV_COUNT);
+							 : add_op(c, cl ? NPU_K_CONV_NHWC_F : NPU_K_CONV_F, args, 5, p, NPU_CV_COUNT);
 	}
 	free(w);
 	free(b);
@@ -867,9 +869,11 @@ static int lower_batch_norm(lw *c)
 	for (int i = 0; i < 4; i++)
 		if (!(p[i] = T(c, in_id(c, i + 1))) || p[i]->kind != IR_KIND_CONST)
 			return lower_norm(c);	/* computed parameters */
-	if (tx->shape.rank < 2 || tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
-		return unsupported(c, "the runtime's batch_norm is channel-first");
-	int64_t N = tx->shape.dim[0], C = tx->shape.dim[1], HW = ir_shape_numel(&tx->shape) / (N * C > 0 ? N * C : 1);
+	bool cl = tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC;
+	if (tx->shape.rank < 2)
+		return unsupported(c, "the runtime's batch_norm needs a channel axis");
+	int64_t N = tx->shape.dim[0], C = tx->shape.dim[cl ? tx->shape.rank - 1 : 1];
+	int64_t HW = ir_shape_numel(&tx->shape) / (N * C > 0 ? N * C : 1);
 	double eps = ir_node_float(c->g, c->node, "epsilon", 1e-5);
 	float *w = malloc(sizeof *w * (size_t)(C > 0 ? C : 1)), *b = malloc(sizeof *b * (size_t)(C > 0 ? C : 1));
 	for (int64_t k = 0; w && b && k < C; k++) {

@@ -102,6 +102,24 @@ for mode in int8 grus; do
 	ok $? "TF.js blazeface $mode: nhwc with zero transposes equals nchw bit for bit"
 done
 
+# --- npuc: INPUT_NCX_TO_NXC runs the graph channel-last, no transpose at the input
+cnn_cfg() {	# cnn_cfg INPUT-SHAPE
+	printf 'CORENAME: GRUS\nFRAMEWORK: PT\nMODEL_FILE: %s\nOUTPUT_TYPE: c_code\nOUTPUT_FILE: npu.h\n' "$DATA/pt/cnn.pt"
+	printf 'INPUT_NCX_TO_NXC: [0]\nINPUT_OPS:\n    0: %s\n' "$1"
+}
+cnn_cfg '[1, 16, 16, 3]' >"$T/cnn.yaml"
+npuc "$T/cnn.yaml" --name m --keep "$T/k" -o "$T/npu_m.h" 2>"$T/err" && [ ! -s "$T/err" ] &&
+	[ "$(first_op "$T/k/layout.ir")" = conv ] && [ "$(transposes "$T/k/quant.ir")" -eq 1 ] &&
+	grep -q "input  0 'x': f16 \[1,16,16,3\]" "$T/npu_m.h" &&
+	$CC $STRICT -O2 -DNPU_HEADER='"npu_m.h"' -DNPU_MODEL=npu_m_model -I"$T" "$EX/npu_host.c" -o "$T/host" -lm &&
+	rm -rf "$T/res" && mkdir "$T/res" && "$T/host" run "$T/res" "$L/cnn.nhwc.in.npy" &&
+	npu-run "$T/k/quant.ir" -i "$L/cnn.nhwc.in.npy" --compare "$T/res" --rtol 0 --atol 0 >/dev/null &&
+	npu-run "$T/k/quant.ir" -i "$L/cnn.nhwc.in.npy" --compare "$L/cnn.nhwc.out.npy" --rtol 1e-2 --atol 1e-3 >/dev/null
+ok $? "npuc, PT cnn with INPUT_NCX_TO_NXC: conv reads the NHWC input, header equals npu-run byte for byte, matches PyTorch (fp16)"
+cnn_cfg '[1, 768]' >"$T/bad.yaml"
+expect_fail 1 "bad.yaml:6: error: INPUT_NCX_TO_NXC: input '0' has rank 2 \(needs 3, N C L, or 4, N C H W\)" \
+	"npuc: an INPUT_NCX_TO_NXC entry of rank 2" -- npuc "$T/bad.yaml" -o "$T/out"
+
 # --- transpose sinking in npu-fuse
 npu-fuse --list | grep -q '^transpose-sink ' && npu-fuse --list | grep -q '^transpose-fc .*\[not in --all\]'
 ok $? "npu-fuse --list has transpose-sink and transpose-fc"
