@@ -25,6 +25,9 @@ ok $? "TF conv.pb in nhwc matches TensorFlow.js"
 npu-run "$T/tf.ir" -i "$DATA/tf/conv.input.npy" -o "$T/a.npz" && npu-run "$T/tf.nhwc.ir" -i "$DATA/tf/conv.input.npy" -o "$T/b.npz" &&
 	cmp -s "$T/a.npz" "$T/b.npz"
 ok $? "TF conv.pb: the nhwc graph's float output equals the nchw graph's bit for bit"
+npu-run "$T/tf.ir" --mode runtime -i "$DATA/tf/conv.input.npy" -o "$T/a.npz" &&
+	npu-run "$T/tf.nhwc.ir" --mode runtime -i "$DATA/tf/conv.input.npy" -o "$T/b.npz" && cmp -s "$T/a.npz" "$T/b.npz"
+ok $? "TF conv.pb: npu-run --mode runtime (the float32 kernels) gives the same bits in nhwc and nchw"
 npu-layout "$T/tf.nhwc.ir" --to nchw -o "$T/tf.back.ir" && [ "$(transposes "$T/tf.back.ir")" -eq 2 ] &&
 	npu-run "$T/tf.back.ir" -i "$DATA/tf/conv.input.npy" -o "$T/c.npz" && cmp -s "$T/a.npz" "$T/c.npz"
 ok $? "TF conv.pb back to nchw: the two interface transposes again, same output"
@@ -100,6 +103,26 @@ for mode in int8 grus; do
 		npu-run "$T/q.ir" -i "$B/in.npz" -o "$T/a.npz" && npu-run "$T/q.nhwc.ir" -i "$B/in.npz" -o "$T/b.npz" &&
 		cmp -s "$T/a.npz" "$T/b.npz"
 	ok $? "TF.js blazeface $mode: nhwc with zero transposes equals nchw bit for bit"
+done
+
+# --- every model family (tests/data/families): the nhwc graph computes what
+# the nchw one does, bit for bit, in float, int8 and fp16
+for f in "$DATA"/families/*/; do
+	n=$(basename "$f")
+	set -- $(family_model "$f") || continue
+	in=$(ls "$f"in.npz 2>/dev/null || ls "$f"in*.npy | head -n 1)
+	cal=$(ls "$f"calib.npz 2>/dev/null || echo "$in")
+	res=0
+	(cd "$f" && $1 $2 $(cat args 2>/dev/null) 2>/dev/null) | npu-fuse --all -o "$T/f.ir" &&
+		npu-layout "$T/f.ir" --to nhwc -o "$T/f.nhwc.ir" && npu-run "$T/f.ir" -i "$in" -o "$T/a.npz" &&
+		npu-run "$T/f.nhwc.ir" -i "$in" -o "$T/b.npz" && cmp -s "$T/a.npz" "$T/b.npz" || res=1
+	for mode in int8 grus; do
+		[ $res = 0 ] && npu-quant "$T/f.ir" --target $mode --calib "$cal" -o "$T/q.ir" 2>/dev/null &&
+			npu-quant "$T/f.nhwc.ir" --target $mode --calib "$cal" -o "$T/q.nhwc.ir" 2>/dev/null &&
+			npu-run "$T/q.ir" -i "$in" -o "$T/a.npz" && npu-run "$T/q.nhwc.ir" -i "$in" -o "$T/b.npz" &&
+			cmp -s "$T/a.npz" "$T/b.npz" || res=1
+	done
+	ok $res "family $n: nhwc ($(transposes "$T/f.nhwc.ir" 2>/dev/null) transposes) equals nchw in float, int8 and grus bit for bit"
 done
 
 # --- npuc: INPUT_NCX_TO_NXC runs the graph channel-last, no transpose at the input
