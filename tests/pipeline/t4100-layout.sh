@@ -25,8 +25,8 @@ ok $? "TF conv.pb in nhwc matches TensorFlow.js"
 npu-run "$T/tf.ir" -i "$DATA/tf/conv.input.npy" -o "$T/a.npz" && npu-run "$T/tf.nhwc.ir" -i "$DATA/tf/conv.input.npy" -o "$T/b.npz" &&
 	cmp -s "$T/a.npz" "$T/b.npz"
 ok $? "TF conv.pb: the nhwc graph's float output equals the nchw graph's bit for bit"
-npu-run "$T/tf.ir" --mode runtime -i "$DATA/tf/conv.input.npy" -o "$T/a.npz" &&
-	npu-run "$T/tf.nhwc.ir" --mode runtime -i "$DATA/tf/conv.input.npy" -o "$T/b.npz" && cmp -s "$T/a.npz" "$T/b.npz"
+npu-run "$T/tf.ir" --mode runtime -i "$DATA/tf/conv.input.npy" -o "$T/ra.npz" &&
+	npu-run "$T/tf.nhwc.ir" --mode runtime -i "$DATA/tf/conv.input.npy" -o "$T/rb.npz" && cmp -s "$T/ra.npz" "$T/rb.npz"
 ok $? "TF conv.pb: npu-run --mode runtime (the float32 kernels) gives the same bits in nhwc and nchw"
 npu-layout "$T/tf.nhwc.ir" --to nchw -o "$T/tf.back.ir" && [ "$(transposes "$T/tf.back.ir")" -eq 2 ] &&
 	npu-run "$T/tf.back.ir" -i "$DATA/tf/conv.input.npy" -o "$T/c.npz" && cmp -s "$T/a.npz" "$T/c.npz"
