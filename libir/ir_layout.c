@@ -6,12 +6,13 @@
  * when going to nchw) is stored permuted: its shape and label change, its
  * name stays. Each node is then rewritten for its operands' new storage:
  *
- *   conv, pooling     nothing: their channel axis follows input 0's label
+ *   conv, pooling,    nothing: their channel axis follows input 0's label
+ *   batch_norm
  *                     (weights stay OIHW in the IR; the runtime lowering
  *                     re-lays them out for its channel-last kernels)
  *   neutral ops       elementwise, concat, split, pad, slice, softmax,
- *                     reductions with keepdims, gather, argmax: axis
- *                     attributes remapped, constant operands permuted
+ *                     reductions with keepdims, gather, argmax, resize:
+ *                     axis attributes remapped, constant operands permuted
  *   reshape-likes     kept (as a reshape) where the permuted storage has the
  *                     same element order (all moved dims but one are 1: a
  *                     1x1 feature map before a classifier); otherwise their
@@ -24,7 +25,8 @@
  * entry asks otherwise (gxnpuc INPUT_NCX_TO_NXC: the caller feeds
  * channel-last data, so no transpose runs at that input); a kept interface
  * gets one transpose. Then identity nodes go and transpose pairs cancel
- * or merge (the identity, transpose-sink, transpose and dce passes). */
+ * or merge (the identity, transpose-sink, transpose and dce passes; not
+ * transpose-fc, which would change a classifier's float summation order). */
 #include "ir_internal.h"
 
 #include <stdlib.h>
@@ -103,6 +105,11 @@ static bool layout_aware(const ir_graph *g, int i)
 	case IR_OP_CONV:
 	case IR_OP_GLOBAL_AVG_POOL: case IR_OP_GLOBAL_MAX_POOL:
 		return true;
+	case IR_OP_BATCH_NORM:	/* constant parameters: the runtime's depthwise 1x1 */
+		for (int k = 1; k < n->n_inputs; k++)
+			if (n->inputs[k] < 0 || ir_graph_tensor(g, n->inputs[k])->kind != IR_KIND_CONST)
+				return false;
+		return true;
 	case IR_OP_MAX_POOL: case IR_OP_AVG_POOL: {
 		const int64_t *dl;
 		int nd = ir_node_ints(g, i, "dilations", &dl);
@@ -151,6 +158,8 @@ static bool neutral(const ir_graph *g, int i)
 	case IR_OP_REDUCE_MEAN: case IR_OP_REDUCE_SUM: case IR_OP_REDUCE_MAX: case IR_OP_REDUCE_MIN:
 	case IR_OP_ARGMAX:
 		return ir_node_int(g, i, "keepdims", 1) != 0;
+	case IR_OP_RESIZE:	/* per-axis scales and sizes; the runtime resizes the spatial axes */
+		return n->n_inputs == 1;
 	case IR_OP_GATHER: {
 		const ir_tensor *ix = ir_graph_tensor(g, n->inputs[1]);
 		return ix->shape.rank == 1 && !act(ix);
@@ -481,6 +490,25 @@ static int rewrite_neutral(lctx *c, int i)
 		return remap_axis(c, i, "axis", r, qi);
 	case IR_OP_REDUCE_MEAN: case IR_OP_REDUCE_SUM: case IR_OP_REDUCE_MAX: case IR_OP_REDUCE_MIN:
 		return remap_axis(c, i, "axes", r, qi);
+	case IR_OP_RESIZE: {
+		const double *sc;
+		const int64_t *sz;
+		double vs[IR_MAX_RANK];
+		int64_t vz[IR_MAX_RANK];
+		if (ir_node_floats(c->g, i, "scales", &sc) == r) {
+			for (int k = 0; k < r; k++)
+				vs[k] = sc[q[k]];
+			if (ir_node_set_floats(c->g, i, "scales", vs, r))
+				return -1;
+		}
+		if (ir_node_ints(c->g, i, "sizes", &sz) == r) {
+			for (int k = 0; k < r; k++)
+				vz[k] = sz[q[k]];
+			if (ir_node_set_ints(c->g, i, "sizes", vz, r))
+				return -1;
+		}
+		return 0;
+	}
 	case IR_OP_PAD: {
 		const int64_t *p;
 		if (ir_node_ints(c->g, i, "pads", &p) != 2 * r)

@@ -728,8 +728,10 @@ static int float_as_conv(lw *c, int x, int y, float *w, float *b, int64_t N, int
 			if (act.op >= 0)
 				p[NPU_CV_ACT] = npu_unary(act.op), p[NPU_CV_P0] = fbits(act.p[0]), p[NPU_CV_P1] = fbits(act.p[1]);
 		}
+		/* a channel-last depthwise 1x1 (batch_norm): the same sums on NHWC data */
+		bool cl = dw && (tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC);
 		rc = p[NPU_CV_ACT] == -1 && act.op >= 0 ? unsupported(c, "its fused activation is not in the runtime")
-							 : add_op(c, NPU_K_CONV_F, args, 5, p, NPU_CV_COUNT);
+							 : add_op(c, cl ? NPU_K_CONV_NHWC_F : NPU_K_CONV_F, args, 5, p, NPU_CV_COUNT);
 	}
 	free(w);
 	free(b);
@@ -880,9 +882,11 @@ static int lower_batch_norm(lw *c)
 	for (int i = 0; i < 4; i++)
 		if (!(p[i] = T(c, in_id(c, i + 1))) || p[i]->kind != IR_KIND_CONST)
 			return lower_norm(c);	/* computed parameters */
-	if (tx->shape.rank < 2 || tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
-		return unsupported(c, "the runtime's batch_norm is channel-first");
-	int64_t N = tx->shape.dim[0], C = tx->shape.dim[1], HW = ir_shape_numel(&tx->shape) / (N * C > 0 ? N * C : 1);
+	bool cl = tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC;
+	if (tx->shape.rank < 2)
+		return unsupported(c, "the runtime's batch_norm needs a channel axis");
+	int64_t N = tx->shape.dim[0], C = tx->shape.dim[cl ? tx->shape.rank - 1 : 1];
+	int64_t HW = ir_shape_numel(&tx->shape) / (N * C > 0 ? N * C : 1);
 	double eps = ir_node_float(c->g, c->node, "epsilon", 1e-5);
 	float *w = malloc(sizeof *w * (size_t)(C > 0 ? C : 1)), *b = malloc(sizeof *b * (size_t)(C > 0 ? C : 1));
 	for (int64_t k = 0; w && b && k < C; k++) {
@@ -1975,13 +1979,18 @@ static int lower_resize(lw *c)
 		return unsupported(c, "%s", dd.msg);
 	const double *sc;
 	bool has_scales = ir_node_floats(c->g, c->node, "scales", &sc) == r;
+	/* channel-last [N, (H,) W, C]: the spatial axes are the ones before C */
+	bool cl = (tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC) && (r == 3 || r == 4);
 	int64_t outer = 1;
-	for (int d = 0; d < r - 2; d++) {
+	for (int d = 0; d < r; d++) {
+		if (cl ? d >= 1 && d < r - 1 : d >= r - 2)
+			continue;
 		bool ident = tx->shape.dim[d] == ty->shape.dim[d] &&
 			     (!has_scales || sc[d] == 1 || rs.ct == IR_CT_ALIGN_CORNERS);
 		if (!ident)
-			return unsupported(c, "the runtime resizes the last two axes only");
-		outer *= tx->shape.dim[d];
+			return unsupported(c, "the runtime resizes the last two axes (channel-last: the spatial ones) only");
+		if (!cl || d == 0)
+			outer *= tx->shape.dim[d];
 	}
 	int K = rs.mode == 0 ? 1 : rs.mode == 1 ? 2 : 4;
 	if (is_int(tx->dtype)) {
@@ -1998,7 +2007,7 @@ static int lower_resize(lw *c)
 	}
 	int64_t in[2], out[2];
 	for (int a = 0; a < 2; a++) {
-		int d = r - 2 + a;
+		int d = cl ? (r == 4 ? 1 + a : a ? 1 : -1) : r - 2 + a;
 		in[a] = d >= 0 ? tx->shape.dim[d] : 1, out[a] = d >= 0 ? ty->shape.dim[d] : 1;
 	}
 	if (outer > INT32_MAX || in[0] > INT32_MAX || in[1] > INT32_MAX || out[0] > INT32_MAX / 8 ||
@@ -2006,7 +2015,7 @@ static int lower_resize(lw *c)
 		return unsupported(c, "a dimension is too large for the runtime");
 	int args[4] = {rt(c, x), -1, -1, rt(c, y)};
 	for (int a = 0; a < 2; a++) {
-		int d = r - 2 + a;
+		int d = cl ? (r == 4 ? 1 + a : a ? 1 : -1) : r - 2 + a;
 		size_t n = (size_t)(out[a] > 0 ? out[a] : 1) * 2 * (size_t)K;
 		int32_t *tab = calloc(n, sizeof *tab);
 		if (!tab)
@@ -2031,8 +2040,14 @@ static int lower_resize(lw *c)
 		args[1 + a] = add_const(c, tab, n * sizeof *tab);
 		free(tab);
 	}
-	int32_t p[NPU_RS_COUNT] = {(int32_t)outer, (int32_t)in[0], (int32_t)in[1], (int32_t)out[0], (int32_t)out[1], K,
-				   npu_type(tx->dtype), npu_type(ty->dtype), (int32_t)ir_dtype_size(tx->dtype)};
+	int32_t p[NPU_RSC_COUNT] = {(int32_t)outer, (int32_t)in[0], (int32_t)in[1], (int32_t)out[0], (int32_t)out[1], K,
+				    npu_type(tx->dtype), npu_type(ty->dtype), (int32_t)ir_dtype_size(tx->dtype)};
+	if (cl) {
+		if (tx->shape.dim[r - 1] > INT32_MAX)
+			return unsupported(c, "a dimension is too large for the runtime");
+		p[NPU_RSC_C] = (int32_t)tx->shape.dim[r - 1];
+		return add_op(c, NPU_K_RESIZE_NHWC, args, 4, p, NPU_RSC_COUNT);
+	}
 	return add_op(c, NPU_K_RESIZE, args, 4, p, NPU_RS_COUNT);
 }
 

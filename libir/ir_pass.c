@@ -490,8 +490,111 @@ static int pass_transpose_sink(pass_ctx *c)
 		moved++;
 		c->count[IR_OP_TRANSPOSE]++;
 	}
-	/* the moved transposes now follow their new producers */
-	return moved ? ir_graph_toposort(g, c->d) : 0;
+	/* the moved transposes now follow their new producers; the new
+	 * tensors' shapes (a pad or concat changes them) are inferred */
+	return moved && (ir_graph_toposort(g, c->d) || ir_graph_infer_shapes(g, c->d)) ? -1 : 0;
+}
+
+/* A transpose (keeping axis 0) flattened into [N, K] for fully connected
+ * layers with constant weights: the layers read the untransposed tensor
+ * flattened, with their weight columns permuted to match (what a
+ * channel-last graph's classifier head needs: no transpose before it). */
+static int pass_transpose_fc(pass_ctx *c)
+{
+	ir_graph *g = c->g;
+	for (int i = 0; i < ir_graph_node_count(g); i++) {
+		const ir_node *n = ir_graph_node(g, i);
+		if (n->op != IR_OP_RESHAPE && n->op != IR_OP_FLATTEN)
+			continue;
+		int t = n->inputs[0], y = n->outputs[0], tr = sinkable(g, t, i);
+		if (tr < 0 || is_output(g, y))
+			continue;
+		int x = ir_graph_node(g, tr)->inputs[0];
+		const ir_shape *xs = &ir_graph_tensor(g, x)->shape, *ys = &ir_graph_tensor(g, y)->shape;
+		int r = xs->rank;
+		int64_t p[IR_MAX_RANK];
+		perm_of(g, tr, r, p);
+		if (r < 2 || p[0] != 0 || ys->rank != 2 || ys->dim[0] != xs->dim[0])
+			continue;
+		/* every reader: fully_connected, input 0, constant 2-D weights */
+		bool ok = true;
+		int readers = 0;
+		for (int j = 0; j < ir_graph_node_count(g) && ok; j++) {
+			const ir_node *m = ir_graph_node(g, j);
+			for (int k = 0; k < m->n_inputs; k++)
+				if (m->inputs[k] == y) {
+					const ir_tensor *w = m->n_inputs > 1 ? ir_graph_tensor(g, m->inputs[1]) : NULL;
+					ok = ok && m->op == IR_OP_FULLY_CONNECTED && k == 0 && w && w->kind == IR_KIND_CONST &&
+					     w->shape.rank == 2 && w->shape.dim[1] == ys->dim[1];
+					readers++;
+				}
+		}
+		if (!ok || !readers) {
+			note(c, i, "transpose '%s' not folded: the flattened tensor is read by something other than fully connected layers with constant weights",
+			     ir_graph_node(g, tr)->name);
+			continue;
+		}
+		/* sigma[k]: the element of x's row at column k of the transposed row */
+		int64_t K = ys->dim[1], idx[IR_MAX_RANK] = {0}, st[IR_MAX_RANK], v = 1, td[IR_MAX_RANK];
+		for (int a = r - 1; a >= 1; a--)
+			st[a] = v, v *= xs->dim[a];
+		for (int a = 0; a < r; a++)
+			td[a] = xs->dim[p[a]];
+		int64_t *sigma = malloc(sizeof *sigma * (size_t)(K > 0 ? K : 1));
+		if (!sigma)
+			return ir_fail(c->d, -1, -1, "out of memory");
+		for (int64_t k = 0; k < K; k++) {
+			int64_t off = 0;
+			for (int a = 1; a < r; a++)
+				off += idx[a] * st[p[a]];
+			sigma[k] = off;
+			for (int a = r - 1; a >= 1; a--) {
+				if (++idx[a] < td[a])
+					break;
+				idx[a] = 0;
+			}
+		}
+		for (int j = 0; j < ir_graph_node_count(g); j++) {
+			const ir_node *m = ir_graph_node(g, j);
+			if (m->op != IR_OP_FULLY_CONNECTED || m->inputs[0] != y)
+				continue;
+			const ir_tensor *w = ir_graph_tensor(g, m->inputs[1]);
+			int64_t O = w->shape.dim[0];
+			size_t es = ir_dtype_size(w->dtype);
+			char *buf = malloc(es * (size_t)(O * K > 0 ? O * K : 1));
+			if (!buf) {
+				free(sigma);
+				return ir_fail(c->d, -1, -1, "out of memory");
+			}
+			for (int64_t o = 0; o < O; o++)
+				for (int64_t k = 0; k < K; k++)
+					memcpy(buf + (size_t)(o * K + sigma[k]) * es, (const char *)w->data + (size_t)(o * K + k) * es, es);
+			ir_shape ws = w->shape;
+			int nw = add_const(g, w->name, w->dtype, &ws, buf, c->d);
+			free(buf);
+			if (nw < 0) {
+				free(sigma);
+				return -1;
+			}
+			int in[3] = {m->inputs[0], nw, m->n_inputs > 2 ? m->inputs[2] : -1};
+			if (ir_node_set_inputs(g, j, in, m->n_inputs, c->d)) {
+				free(sigma);
+				return -1;
+			}
+		}
+		free(sigma);
+		int in0 = x;
+		if (ir_node_set_inputs(g, i, &in0, 1, c->d))
+			return -1;
+		if (n->op == IR_OP_FLATTEN) {	/* flatten's axis counted in the transposed shape: say it plainly */
+			ir_graph_node(g, i)->op = IR_OP_RESHAPE;
+			ir_node_remove_attr(g, i, "axis");
+			if (ir_node_set_ints(g, i, "shape", ys->dim, 2))
+				return -1;
+		}
+		c->count[IR_OP_FULLY_CONNECTED]++;
+	}
+	return 0;
 }
 
 /* ---------------------------------------------------------------- grouped convolution */
@@ -1584,7 +1687,7 @@ _Static_assert(sizeof passes / sizeof passes[0] == IR_PASS_COUNT, "pass table");
 /* How each pass words its summary. */
 static const char *const verbs[IR_PASS_COUNT] = {
 	[IR_PASS_IDENTITY] = "removed", [IR_PASS_FOLD] = "folded", [IR_PASS_RESHAPE] = "simplified",
-	[IR_PASS_TRANSPOSE] = "simplified", [IR_PASS_TRANSPOSE_SINK] = "sank", [IR_PASS_GROUP_CONV] = "merged", [IR_PASS_BN_RECOGNIZE] = "recognised", [IR_PASS_BN] = "folded", [IR_PASS_MUL_ADD] = "folded",
+	[IR_PASS_TRANSPOSE] = "simplified", [IR_PASS_TRANSPOSE_SINK] = "sank", [IR_PASS_TRANSPOSE_FC] = "folded", [IR_PASS_GROUP_CONV] = "merged", [IR_PASS_BN_RECOGNIZE] = "recognised", [IR_PASS_BN] = "folded", [IR_PASS_MUL_ADD] = "folded",
 	[IR_PASS_ACT] = "fused", [IR_PASS_RELU6] = "relaxed", [IR_PASS_SOFTMAX] = "rewrote", [IR_PASS_DCE] = "removed",
 	[IR_PASS_POW] = "rewrote", [IR_PASS_GATHER_SLICE] = "rewrote", [IR_PASS_LAYER_NORM] = "recognised",
 };
@@ -1615,7 +1718,7 @@ static void cat(char *buf, size_t cap, const char *fmt, ...)
 static void summarize(int pass, const int *count, ir_pass_report *r)
 {
 	static const char *const into[IR_PASS_COUNT] = {
-		[IR_PASS_GROUP_CONV] = "split/concat convs", [IR_PASS_BN] = "batch_norm", [IR_PASS_MUL_ADD] = "mul/add", [IR_PASS_ACT] = "activations",
+		[IR_PASS_GROUP_CONV] = "split/concat convs", [IR_PASS_TRANSPOSE_FC] = "transposes", [IR_PASS_BN] = "batch_norm", [IR_PASS_MUL_ADD] = "mul/add", [IR_PASS_ACT] = "activations",
 	};
 	r->summary[0] = 0;
 	if (pass == IR_PASS_DCE) {

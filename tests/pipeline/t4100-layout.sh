@@ -25,6 +25,9 @@ ok $? "TF conv.pb in nhwc matches TensorFlow.js"
 npu-run "$T/tf.ir" -i "$DATA/tf/conv.input.npy" -o "$T/a.npz" && npu-run "$T/tf.nhwc.ir" -i "$DATA/tf/conv.input.npy" -o "$T/b.npz" &&
 	cmp -s "$T/a.npz" "$T/b.npz"
 ok $? "TF conv.pb: the nhwc graph's float output equals the nchw graph's bit for bit"
+npu-run "$T/tf.ir" --mode runtime -i "$DATA/tf/conv.input.npy" -o "$T/ra.npz" &&
+	npu-run "$T/tf.nhwc.ir" --mode runtime -i "$DATA/tf/conv.input.npy" -o "$T/rb.npz" && cmp -s "$T/ra.npz" "$T/rb.npz"
+ok $? "TF conv.pb: npu-run --mode runtime (the float32 kernels) gives the same bits in nhwc and nchw"
 npu-layout "$T/tf.nhwc.ir" --to nchw -o "$T/tf.back.ir" && [ "$(transposes "$T/tf.back.ir")" -eq 2 ] &&
 	npu-run "$T/tf.back.ir" -i "$DATA/tf/conv.input.npy" -o "$T/c.npz" && cmp -s "$T/a.npz" "$T/c.npz"
 ok $? "TF conv.pb back to nchw: the two interface transposes again, same output"
@@ -72,9 +75,77 @@ npu-import-pt "$DATA/pt/depthwise.pt" --input 0:1,4,12,12 | npu-fuse --all -o "$
 	npu-run "$T/dw.nhwc.ir" -i "$L/depthwise.nhwc.in.npy" --compare "$L/depthwise.nhwc.out.npy" >/dev/null
 ok $? "PT depthwise/grouped convs, nhwc in and out: matches PyTorch's output (channel-last)"
 
+# the flatten's transpose into the classifier's weights (npu-fuse
+# transpose-fc, not part of npu-layout: it changes the float summation
+# order of the fully connected layer, so float is close, integer exact)
+npu-fuse "$T/cnn.nhwc.ir" --passes=transpose-fc,dce -o "$T/cnn.fc.ir" && [ "$(transposes "$T/cnn.fc.ir")" -eq 0 ] &&
+	npu-run "$T/cnn.fc.ir" -i "$L/cnn.nhwc.in.npy" --compare "$L/cnn.nhwc.out.npy" >/dev/null &&
+	npu-quant "$T/cnn.ir" --target int8 --calib "$DATA/pt/cnn.in0.npy" -o "$T/q.ir" 2>/dev/null &&
+	npu-quant "$T/cnn.fc.ir" --target int8 --calib "$L/cnn.nhwc.in.npy" -o "$T/q.fc.ir" 2>/dev/null &&
+	npu-run "$T/q.ir" -i "$DATA/pt/cnn.in0.npy" -o "$T/a.npz" && npu-run "$T/q.fc.ir" -i "$L/cnn.nhwc.in.npy" -o "$T/b.npz" &&
+	cmp -s "$T/a.npz" "$T/b.npz"
+ok $? "PT cnn nhwc + transpose-fc: zero transposes, matches PyTorch, int8 equals the nchw pipeline bit for bit"
+
+# --- a TensorFlow.js detector (BlazeFace-like: residual adds, channel pad,
+# prelu, max pooling): 11 transposes after import and fusion, none left
+B=$DATA/families/tfjs_blazeface
+npu-import-tf "$B/model.json" $(cat "$B/args") 2>/dev/null | npu-fuse --all -o "$T/bf.ir" &&
+	[ "$(transposes "$T/bf.ir")" -gt 0 ] && npu-layout "$T/bf.ir" --to nhwc -o "$T/bf.nhwc.ir" &&
+	[ "$(transposes "$T/bf.nhwc.ir")" -eq 0 ] &&
+	npu-run "$T/bf.nhwc.ir" -i "$B/in.npz" --compare "$B/out.npz" >/dev/null &&
+	npu-run "$T/bf.ir" -i "$B/in.npz" -o "$T/a.npz" && npu-run "$T/bf.nhwc.ir" -i "$B/in.npz" -o "$T/b.npz" &&
+	cmp -s "$T/a.npz" "$T/b.npz"
+ok $? "TF.js blazeface: zero transposes in nhwc, matches TensorFlow.js, equals the nchw graph bit for bit"
+for mode in int8 grus; do
+	npu-quant "$T/bf.ir" --target $mode --calib "$B/calib.npz" -o "$T/q.ir" 2>/dev/null &&
+		npu-quant "$T/bf.nhwc.ir" --target $mode --calib "$B/calib.npz" -o "$T/q.nhwc.ir" 2>/dev/null &&
+		[ "$(transposes "$T/q.nhwc.ir")" -eq 0 ] &&
+		npu-run "$T/q.ir" -i "$B/in.npz" -o "$T/a.npz" && npu-run "$T/q.nhwc.ir" -i "$B/in.npz" -o "$T/b.npz" &&
+		cmp -s "$T/a.npz" "$T/b.npz"
+	ok $? "TF.js blazeface $mode: nhwc with zero transposes equals nchw bit for bit"
+done
+
+# --- every model family (tests/data/families): the nhwc graph computes what
+# the nchw one does, bit for bit, in float, int8 and fp16
+for f in "$DATA"/families/*/; do
+	n=$(basename "$f")
+	set -- $(family_model "$f") || continue
+	in=$(ls "$f"in.npz 2>/dev/null || ls "$f"in*.npy | head -n 1)
+	cal=$(ls "$f"calib.npz 2>/dev/null || echo "$in")
+	res=0
+	(cd "$f" && $1 $2 $(cat args 2>/dev/null) 2>/dev/null) | npu-fuse --all -o "$T/f.ir" &&
+		npu-layout "$T/f.ir" --to nhwc -o "$T/f.nhwc.ir" && npu-run "$T/f.ir" -i "$in" -o "$T/a.npz" &&
+		npu-run "$T/f.nhwc.ir" -i "$in" -o "$T/b.npz" && cmp -s "$T/a.npz" "$T/b.npz" || res=1
+	for mode in int8 grus; do
+		[ $res = 0 ] && npu-quant "$T/f.ir" --target $mode --calib "$cal" -o "$T/q.ir" 2>/dev/null &&
+			npu-quant "$T/f.nhwc.ir" --target $mode --calib "$cal" -o "$T/q.nhwc.ir" 2>/dev/null &&
+			npu-run "$T/q.ir" -i "$in" -o "$T/a.npz" && npu-run "$T/q.nhwc.ir" -i "$in" -o "$T/b.npz" &&
+			cmp -s "$T/a.npz" "$T/b.npz" || res=1
+	done
+	ok $res "family $n: nhwc ($(transposes "$T/f.nhwc.ir" 2>/dev/null) transposes) equals nchw in float, int8 and grus bit for bit"
+done
+
+# --- npuc: INPUT_NCX_TO_NXC runs the graph channel-last, no transpose at the input
+cnn_cfg() {	# cnn_cfg INPUT-SHAPE
+	printf 'CORENAME: GRUS\nFRAMEWORK: PT\nMODEL_FILE: %s\nOUTPUT_TYPE: c_code\nOUTPUT_FILE: npu.h\n' "$DATA/pt/cnn.pt"
+	printf 'INPUT_NCX_TO_NXC: [0]\nINPUT_OPS:\n    0: %s\n' "$1"
+}
+cnn_cfg '[1, 16, 16, 3]' >"$T/cnn.yaml"
+npuc "$T/cnn.yaml" --name m --keep "$T/k" -o "$T/npu_m.h" 2>"$T/err" && [ ! -s "$T/err" ] &&
+	[ "$(first_op "$T/k/layout.ir")" = conv ] && [ "$(transposes "$T/k/quant.ir")" -eq 1 ] &&
+	grep -q "input  0 'x': f16 \[1,16,16,3\]" "$T/npu_m.h" &&
+	$CC $STRICT -O2 -DNPU_HEADER='"npu_m.h"' -DNPU_MODEL=npu_m_model -I"$T" "$EX/npu_host.c" -o "$T/host" -lm &&
+	rm -rf "$T/res" && mkdir "$T/res" && "$T/host" run "$T/res" "$L/cnn.nhwc.in.npy" &&
+	npu-run "$T/k/quant.ir" -i "$L/cnn.nhwc.in.npy" --compare "$T/res" --rtol 0 --atol 0 >/dev/null &&
+	npu-run "$T/k/quant.ir" -i "$L/cnn.nhwc.in.npy" --compare "$L/cnn.nhwc.out.npy" --rtol 1e-2 --atol 1e-3 >/dev/null
+ok $? "npuc, PT cnn with INPUT_NCX_TO_NXC: conv reads the NHWC input, header equals npu-run byte for byte, matches PyTorch (fp16)"
+cnn_cfg '[1, 768]' >"$T/bad.yaml"
+expect_fail 1 "bad.yaml:6: error: INPUT_NCX_TO_NXC: input '0' has rank 2 \(needs 3, N C L, or 4, N C H W\)" \
+	"npuc: an INPUT_NCX_TO_NXC entry of rank 2" -- npuc "$T/bad.yaml" -o "$T/out"
+
 # --- transpose sinking in npu-fuse
-npu-fuse --list | grep -q '^transpose-sink '
-ok $? "npu-fuse --list has transpose-sink"
+npu-fuse --list | grep -q '^transpose-sink ' && npu-fuse --list | grep -q '^transpose-fc .*\[not in --all\]'
+ok $? "npu-fuse --list has transpose-sink and transpose-fc"
 
 # --- errors: one line, exit 1 (data) or 2 (usage), nothing written
 expect_fail 1 "^npu-layout: .*tf.ir: error: input layout 'y': 'y' is not a graph input" "unknown input name" -- \

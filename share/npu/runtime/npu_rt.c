@@ -36,7 +36,7 @@
 
 /* ---------------------------------------------------------------- integer helpers */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT LUT REDUCE_Q MATMUL_Q CONV_T_Q PRELU_Q RESIZE CONV_NHWC_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT LUT REDUCE_Q MATMUL_Q CONV_T_Q PRELU_Q RESIZE CONV_NHWC_Q RESIZE_NHWC */
 /* Rounding right shift (as npu_rshift_round) for any int64 v, without
  * shifting negative values: biasing by 2^63 makes v unsigned, and 2^63 /
  * 2^s is an integer. */
@@ -98,7 +98,7 @@ static inline int64_t rt_mulshift(int64_t acc, int32_t mult, int s)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT DEQUANTIZE LUT POOL_Q REDUCE_Q MATMUL_Q ARGMAX CAST_F CONV_T_Q PRELU_Q RESIZE CONV_NHWC_Q POOL_NHWC_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT DEQUANTIZE LUT POOL_Q REDUCE_Q MATMUL_Q ARGMAX CAST_F CONV_T_Q PRELU_Q RESIZE CONV_NHWC_Q POOL_NHWC_Q RESIZE_NHWC */
 /* Element access by NPU_T_* type. */
 static inline int32_t rt_ldi(const void *p, int32_t t, size_t i)
 {
@@ -111,7 +111,7 @@ static inline int32_t rt_ldi(const void *p, int32_t t, size_t i)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE LUT POOL_Q REDUCE_Q MATMUL_Q CAST_F CONV_T_Q PRELU_Q RESIZE CONV_NHWC_Q POOL_NHWC_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE LUT POOL_Q REDUCE_Q MATMUL_Q CAST_F CONV_T_Q PRELU_Q RESIZE CONV_NHWC_Q POOL_NHWC_Q RESIZE_NHWC */
 /* v is within the type's range (the kernels clamp to LO, HI first) */
 static inline void rt_sti(void *p, int32_t t, size_t i, int32_t v)
 {
@@ -124,14 +124,14 @@ static inline void rt_sti(void *p, int32_t t, size_t i, int32_t v)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F MATMUL_F ARGMAX RNN_F LRN_F CONV_T_F RESIZE NORM_F POOL3_F CONV3_F CONV_NHWC_F POOL_NHWC_F */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F MATMUL_F ARGMAX RNN_F LRN_F CONV_T_F RESIZE NORM_F POOL3_F CONV3_F CONV_NHWC_F POOL_NHWC_F RESIZE_NHWC */
 static inline float rt_ldf(const void *p, int32_t t, size_t i)
 {
 	return t == NPU_T_F16 ? npu_f16_to_f32(((const uint16_t *)p)[i]) : ((const float *)p)[i];
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F DEQUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F MATMUL_F RNN_F LRN_F CONV_T_F RESIZE NORM_F POOL3_F CONV3_F CONV_NHWC_F POOL_NHWC_F */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F DEQUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F MATMUL_F RNN_F LRN_F CONV_T_F RESIZE NORM_F POOL3_F CONV3_F CONV_NHWC_F POOL_NHWC_F RESIZE_NHWC */
 static inline void rt_stf(void *p, int32_t t, size_t i, float v)
 {
 	if (t == NPU_T_F16)
@@ -2996,6 +2996,60 @@ static void k_pool_nhwc_f(const int32_t *p, void *const *a, void *scratch)
 }
 /* @npu-end */
 
+/* @npu-kernel RESIZE_NHWC */
+static void k_resize_nhwc(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0];
+	const int32_t *th = a[1], *tw = a[2];
+	void *y = a[3];
+	int32_t outer = p[NPU_RS_OUTER], H = p[NPU_RS_H], W = p[NPU_RS_W], OH = p[NPU_RS_OH], OW = p[NPU_RS_OW];
+	int32_t K = p[NPU_RS_K], XT = p[NPU_RS_XT], YT = p[NPU_RS_YT], E = p[NPU_RS_ELEM], C = p[NPU_RSC_C];
+	int flt = XT == NPU_T_F32 || XT == NPU_T_F16;
+	(void)scratch;
+	if (K < 1 || K > 4 || (!flt && K > 2) || C < 1)
+		return;
+	for (int32_t n = 0; n < outer; n++)
+		for (int32_t oh = 0; oh < OH; oh++) {
+			const int32_t *rh = th + (size_t)oh * 2 * (size_t)K;
+			for (int32_t ow = 0; ow < OW; ow++) {
+				const int32_t *rw = tw + (size_t)ow * 2 * (size_t)K;
+				size_t yo = (((size_t)n * OH + oh) * OW + ow) * (size_t)C;
+				for (int32_t c = 0; c < C; c++) {
+#define RSC_X(ih, iw) ((((size_t)n * H + (size_t)(ih)) * W + (size_t)(iw)) * (size_t)C + (size_t)c)
+					if (!flt && K == 1) {	/* nearest: one element */
+						memcpy((uint8_t *)y + (yo + c) * (size_t)E, (const uint8_t *)x + RSC_X(rh[0], rw[0]) * (size_t)E,
+						       (size_t)E);
+						continue;
+					}
+					if (!flt) {	/* linear: Q15 weights summing to 2^15 per axis */
+						int64_t acc = 0;
+						for (int32_t b = 0; b < K; b++) {
+							int64_t t = 0;
+							for (int32_t i = 0; i < K; i++)
+								t += (int64_t)rh[K + i] * rt_ldi(x, XT, RSC_X(rh[i], rw[b]));
+							acc += (int64_t)rw[K + b] * t;
+						}
+						rt_sti(y, YT, yo + c, (int32_t)rt_rsr(acc, 30));
+						continue;
+					}
+					float acc = 0;
+					for (int32_t b = 0; b < K; b++) {
+						float t = 0;
+						for (int32_t i = 0; i < K; i++) {
+							float prod = npu_bits_f32((uint32_t)rh[K + i]) * rt_ldf(x, XT, RSC_X(rh[i], rw[b]));
+							t += prod;
+						}
+						float prod = npu_bits_f32((uint32_t)rw[K + b]) * t;
+						acc += prod;
+					}
+					rt_stf(y, YT, yo + c, acc);
+#undef RSC_X
+				}
+			}
+		}
+}
+/* @npu-end */
+
 /* ================================================================ executor */
 
 /* parameter words of each kernel */
@@ -3009,7 +3063,7 @@ static const uint8_t npu_param_counts[NPU_K_COUNT] = {
 	[NPU_K_PRELU_Q] = NPU_PR_COUNT, [NPU_K_NORM_F] = NPU_NM_COUNT, [NPU_K_POOL3_F] = NPU_P3_COUNT,
 	[NPU_K_CONV3_F] = NPU_C3_COUNT,
 	[NPU_K_CONV_NHWC_Q] = NPU_CV_COUNT, [NPU_K_CONV_NHWC_F] = NPU_CV_COUNT,
-	[NPU_K_POOL_NHWC_Q] = NPU_PL_COUNT, [NPU_K_POOL_NHWC_F] = NPU_PL_COUNT,
+	[NPU_K_POOL_NHWC_Q] = NPU_PL_COUNT, [NPU_K_POOL_NHWC_F] = NPU_PL_COUNT, [NPU_K_RESIZE_NHWC] = NPU_RSC_COUNT,
 };
 
 size_t npu_param_count(uint32_t kernel)
@@ -3188,6 +3242,9 @@ void npu_exec_op(const npu_model *m, uint32_t i, const void *const in[], void *c
 	/* @npu-kernel POOL_NHWC_F */
 	case NPU_K_POOL_NHWC_F: k_pool_nhwc_f(p, a, s); break;
 	/* @npu-end */
+	/* @npu-kernel RESIZE_NHWC */
+	case NPU_K_RESIZE_NHWC: k_resize_nhwc(p, a, s); break;
+	/* @npu-end */
 	default: (void)s; break;
 	}
 }
@@ -3214,6 +3271,7 @@ static const uint8_t npu_arg_counts[NPU_K_COUNT] = {7, 5, 3, 3, 2, 2, 2, 2, 3, 2
 	[NPU_K_CONV_T_Q] = 7, [NPU_K_CONV_T_F] = 5, [NPU_K_RESIZE] = 4, [NPU_K_PRELU_Q] = 3, [NPU_K_NORM_F] = 6,
 	[NPU_K_POOL3_F] = 2, [NPU_K_CONV3_F] = 4,
 	[NPU_K_CONV_NHWC_Q] = 7, [NPU_K_CONV_NHWC_F] = 5, [NPU_K_POOL_NHWC_Q] = 2, [NPU_K_POOL_NHWC_F] = 2,
+	[NPU_K_RESIZE_NHWC] = 4,
 };
 static const uint16_t npu_arg_optional[NPU_K_COUNT] = {
 	[NPU_K_CONV_Q] = 1u << 2 | 1u << 5,

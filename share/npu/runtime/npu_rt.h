@@ -98,6 +98,7 @@ enum {
 	NPU_K_CONV_NHWC_F,	/* CONV_F on channel-last data */
 	NPU_K_POOL_NHWC_Q,	/* POOL_Q on channel-last data */
 	NPU_K_POOL_NHWC_F,	/* POOL_F on channel-last data */
+	NPU_K_RESIZE_NHWC,	/* RESIZE of the two axes before the last (channel-last data) */
 	NPU_K_COUNT
 };
 
@@ -384,6 +385,9 @@ enum { NPU_LR_N, NPU_LR_C, NPU_LR_INNER, NPU_LR_SIZE, NPU_LR_ALPHA, NPU_LR_BETA,
  * Args: x, table_h, table_w, y. */
 enum { NPU_RS_OUTER, NPU_RS_H, NPU_RS_W, NPU_RS_OH, NPU_RS_OW, NPU_RS_K, NPU_RS_XT, NPU_RS_YT, NPU_RS_ELEM,
        NPU_RS_COUNT };
+/* RESIZE_NHWC: x [OUTER, H, W, C] -> y [OUTER, OH, OW, C], RESIZE's
+ * parameters plus C, the same tables and the same arithmetic per element. */
+enum { NPU_RSC_C = NPU_RS_COUNT, NPU_RSC_COUNT };
 
 /* PRELU_Q: y = clamp(ZY + v, LO, HI) over a walk as ELTWISE_Q with a = x
  * and b = slope, where for x >= ZA v = rshift_round((x - ZA) * MP, SP) and
