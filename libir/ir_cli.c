@@ -33,16 +33,47 @@ void cli_init(const char *prog, int argc, char **argv)
 		cli_args[i] = argv[i + 1];
 }
 
+/* Write s with control characters escaped: messages quote names from
+ * hostile files (a tensor named "a\nb"), and a diagnostic stays one line. */
+static void put_escaped(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '\n')
+			fputs("\\n", stderr);
+		else if (*p == '\r')
+			fputs("\\r", stderr);
+		else if (*p == '\t')
+			fputs("\\t", stderr);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
+	}
+}
+
 static void vmsg(const char *file, const char *level, const char *fmt, va_list ap)
 {
+	char buf[1024], *text = buf;
+	va_list aq;
+	va_copy(aq, ap);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	if (n >= (int)sizeof buf && (text = malloc((size_t)n + 1)))
+		vsnprintf(text, (size_t)n + 1, fmt, aq);
+	va_end(aq);
+	if (!text)
+		text = buf;	/* out of memory: the message cut short */
 	fflush(stdout);
 	fprintf(stderr, "%s: ", cli_prog);
-	if (file)
-		fprintf(stderr, "%s: ", file);
+	if (file) {
+		put_escaped(file);
+		fputs(": ", stderr);
+	}
 	if (level)
 		fprintf(stderr, "%s: ", level);
-	vfprintf(stderr, fmt, ap);
+	put_escaped(n < 0 ? fmt : text);
 	fputc('\n', stderr);
+	if (text != buf)
+		free(text);
 }
 
 void cli_usage(const char *fmt, ...)

@@ -548,6 +548,8 @@ static ts_ast *subscript(ps *P)
 		if (next(P))
 			return NULL;
 	}
+	if (!slice && !part[0])	/* a ',' where an index belongs: x[,] */
+		return perr(P, P->tok.line, "unexpected %s", tok_desc(P)), NULL;
 	if (!slice)
 		return part[0];
 	return node2(P, A_SLICE, line, NULL, part[0], part[1], part[2]);

@@ -21,12 +21,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * saves the input and the replay driver fails. */
 #define FUZZ_ASSERT(c) do { if (!(c)) abort(); } while (0)
 
-/* A failure's diagnostic is one non-empty line (the CLI prints it as one). */
+/* A failure says what failed: a non-empty, terminated message. (It may
+ * quote control characters from the input; the CLI escapes them when it
+ * prints the message as one line.) */
 static inline void fuzz_check_diag(const ir_diag *d)
 {
 	size_t n = strnlen(d->msg, sizeof d->msg);
 	FUZZ_ASSERT(n > 0 && n < sizeof d->msg);
-	FUZZ_ASSERT(!memchr(d->msg, '\n', n));
 }
 
 /* A NUL-terminated copy of the input, for readers of text. */
