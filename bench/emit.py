@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Latency of npukit's emitted int8 C code against PyTorch int8, 1 thread.
 
-    /usr/bin/python3 bench/emit.py [--repeat 20] [--warmup 5] [--models ...]
-                                   [--npu-cmd MODEL=CMD]... [--export DIR]
+    /usr/bin/python3 bench/emit.py [--rounds 10] [--runs 5] [--warmup 5] [--models ...]
+                                   [--npu-build MODEL=CMD]... [--npu-cmd MODEL=CMD]...
+                                   [--export DIR]
 
 PyTorch: torchvision mobilenet_v2, resnet18 and squeezenet1_1 (random
 weights, seed 0, batch_norm statistics re-estimated on image-like data as
@@ -14,17 +15,24 @@ calibrated on CALIB image-like samples, then traced and frozen
 Debian's torch 1.13 has no fbgemm; 'qnnpack' is the engine mobile and
 embedded builds use, 'onednn' the x86 one. Weights are per channel for
 onednn; qnnpack's default mapping is per tensor (--qnnpack-per-channel
-switches it). Each model is run WARMUP times, then REPEAT timed runs; the
-median is printed in ms, with the SQNR (dB) of the quantized output against
-the float model's as a check that the timed model computes the right thing.
+switches it). Each model is run WARMUP times; the SQNR (dB) of the
+quantized output against the float model's is printed as a check that the
+timed model computes the right thing.
+
+Timing is interleaved (bench/interleave.py): ROUNDS rounds, each timing
+every side once (torch engines: the median of RUNS runs in-process; npukit:
+one --npu-cmd, the median of its own RUNS runs), the order rotated each
+round; the table gives per side the median of its round times and, per
+engine, the median of the per-round ratios torch_ms / npu_ms with min-max.
 Debian's torch 1.13 computes quantized ReLU6 wrongly on qnnpack (a lone
 conv+ReLU6 gives SQNR < 0 dB, conv+ReLU 42 dB), so mobilenet_v2 on qnnpack
 shows a negative SQNR; it still executes the same ops, so its time stands.
 
-npukit: --npu-cmd MODEL=CMD runs CMD with the shell (from the repository
-root) and reads the last line 'ms: <float>' of its standard output, the
-median latency of the emitted code (the benchmark executable is built
-elsewhere). The ratios printed are speed ratios: torch_ms / npu_ms (> 1
+npukit: --npu-build MODEL=CMD runs CMD once with the shell (from the
+repository root) before the rounds and prints its output (bench/emit_npu.sh:
+header size, compile time and memory, arena); --npu-cmd MODEL=CMD runs CMD
+once per round and reads the last line 'ms: <float>' of its standard
+output, the median latency of the emitted code. The ratios printed are speed ratios: torch_ms / npu_ms (> 1
 means npukit is faster). --export DIR writes what such an executable needs:
 DIR/MODEL.pt (float TorchScript), MODEL.calib.npy ([N,1,3,224,224]) and
 MODEL.input.npy ([1,3,224,224]).
@@ -44,13 +52,15 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import interleave  # noqa: E402
 import quant  # noqa: E402  (image_like, torchvision_model, sqnr, strip_archive)
 
 TOP = quant.TOP
 MODELS = ["mobilenet_v2", "resnet18", "squeezenet1_1"]
 BACKENDS = ["qnnpack", "onednn"]
 CALIB = 16
-MS_LINE = re.compile(r"^\s*ms:\s*([0-9.eE+-]+)\s*$")
+MS_LINE = re.compile(r"^\s*ms:\s*([0-9.eE+-]+)\b")
+NPU_RUNS = 5  # --runs, given to --npu-cmd as $NPU_RUNS
 
 
 def torch_int8(model, backend, calib, per_channel=False):
@@ -86,7 +96,8 @@ def median_ms(fn, x, warmup, repeat):
 def npu_ms(cmd):
     """Run CMD with the shell from the repository root; the last
     'ms: <float>' line of its standard output."""
-    p = subprocess.run(cmd, shell=True, cwd=TOP, stdout=subprocess.PIPE)
+    p = subprocess.run(cmd, shell=True, cwd=TOP, stdout=subprocess.PIPE,
+                       env=dict(os.environ, NPU_RUNS=str(NPU_RUNS)))
     if p.returncode != 0:
         raise RuntimeError("exit status %d" % p.returncode)
     ms = None
@@ -99,10 +110,21 @@ def npu_ms(cmd):
     return ms
 
 
+def npu_build(cmd):
+    """Run CMD once (building the emitted code); its output, for the report."""
+    p = subprocess.run(cmd, shell=True, cwd=TOP, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = p.stdout.decode(errors="replace")
+    sys.stderr.write(out)
+    if p.returncode != 0:
+        raise RuntimeError("exit status %d" % p.returncode)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--repeat", type=int, default=20, help="timed runs (median; %(default)s)")
+    ap.add_argument("--rounds", type=int, default=10, help="interleaved rounds (%(default)s)")
+    ap.add_argument("--runs", type=int, default=5, help="runs per side and round (median; %(default)s)")
     ap.add_argument("--warmup", type=int, default=5, help="untimed runs first (%(default)s)")
     ap.add_argument("--calib", type=int, default=CALIB, help="calibration samples (%(default)s)")
     ap.add_argument("--models", default=",".join(MODELS), help="comma-separated (%(default)s)")
@@ -110,20 +132,26 @@ def main():
     ap.add_argument("--qnnpack-per-channel", action="store_true",
                     help="per-channel weights for qnnpack too")
     ap.add_argument("--npu-cmd", action="append", default=[], metavar="MODEL=CMD",
-                    help="command printing 'ms: <float>' for MODEL's emitted code")
+                    help="command printing 'ms: <float>' for MODEL's emitted code (once per round)")
+    ap.add_argument("--npu-build", action="append", default=[], metavar="MODEL=CMD",
+                    help="command building MODEL's emitted code (once, before the rounds)")
     ap.add_argument("--export", metavar="DIR", help="write MODEL.pt, MODEL.calib.npy, MODEL.input.npy")
     args = ap.parse_args()
 
+    global NPU_RUNS
+    NPU_RUNS = args.runs
     torch.set_num_threads(1)
     torch.manual_seed(0)
     models = [m for m in args.models.split(",") if m]
     backends = [b for b in args.backends.split(",") if b]
-    npu_cmds = {}
-    for spec in args.npu_cmd:
-        name, sep, cmd = spec.partition("=")
-        if not sep or not cmd:
-            ap.error("--npu-cmd wants MODEL=CMD, not %r" % spec)
-        npu_cmds[name] = cmd
+    npu_cmds, npu_builds = {}, {}
+    for opt, table in (("--npu-cmd", npu_cmds), ("--npu-build", npu_builds)):
+        for spec in getattr(args, opt[2:].replace("-", "_")):
+            name, sep, cmd = spec.partition("=")
+            if not sep or not cmd:
+                ap.error("%s wants MODEL=CMD, not %r" % (opt, spec))
+            table[name] = cmd
+    print("CPU: %s; torch %s, 1 thread" % (interleave.cpu_model(), torch.__version__), file=sys.stderr)
 
     results = {}
     for name in models:
@@ -142,52 +170,67 @@ def main():
                 f.write(quant.strip_archive(buf.getvalue()))
             np.save(os.path.join(args.export, name + ".calib.npy"), calib.numpy()[:, None])
             np.save(os.path.join(args.export, name + ".input.npy"), x.numpy())
-        r = {}
+        r = {"build": ""}
+        sides = []
         for b in backends:
+            r[b] = None
             if b not in torch.backends.quantized.supported_engines:
-                r[b] = None
                 print("%s %s: not in this torch build" % (name, b), file=sys.stderr)
                 continue
             try:
                 q = torch_int8(model, b, calib, per_channel=(b != "qnnpack" or args.qnnpack_per_channel))
                 with torch.no_grad():
                     s = quant.sqnr(ref, q(x).numpy())
-                ms = median_ms(q, x, args.warmup, args.repeat)
-                r[b] = ms
+                    for _ in range(args.warmup):
+                        q(x)
                 r[b + " sqnr"] = s
-                print("%s %s: %.2f ms (median of %d), SQNR %.1f dB"
-                      % (name, b, ms, args.repeat, s), file=sys.stderr, flush=True)
+                print("%s %s: SQNR %.1f dB" % (name, b, s), file=sys.stderr, flush=True)
+                sides.append((b, lambda q=q, b=b: (setattr(torch.backends.quantized, "engine", b),
+                                                   median_ms(q, x, 0, args.runs))[1]))
             except Exception as e:
-                r[b] = None
                 print("%s %s: failed: %s" % (name, b, str(e).splitlines()[0]), file=sys.stderr)
         r["npu"] = None
         if name in npu_cmds:
             try:
-                r["npu"] = npu_ms(npu_cmds[name])
-                print("%s npu: %.2f ms" % (name, r["npu"]), file=sys.stderr, flush=True)
+                if name in npu_builds:
+                    r["build"] = npu_build(npu_builds[name])
+                npu_ms(npu_cmds[name])  # warm-up, and a check that it runs
+                sides.append(("npu", lambda c=npu_cmds[name]: npu_ms(c)))
             except Exception as e:
-                print("%s npu: %s: %s" % (name, npu_cmds[name], e), file=sys.stderr)
+                print("%s npu: %s" % (name, e), file=sys.stderr)
+        times = interleave.interleave(sides, args.rounds,
+                                      lambda m, n=name: print("%s %s" % (n, m), file=sys.stderr, flush=True))
+        for side, ts in times.items():
+            r[side] = statistics.median(ts)
+        for b in backends:
+            if b in times and "npu" in times:
+                r[b + " ratio"] = interleave.ratio(times[b], times["npu"])
         results[name] = r
 
     def f(v):
         return "n/a" if v is None else "%.2f" % v
 
     head = ["model"] + ["torch %s ms" % b for b in backends] + ["npu ms"] + \
-        ["speed vs %s" % b for b in backends] + ["%s SQNR dB" % b for b in backends]
+        ["vs %s (min-max)" % b for b in backends] + ["%s SQNR dB" % b for b in backends]
     rows = []
     for name, r in results.items():
         row = [name] + [f(r[b]) for b in backends] + [f(r["npu"])]
-        for b in backends:
-            row.append(f(r[b] / r["npu"]) if r[b] and r["npu"] else "n/a")
+        row += [interleave.fmt_ratio(r.get(b + " ratio")) for b in backends]
         row += [("%.1f" % r[b + " sqnr"]) if r.get(b + " sqnr") is not None else "n/a"
                 for b in backends]
         rows.append(row)
     w = [max(len(h), *(len(rw[i]) for rw in rows)) for i, h in enumerate(head)]
-    print("int8 latency, 1 thread, batch 1, 3x224x224; speed = torch_ms / npu_ms (> 1: npukit faster)")
+    print("CPU: %s" % interleave.cpu_model())
+    print("int8 latency, 1 thread, batch 1, 3x224x224, %d interleaved rounds of %d runs (medians); "
+          "vs = median of per-round torch_ms / npu_ms (> 1: npukit faster)" % (args.rounds, args.runs))
     print("| " + " | ".join(h.ljust(n) for h, n in zip(head, w)) + " |")
     print("|" + "|".join("-" * (n + 2) for n in w) + "|")
     for rw in rows:
         print("| " + " | ".join(c.ljust(n) for c, n in zip(rw, w)) + " |")
+    for name, r in results.items():
+        for line in r["build"].splitlines():
+            if line.startswith(("header:", "compile:", "arena:")):
+                print("%s %s" % (name, line))
     if not npu_cmds:
         print("(no --npu-cmd MODEL=CMD given: PyTorch side only)")
     return 0

@@ -1,10 +1,12 @@
 #!/bin/sh
 # emit.sh - latency of int8 models, 1 thread: PyTorch (FX PTQ, qnnpack and
-# onednn engines, traced and frozen) and npukit's emitted C code (built at
-# -O3 by bench/emit_npu.sh) on torchvision mobilenet_v2, resnet18 and
-# squeezenet1_1 at 224x224. See bench/emit.py for the options (--repeat N,
-# --warmup N, --models). The work directory is kept in $EMIT_WORK (default
-# a temporary directory, removed at the end).
+# onednn engines, traced and frozen) and npukit's emitted C code (built by
+# bench/emit_npu.sh, which also reports the header's compile time and
+# memory and the arena) on torchvision mobilenet_v2, resnet18 and
+# squeezenet1_1 at 224x224, interleaved round by round. See bench/emit.py
+# for the options (--rounds N, --runs N, --warmup N, --models). The work
+# directory is kept in $EMIT_WORK (default a temporary directory, removed at
+# the end); $CC and $NPU_CFLAGS (default -O2) choose the build.
 #
 #   bench/emit.sh [OPTIONS]        (run `make` first)
 set -eu
@@ -13,6 +15,6 @@ W=${EMIT_WORK:-$(mktemp -d)}
 [ -n "${EMIT_WORK:-}" ] || trap 'rm -rf "$W"' EXIT
 cmds=""
 for m in mobilenet_v2 resnet18 squeezenet1_1; do
-	cmds="$cmds --npu-cmd $m=$TOP/bench/emit_npu.sh\ $m\ $W"
+	cmds="$cmds --npu-build $m=$TOP/bench/emit_npu.sh\ $m\ $W\ build --npu-cmd $m=$TOP/bench/emit_npu.sh\ $m\ $W\ run"
 done
 eval /usr/bin/python3 "$TOP/bench/emit.py" --export "$W" $cmds '"$@"'

@@ -1,21 +1,30 @@
 #!/bin/sh
-# emit_npu.sh MODEL DIR [RUNS] - npukit's side of bench/emit.sh: the float
-# TorchScript DIR/MODEL.pt (exported by emit.py --export DIR) through
-# import, fuse, int8 quantization on DIR/MODEL.calib.npy and npu-emit, the
-# header built with the host program at -O3, then timed on
-# DIR/MODEL.input.npy. Prints the header size, the compile time and, last,
-# "ms: MEDIAN" of RUNS runs (default 20) after one warm-up run.
+# emit_npu.sh MODEL DIR build | run [RUNS] - npukit's side of bench/emit.sh.
+#   build: the float TorchScript DIR/MODEL.pt (exported by emit.py --export
+#          DIR) through import, fuse, int8 quantization on
+#          DIR/MODEL.calib.npy and npu-emit; prints the header size and the
+#          arena (activations, kernel scratch, weights: npu-emit -v), then
+#          builds the header with the host program ($CC, default cc, with
+#          $NPU_CFLAGS, default -O2: the portable build) and prints the
+#          compile's wall and CPU time and peak memory (/usr/bin/time).
+#   run:   times the built program on DIR/MODEL.input.npy: "ms: MEDIAN"
+#          of RUNS runs (default 5) after one warm-up run.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=${NPU_BIN:-$TOP/bin}
-m=$1 d=$2 runs=${3:-20}
+m=$1 d=$2 what=$3 runs=${4:-${NPU_RUNS:-5}}
 CC=${CC:-cc}
+if [ "$what" = run ]; then
+	exec "$d/host_$m" bench "$d/$m.input.npy" "$runs"
+fi
 "$B/npu-import-pt" "$d/$m.pt" --input 0:1,3,224,224 | "$B/npu-fuse" --all -o "$d/$m.ir"
 "$B/npu-quant" "$d/$m.ir" --target int8 --calib "$d/$m.calib.npy" -o "$d/$m.q.ir"
-"$B/npu-emit" "$d/$m.q.ir" --name bench -o "$d/npu_$m.h"
-t0=$(date +%s.%N)
-$CC -std=c99 -O3 -DNPU_HEADER="\"npu_$m.h\"" -DNPU_MODEL=npu_bench_model -I"$d" \
-	"$TOP/share/npu/examples/npu_host.c" -o "$d/host_$m" -lm
-t1=$(date +%s.%N)
-echo "header: $(wc -c <"$d/npu_$m.h") bytes, cc -O3: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s" >&2
-"$d/host_$m" bench "$d/$m.input.npy" "$runs"
+"$B/npu-emit" -v "$d/$m.q.ir" --name bench -o "$d/npu_$m.h" 2>"$d/$m.emit.log"
+echo "header: $(wc -c <"$d/npu_$m.h") bytes"
+sed -n 's/.*: arena \([0-9]*\) bytes (activations \([0-9]*\) + kernel scratch \([0-9]*\)), weights \([0-9]*\) bytes.*/arena: \1 bytes = activations \2 + kernel scratch \3; weights \4 bytes/p' "$d/$m.emit.log"
+sed -n 's/.*arena: *[0-9]* bytes, lower bound: *\([0-9]*\) bytes.*ratio \([0-9.]*\)$/arena: activations lower bound \1 bytes (plan ratio \2)/p' "$d/$m.emit.log"
+# shellcheck disable=SC2086  # NPU_CFLAGS is a word list
+/usr/bin/time -f "%e %U %S %M" -o "$d/$m.cc.time" $CC -std=c99 ${NPU_CFLAGS:--O2} -DNPU_HEADER="\"npu_$m.h\"" \
+	-DNPU_MODEL=npu_bench_model -I"$d" "$TOP/share/npu/examples/npu_host.c" -o "$d/host_$m" -lm
+read -r wall usr sys rss <"$d/$m.cc.time"
+echo "compile: $CC ${NPU_CFLAGS:--O2}: wall $wall s, CPU $(awk -v u="$usr" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') s, peak memory $((rss / 1024)) MB"
