@@ -459,6 +459,18 @@ bool ir_graph_is_lowered(const ir_graph *g);
 /* Lower g (verified). Every node the runtime cannot run is reported (the
  * first in d, all of them through note when given), then -1. */
 int ir_lower(const ir_graph *g, ir_lowered *out, ir_pass_note note, void *user, ir_diag *d);
+/* The same with a bound on the kernels' scratch area: scratch_max bytes
+ * (0: none), or else, when the target's SRAM is known (sram_bytes > 0),
+ * what it leaves beside the activations' arena (nothing when they fill
+ * it). Convolutions keep to it by taking smaller tiles or slower paths
+ * (NPU_CV_SMAX); other kernels' scratch is what it is, so out->m's
+ * scratch_size may still exceed it (the caller warns). */
+typedef struct {
+	uint32_t scratch_max;
+	int64_t sram_bytes;
+} ir_lower_opts;
+int ir_lower_with(const ir_graph *g, const ir_lower_opts *o, ir_lowered *out, ir_pass_note note, void *user,
+		  ir_diag *d);
 void ir_lowered_free(ir_lowered *l);
 /* Can the runtime's float kernels (conv, fully connected, element-wise)
  * apply unary op `op` as a fused activation? */

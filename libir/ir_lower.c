@@ -26,6 +26,7 @@ typedef struct {
 	int errors;
 	size_t cap_t, cap_op, cap_arg, cap_par, cap_w, cap_s;
 	bool oom;
+	uint32_t smax;		/* CONV_Q's scratch budget (NPU_CV_SMAX), 0: none */
 } lw;
 
 static void *grow(lw *c, void *p, size_t *cap, size_t need, size_t elem)
@@ -640,6 +641,18 @@ static int lower_conv(lw *c)
 		const ir_quant *q = tw->quant;
 		if (q->n != 1 && (q->n != OC || q->axis != 0))
 			return unsupported(c, "weights '%s' need one scale or one per output channel", tw->name);
+		/* scratch up to half the activations' arena (within the bound),
+		 * unless that leaves only the generic path: then the bound */
+		int64_t soft = c->l->plan.arena / 2;
+		if (c->smax && soft > c->smax)
+			soft = c->smax;
+		p[NPU_CV_SMAX] = soft > 0 && soft < INT32_MAX ? (int32_t)soft : (int32_t)c->smax;
+		if (p[NPU_CV_SMAX] != (int32_t)c->smax && npu_scratch_size(NPU_K_CONV_Q, p) == 0) {
+			int32_t s0 = p[NPU_CV_SMAX];
+			p[NPU_CV_SMAX] = (int32_t)c->smax;
+			if (npu_scratch_size(NPU_K_CONV_Q, p) == 0)
+				p[NPU_CV_SMAX] = s0;	/* generic either way: the same */
+		}
 		return conv_q_op(c, cl ? NPU_K_CONV_NHWC_Q : NPU_K_CONV_Q, x, w, wrt, b, y, q, OC, sx, sy, zx, zy, act.lo,
 				 act.hi, p);
 	}
@@ -2291,12 +2304,26 @@ static int io_table(lw *c, bool out)
 
 int ir_lower(const ir_graph *g, ir_lowered *l, ir_pass_note note, void *user, ir_diag *d)
 {
+	return ir_lower_with(g, NULL, l, note, user, d);
+}
+
+int ir_lower_with(const ir_graph *g, const ir_lower_opts *o, ir_lowered *l, ir_pass_note note, void *user,
+		  ir_diag *d)
+{
 	memset(l, 0, sizeof *l);
 	lw c = {.g = g, .l = l, .d = d, .note = note, .user = user};
 	int nt = ir_graph_tensor_count(g), nn = ir_graph_node_count(g);
 	ir_plan_opts po = {.io_outside = true};
 	if (ir_plan_make(g, &po, &l->plan, d))
 		return -1;
+	/* the scratch budget: given, or what the SRAM leaves beside the
+	 * activations (kept to int32: a budget beyond 2 GiB bounds nothing) */
+	int64_t smax = 0;
+	if (o && o->scratch_max)
+		smax = o->scratch_max;
+	else if (o && o->sram_bytes > ((l->plan.arena + 15) & ~(int64_t)15))
+		smax = o->sram_bytes - ((l->plan.arena + 15) & ~(int64_t)15);
+	c.smax = smax > INT32_MAX ? 0 : (uint32_t)smax;
 	l->rt_of = malloc(sizeof(int) * (size_t)(nt + 1));
 	if (!l->rt_of)
 		goto oom;

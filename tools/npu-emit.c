@@ -1,8 +1,10 @@
 /* npu-emit - a quantized (or float) IR as a self-contained C header or a
  * binary model for the npukit runtime. See npu-emit(1). */
+#include "config/target.h"
 #include "ir_cli.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -25,11 +27,13 @@ _Static_assert(NPU_K_COUNT <= 64, "kernels_used is a 64-bit set");
 typedef struct {
 	const char *in, *out, *name, *format, *weights;
 	bool force;
+	uint32_t scratch_max;	/* 0: from the target's sram_bytes, if any */
 } options;
 
 static void help(void)
 {
-	printf("Usage: %s [IR|-] [--name PREFIX] [--format c|bin] [--weights FILE] [-o OUT] [-v|-q]\n"
+	printf("Usage: %s [IR|-] [--name PREFIX] [--format c|bin] [--weights FILE] [--scratch-max BYTES]\n"
+	       "                [-o OUT] [-v|-q]\n"
 	       "Write a quantized (or float) IR as code for the npukit runtime: a self-contained\n"
 	       "C99 header (stb style) or a binary model for npu_load().\n"
 	       "\n"
@@ -39,6 +43,9 @@ static void help(void)
 	       "      --weights FILE  the header without the weights: they go to FILE, raw bytes\n"
 	       "                      (or, for FILE.c, a C source defining npu_PREFIX_weights)\n"
 	       "                      for the linker (.incbin, objcopy -I binary) or a loader\n"
+	       "      --scratch-max BYTES  bound the kernels' scratch area (convolutions take smaller\n"
+	       "                      tiles or slower paths); default: what the target profile's\n"
+	       "                      sram_bytes leaves beside the activations, else no bound\n"
 	       "  -o, --out FILE      write to FILE (default: standard output)\n"
 	       "  -f, --force         write a binary model even to a terminal\n"
 	       "  -v, --verbose       print the memory plan (arena, lower bound, ratio) and sizes;\n"
@@ -54,11 +61,12 @@ static void help(void)
 
 static void parse_args(int argc, char **argv, options *o)
 {
-	enum { OPT_FORMAT = 256, OPT_WEIGHTS };
+	enum { OPT_FORMAT = 256, OPT_WEIGHTS, OPT_SCRATCH_MAX };
 	static const struct option longopts[] = {
 		{"name", required_argument, NULL, 'n'},
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"weights", required_argument, NULL, OPT_WEIGHTS},
+		{"scratch-max", required_argument, NULL, OPT_SCRATCH_MAX},
 		CLI_COMMON_OPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -69,6 +77,15 @@ static void parse_args(int argc, char **argv, options *o)
 		case 'n': o->name = optarg; break;
 		case OPT_FORMAT: o->format = optarg; break;
 		case OPT_WEIGHTS: o->weights = optarg; break;
+		case OPT_SCRATCH_MAX: {
+			char *e;
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &e, 10);
+			if (!isdigit((unsigned char)optarg[0]) || *e || errno || v < 1 || v > INT32_MAX)
+				cli_usage("--scratch-max must be a byte count from 1 to %d, not '%s'", INT32_MAX, optarg);
+			o->scratch_max = (uint32_t)v;
+			break;
+		}
 		default: cli_common_option(c, argv, &o->out, &o->force, help);
 		}
 	}
@@ -520,13 +537,28 @@ int main(int argc, char **argv)
 		for (int i = 0; i < ir_graph_node_count(g); i++)
 			ir_graph_node(g, i)->precision = IR_PREC_F32;
 	}
+	/* the scratch bound: --scratch-max, or the SRAM of the target the IR
+	 * was quantized for (a profile no longer found bounds nothing) */
+	ir_lower_opts lo_opts = {.scratch_max = o.scratch_max};
+	const ir_meta *tg = ir_meta_get(g, "target.name");
+	if (!o.scratch_max && tg && tg->type == IR_META_STR) {
+		npu_target t;
+		if (npu_target_load(tg->s, &t, &d) == 0) {
+			lo_opts.sram_bytes = t.sram_bytes;
+			npu_target_free(&t);
+		} else
+			cli_warn(in_name, "target '%s' not found: kernel scratch not bounded by its SRAM", tg->s);
+	}
 	ir_lowered l;
-	if (ir_lower(g, &l, print_problem, NULL, &d)) {
+	if (ir_lower_with(g, &lo_opts, &l, print_problem, NULL, &d)) {
 		if (d.node < 0)
 			cli_diag(g, in_name, &d);
 		ir_graph_free(g);
 		return CLI_FAIL;
 	}
+	if (o.scratch_max && l.m.scratch_size > o.scratch_max)
+		cli_warn(in_name, "kernel scratch %" PRIu32 " bytes exceeds --scratch-max %" PRIu32
+			 " (kernels other than convolutions need it)", l.m.scratch_size, o.scratch_max);
 	char lo[80], up[80];
 	make_name(&o, g, lo, up, sizeof lo);
 	if (cli_verbose >= 1) {

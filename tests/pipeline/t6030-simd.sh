@@ -2,7 +2,10 @@
 # t6030-simd: CONV_Q's int8 paths (test_simd: GEMM micro-kernel, depthwise,
 # generic) against the definition of the convolution, once per instruction
 # set: portable C, SSE4.1, AVX2 (natively, or under qemu-x86_64 when this
-# CPU lacks AVX2) and aarch64 NEON under qemu-aarch64.
+# CPU lacks AVX2) and aarch64 NEON under qemu-aarch64. Then whole models:
+# the int8 header built with each instruction set and with small scratch
+# bounds (npu-emit --scratch-max) computes npu-run's bytes; the digits
+# demo's arena stays within 1.5 times the activations' lower bound.
 . "$(dirname "$0")/lib.sh"
 B=${NPU_TESTS:-$TOP/build/rel/tests}
 
@@ -28,4 +31,52 @@ if [ "$(uname -m)" = x86_64 ]; then
 fi
 if command -v qemu-aarch64 >/dev/null; then run_simd test_simd_neon qemu-aarch64 -L /usr/aarch64-linux-gnu
 else _n=$((_n + 1)); echo "ok $_n # SKIP qemu-aarch64 not installed"; fi
+
+# whole models through the header: every ISA, every scratch bound, npu-run's bytes
+EX=$TOP/share/npu/examples
+PT=$DATA/pt
+CC=${CC:-cc}
+STRICT="-std=c99 -Wall -Wextra -pedantic -Werror"
+npu-import-pt "$EX/digits.pt" --input 0:1,1,8,8 | npu-fuse --all |
+	npu-quant --target int8 --calib "$EX/digits.calib.npy" -o "$T/digits.q.ir" 2>/dev/null
+npu-import-pt "$PT/mobilenet_v2.pt" $(grep "^mobilenet_v2 " "$PT/cases.txt" | cut -d' ' -f2-) | npu-fuse --all |
+	npu-quant --target int8 --calib "$DATA/quant/mobilenet_v2.calib.npy" -o "$T/mobilenet_v2.q.ir" 2>/dev/null
+ok $? "the test models quantize"
+# same_bytes MODEL.q.IR HOSTCC RUNNER EMIT-OPTIONS...: the header's outputs equal npu-run's
+same_bytes() {
+	ir=$1 hcc=$2 runner=$3; shift 3
+	ins=$(case $ir in *digits*) echo "$DATA/quant/digits.x.npy";; *) ls "$PT"/mobilenet_v2.in*.npy;; esac)
+	args=""; for i in $ins; do args="$args -i $i"; done
+	rm -rf "$T/res" && mkdir "$T/res" &&
+		npu-emit "$ir" --name m "$@" -o "$T/npu_m.h" 2>"$T/emit.err" &&
+		$hcc $STRICT -O2 -DNPU_HEADER='"npu_m.h"' -DNPU_MODEL=npu_m_model -I"$T" "$EX/npu_host.c" -o "$T/host" -lm \
+			2>"$T/cc.err" &&
+		$runner "$T/host" run "$T/res" $ins && npu-run "$ir" $args --compare "$T/res" --rtol 0 --atol 0 >/dev/null
+}
+for m in digits mobilenet_v2; do
+	same_bytes "$T/$m.q.ir" "$CC" ""
+	ok $? "$m int8, portable: npu-run's bytes"
+	if [ "$(uname -m)" = x86_64 ] && grep -qw avx2 /proc/cpuinfo; then
+		same_bytes "$T/$m.q.ir" "$CC -mavx2" ""
+		ok $? "$m int8, -mavx2: npu-run's bytes"
+	fi
+	if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null; then
+		same_bytes "$T/$m.q.ir" "aarch64-linux-gnu-gcc" "qemu-aarch64 -L /usr/aarch64-linux-gnu"
+		ok $? "$m int8, aarch64 NEON under qemu: npu-run's bytes"
+	fi
+	bounds=300; [ $m = digits ] && bounds="4096 300 100"
+	for smax in $bounds; do
+		same_bytes "$T/$m.q.ir" "$CC" "" --scratch-max $smax &&
+			s=$(sed -n 's/.*kernel scratch \([0-9]*\)).*/\1/p' "$T/npu_m.h" | head -1) &&
+			{ [ "$s" -le $smax ] || grep -q "exceeds --scratch-max" "$T/emit.err"; }
+		ok $? "$m int8, --scratch-max $smax: npu-run's bytes, scratch ${s:-?} within the bound (or warned)"
+	done
+done
+
+# the digits demo: the whole arena within 1.5 times the activations' lower bound
+npu-emit -v "$T/digits.q.ir" -o "$T/npu_d.h" 2>"$T/v.err"
+arena=$(sed -n 's/.*: arena \([0-9]*\) bytes (activations.*/\1/p' "$T/v.err")
+lb=$(sed -n 's/.*lower bound: \([0-9]*\) bytes.*/\1/p' "$T/v.err" | head -1)
+[ -n "$arena" ] && [ -n "$lb" ] && [ $((2 * arena)) -le $((3 * lb)) ]
+ok $? "digits int8: arena ${arena:-?} bytes <= 1.5 x lower bound ${lb:-?}"
 done_testing

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 
 static uint32_t seed = 12345;
+static int gathered;	/* GEMM calls that gathered windows from x (a small budget) */
+static int chunked;	/* ... and summed K in chunks (a smaller one) */
 static uint32_t rnd(void)
 {
 	seed = seed * 1664525u + 1013904223u;
@@ -40,7 +42,7 @@ static const char *isa(void)
 }
 
 typedef struct {
-	int N, C, H, W, OC, KH, KW, SH, SW, PT, PL, PB, PR, DH, DW, G, YT, wz;
+	int N, C, H, W, OC, KH, KW, SH, SW, PT, PL, PB, PR, DH, DW, G, YT, wz, smax;
 } shape;
 
 /* one random convolution of shape s through k_conv_q, against the definition */
@@ -57,6 +59,7 @@ static int one(const shape *s, int *path)
 	p[NPU_CV_SH] = s->SH, p[NPU_CV_SW] = s->SW, p[NPU_CV_PT] = s->PT, p[NPU_CV_PL] = s->PL;
 	p[NPU_CV_DH] = s->DH, p[NPU_CV_DW] = s->DW, p[NPU_CV_G] = s->G;
 	p[NPU_CV_XT] = NPU_T_I8, p[NPU_CV_WT] = NPU_T_I8, p[NPU_CV_YT] = s->YT, p[NPU_CV_ACT] = -1;
+	p[NPU_CV_SMAX] = s->smax;
 	int32_t ylo = s->YT == NPU_T_I8 ? -128 : -32768, yhi = s->YT == NPU_T_I8 ? 127 : 32767;
 	p[NPU_CV_ZX] = ri(-128, 127), p[NPU_CV_ZY] = ri(ylo / 2, yhi / 2);
 	p[NPU_CV_LO] = ri(0, 3) ? ylo : ri(ylo, 0), p[NPU_CV_HI] = ri(0, 3) ? yhi : ri(1, yhi);
@@ -108,11 +111,17 @@ static int one(const shape *s, int *path)
 	cq_geo g;
 	cq_geometry(p, &g);
 	*path = g.path;
+	gathered += g.path == CQ_IM2COL && g.gather && !g.KC;
+	chunked += g.path == CQ_IM2COL && g.KC;
 	memset(scratch, 0xa5, ss + 16);
 	void *a[NPU_MAX_ARGS] = {x, pk ? (void *)wp : (void *)w, bias, mult, shift, s->wz ? wzp : NULL, y};
 	k_conv_q(p, a, scratch);
 	for (size_t i = ss; i < ss + 16; i++)
 		ok &= scratch[i] == 0xa5;	/* nothing written past the scratch it asked for */
+	if (s->smax > 0 && ss > (uint32_t)s->smax) {
+		printf("# scratch %u over the budget %d\n", (unsigned)ss, s->smax);
+		ok = 0;
+	}
 	for (size_t i = 0; i < ny && ok; i++) {
 		int32_t got = s->YT == NPU_T_I8 ? ((int8_t *)y)[i] : y[i];
 		if (got != want[i]) {
@@ -146,6 +155,8 @@ int main(void)
 		{1, 40, 6, 6, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 3},	/* weight zero point beyond int8 */
 		{1, 2048, 2, 3, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 2},	/* K = 18432: beyond CQ_MAX_K */
 		{1, 1820, 1, 1, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 2},	/* K = 16380, the bound */
+		{1, 16, 8, 8, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0, 1536},	/* a small budget */
+		{1, 16, 8, 8, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, NPU_T_I8, 0, 512},	/* depthwise over it */
 	};
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
 		int ok = one(&fixed[i], &path);
@@ -173,12 +184,14 @@ int main(void)
 		}
 		s.YT = ri(0, 4) ? NPU_T_I8 : NPU_T_I16;
 		s.wz = ri(0, 3) ? ri(0, 1) : 2;
+		s.smax = ri(0, 2) ? 0 : ri(0, 2) ? ri(100, 3000) : ri(3000, 40000);	/* scratch budgets */
 		int ok = one(&s, &path);
 		fails += !ok;
 		paths[path]++;
 	}
-	printf("# paths: generic %d, depthwise %d, gemm %d\n", paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL]);
+	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks)\n",
+	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked);
 	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + (int)(sizeof fixed / sizeof fixed[0]));
-	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 100);
+	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 100 && gathered > 0 && chunked > 0);
 	return check_done();
 }

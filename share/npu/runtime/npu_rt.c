@@ -369,6 +369,9 @@ typedef struct {
 	int cg, og, K, Kp, P, TP, path;
 	int packed;	/* int8 weights in the GEMM path's packed layout */
 	int direct;	/* im2col: a 1x1 stride-1 conv transposes x directly */
+	int gather;	/* im2col: windows gathered from x (no staged rows) */
+	int KC;		/* im2col: K in chunks of KC for CQ_MR pixels (0: whole) */
+	size_t staged;	/* im2col: bytes of staged rows */
 	int Wp, SR;	/* im2col: staged rows of Wp columns, at most SR per tile;
 			 * depthwise: phase planes of SR rows of Wp columns */
 	size_t stage;	/* the staging area's (or the accumulators') offset */
@@ -388,6 +391,9 @@ static void cq_geometry(const int32_t *p, cq_geo *g)
 	g->Kp = (g->K + 3) & ~3;
 	g->P = g->OH * g->OW;
 	g->TP = 0;
+	g->KC = 0;
+	g->gather = 0;
+	g->staged = 0;
 	g->path = CQ_GENERIC;
 	g->packed = 0;
 	g->scratch = 0;
@@ -403,6 +409,9 @@ static void cq_geometry(const int32_t *p, cq_geo *g)
 	g->packed = !dw;	/* a property of the parameters alone: the lowering packs by it */
 	if (g->P <= 0)
 		return;
+	/* the scratch budget (NPU_CV_SMAX); a path that cannot keep to it
+	 * gives way to a smaller one, at last to the generic path (none) */
+	size_t budget = p[NPU_CV_SMAX] > 0 ? (size_t)p[NPU_CV_SMAX] : (size_t)-1;
 	if (dw) {
 		/* one channel's input as int16 x - ZX, zero-padded and split
 		 * into SH x SW phase planes of Hq rows of Lp columns (stride s
@@ -410,30 +419,58 @@ static void cq_geometry(const int32_t *p, cq_geo *g)
 		 * Lp columns (the columns past OW are junk) */
 		int wp = g->PL + g->W, need = (g->OW - 1) * g->SW + (g->KW - 1) * g->DW + 1;
 		int hp = g->PT + g->H, hneed = (g->OH - 1) * g->SH + (g->KH - 1) * g->DH + 1;
-		g->path = CQ_DEPTHWISE;
 		g->Wp = ((wp > need ? wp : need) + g->SW - 1) / g->SW;			/* Lp */
 		g->SR = ((hp > hneed ? hp : hneed) + g->SH - 1) / g->SH + 1;		/* Hq */
 		g->stage = (((size_t)g->SH * g->SW * g->SR * g->Wp * 2) + 15) & ~(size_t)15;
 		g->scratch = g->stage + (((size_t)g->OH * g->Wp * 4 + 15) & ~(size_t)15);
+		if (g->scratch <= budget)
+			g->path = CQ_DEPTHWISE;
+		else
+			g->scratch = 0;
 		return;
 	}
 	/* the column tile: TP pixels' windows as int16 x - ZX (rows of Kp =
 	 * 4 Kq, zero-filled past K, 8 bytes of slack after the last row for
 	 * cq_gather3), the staged input rows (x - ZX, zero-padded) the tile
-	 * reads, one int32 sum per pixel, CQ_NR rows of accumulators */
-	int tp = CQ_TILE_BYTES / (2 * g->Kp);
-	tp = tp < CQ_MR ? CQ_MR : tp - tp % CQ_MR;
-	g->TP = tp < g->P ? tp : g->P;
-	g->path = CQ_IM2COL;
+	 * reads (none for a direct 1x1, nor when the windows are gathered from
+	 * x itself to save scratch), one int32 sum per pixel, CQ_NR rows of
+	 * accumulators. The largest tile within CQ_TILE_BYTES and the budget. */
 	g->direct = g->KH == 1 && g->KW == 1 && g->SH == 1 && g->SW == 1 && g->PT == 0 && g->PL == 0 &&
 		    g->OW == g->W && g->OH <= g->H;
 	int wp = g->PL + g->W, need = (g->OW - 1) * g->SW + (g->KW - 1) * g->DW + 1;
-	int orows = (g->OW - 1 + g->TP - 1) / g->OW + 1;	/* output rows a tile touches */
 	g->Wp = wp > need ? wp : need;
-	g->SR = (orows - 1) * g->SH + (g->KH - 1) * g->DH + 1;
-	g->stage = ((size_t)(g->TP + CQ_MR - 1) / CQ_MR * CQ_MR * (size_t)g->Kp * 2 + 8 + 15) & ~(size_t)15;
-	size_t st = g->direct ? 0 : ((size_t)g->cg * g->SR * g->Wp * 2 + 15) & ~(size_t)15;
-	g->scratch = g->stage + st + (1 + CQ_NR) * (((size_t)g->TP * 4 + 15) & ~(size_t)15);
+	int tp0 = CQ_TILE_BYTES / (2 * g->Kp);
+	tp0 = tp0 < CQ_MR ? CQ_MR : tp0 - tp0 % CQ_MR;
+	for (int staged = !g->direct; staged >= 0; staged--)
+		for (int tp = tp0;; tp = tp / 2 < CQ_MR ? CQ_MR : (tp / 2) - (tp / 2) % CQ_MR) {
+			g->TP = tp < g->P ? tp : g->P;
+			int orows = (g->OW - 1 + g->TP - 1) / g->OW + 1;	/* output rows a tile touches */
+			g->SR = (orows - 1) * g->SH + (g->KH - 1) * g->DH + 1;
+			g->stage = ((size_t)(g->TP + CQ_MR - 1) / CQ_MR * CQ_MR * (size_t)g->Kp * 2 + 8 + 15) & ~(size_t)15;
+			g->staged = staged ? ((size_t)g->cg * g->SR * g->Wp * 2 + 15) & ~(size_t)15 : 0;
+			g->gather = !staged && !g->direct;
+			g->scratch = g->stage + g->staged + (1 + CQ_NR) * (((size_t)g->TP * 4 + 15) & ~(size_t)15);
+			if (g->scratch <= budget) {
+				g->path = CQ_IM2COL;
+				return;
+			}
+			if (g->TP <= CQ_MR)
+				break;
+		}
+	/* CQ_MR pixels' windows in chunks of KC k at a time, gathered from x
+	 * (a column chunk and the pixels' sums: tiny) */
+	size_t kc = budget > 40 ? ((budget - 40) / (2 * CQ_MR)) & ~(size_t)3 : 0;
+	if (kc >= 4) {
+		g->KC = kc < (size_t)g->Kp ? (int)kc : g->Kp;
+		g->TP = CQ_MR;
+		g->gather = 1;
+		g->staged = 0;
+		g->stage = ((size_t)CQ_MR * g->KC * 2 + 8 + 15) & ~(size_t)15;
+		g->scratch = g->stage + 16;
+		g->path = CQ_IM2COL;
+		return;
+	}
+	g->scratch = 0;	/* the generic path */
 }
 
 /* y = clamp(ZY + rshift_round(acc * mult, shift)) for one output */
@@ -691,6 +728,30 @@ static void cq_im2col(const cq_geo *g, const int8_t *x, int32_t ZX, int n, int g
 		for (; ic < g->cg; ic++)
 			for (int t = 0; t < tp; t++)
 				col[(size_t)t * Kp + ic] = (int16_t)(xp[(size_t)ic * plane + t] - ZX);
+	} else if (g->gather) {
+		/* straight from x, padding by bounds (the smallest scratch) */
+		int oh = p0 / g->OW, ow = p0 % g->OW;
+		for (int t = 0; t < tp; t++) {
+			int16_t *c = col + (size_t)t * Kp;
+			for (int ic = 0; ic < g->cg; ic++)
+				for (int kh = 0; kh < g->KH; kh++) {
+					int ih = oh * g->SH - g->PT + kh * g->DH;
+					if (ih < 0 || ih >= g->H) {
+						for (int kw = 0; kw < g->KW; kw++)
+							*c++ = 0;
+						continue;
+					}
+					const int8_t *xr = xg + (size_t)ic * plane + (size_t)ih * g->W;
+					for (int kw = 0; kw < g->KW; kw++) {
+						int iw = ow * g->SW - g->PL + kw * g->DW;
+						*c++ = (int16_t)(iw >= 0 && iw < g->W ? xr[iw] - ZX : 0);
+					}
+				}
+			if (++ow == g->OW) {
+				ow = 0;
+				oh++;
+			}
+		}
 	} else {
 		int oh0 = p0 / g->OW, oh1 = (p0 + tp - 1) / g->OW, W = g->W, Wp = g->Wp, PL = g->PL;
 		int ih0 = oh0 * g->SH - g->PT, rows = (oh1 - oh0) * g->SH + (g->KH - 1) * g->DH + 1;
@@ -909,8 +970,7 @@ static void cq_im2col_conv(const int32_t *p, const cq_geo *g, void *const *a, vo
 	size_t row = ((size_t)g->TP * 4 + 15) & ~(size_t)15;
 	int16_t *col = scratch;
 	int16_t *stage = (int16_t *)(void *)((uint8_t *)scratch + g->stage);
-	int32_t *csum = (int32_t *)(void *)((uint8_t *)scratch + g->stage +
-					    (g->direct ? 0 : (((size_t)g->cg * g->SR * g->Wp * 2 + 15) & ~(size_t)15)));
+	int32_t *csum = (int32_t *)(void *)((uint8_t *)scratch + g->stage + g->staged);
 	int32_t *acc = (int32_t *)(void *)((uint8_t *)csum + row);
 	size_t ar = row / 4;	/* accumulator row stride */
 	int K = g->K, Kp = g->Kp, Kq = Kp / 4, nb = (g->og + CQ_NR - 1) / CQ_NR;
@@ -948,6 +1008,66 @@ static void cq_im2col_conv(const int32_t *p, const cq_geo *g, void *const *a, vo
 			}
 }
 
+/* The smallest scratch: CQ_MR pixels at a time, their windows gathered
+ * from x KC k at a time (rows of KC, zero past K and past the last pixel)
+ * and each chunk's products added up per block of channels. */
+static void cq_chunked_conv(const int32_t *p, const cq_geo *g, void *const *a, void *scratch)
+{
+	const int8_t *x = a[0], *w = a[1];
+	const int32_t *bias = a[2], *mult = a[3], *shift = a[4], *wzp = a[5];
+	void *y = a[6];
+	int32_t YT = p[NPU_CV_YT], ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	int16_t *col = scratch;
+	int32_t *csum = (int32_t *)(void *)((uint8_t *)scratch + g->stage);
+	int K = g->K, Kp = g->Kp, KC = g->KC, nb = (g->og + CQ_NR - 1) / CQ_NR, taps = g->KH * g->KW;
+	size_t bstride = (size_t)(Kp / 4) * 4 * CQ_NR, plane = (size_t)g->H * g->W;
+	for (int n = 0; n < g->N; n++)
+		for (int gr = 0; gr < g->G; gr++) {
+			const int8_t *xg = x + ((size_t)n * g->C + (size_t)gr * g->cg) * plane;
+			for (int p0 = 0; p0 < g->P; p0 += CQ_MR) {
+				int mr = g->P - p0 < CQ_MR ? g->P - p0 : CQ_MR;
+				for (int m = 0; m < CQ_MR; m++)
+					csum[m] = 0;
+				for (int b = 0; b < nb; b++) {
+					int oc = gr * g->og + b * CQ_NR, no = g->og - b * CQ_NR < CQ_NR ? g->og - b * CQ_NR : CQ_NR;
+					const int8_t *wb = w + ((size_t)gr * nb + (size_t)b) * bstride;
+					int32_t sum[CQ_MR * CQ_NR], r[CQ_MR * CQ_NR], accr[CQ_MR];
+					for (int i = 0; i < CQ_MR * CQ_NR; i++)
+						sum[i] = 0;
+					for (int k0 = 0; k0 < Kp; k0 += KC) {
+						int kc = Kp - k0 < KC ? Kp - k0 : KC;
+						for (int m = 0; m < CQ_MR; m++) {
+							int16_t *c = col + (size_t)m * kc;
+							int pp = p0 + m, oh = pp / g->OW, ow = pp % g->OW;
+							for (int k = k0; k < k0 + kc; k++) {
+								int v = 0;
+								if (m < mr && k < K) {
+									int ic = k / taps, kh = k % taps / g->KW, kw = k % g->KW;
+									int ih = oh * g->SH - g->PT + kh * g->DH, iw = ow * g->SW - g->PL + kw * g->DW;
+									if (ih >= 0 && ih < g->H && iw >= 0 && iw < g->W)
+										v = xg[(size_t)ic * plane + (size_t)ih * g->W + (size_t)iw] - ZX;
+								}
+								c[k - k0] = (int16_t)v;
+								if (b == 0)
+									csum[m] += v;
+							}
+						}
+						cq_micro(col, (size_t)kc, kc / 4, wb + (size_t)(k0 / 4) * 4 * CQ_NR, r);
+						for (int i = 0; i < CQ_MR * CQ_NR; i++)
+							sum[i] += r[i];
+					}
+					for (int o = 0; o < no; o++) {
+						for (int m = 0; m < mr; m++)
+							accr[m] = sum[m * CQ_NR + o];
+						cq_requant(y, YT, ((size_t)n * g->OC + oc + o) * g->P + p0, accr, wzp ? csum : NULL,
+							   wzp ? wzp[oc + o] : 0, mr, 1, 0, bias ? bias[oc + o] : 0, mult[oc + o],
+							   shift[oc + o], ZY, LO, HI);
+					}
+				}
+			}
+		}
+}
+
 size_t npu_conv_q_pack(const int32_t *p, const int8_t *w, int8_t *out)
 {
 	cq_geo g;
@@ -980,6 +1100,8 @@ static void k_conv_q(const int32_t *p, void *const *a, void *scratch)
 	}
 	if (g.path == CQ_DEPTHWISE)
 		cq_depthwise(p, &g, a, scratch);
+	else if (g.path == CQ_IM2COL && g.KC)
+		cq_chunked_conv(p, &g, a, scratch);
 	else if (g.path == CQ_IM2COL)
 		cq_im2col_conv(p, &g, a, scratch);
 	else if (g.path == CQ_GENERIC)

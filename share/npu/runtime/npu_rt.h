@@ -135,6 +135,11 @@ enum {
 						 * Q: NPU_T_I64 for an int64 bias (|bias| <=
 						 * 2^62), else (-1) an int32 one */
 	NPU_CV_P0, NPU_CV_P1,			/* F: its parameters (float bits) */
+	NPU_CV_SMAX,				/* Q: the most scratch bytes the call may
+						 * use (0: no bound); beyond its fast
+						 * paths' need it takes smaller tiles,
+						 * then windows gathered from x, at last
+						 * the generic path (no scratch) */
 	NPU_CV_COUNT
 };
 
@@ -534,7 +539,7 @@ static inline int64_t npu_rshift_round(int64_t v, int s)
  * offsets inside their areas, input/output indices in range), the io
  * records and the strings; not the consistency of a kernel's parameters
  * with its buffers' sizes. */
-#define NPU_BIN_VERSION 3u	/* 2: ELTWISE parameters gained ACT, P0, P1; 3: CONV_Q int8 weights packed */
+#define NPU_BIN_VERSION 3u	/* 2: ELTWISE parameters gained ACT, P0, P1; 3: CONV_Q int8 weights packed, NPU_CV_SMAX */
 int npu_load(npu_model *m, const void *blob, size_t size);
 
 #endif
