@@ -42,7 +42,6 @@ FORMATS_OBJ = $(patsubst %.c,$(O)/%.o,$(FORMATS_SRC)) $(GEN_SRC:.c=.o) $(TF_GEN_
 PROGS       = $(addprefix $(BIN)/,$(TOOLS))
 UNIT_BINS   = $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
 CONFORM     = $(O)/tests/onnx_conform
-EVAL        = $(O)/tests/npu_eval
 
 .PHONY: all check install deps demo clean bench check-cross cross-deps
 all: $(PROGS)
@@ -90,9 +89,6 @@ $(O)/tests/%: $(O)/tests/unit/%.o $(O)/libformats.a $(O)/libir.a
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(CONFORM): $(O)/tests/conform/onnx_conform.o $(O)/libformats.a $(O)/libir.a
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
-
-$(EVAL): $(O)/tests/conform/npu_eval.o $(O)/libformats.a $(O)/libir.a
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # ---------------------------------------------------------------- fuzzing
@@ -168,7 +164,7 @@ $(O)/tests/test_simd_neon: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(A64_CC) $(WFLAGS) $(CFLAGS) -o $@ $< -lm
 
-check: $(PROGS) $(UNIT_BINS) $(CONFORM) $(EVAL) $(FUZZ_REPLAY) $(SIMD_BINS)
+check: $(PROGS) $(UNIT_BINS) $(CONFORM) $(FUZZ_REPLAY) $(SIMD_BINS)
 	NPU_BIN=$(CURDIR)/$(BIN) NPU_TESTS=$(CURDIR)/$(O)/tests prove -e '' $(UNIT_BINS) tests/pipeline/t*.sh tests/fuzz/replay.sh
 
 install: $(PROGS)
@@ -243,4 +239,4 @@ bench: $(PROGS)
 clean:
 	rm -rf build bin
 
--include $(CONFORM:$(O)/tests/%=$(O)/tests/conform/%.d) $(EVAL:$(O)/tests/%=$(O)/tests/conform/%.d) $(LIBIR_OBJ:.o=.d) $(FORMATS_OBJ:.o=.d) $(patsubst %,$(O)/tools/%.d,$(TOOLS)) $(UNIT_BINS:$(O)/tests/%=$(O)/tests/unit/%.d)
+-include $(CONFORM:$(O)/tests/%=$(O)/tests/conform/%.d) $(LIBIR_OBJ:.o=.d) $(FORMATS_OBJ:.o=.d) $(patsubst %,$(O)/tools/%.d,$(TOOLS)) $(UNIT_BINS:$(O)/tests/%=$(O)/tests/unit/%.d)

@@ -8,7 +8,7 @@ new_state its next value), for tests/pipeline/t5150-quant-state.sh:
   fsmn_stream.zero.npz  the same 120 frames as single samples, each with an
                         all-zero State_c0 (what the first frame sees: the
                         natural per-frame calibration)
-  fsmn_stream.test.npz  x: [4, 32, 16] other sequences, for npu_eval --stream;
+  fsmn_stream.test.npz  x: [4, 32, 16] other sequences, for npu-eval --stream;
                         frames: x[0] as [32, 1, 1, 16] and zero: [1, 1, 3, 16]
                         (an all-zero state), for npu-run frame by frame
 

@@ -8,7 +8,11 @@
 # refused.
 . "$(dirname "$0")/lib.sh"
 F=$DATA/families/kws_gru
-EVAL=${NPU_TESTS:-$TOP/build/rel/tests}/npu_eval
+# npu-eval's figures as "RIGHT N REF_RIGHT MAXERR" (top-1 right, samples,
+# the reference's top-1 right and the largest error against it)
+evals() {
+	npu-eval "$@" >"$T/ev" && awk '{ v[$1] = $2 } END { print v["top1_right"], v["samples"], v["ref_top1_right"], v["max_abs_err"] }' "$T/ev"
+}
 EX=$TOP/share/npu/examples
 CC=${CC:-cc}
 STRICT="-std=c99 -Wall -Wextra -pedantic -Werror"
@@ -18,8 +22,8 @@ npu-import-pt "$F/model.pt" $(cat "$F/args") | npu-fuse --all -v -o "$T/f.ir" 2>
 ok $? "kws_gru imports; npu-fuse turns out[:, -1] (gather of one index) into a slice"
 npu-run "$T/f.ir" -i "$F/in.npz" --compare "$F/out.npz" --rtol 0 --atol 1e-4 >/dev/null
 ok $? "the float IR is within 1e-4 of PyTorch on in.npz"
-# float: npu-run's interpreter (npu_eval runs ir_exec as npu-run does)
-"$EVAL" "$T/f.ir" "$F/test.npz" >"$T/acc.f" && read fr n pr err <"$T/acc.f" &&
+# float: npu-run's interpreter (npu-eval runs ir_exec as npu-run does)
+evals "$T/f.ir" "$F/test.npz" >"$T/acc.f" && read fr n pr err <"$T/acc.f" &&
 	[ "$fr" = "$pr" ] && awk -v e="$err" 'BEGIN { exit !(e <= 1e-4) }'
 ok $? "float: $fr/$n test utterances right, PyTorch ${pr:-?}/$n, logits within ${err:-?} of PyTorch's"
 
@@ -27,7 +31,7 @@ L=$DATA/families/kws_lstm_pt
 npu-import-pt "$L/model.pt" $(cat "$L/args") | npu-fuse --all -o "$T/fl.ir" &&
 	npu-run "$T/fl.ir" -i "$L/in.npz" --compare "$L/out.npz" --rtol 0 --atol 1e-4 >/dev/null
 ok $? "kws_lstm_pt: the float IR is within 1e-4 of PyTorch on in.npz"
-"$EVAL" "$T/fl.ir" "$F/test.npz" >"$T/acc.fl" && read flr n pr err <"$T/acc.fl" && [ "$flr" -ge 196 ]
+evals "$T/fl.ir" "$F/test.npz" >"$T/acc.fl" && read flr n pr err <"$T/acc.fl" && [ "$flr" -ge 196 ]
 ok $? "kws_lstm_pt float: $flr/$n test utterances right (the same test set)"
 
 for cell in gru lstm; do
@@ -49,7 +53,7 @@ for mode in int8 int16; do
 	case $mode in int8) lim=38;; int16) lim=44;; esac
 	awk -v s="${sq:-0}" -v l=$lim 'BEGIN { exit !(s >= l) }'
 	ok $? "$cell $mode: the layer's output Y has an SQNR of $sq dB against the float layer (at least $lim)"
-	"$EVAL" "$q" "$F/test.npz" >"$T/acc" && read r n pr err <"$T/acc" &&
+	evals "$q" "$F/test.npz" >"$T/acc" && read r n pr err <"$T/acc" &&
 		awk -v r="$r" -v f="$fref" -v n="$n" 'BEGIN { exit !((f - r) * 100 / n <= 0.3) }'
 	ok $? "$cell $mode: $r/$n test utterances right, float $fref/$n (at most 0.3 points lower)"
 	# the header: strict C99, npu-run's bytes on five test utterances
@@ -59,7 +63,7 @@ for mode in int8 int16; do
 			2>"$T/cc.err" || { diag "$(head -5 "$T/cc.err")"; res=1; }
 	grep -q "$kern" "$T/npu_m.h" && ! grep -q "k_gru_f\|k_lstm_f\|$other\|#include <math.h>" "$T/npu_m.h" || res=1
 	for k in 0 1 2 3 4; do
-		[ $res = 0 ] && "$EVAL" --sample $k "$F/test.npz" "$T/x.npy" && rm -rf "$T/res" && mkdir "$T/res" &&
+		[ $res = 0 ] && npu-eval --sample $k "$F/test.npz" -o "$T/x.npy" && rm -rf "$T/res" && mkdir "$T/res" &&
 			"$T/host" run "$T/res" "$T/x.npy" &&
 			npu-run "$q" -i "$T/x.npy" --compare "$T/res" --rtol 0 --atol 0 >/dev/null || res=1
 	done
@@ -92,15 +96,15 @@ npu-import-onnx "$S.onnx" | npu-fuse --all -o "$T/s.ir" &&
 ok $? "streaming GRU with --int-io: state input and output are both int16 Q0.15"
 res=0
 $CC $STRICT -O2 -DNPU_HEADER='"npu_m.h"' -DNPU_MODEL=npu_m_model -I"$T" "$EX/npu_host.c" -o "$T/host" -lm 2>"$T/cc.err" &&
-	"$EVAL" --sample 0 "$S.chunks.npz" "$T/h.npy" h0 || res=1
+	npu-eval --sample 0 "$S.chunks.npz" --key h0 -o "$T/h.npy" || res=1
 for k in 0 1 2 3 4 5 6; do
-	[ $res = 0 ] && "$EVAL" --sample $k "$S.chunks.npz" "$T/x.npy" && rm -rf "$T/res" && mkdir "$T/res" &&
+	[ $res = 0 ] && npu-eval --sample $k "$S.chunks.npz" --key x -o "$T/x.npy" && rm -rf "$T/res" && mkdir "$T/res" &&
 		"$T/host" run "$T/res" "$T/x.npy" "$T/h.npy" &&
 		npu-run "$T/s8.ir" -i "$T/x.npy" -i "$T/h.npy" --compare "$T/res" --rtol 0 --atol 0 >/dev/null &&
 		cp "$T/res/h.npy" "$T/h.npy" || res=1
 done
 ok $res "7 streaming calls, each call's int16 state fed back as is: the header computes npu-run's bytes"
-d=$("$EVAL" --diff "$T/h.npy" "$S.h.npz" h) && awk -v d="$d" 'BEGIN { exit !(d <= 655) }'
+d=$(npu-eval --arrays "$T/h.npy" "$S.h.npz" --key h --print max_abs_err) && awk -v d="$d" 'BEGIN { exit !(d <= 655) }'
 ok $? "the final state is within $d / 32768 of PyTorch's (at most 0.02)"
 
 # mixed precision: the GRU kept in float by --float-layers or --config
@@ -111,7 +115,7 @@ ok $? "--float-layers gru keeps the GRU in float32 (float weights), the rest int
 printf "layers:\n  gru: float\n" >"$T/cfg.yaml"
 npu-quant "$T/f.ir" --target int8 --calib "$F/calib.npz" --config "$T/cfg.yaml" -o "$T/mix2.ir" &&
 	npu-dump "$T/mix2.ir" | grep -q "gru  *gru  *f32 1x49x10, \[f32" &&
-	"$EVAL" "$T/mix2.ir" "$F/test.npz" >"$T/acc.m" && read r n pr err <"$T/acc.m" && [ "$r" -ge $((fr - 1)) ]
+	evals "$T/mix2.ir" "$F/test.npz" >"$T/acc.m" && read r n pr err <"$T/acc.m" && [ "$r" -ge $((fr - 1)) ]
 ok $? "--config precision f32 does the same; $r/$n right"
 
 done_testing

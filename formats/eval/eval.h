@@ -1,0 +1,99 @@
+/* eval.h - data sets and accuracy metrics for npu-eval(1) and npu-mixp(1).
+ *
+ * A data set is read once for a graph (its input names and shapes): an
+ * .npy (one input; samples along the first axis), an .npz keyed by input
+ * name with the samples along the first axis ("x" also names the input of
+ * a one-input graph; "labels" holds integer class labels; arrays named
+ * after graph outputs, or "logits" for the first output, are reference
+ * outputs), or a directory of sampleN_inputs.npz (+ sampleN_outputs.npz)
+ * files with one sample each, taken in numeric order.
+ *
+ * ev_run runs a graph over every sample (frames of a sequence in stream
+ * mode, state outputs fed back) on several threads and compares its
+ * outputs with a reference (another graph run the same way, or the data
+ * set's reference outputs) and its first output's argmax with the labels.
+ * Every sample keeps its own sums and they are added in sample order, so
+ * the figures do not depend on the thread count.
+ *
+ * Like libir, nothing here prints (but the optional progress line) or
+ * exits: failures return -1 with a message in the ir_diag. */
+#ifndef NPUKIT_EVAL_H
+#define NPUKIT_EVAL_H
+
+#include "ir.h"
+#include "npy/npy.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define EV_MAX_STATE 8
+
+typedef struct {
+	const char *in, *out;	/* state input and output names (IN=OUT) */
+} ev_state;
+
+typedef struct {
+	int n;			/* samples (sequences in stream mode) */
+	int frames;		/* frames per sample: 1 unless stream mode */
+	int nx;			/* data inputs of the graph */
+	int *xin;		/* [nx] graph input index */
+	int64_t *xper;		/* [nx] values per frame */
+	const float **x;	/* [n * nx] first frame of sample s, input j */
+	int64_t *labels;	/* [n] or NULL */
+	int nref;		/* graph outputs (reference outputs present) or 0 */
+	int64_t *refper;	/* [nref] values per sample */
+	const float **ref;	/* [n * nref] or NULL */
+	float *own_ref;		/* ev_set_capture's outputs */
+	npy_array **files;	/* the arrays read, kept alive */
+	int *nfile;
+	int nfiles;
+} ev_set;
+
+typedef struct {
+	int threads;		/* <= 1: one */
+	int topk;		/* k of top-k (0: 5) */
+	double rtol, atol, ntol;	/* allclose: |q - r| <= atol + rtol |r|, mismatch share <= ntol */
+	int nstate;
+	ev_state state[EV_MAX_STATE];
+	bool progress;		/* a progress line on stderr (caller checks it is a terminal) */
+	const char *prog;	/* for the progress line */
+} ev_opts;
+
+/* Per-sample sums (and after ev_run, their total in sample order). */
+typedef struct {
+	double ref2, err2, dot, q2, maxabs, maxrel;
+	int64_t count, mismatch, nonfinite, nan, inf;
+	int64_t top1, topk, ref_top1, agree, frames, labelled, compared_frames;
+} ev_acc;
+
+typedef struct {
+	int samples, frames, classes, k;
+	bool has_ref, has_labels;
+	ev_acc sum;
+	double cosine, sqnr_db, mismatch_frac;
+	bool allclose;
+} ev_result;
+
+/* Read path (file or directory) for graph g. Stream mode (o->nstate > 0):
+ * every data input holds [N, T, ...] frames; state inputs get no data. */
+int ev_set_load(ev_set *s, const char *path, const ir_graph *g, const ev_opts *o, ir_diag *d);
+void ev_set_free(ev_set *s);
+/* Replace the set's reference outputs with g's outputs (float) on every
+ * sample (not in stream mode). */
+int ev_set_capture(ev_set *s, const ir_graph *g, const ev_opts *o, ir_diag *d);
+
+/* Run g (and ref, if not NULL, as reference) over s. */
+int ev_run(const ev_set *s, const ir_graph *g, const ir_graph *ref, const ev_opts *o, ev_result *r, ir_diag *d);
+
+/* Compare array a with reference b elementwise (any dtypes, the same count). */
+int ev_compare_arrays(const npy_array *a, const npy_array *b, const ev_opts *o, ev_result *r, ir_diag *d);
+
+/* A metric by name (top1, topk, ref_top1, agree_top1, cosine, sqnr_db,
+ * max_abs_err, max_rel_err, mismatch, allclose, nan, inf); -1 if the name
+ * is unknown or the figure is not available for this run. */
+int ev_metric(const ev_result *r, const char *name, double *v);
+/* "NAME VALUE" lines, or one JSON object. */
+void ev_print(FILE *f, const ev_result *r, const ev_opts *o, bool json);
+
+#endif
