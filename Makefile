@@ -178,7 +178,7 @@ install: $(PROGS)
 
 DEB_PKGS = gcc make libc6-dev libprotobuf-c-dev protobuf-c-compiler libyaml-dev \
 	libmsgpack-dev libzstd-dev libzip-dev zlib1g-dev libonnx-dev libonnx-testdata perl unzip \
-	$(if $(filter x86_64,$(shell uname -m)),gcc-multilib) \
+	$(if $(filter x86_64,$(shell uname -m)),gcc-i686-linux-gnu libc6-dev-i386-cross) \
 	gcc-aarch64-linux-gnu qemu-user
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \

@@ -10,15 +10,20 @@ EX=$TOP/share/npu/examples
 F=$DATA/families/unet_prelu
 CC=${CC:-cc}
 STRICT="-std=c99 -Wall -Wextra -pedantic -Werror"
-if echo 'int main(void){return 0;}' | $CC -m32 -x c - -o "$T/m32" 2>/dev/null; then M32=1; else M32=0; fi
+# 32-bit x86: Debian's i686 cross compiler (it coexists with the aarch64 one,
+# gcc-multilib does not), else the host compiler's -m32
+CC32="i686-linux-gnu-gcc -static"
+command -v i686-linux-gnu-gcc >/dev/null || CC32="$CC -m32"
+if printf '#include <errno.h>\nint main(void){return errno;}\n' | $CC32 -x c - -o "$T/m32" 2>/dev/null; then M32=1; else M32=0; fi
 
 npu-import-pt "$F/model.pt" $(cat "$F/args") | npu-fuse --all >"$T/seg.ir" &&
 	npu-run "$T/seg.ir" -i "$F/in.npz" --compare "$F/out.npz" >/dev/null
 ok $? "segmenter: imports, and the interpreter matches PyTorch"
 
-build_host() {	# build_host HEADER OUT [CFLAGS...]
+HOSTCC=$CC
+build_host() {	# build_host HEADER OUT [CFLAGS...], compiled with $HOSTCC
 	h=$1 out=$2; shift 2
-	$CC $STRICT -O2 "$@" -DNPU_HEADER="\"$(basename "$h")\"" -DNPU_MODEL=npu_m_model -I"$(dirname "$h")" \
+	$HOSTCC $STRICT -O2 "$@" -DNPU_HEADER="\"$(basename "$h")\"" -DNPU_MODEL=npu_m_model -I"$(dirname "$h")" \
 		"$EX/npu_host.c" -o "$out" -lm 2>"$T/cc.err" || { diag "$(head -5 "$T/cc.err")"; return 1; }
 }
 for mode in int8 int16 fp16; do
@@ -43,12 +48,14 @@ for mode in int8 int16 fp16; do
 		npu-run "$T/seg.$mode.ir" -i "$F/in.x.npy" --compare "$T/res" --rtol 0 --atol 0 >/dev/null
 	ok $? "segmenter $mode: the header compiles ($STRICT) and equals npu-run byte for byte"
 	if [ $M32 = 1 ]; then
-		rm -rf "$T/res" && mkdir "$T/res" && build_host "$T/npu_m.h" "$T/host32" -m32 -msse2 -mfpmath=sse &&
+		HOSTCC=$CC32
+		rm -rf "$T/res" && mkdir "$T/res" && build_host "$T/npu_m.h" "$T/host32" -msse2 -mfpmath=sse &&
 			"$T/host32" run "$T/res" "$F/in.x.npy" &&
 			npu-run "$T/seg.$mode.ir" -i "$F/in.x.npy" --compare "$T/res" --rtol 0 --atol 0 >/dev/null
 		ok $? "segmenter $mode: the same with -m32"
+		HOSTCC=$CC
 	else
-		ok 0 "segmenter $mode: -m32 # SKIP the compiler cannot build 32-bit x86 programs (Debian: gcc-multilib)"
+		ok 0 "segmenter $mode: -m32 # SKIP the compiler cannot build 32-bit x86 programs (Debian: gcc-i686-linux-gnu)"
 	fi
 	res=0
 	for k in $kern; do grep -q "$k" "$T/npu_m.h" || { diag "no $k in the header"; res=1; }; done
