@@ -52,6 +52,16 @@ expect_fail() {
 	ok $res "$desc"
 }
 
+# probe_m32: CC32, a compiler for 32-bit x86 programs (Debian's i686 cross
+# compiler, which can be installed beside the aarch64 one where gcc-multilib
+# cannot; else $CC -m32), and M32=1 if it builds one
+probe_m32() {
+	CC32="i686-linux-gnu-gcc -static"
+	command -v i686-linux-gnu-gcc >/dev/null || CC32="${CC:-cc} -m32"
+	if printf '#include <errno.h>\n#include <math.h>\nint main(void){return errno;}\n' |
+		$CC32 -x c - -o "$T/m32" 2>/dev/null; then M32=1; else M32=0; fi
+}
+
 done_testing() {
 	echo "1..$_n"
 	[ "$_fail" -eq 0 ]

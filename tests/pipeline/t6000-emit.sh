@@ -9,7 +9,7 @@ Q=$DATA/quant
 PT=$DATA/pt
 CC=${CC:-cc}
 STRICT="-std=c99 -Wall -Wextra -pedantic -Werror"
-if echo 'int main(void){return 0;}' | $CC -m32 -x c - -o "$T/m32" 2>/dev/null; then M32=1; else M32=0; fi
+probe_m32
 
 # models: name, import arguments, calibration data, one sample per input
 npu-import-pt "$EX/digits.pt" --input 0:1,1,8,8 | npu-fuse --all >"$T/digits.ir"
@@ -21,9 +21,10 @@ calib() { case $1 in digits) echo "$EX/digits.calib.npy";; mobilenet_v2) echo "$
 samples() { case $1 in digits) echo "$EX/digits.calib.npy";; *) ls "$PT/$1".in*.npy;; esac; }
 
 # host programs: npu_host.c around a header, or around the whole runtime
-build_host() {	# build_host HEADER OUT [CFLAGS...]
+HOSTCC=$CC
+build_host() {	# build_host HEADER OUT [CFLAGS...], compiled with $HOSTCC
 	h=$1 out=$2; shift 2
-	$CC $STRICT -O2 "$@" -DNPU_HEADER="\"$(basename "$h")\"" -DNPU_MODEL=npu_m_model -I"$(dirname "$h")" \
+	$HOSTCC $STRICT -O2 "$@" -DNPU_HEADER="\"$(basename "$h")\"" -DNPU_MODEL=npu_m_model -I"$(dirname "$h")" \
 		"$EX/npu_host.c" -o "$out" -lm 2>"$T/cc.err" || { diag "$(head -5 "$T/cc.err")"; return 1; }
 }
 for mode in int8 int16 fp16; do
@@ -38,11 +39,13 @@ for mode in int8 int16 fp16; do
 			npu-run "$T/$m.$mode.ir" $args --compare "$T/res" --rtol 0 --atol 0 >"$T/cmp" || res=1
 		ok $res "$m $mode: the header compiles ($STRICT) and its outputs equal npu-run's byte for byte"
 		if [ $M32 = 1 ]; then
-			rm -rf "$T/res" && mkdir "$T/res" && build_host "$T/npu_m.h" "$T/host32" -m32 -msse2 -mfpmath=sse &&
+			HOSTCC=$CC32
+			rm -rf "$T/res" && mkdir "$T/res" && build_host "$T/npu_m.h" "$T/host32" -msse2 -mfpmath=sse &&
 				"$T/host32" run "$T/res" $ins && npu-run "$T/$m.$mode.ir" $args --compare "$T/res" --rtol 0 --atol 0 >/dev/null
 			ok $? "$m $mode: the same with -m32"
+			HOSTCC=$CC
 		else
-			ok 0 "$m $mode: -m32 # SKIP the compiler cannot build 32-bit x86 programs (Debian: gcc-multilib)"
+			ok 0 "$m $mode: -m32 # SKIP the compiler cannot build 32-bit x86 programs (Debian: gcc-i686-linux-gnu)"
 		fi
 	done
 done

@@ -10,11 +10,7 @@ EX=$TOP/share/npu/examples
 F=$DATA/families/unet_prelu
 CC=${CC:-cc}
 STRICT="-std=c99 -Wall -Wextra -pedantic -Werror"
-# 32-bit x86: Debian's i686 cross compiler (it coexists with the aarch64 one,
-# gcc-multilib does not), else the host compiler's -m32
-CC32="i686-linux-gnu-gcc -static"
-command -v i686-linux-gnu-gcc >/dev/null || CC32="$CC -m32"
-if printf '#include <errno.h>\nint main(void){return errno;}\n' | $CC32 -x c - -o "$T/m32" 2>/dev/null; then M32=1; else M32=0; fi
+probe_m32
 
 npu-import-pt "$F/model.pt" $(cat "$F/args") | npu-fuse --all >"$T/seg.ir" &&
 	npu-run "$T/seg.ir" -i "$F/in.npz" --compare "$F/out.npz" >/dev/null
