@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The runtime sources, embedded at build time (Makefile: runtime_src.c). */
 extern const char npu_src_npu_half_h[], npu_src_npu_math_h[], npu_src_npu_rt_h[], npu_src_npu_rt_c[];
@@ -194,11 +195,11 @@ static void put_words(FILE *f, const char *type, const char *name, const void *p
 }
 
 /* Bytes as string literals, which compilers take in as whole tokens (one
- * integer constant per byte costs a hundred times the time and memory): a
- * struct of rows of ROW bytes, each row one string literal (C99 promises
- * literals of 4095 characters, -pedantic warns beyond) split into lines of
- * 64 bytes, then the remaining bytes; char arrays have no padding between
- * them, so the struct holds exactly n bytes. Bytes other than plain
+ * integer constant per byte costs ten times the time and five times the
+ * memory): a struct of rows of ROW bytes, each row one string literal (C99
+ * promises literals of 4095 characters, -pedantic warns beyond) split into
+ * lines of 64 bytes, then the remaining bytes; char arrays have no padding
+ * between them, so the struct holds exactly n bytes. Bytes other than plain
  * printable characters are 3-digit octal escapes (a following digit cannot
  * extend them); '?' too (no trigraphs). */
 enum { ROW = 4032, ROW_LINE = 64 };
@@ -569,6 +570,7 @@ int main(int argc, char **argv)
 			l.plan.arena, l.m.scratch_size, l.m.weight_size, l.m.n_ops);
 	}
 	cli_output out, wout;
+	struct stat st;
 	size_t wl = o.weights ? strlen(o.weights) : 0;
 	bool wc = wl > 2 && !strcmp(o.weights + wl - 2, ".c");
 	if (o.weights && cli_output_open(&wout, o.weights, !wc, true) != 0) {
@@ -591,8 +593,8 @@ int main(int argc, char **argv)
 			cli_output_abort(&out);
 		else if (cli_output_commit(&out) == 0)
 			rc = CLI_OK;
-		else if (o.weights)
-			remove(o.weights);	/* no half of a model */
+		else if (o.weights && stat(o.weights, &st) == 0 && S_ISREG(st.st_mode))
+			remove(o.weights);	/* no half of a model (but never a device) */
 	}
 	ir_lowered_free(&l);
 	ir_graph_free(g);

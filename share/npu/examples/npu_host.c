@@ -29,7 +29,6 @@
  * npu_host_after_run() (the board's) around npu_run, e.g. to measure the
  * stack. */
 #define _POSIX_C_SOURCE 200112L
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +225,7 @@ static void make_dir(const char *path)
 {
 #if defined(__unix__) || defined(__APPLE__)
 	char p[1024], *c;
+	struct stat st;
 	if (strlen(path) >= sizeof p)
 		die("path too long", path);
 	strcpy(p, path);
@@ -233,8 +233,8 @@ static void make_dir(const char *path)
 		if (*c == '/' || !*c) {
 			char end = *c;
 			*c = 0;
-			if (mkdir(p, 0777) && errno != EEXIST)
-				die(strerror(errno), p);
+			if (mkdir(p, 0777) && (stat(p, &st) || !S_ISDIR(st.st_mode)))
+				die("cannot create the directory", p);
 			*c = end;
 			if (!end)
 				break;
