@@ -70,6 +70,7 @@ static ev_set set;
 static ev_opts evo;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int evaluations;
+static bool progress_shown;	/* a progress line to end */
 
 static void help(void)
 {
@@ -613,6 +614,15 @@ static int evaluate(const bool *in, const char *tag, result *r)
 	}
 	pthread_mutex_lock(&mu);
 	evaluations++;
+	if (cli_verbose == 0 && isatty(2)) {	/* progress, a few updates a second */
+		static double last;
+		double t = now();
+		if (t - last >= 0.25) {
+			last = t;
+			fprintf(stderr, "\r%s: %d configurations evaluated", cli_prog, evaluations);
+			progress_shown = true;
+		}
+	}
 	if (cli_verbose > 0) {
 		fprintf(stderr, "%s: %s: {", cli_prog, tag);
 		for (int c = 0, first = 1; c < ncand; c++)
@@ -1151,6 +1161,8 @@ int main(int argc, char **argv)
 			layers[i].why = "";
 		}
 
+	if (progress_shown)
+		fprintf(stderr, "\r%s: %d configurations evaluated\n", cli_prog, evaluations);
 	/* finalize: the chosen configuration, its IR, the report */
 	{
 		char cfg[4200], irf[4200];

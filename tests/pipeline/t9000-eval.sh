@@ -74,6 +74,12 @@ expect_fail 1 "^npu-eval: .*nosuch: error: .*No such file or directory" \
 mkdir "$T/empty"
 expect_fail 1 "^npu-eval: .*empty: error: no sampleN_inputs.npz files in the directory\$" \
 	"an empty directory" -- npu-eval "$T/f.ir" "$T/empty" -o "$T/out"
+mkdir "$T/part" "$T/nolab" && cp "$M/set/sample0_inputs.npz" "$M/set/sample1_inputs.npz" "$M/set/sample0_outputs.npz" "$T/part" &&
+	cp "$T/part/"* "$T/nolab" && cp "$M/out.npz" "$T/nolab/sample1_outputs.npz"
+expect_fail 1 "^npu-eval: .*part: error: sample1_outputs.npz: missing \(other samples have outputs\)\$" \
+	"a directory where one sample has no outputs file" -- npu-eval "$T/f.ir" "$T/part" -o "$T/out"
+expect_fail 1 "^npu-eval: .*nolab: error: labels in 1 of the 2 samples \(all or none\)\$" \
+	"a directory where one sample has no label" -- npu-eval "$T/f.ir" "$T/nolab" -o "$T/out"
 expect_fail 2 "^npu-eval: --stream 'abc': expected IN=OUT\$" "--stream without =OUT" -- \
 	npu-eval "$T/f.ir" "$M/test.npz" --stream abc -o "$T/out"
 expect_fail 2 "^npu-eval: --print 'f1': unknown metric" "an unknown --print metric" -- \
