@@ -323,11 +323,41 @@ static char *first_line(const char *path)
 	return strdup(buf[0] ? buf : "(no message)");
 }
 
+static char **owned;		/* absolute() results, freed at the end */
+static int nowned;
+
 /* path made absolute if it names an existing file (else as it is) */
 static const char *absolute(const char *path)
 {
 	char *r = path[0] == '/' ? NULL : realpath(path, NULL);
-	return r ? r : path;
+	char **p = r ? realloc(owned, sizeof *p * (size_t)(nowned + 1)) : NULL;
+	if (!p) {
+		free(r);
+		return path;
+	}
+	owned = p;
+	owned[nowned++] = r;
+	return r;
+}
+
+static void cleanup(void)
+{
+	for (int i = 0; i < nowned; i++)
+		free(owned[i]);
+	free(owned);
+	for (int i = 0; i < nlayers; i++) {
+		free(layers[i].node);
+		free(layers[i].op);
+		free(layers[i].dtype);
+	}
+	free(layers);
+	free(cand);
+	for (int i = 0; i < nforced; i++)
+		free(forced[i]);
+	free(forced);
+	free(o.calib);
+	free(o.qargs);
+	free(o.merge);
 }
 
 static const char *find_quant(const char *argv0)
@@ -1202,5 +1232,6 @@ done:
 	free(in);
 	ev_set_free(&set);
 	ir_graph_free(g);
+	cleanup();
 	return rc;
 }
