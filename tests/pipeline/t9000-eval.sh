@@ -29,6 +29,8 @@ ok $? "plain int8 loses accuracy: $(fig top1_right "$T/q.txt")/200 right, cosine
 npu-eval "$T/q.ir" "$M/test.npz" --ref "$T/f.ir" -j 1 >"$T/j1" && npu-eval "$T/q.ir" "$M/test.npz" --ref "$T/f.ir" -j 3 >"$T/j3" &&
 	cmp -s "$T/j1" "$T/j3" && [ "$(fig ref_top1_right "$T/j1")" = "$(fig ref_top1_right "$T/f.txt")" ]
 ok $? "--ref f.ir: the same figures with -j 1 and -j 3; the float graph's top-1 as PyTorch's"
+npu-eval "$T/q.ir" "$M/test.npz" -j 2 >/dev/null 2>"$T/err" && [ ! -s "$T/err" ]
+ok $? "no progress (nor anything else) on a standard error that is no terminal"
 
 npu-eval "$T/q.ir" "$M/test.npz" --json >"$T/q.json" && head -n 1 "$T/q.json" | grep -q '^{$' &&
 	grep -q "^  \"top1\": $(fig top1 "$T/q.txt"),\$" "$T/q.json" && grep -q '"allclose": false' "$T/q.json" &&
