@@ -70,6 +70,7 @@ static ev_set set;
 static ev_opts evo;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int evaluations;
+static bool progress_shown;	/* a progress line to end */
 
 static void help(void)
 {
@@ -322,11 +323,41 @@ static char *first_line(const char *path)
 	return strdup(buf[0] ? buf : "(no message)");
 }
 
+static char **owned;		/* absolute() results, freed at the end */
+static int nowned;
+
 /* path made absolute if it names an existing file (else as it is) */
 static const char *absolute(const char *path)
 {
 	char *r = path[0] == '/' ? NULL : realpath(path, NULL);
-	return r ? r : path;
+	char **p = r ? realloc(owned, sizeof *p * (size_t)(nowned + 1)) : NULL;
+	if (!p) {
+		free(r);
+		return path;
+	}
+	owned = p;
+	owned[nowned++] = r;
+	return r;
+}
+
+static void cleanup(void)
+{
+	for (int i = 0; i < nowned; i++)
+		free(owned[i]);
+	free(owned);
+	for (int i = 0; i < nlayers; i++) {
+		free(layers[i].node);
+		free(layers[i].op);
+		free(layers[i].dtype);
+	}
+	free(layers);
+	free(cand);
+	for (int i = 0; i < nforced; i++)
+		free(forced[i]);
+	free(forced);
+	free(o.calib);
+	free(o.qargs);
+	free(o.merge);
 }
 
 static const char *find_quant(const char *argv0)
@@ -613,6 +644,15 @@ static int evaluate(const bool *in, const char *tag, result *r)
 	}
 	pthread_mutex_lock(&mu);
 	evaluations++;
+	if (cli_verbose == 0 && isatty(2)) {	/* progress, a few updates a second */
+		static double last;
+		double t = now();
+		if (t - last >= 0.25) {
+			last = t;
+			fprintf(stderr, "\r%s: %d configurations evaluated", cli_prog, evaluations);
+			progress_shown = true;
+		}
+	}
 	if (cli_verbose > 0) {
 		fprintf(stderr, "%s: %s: {", cli_prog, tag);
 		for (int c = 0, first = 1; c < ncand; c++)
@@ -1151,6 +1191,8 @@ int main(int argc, char **argv)
 			layers[i].why = "";
 		}
 
+	if (progress_shown)
+		fprintf(stderr, "\r%s: %d configurations evaluated\n", cli_prog, evaluations);
 	/* finalize: the chosen configuration, its IR, the report */
 	{
 		char cfg[4200], irf[4200];
@@ -1190,5 +1232,6 @@ done:
 	free(in);
 	ev_set_free(&set);
 	ir_graph_free(g);
+	cleanup();
 	return rc;
 }

@@ -254,6 +254,7 @@ static int load_dir(ev_set *s, const char *path, const ir_graph *g, const ev_opt
 	if (!fn && !rc)
 		rc = fail(d, "out of memory");
 	bool any_out = false;
+	int nlab = 0;		/* samples with a label */
 	for (int i = 0; i < n && !rc; i++) {
 		int na;
 		if (i && ks[i] == ks[i - 1]) {
@@ -278,8 +279,11 @@ static int load_dir(ev_set *s, const char *path, const ir_graph *g, const ev_opt
 			else
 				s->x[i * s->nx + j] = x->data;
 		}
-		if (!rc)
-			rc = take_labels(s, i, find(a, na, "labels") ? find(a, na, "labels") : find(a, na, "label"), 1, fn, d);
+		const npy_array *lab = find(a, na, "labels") ? find(a, na, "labels") : find(a, na, "label");
+		if (!rc && lab) {
+			rc = take_labels(s, i, lab, 1, fn, d);
+			nlab++;
+		}
 		snprintf(fn, plen, "%s/sample%ld_outputs.npz", path, ks[i]);
 		struct stat st;
 		if (rc || stat(fn, &st)) {
@@ -297,13 +301,17 @@ static int load_dir(ev_set *s, const char *path, const ir_graph *g, const ev_opt
 			rc = -1;
 			break;
 		}
-		if (!s->labels || i == 0)
-			rc = take_labels(s, i, find(o, na, "labels") ? find(o, na, "labels") : find(o, na, "label"), 1, fn, d);
+		if (!lab && (lab = find(o, na, "labels") ? find(o, na, "labels") : find(o, na, "label"))) {
+			rc = take_labels(s, i, lab, 1, fn, d);
+			nlab++;
+		}
 		if (!rc)
 			rc = take_refs(s, g, i, o, na, 1, fn, true, eo, d);
 		if (!rc && !s->ref)
 			rc = fail(d, "%s: no array for output '%s'", fn, ir_graph_tensor(g, ir_graph_output(g, 0))->name);
 	}
+	if (!rc && nlab && nlab < n)
+		rc = fail(d, "%s: labels in %d of the %d samples (all or none)", path, nlab, n);
 	free(fn);
 	free(ks);
 	return rc;
@@ -403,8 +411,10 @@ int ev_set_load(ev_set *s, const char *path, const ir_graph *g, const ev_opts *o
 	if (!set_load(s, path, g, o, d))
 		return 0;
 	size_t n = strlen(path);
-	if (!strncmp(d->msg, path, n) && (d->msg[n] == ':' || d->msg[n] == '/'))
-		memmove(d->msg, d->msg + n + (d->msg[n] == ':' ? 2 : 1), strlen(d->msg + n + 1));
+	if (n && !strncmp(d->msg, path, n) && (d->msg[n] == ':' || d->msg[n] == '/')) {
+		const char *rest = d->msg + n + (d->msg[n] == ':' && d->msg[n + 1] == ' ' ? 2 : 1);
+		memmove(d->msg, rest, strlen(rest) + 1);
+	}
 	return -1;
 }
 

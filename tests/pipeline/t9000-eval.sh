@@ -29,6 +29,8 @@ ok $? "plain int8 loses accuracy: $(fig top1_right "$T/q.txt")/200 right, cosine
 npu-eval "$T/q.ir" "$M/test.npz" --ref "$T/f.ir" -j 1 >"$T/j1" && npu-eval "$T/q.ir" "$M/test.npz" --ref "$T/f.ir" -j 3 >"$T/j3" &&
 	cmp -s "$T/j1" "$T/j3" && [ "$(fig ref_top1_right "$T/j1")" = "$(fig ref_top1_right "$T/f.txt")" ]
 ok $? "--ref f.ir: the same figures with -j 1 and -j 3; the float graph's top-1 as PyTorch's"
+npu-eval "$T/q.ir" "$M/test.npz" -j 2 >/dev/null 2>"$T/err" && [ ! -s "$T/err" ]
+ok $? "no progress (nor anything else) on a standard error that is no terminal"
 
 npu-eval "$T/q.ir" "$M/test.npz" --json >"$T/q.json" && head -n 1 "$T/q.json" | grep -q '^{$' &&
 	grep -q "^  \"top1\": $(fig top1 "$T/q.txt"),\$" "$T/q.json" && grep -q '"allclose": false' "$T/q.json" &&
@@ -74,6 +76,12 @@ expect_fail 1 "^npu-eval: .*nosuch: error: .*No such file or directory" \
 mkdir "$T/empty"
 expect_fail 1 "^npu-eval: .*empty: error: no sampleN_inputs.npz files in the directory\$" \
 	"an empty directory" -- npu-eval "$T/f.ir" "$T/empty" -o "$T/out"
+mkdir "$T/part" "$T/nolab" && cp "$M/set/sample0_inputs.npz" "$M/set/sample1_inputs.npz" "$M/set/sample0_outputs.npz" "$T/part" &&
+	cp "$T/part/"* "$T/nolab" && cp "$M/out.npz" "$T/nolab/sample1_outputs.npz"
+expect_fail 1 "^npu-eval: .*part: error: sample1_outputs.npz: missing \(other samples have outputs\)\$" \
+	"a directory where one sample has no outputs file" -- npu-eval "$T/f.ir" "$T/part" -o "$T/out"
+expect_fail 1 "^npu-eval: .*nolab: error: labels in 1 of the 2 samples \(all or none\)\$" \
+	"a directory where one sample has no label" -- npu-eval "$T/f.ir" "$T/nolab" -o "$T/out"
 expect_fail 2 "^npu-eval: --stream 'abc': expected IN=OUT\$" "--stream without =OUT" -- \
 	npu-eval "$T/f.ir" "$M/test.npz" --stream abc -o "$T/out"
 expect_fail 2 "^npu-eval: --print 'f1': unknown metric" "an unknown --print metric" -- \
