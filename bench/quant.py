@@ -9,7 +9,10 @@ over all evaluation samples:
 
     10 * log10(sum(ref^2) / sum((ref - q)^2))
 
-Models: torchvision mobilenet_v2 and resnet18 (random weights, seed 0, made
+Models: the detector of tests/data/quant/detector (tests/gen/detector_ptq.py:
+a trained BlazeFace/SSD-shaped net, two outputs, boxes and class logits,
+each a row of its own; its calibration and evaluation images and float
+outputs are the fixture's), torchvision mobilenet_v2 and resnet18 (random weights, seed 0, made
 realistic by re-estimating every batch_norm's running statistics on 64
 image-like inputs: train() mode, momentum=None, then eval()) at 1x3x224x224,
 and the bundled digits CNN (share/npu/examples/digits.pt, calibrated on
@@ -27,14 +30,17 @@ this torch build supports (Debian's torch 1.13 has no fbgemm: its column
 then says n/a), calibrated on the same calibration samples.
 
 npukit: the traced model (saved with torch.jit.save) goes through
-NPU_IMPORT, NPU_FUSE, then NPU_QUANT once per method of NPU_METHODS, and
+NPU_IMPORT, NPU_FUSE, then NPU_QUANT once per variant of NPU_METHODS, and
 NPU_RUN once per evaluation sample (npu-run takes one input set per run).
-The commands are templates at the top of this file. Without bin/npu-quant
-only the PyTorch columns are printed.
+A variant is a --method, optionally followed by +FLAG parts (VARIANT_ARGS:
++eq --easyquant, +ar --adaround, +bc --bias-correction, +a16 --bits 16,
++w4 --weight-bits 4). The commands are templates at the top of this file.
+Without bin/npu-quant only the PyTorch columns are printed.
 
-The last column is the best npukit SQNR minus the best PyTorch SQNR in dB;
+"best npu - torch" is the best int8 (a8w8) npukit SQNR minus the best
+PyTorch SQNR in dB (a16 and w4 variants are not int8 and do not count);
 the verdict says whether npukit's best is at least PyTorch's on every
-model. For the digits model the test accuracy of every variant is printed
+model. "AdaRound gain w4" is mse+w4+ar minus mse+w4. For the digits model the test accuracy of every variant is printed
 too. --json FILE writes every number.
 """
 
@@ -63,7 +69,10 @@ EXAMPLES = os.path.join(TOP, "share", "npu", "examples")
 
 # ---------------------------------------------------------------- knobs
 # Calibration methods given to npu-quant --method, one column each.
-NPU_METHODS = ["minmax", "averaging", "meanstd:3", "percentile:99.99", "kld", "aciq", "mse"]
+NPU_METHODS = ["minmax", "averaging", "meanstd:3", "percentile:99.99", "kld", "aciq", "mse",
+               "mse+eq", "mse+ar", "mse+bc", "mse+a16", "mse+w4", "mse+w4+ar", "mse+w4+bc"]
+VARIANT_ARGS = {"eq": ["--easyquant"], "ar": ["--adaround"], "bc": ["--bias-correction"],
+                "a16": ["--bits", "16"], "w4": ["--weight-bits", "4"]}
 
 # The npukit commands, as argv templates ({bin} {pt} {shape} {raw} {fused}
 # {calib} {method} {q} {input} {output} are filled in). Equivalent to
@@ -76,11 +85,12 @@ NPU_FUSE = ["{bin}/npu-fuse", "--all", "{raw}", "-o", "{fused}"]
 NPU_QUANT = ["{bin}/npu-quant", "{fused}", "--target", "int8", "--calib", "{calib}",
              "--method", "{method}", "-o", "{q}"]
 NPU_RUN = ["{bin}/npu-run", "{q}", "-i", "{input}", "-o", "{output}", "-q"]
+DETECTOR = os.path.join(TOP, "tests", "data", "quant", "detector")
 
 # PyTorch quantized engines, one column each (those this build lacks say n/a).
 TORCH_BACKENDS = ["fbgemm", "onednn"]
 
-MODELS = ["mobilenet_v2", "resnet18", "digits"]
+MODELS = ["detector", "mobilenet_v2", "resnet18", "digits"]
 SEED_BN, SEED_CALIB, SEED_EVAL = 1, 2, 3
 MEAN = torch.tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1)
 STD = torch.tensor([0.229, 0.224, 0.225]).view(1, 3, 1, 1)
@@ -147,10 +157,24 @@ def strip_archive(raw):
 
 
 def run_batch1(fn, xs):
-    """fn applied to each sample [1,...] of xs [N,1,...]; outputs stacked
-    [N,...] as float32 numpy."""
+    """fn applied to each sample [1,...] of xs [N,1,...]; each output
+    stacked [N,...] as float32 numpy: one array, or a list for a model with
+    several outputs."""
     with torch.no_grad():
-        return np.stack([fn(torch.from_numpy(x)).numpy() for x in xs]).astype(np.float32)
+        outs = [fn(torch.from_numpy(x)) for x in xs]
+    if isinstance(outs[0], (tuple, list)):
+        return [np.stack([o[k].numpy() for o in outs]).astype(np.float32) for k in range(len(outs[0]))]
+    return np.stack([o.numpy() for o in outs]).astype(np.float32)
+
+
+def detector_model():
+    """The fixture's detector as an nn.Module (FX needs one) with the
+    weights of its model.pt."""
+    sys.path.insert(0, os.path.join(TOP, "tests", "gen"))
+    import detector_ptq
+    m = detector_ptq.Detector()
+    m.load_state_dict(torch.jit.load(os.path.join(DETECTOR, "model.pt")).state_dict())
+    return m.eval()
 
 
 class Case:
@@ -162,7 +186,19 @@ class Case:
         self.dir = os.path.join(work, name)
         os.makedirs(self.dir, exist_ok=True)
         self.labels = None
-        if name == "digits":
+        self.outputs = None     # names of the outputs when there are several
+        if name == "detector":
+            self.module = detector_model()
+            self.pt = os.path.join(DETECTOR, "model.pt")
+            self.calib = np.load(os.path.join(DETECTOR, "calib.npz"))["x"][:, None]
+            self.eval = np.load(os.path.join(DETECTOR, "eval.npz"))["x"][:, None]
+            r = np.load(os.path.join(DETECTOR, "ref.npz"))
+            self.outputs = ["boxes", "logits"]
+            self.ref = [r["output_0"][:, None], r["output_1"][:, None]]
+            got = run_batch1(self.module, self.eval[:4])
+            assert all(np.allclose(a, b[:4], atol=1e-4) for a, b in zip(got, self.ref)), \
+                "model.pt and Detector differ"
+        elif name == "digits":
             self.module = digits_model()
             self.pt = os.path.join(EXAMPLES, "digits.pt")
             self.calib = np.load(os.path.join(EXAMPLES, "digits.calib.npy"))
@@ -203,6 +239,13 @@ def sqnr(ref, q):
     return 10.0 * math.log10(sig / noise)
 
 
+def case_sqnr(case, out):
+    """SQNR of one output, or a list per output for a multi-output model."""
+    if case.outputs:
+        return [sqnr(r, o.reshape(r.shape)) for r, o in zip(case.ref, out)]
+    return sqnr(case.ref, out)
+
+
 def accuracy(out, labels):
     return float((np.argmax(out.reshape(len(labels), -1), 1) == labels).mean())
 
@@ -232,7 +275,7 @@ def torch_ptq(case, backend):
             prepared(calib[i:i + 16])
         q = convert_fx(prepared)
         out = run_batch1(q, case.eval)
-    return sqnr(case.ref, out), out, time.time() - t0
+    return case_sqnr(case, out), out, time.time() - t0
 
 
 # ---------------------------------------------------------------- npukit
@@ -257,30 +300,44 @@ def npu_prepare(case):
     return fused
 
 
-def npu_quant(case, fused, method, jobs):
-    """SQNR of npu-quant with one calibration method; (sqnr, outputs, seconds)."""
+def npu_quant(case, fused, variant, jobs):
+    """SQNR of npu-quant with one variant (METHOD[+FLAG...]); (sqnr,
+    outputs, seconds)."""
     t0 = time.time()
-    tag = method.replace(":", "_").replace(".", "_")
+    method, *flags = variant.split("+")
+    extra = []
+    for f in flags:
+        if f not in VARIANT_ARGS:
+            raise RuntimeError("unknown variant part '+%s' (%s)" % (f, ", ".join(VARIANT_ARGS)))
+        extra += VARIANT_ARGS[f]
+    tag = variant.replace(":", "_").replace(".", "_").replace("+", "_")
     q = os.path.join(case.dir, "q_%s.ir" % tag)
-    run(fill(NPU_QUANT, fused=fused, calib=case.calib_path, method=method, q=q))
+    run(fill(NPU_QUANT, fused=fused, calib=case.calib_path, method=method, q=q) + extra)
 
     def one(i):
-        out = os.path.join(case.dir, "out_%s_%d.npy" % (tag, i))
+        out = os.path.join(case.dir, "out_%s_%d.npz" % (tag, i))
         run(fill(NPU_RUN, q=q, input=case.eval_paths[i], output=out))
-        y = np.load(out)
+        with np.load(out) as z:
+            ys = [z[k] for k in z.files]
         os.unlink(out)
-        if not np.issubdtype(y.dtype, np.floating):
-            raise RuntimeError("npu-run output is %s, not float (no dequantize at the output?)"
-                               % y.dtype)
-        return y.astype(np.float32)
+        for y in ys:
+            if not np.issubdtype(y.dtype, np.floating):
+                raise RuntimeError("npu-run output is %s, not float (no dequantize at the output?)"
+                                   % y.dtype)
+        return [y.astype(np.float32) for y in ys]
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
         outs = list(ex.map(one, range(len(case.eval_paths))))
-    out = np.stack(outs)
-    if out.size != case.ref.size:
-        raise RuntimeError("npu-run output has %d values, the reference %d"
-                           % (out.size, case.ref.size))
-    return sqnr(case.ref, out.reshape(case.ref.shape)), out, time.time() - t0
+    refs = case.ref if case.outputs else [case.ref]
+    got = []
+    for k, ref in enumerate(refs):
+        out = np.stack([o[k] for o in outs])
+        if out.size != ref.size:
+            raise RuntimeError("npu-run output has %d values, the reference %d" % (out.size, ref.size))
+        got.append(out.reshape(ref.shape))
+    if case.outputs:
+        return [sqnr(r, o) for r, o in zip(refs, got)], got, time.time() - t0
+    return sqnr(case.ref, got[0]), got[0], time.time() - t0
 
 
 # ---------------------------------------------------------------- main
@@ -290,6 +347,8 @@ def fmt(v):
         return "n/a"
     if isinstance(v, str):
         return v
+    if isinstance(v, list):
+        return "/".join(fmt(x) for x in v)
     return "inf" if math.isinf(v) else "%.2f" % v
 
 
@@ -332,7 +391,12 @@ def main():
     try:
         for name in models:
             t0 = time.time()
-            case = Case(name, work, args.calib, args.eval)
+            try:
+                case = Case(name, work, args.calib, args.eval)
+            except Exception as e:      # e.g. the digits net needs sklearn to build
+                print("%s: skipped: %s: %s" % (name, type(e).__name__, str(e).splitlines()[0]),
+                      file=sys.stderr, flush=True)
+                continue
             if name == "digits" and args.digits_eval:
                 n = args.digits_eval
                 case.eval, case.ref, case.labels = case.eval[:n], case.ref[:n], case.labels[:n]
@@ -353,7 +417,7 @@ def main():
                     r["torch"][b] = res[0]
                     if case.labels is not None:
                         r["acc"]["torch " + b] = accuracy(res[1], case.labels)
-                    print("  torch %-8s SQNR %6.2f dB (%.1fs)" % (b, res[0], res[2]),
+                    print("  torch %-8s SQNR %s dB (%.1fs)" % (b, fmt(res[0]), res[2]),
                           file=sys.stderr, flush=True)
                 else:
                     r["torch"][b] = res
@@ -372,20 +436,29 @@ def main():
                         r["npu"][m] = s
                         if case.labels is not None:
                             r["acc"]["npu " + m] = accuracy(out, case.labels)
-                        print("  npu %-16s SQNR %6.2f dB (%.1fs)" % (m, s, secs),
+                        print("  npu %-16s SQNR %s dB (%.1fs)" % (m, fmt(s), secs),
                               file=sys.stderr, flush=True)
                     except Exception as e:
                         r["npu"][m] = "fail"
                         print("  npu %s: failed: %s" % (m, e), file=sys.stderr, flush=True)
-            results[name] = r
+            if case.outputs:    # one row per output
+                for k, o in enumerate(case.outputs):
+                    results["%s %s" % (name, o)] = {
+                        "torch": {b: (v[k] if isinstance(v, list) else v) for b, v in r["torch"].items()},
+                        "npu": {m: (v[k] if isinstance(v, list) else v) for m, v in r["npu"].items()},
+                        "calib": r["calib"], "eval": r["eval"]}
+            else:
+                results[name] = r
     finally:
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
 
     # the table
     head = ["model"] + ["torch %s" % b for b in backends]
+    int8 = [m for m in methods if not any(f in ("a16", "w4") for f in m.split("+")[1:])]
+    gain = "mse+w4" in methods and "mse+w4+ar" in methods
     if have_npu:
-        head += ["npu %s" % m for m in methods] + ["best npu - torch"]
+        head += ["npu %s" % m for m in methods] + ["best npu - torch"] + (["AdaRound gain w4"] if gain else [])
     rows = []
     verdict = True
     for name, r in results.items():
@@ -393,7 +466,7 @@ def main():
         tvals = [v for v in r["torch"].values() if isinstance(v, float)]
         if have_npu:
             row += [fmt(r["npu"][m]) for m in methods]
-            nvals = [v for v in r["npu"].values() if isinstance(v, float)]
+            nvals = [r["npu"][m] for m in int8 if isinstance(r["npu"][m], float)]
             if tvals and nvals:
                 d = max(nvals) - max(tvals)
                 r["best_npu_minus_torch_db"] = d
@@ -402,10 +475,20 @@ def main():
             else:
                 row.append("n/a")
                 verdict = False
+            if gain:
+                a, b = r["npu"]["mse+w4+ar"], r["npu"]["mse+w4"]
+                ok = isinstance(a, float) and isinstance(b, float)
+                if ok:
+                    r["adaround_gain_w4_db"] = a - b
+                row.append("%+.2f" % (a - b) if ok else "n/a")
         rows.append(row)
     widths = [max(len(h), *(len(rw[i]) for rw in rows)) if rows else len(h)
               for i, h in enumerate(head)]
-    print("SQNR in dB of the int8 model's output vs the float model's, over all evaluation samples")
+    import platform
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")),
+               platform.processor() or "unknown CPU")
+    print("SQNR in dB of the quantized model's output vs the float model's, over all evaluation samples"
+          " (%s, torch %s)" % (cpu, torch.__version__))
     print("| " + " | ".join(h.ljust(w) for h, w in zip(head, widths)) + " |")
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for rw in rows:
