@@ -144,7 +144,7 @@ FORCE:
 # CONV_Q's int8 paths against the definition, built once per instruction
 # set (tests/pipeline/t6030-simd.sh runs them, aarch64 under qemu-aarch64)
 SIMD_TEST = tests/simd/test_simd.c
-SIMD_BINS = $(O)/tests/test_simd
+SIMD_BINS = $(O)/tests/test_simd $(O)/tests/test_simd_portable
 ifeq ($(shell uname -m),x86_64)
 SIMD_BINS += $(O)/tests/test_simd_sse41 $(O)/tests/test_simd_avx2
 endif
@@ -154,6 +154,9 @@ SIMD_BINS += $(if $(shell command -v $(A64_CC) 2>/dev/null),$(O)/tests/test_simd
 $(O)/tests/test_simd: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -o $@ $< -lm
+$(O)/tests/test_simd_portable: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -DNPU_NO_SIMD -o $@ $< -lm
 $(O)/tests/test_simd_sse41: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -msse4.1 -o $@ $< -lm

@@ -1,7 +1,8 @@
 #!/bin/sh
 # t6030-simd: CONV_Q's int8 paths (test_simd: GEMM micro-kernel, depthwise,
 # generic) against the definition of the convolution, once per instruction
-# set: portable C, SSE4.1, AVX2 (natively, or under qemu-x86_64 when this
+# set: portable C (-DNPU_NO_SIMD), the compiler's default (SSE2 on x86-64),
+# SSE4.1, AVX2 (natively, or under qemu-x86_64 when this
 # CPU lacks AVX2) and aarch64 NEON under qemu-aarch64. Then whole models:
 # the int8 header built with each instruction set and with small scratch
 # bounds (npu-emit --scratch-max) computes npu-run's bytes; the digits
@@ -22,6 +23,7 @@ run_simd() {
 	ok $rc "$name: every convolution equals the definition"
 }
 
+run_simd test_simd_portable
 run_simd test_simd
 if [ "$(uname -m)" = x86_64 ]; then
 	run_simd test_simd_sse41

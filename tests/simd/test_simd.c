@@ -3,8 +3,9 @@
  * integer convolution written out here, on random shapes: odd channel
  * counts, padding, strides, dilation, groups and depthwise, 1-channel
  * layers, fully connected, asymmetric zero points, per-channel weight zero
- * points and requantization, int8 and int16 outputs. The Makefile builds
- * it once per instruction set (plain, -msse4.1, -mavx2, aarch64 NEON under
+ * points and requantization, int8 and int16 outputs, scratch budgets. The
+ * Makefile builds it once per instruction set (-DNPU_NO_SIMD: the portable
+ * C; plain: SSE2 on x86-64; -msse4.1, -mavx2, aarch64 NEON under
  * qemu-aarch64), so every SIMD path is held to the same definition as the
  * portable one, i.e. to it bit for bit. It includes the runtime source to
  * reach its kernels directly. */
@@ -26,7 +27,9 @@ static int ri(int lo, int hi) { return lo + (int)(rnd() % (uint32_t)(hi - lo + 1
 
 static const char *isa(void)
 {
-#if defined(__AVX2__) && defined(__AVXVNNI__)
+#if defined(NPU_NO_SIMD)
+	return "portable";
+#elif defined(__AVX2__) && defined(__AVXVNNI__)
 	return "avx-vnni";
 #elif defined(__AVX2__) && defined(__AVX512VNNI__) && defined(__AVX512VL__)
 	return "avx512-vnni";
@@ -34,6 +37,8 @@ static const char *isa(void)
 	return "avx2";
 #elif defined(__SSE4_1__)
 	return "sse4.1";
+#elif defined(__SSE2__)
+	return "sse2";
 #elif defined(__ARM_NEON) && defined(__aarch64__)
 	return "neon";
 #else
@@ -150,6 +155,9 @@ int main(void)
 		{1, 1, 9, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* 1 input channel */
 		{1, 8, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8, NPU_T_I8, 2},	/* depthwise */
 		{1, 6, 10, 10, 6, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 6, NPU_T_I8, 0},
+		{2, 12, 20, 17, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 12, NPU_T_I8, 2},	/* depthwise 3x3, SIMD rows */
+		{1, 7, 23, 31, 7, 3, 3, 2, 2, 1, 1, 0, 1, 1, 1, 7, NPU_T_I16, 0},
+		{1, 5, 16, 16, 5, 3, 3, 1, 2, 0, 1, 2, 0, 2, 1, 5, NPU_T_I8, 1},
 		{1, 12, 9, 9, 18, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 3, NPU_T_I16, 2},	/* grouped, dilated */
 		{3, 300, 1, 1, 37, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* fully connected */
 		{1, 40, 6, 6, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 3},	/* weight zero point beyond int8 */

@@ -22,10 +22,14 @@
 #include <string.h>
 
 /* SIMD paths, chosen by the compiler's predefined macros (-mavx2,
- * -march=native, -mcpu=cortex-m4, ...); the portable C is the reference
- * each must equal bit for bit */
-#if defined(__AVX2__) || defined(__SSE4_1__)
+ * -march=native, -mcpu=cortex-m4, ...; SSE2 is x86-64's baseline); the
+ * portable C is the reference each must equal bit for bit, and
+ * -DNPU_NO_SIMD selects it everywhere */
+#if defined(NPU_NO_SIMD)	/* the portable C everywhere (the reference) */
+#elif defined(__AVX2__) || defined(__SSE4_1__)
 #include <immintrin.h>
+#elif defined(__SSE2__)
+#include <emmintrin.h>
 #elif defined(__ARM_NEON) && defined(__aarch64__)
 #include <arm_neon.h>
 #elif defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
@@ -598,6 +602,66 @@ static void cq_requant(void *y, int32_t YT, size_t at, const int32_t *restrict a
 	}
 }
 
+/* Depthwise 3x3: acc[i] = sum_t tap_t[i] w_t for a head of the plane with
+ * SIMD (pmaddwd on taps paired by interleaving: |x - ZX| <= 255 and
+ * |w - z| <= 255, so a pair sums below 2^17 and nine taps below 2^20, as
+ * exact as the scalar loop); returns where the scalar loop goes on. */
+#if !defined(NPU_NO_SIMD) && (defined(__AVX2__) || defined(__SSE2__))
+static inline int32_t cq_pair(int16_t a, int16_t b)
+{
+	return (int32_t)((uint32_t)(uint16_t)a | (uint32_t)(uint16_t)b << 16);
+}
+#endif
+static size_t cq_dw9(const int16_t *const *tap, const int16_t *wv, int32_t *acc, size_t na)
+{
+	size_t i = 0;
+#if !defined(NPU_NO_SIMD) && defined(__AVX2__)
+	__m256i p01 = _mm256_set1_epi32(cq_pair(wv[0], wv[1])), p23 = _mm256_set1_epi32(cq_pair(wv[2], wv[3]));
+	__m256i p45 = _mm256_set1_epi32(cq_pair(wv[4], wv[5])), p67 = _mm256_set1_epi32(cq_pair(wv[6], wv[7]));
+	__m256i p8 = _mm256_set1_epi32(cq_pair(wv[8], 0)), z = _mm256_setzero_si256();
+	for (; i + 16 <= na; i += 16) {
+		__m256i lo = z, hi = z, a, b;
+#define CQ_DW_PAIR(ta, tb, pw) \
+	a = _mm256_loadu_si256((const __m256i *)(const void *)((ta) + i)); \
+	b = _mm256_loadu_si256((const __m256i *)(const void *)((tb) + i)); \
+	lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), pw)); \
+	hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), pw))
+		CQ_DW_PAIR(tap[0], tap[1], p01);
+		CQ_DW_PAIR(tap[2], tap[3], p23);
+		CQ_DW_PAIR(tap[4], tap[5], p45);
+		CQ_DW_PAIR(tap[6], tap[7], p67);
+		CQ_DW_PAIR(tap[8], tap[8], p8);	/* (tap 8, tap 8) x (w8, 0) */
+#undef CQ_DW_PAIR
+		/* unpack works per 128-bit half: lo = outputs 0-3, 8-11; hi = 4-7, 12-15 */
+		_mm256_storeu_si256((__m256i *)(void *)(acc + i), _mm256_permute2x128_si256(lo, hi, 0x20));
+		_mm256_storeu_si256((__m256i *)(void *)(acc + i + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+	}
+#elif !defined(NPU_NO_SIMD) && defined(__SSE2__)
+	__m128i p01 = _mm_set1_epi32(cq_pair(wv[0], wv[1])), p23 = _mm_set1_epi32(cq_pair(wv[2], wv[3]));
+	__m128i p45 = _mm_set1_epi32(cq_pair(wv[4], wv[5])), p67 = _mm_set1_epi32(cq_pair(wv[6], wv[7]));
+	__m128i p8 = _mm_set1_epi32(cq_pair(wv[8], 0)), z = _mm_setzero_si128();
+	for (; i + 8 <= na; i += 8) {
+		__m128i lo = z, hi = z, a, b;
+#define CQ_DW_PAIR(ta, tb, pw) \
+	a = _mm_loadu_si128((const __m128i *)(const void *)((ta) + i)); \
+	b = _mm_loadu_si128((const __m128i *)(const void *)((tb) + i)); \
+	lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), pw)); \
+	hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), pw))
+		CQ_DW_PAIR(tap[0], tap[1], p01);
+		CQ_DW_PAIR(tap[2], tap[3], p23);
+		CQ_DW_PAIR(tap[4], tap[5], p45);
+		CQ_DW_PAIR(tap[6], tap[7], p67);
+		CQ_DW_PAIR(tap[8], tap[8], p8);	/* (tap 8, tap 8) x (w8, 0) */
+#undef CQ_DW_PAIR
+		_mm_storeu_si128((__m128i *)(void *)(acc + i), lo);
+		_mm_storeu_si128((__m128i *)(void *)(acc + i + 4), hi);
+	}
+#else
+	(void)tap, (void)wv, (void)acc, (void)na;
+#endif
+	return i;
+}
+
 /* Depthwise: per channel, the padded phase planes (see cq_geometry),
  * then every tap is one pass over all OH x Lp accumulators: output
  * (oh, ow) of tap (kh, kw) reads phase ((kh DH) % SH, (kw DW) % SW) at row
@@ -658,7 +722,8 @@ static void cq_depthwise(const int32_t *p, const cq_geo *g, void *const *a, void
 				const int16_t *restrict t6 = tap[6], *restrict t7 = tap[7], *restrict t8 = tap[8];
 				int32_t w0 = wv[0], w1 = wv[1], w2 = wv[2], w3 = wv[3], w4 = wv[4], w5 = wv[5];
 				int32_t w6 = wv[6], w7 = wv[7], w8 = wv[8];
-				for (size_t i = 0; i < na; i++)
+				size_t i = cq_dw9(tap, wv, acc, na);
+				for (; i < na; i++)
 					acc[i] = t0[i] * w0 + t1[i] * w1 + t2[i] * w2 + t3[i] * w3 + t4[i] * w4 + t5[i] * w5 +
 						 t6[i] * w6 + t7[i] * w7 + t8[i] * w8;
 			} else {
@@ -811,7 +876,9 @@ static void cq_im2col(const cq_geo *g, const int8_t *x, int32_t ZX, int n, int g
  * every path below, whatever its order of summation, gives the portable
  * path's r bit for bit. Each accumulates vertically (one register lane per
  * channel or per channel and k pair) and reduces once per tile. */
-#if defined(__AVX2__)
+#if defined(NPU_NO_SIMD)
+#define CQ_PORTABLE 1
+#elif defined(__AVX2__)
 /* vpmaddwd on int16: a pair sum is at most 2 * 255 * 128 < 2^31, exact.
  * The int8 x uint8 vpmaddubsw would saturate (255 * 128 * 2 > 2^15 - 1:
  * x - ZX spans 9 bits), and every saturation-free split of it costs as
@@ -856,8 +923,24 @@ static void cq_micro(const int16_t *restrict x, size_t Kp, int Kq, const int8_t 
 	_mm256_storeu_si256((__m256i *)(void *)(r + 16), _mm256_permute4x64_epi64(_mm256_hadd_epi32(a20, a21), 0xd8));
 	_mm256_storeu_si256((__m256i *)(void *)(r + 24), _mm256_permute4x64_epi64(_mm256_hadd_epi32(a30, a31), 0xd8));
 }
-#elif defined(__SSE4_1__)
-/* pmaddwd on int16 (exact as above), two pixels at a time */
+#elif defined(__SSE2__)
+/* pmaddwd on int16 (exact as above), two pixels at a time; SSE2 (every
+ * x86-64) sign-extends the weights by unpacking and shifting, SSE4.1 with
+ * pmovsxbw */
+#if defined(__SSE4_1__)
+#define CQ_SX8(p) _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(p)))
+#else
+#define CQ_SX8(p) \
+	_mm_srai_epi16(_mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(const void *)(p)), \
+					 _mm_loadl_epi64((const __m128i *)(const void *)(p))), 8)
+#endif
+/* [a0 + a1, a2 + a3, b0 + b1, b2 + b3] (SSSE3's phaddd, in SSE2) */
+static inline __m128i cq_hadd(__m128i a, __m128i b)
+{
+	__m128 x = _mm_castsi128_ps(a), y = _mm_castsi128_ps(b);
+	return _mm_add_epi32(_mm_castps_si128(_mm_shuffle_ps(x, y, _MM_SHUFFLE(2, 0, 2, 0))),
+			     _mm_castps_si128(_mm_shuffle_ps(x, y, _MM_SHUFFLE(3, 1, 3, 1))));
+}
 static void cq_micro(const int16_t *restrict x, size_t Kp, int Kq, const int8_t *restrict wb, int32_t *restrict r)
 {
 	for (int m = 0; m < CQ_MR; m += 2, x += 2 * Kp, r += 16) {
@@ -868,19 +951,16 @@ static void cq_micro(const int16_t *restrict x, size_t Kp, int Kq, const int8_t 
 			memcpy(&u, x + 4 * q, 8);
 			memcpy(&v, x + Kp + 4 * q, 8);
 			__m128i xu = _mm_set1_epi64x(u), xv = _mm_set1_epi64x(v);
-			__m128i w0 = _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)w));
-			__m128i w1 = _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(w + 8)));
-			__m128i w2 = _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(w + 16)));
-			__m128i w3 = _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(w + 24)));
+			__m128i w0 = CQ_SX8(w), w1 = CQ_SX8(w + 8), w2 = CQ_SX8(w + 16), w3 = CQ_SX8(w + 24);
 			a0 = _mm_add_epi32(a0, _mm_madd_epi16(xu, w0)), b0 = _mm_add_epi32(b0, _mm_madd_epi16(xv, w0));
 			a1 = _mm_add_epi32(a1, _mm_madd_epi16(xu, w1)), b1 = _mm_add_epi32(b1, _mm_madd_epi16(xv, w1));
 			a2 = _mm_add_epi32(a2, _mm_madd_epi16(xu, w2)), b2 = _mm_add_epi32(b2, _mm_madd_epi16(xv, w2));
 			a3 = _mm_add_epi32(a3, _mm_madd_epi16(xu, w3)), b3 = _mm_add_epi32(b3, _mm_madd_epi16(xv, w3));
 		}
-		_mm_storeu_si128((__m128i *)(void *)r, _mm_hadd_epi32(a0, a1));
-		_mm_storeu_si128((__m128i *)(void *)(r + 4), _mm_hadd_epi32(a2, a3));
-		_mm_storeu_si128((__m128i *)(void *)(r + 8), _mm_hadd_epi32(b0, b1));
-		_mm_storeu_si128((__m128i *)(void *)(r + 12), _mm_hadd_epi32(b2, b3));
+		_mm_storeu_si128((__m128i *)(void *)r, cq_hadd(a0, a1));
+		_mm_storeu_si128((__m128i *)(void *)(r + 4), cq_hadd(a2, a3));
+		_mm_storeu_si128((__m128i *)(void *)(r + 8), cq_hadd(b0, b1));
+		_mm_storeu_si128((__m128i *)(void *)(r + 12), cq_hadd(b2, b3));
 	}
 }
 #elif defined(__ARM_NEON) && defined(__aarch64__)
@@ -940,6 +1020,9 @@ static void cq_micro(const int16_t *restrict x, size_t Kp, int Kq, const int8_t 
 	}
 }
 #else
+#define CQ_PORTABLE 1
+#endif
+#if defined(CQ_PORTABLE)
 /* portable C: the reference (compilers vectorize the channel loop) */
 static void cq_micro(const int16_t *restrict x, size_t Kp, int Kq, const int8_t *restrict wb, int32_t *restrict r)
 {
