@@ -7,6 +7,7 @@
  * name stays. Each node is then rewritten for its operands' new storage:
  *
  *   conv, pooling,    nothing: their channel axis follows input 0's label
+ *   conv_transpose,
  *   batch_norm
  *                     (weights stay OIHW in the IR; the runtime lowering
  *                     re-lays them out for its channel-last kernels)
@@ -102,7 +103,7 @@ static bool layout_aware(const ir_graph *g, int i)
 	if (!spatial_rank(r))
 		return false;
 	switch (n->op) {
-	case IR_OP_CONV:
+	case IR_OP_CONV: case IR_OP_CONV_TRANSPOSE:
 	case IR_OP_GLOBAL_AVG_POOL: case IR_OP_GLOBAL_MAX_POOL:
 		return true;
 	case IR_OP_BATCH_NORM:	/* constant parameters: the runtime's depthwise 1x1 */

@@ -71,9 +71,24 @@ for mode in int8 grus; do
 done
 npu-import-pt "$DATA/pt/depthwise.pt" --input 0:1,4,12,12 | npu-fuse --all -o "$T/dw.ir" &&
 	npu-layout "$T/dw.ir" --to nhwc -i x:nxc --output-layout output_0:nxc -o "$T/dw.nhwc.ir" &&
-	[ "$(first_op "$T/dw.nhwc.ir")" = conv ] &&
+	[ "$(first_op "$T/dw.nhwc.ir")" = conv ] && [ "$(transposes "$T/dw.nhwc.ir")" -eq 0 ] &&
 	npu-run "$T/dw.nhwc.ir" -i "$L/depthwise.nhwc.in.npy" --compare "$L/depthwise.nhwc.out.npy" >/dev/null
-ok $? "PT depthwise/grouped convs, nhwc in and out: matches PyTorch's output (channel-last)"
+ok $? "PT depthwise/grouped/transposed convs, nhwc in and out: zero transposes, matches PyTorch's output (channel-last)"
+# the same taking the output channel-first (one transpose, at the output)
+# against the nchw pipeline; the all-nhwc header against npu-run
+npu-layout "$T/dw.ir" --to nhwc -i x:nxc -o "$T/dw.in.ir"
+for mode in int8 grus; do
+	npu-quant "$T/dw.ir" --target $mode --calib "$DATA/pt/depthwise.in0.npy" -o "$T/q.ir" 2>/dev/null &&
+		npu-quant "$T/dw.in.ir" --target $mode --calib "$L/depthwise.nhwc.in.npy" -o "$T/q.in.ir" 2>/dev/null &&
+		npu-run "$T/q.ir" -i "$DATA/pt/depthwise.in0.npy" -o "$T/a.npz" &&
+		npu-run "$T/q.in.ir" -i "$L/depthwise.nhwc.in.npy" -o "$T/b.npz" && cmp -s "$T/a.npz" "$T/b.npz" &&
+		npu-quant "$T/dw.nhwc.ir" --target $mode --calib "$L/depthwise.nhwc.in.npy" -o "$T/q.nhwc.ir" 2>/dev/null &&
+		npu-emit "$T/q.nhwc.ir" --name m -o "$T/npu_m.h" && grep -q 'k_conv_t_nhwc_[qf]' "$T/npu_m.h" &&
+		$CC $STRICT -O2 -DNPU_HEADER='"npu_m.h"' -DNPU_MODEL=npu_m_model -I"$T" "$EX/npu_host.c" -o "$T/host" -lm &&
+		rm -rf "$T/res" && mkdir "$T/res" && "$T/host" run "$T/res" "$L/depthwise.nhwc.in.npy" &&
+		npu-run "$T/q.nhwc.ir" -i "$L/depthwise.nhwc.in.npy" --compare "$T/res" --rtol 0 --atol 0 >/dev/null
+	ok $? "PT depthwise $mode: nhwc input equals the nchw pipeline bit for bit; the all-nhwc header equals npu-run byte for byte"
+done
 
 # the flatten's transpose into the classifier's weights (npu-fuse
 # transpose-fc, not part of npu-layout: it changes the float summation
