@@ -231,15 +231,35 @@ static void find_marks(lctx *c)
 	} while (changed);
 }
 
+/* A transpose of `from` by perm into `to`; a reshape (a view: no data
+ * moves) when the dims other than 1 keep their order. */
 static int add_transpose(lctx *c, const char *base, int from, int to, const int64_t *perm, int r)
 {
+	const ir_shape *fs = &ir_graph_tensor(c->g, from)->shape;
+	int last = -1;
+	bool view = true;
+	for (int i = 0; i < r && view; i++) {
+		if (fs->dim[perm[i]] == 1)
+			continue;
+		view = perm[i] > last;
+		last = (int)perm[i];
+	}
 	char *name = ir_graph_unique_name(c->g, base);
 	if (!name)
 		return ir_fail(c->d, -1, -1, "out of memory");
-	int k = ir_graph_add_node(c->g, name, IR_OP_TRANSPOSE, &from, 1, &to, 1, c->d);
+	int k = ir_graph_add_node(c->g, name, view ? IR_OP_RESHAPE : IR_OP_TRANSPOSE, &from, 1, &to, 1, c->d);
 	free(name);
-	if (k < 0 || ir_node_set_ints(c->g, k, "perm", perm, r))
+	if (k < 0)
 		return -1;
+	if (view) {
+		int64_t dims[IR_MAX_RANK];
+		for (int i = 0; i < r; i++)
+			dims[i] = fs->dim[perm[i]];
+		if (ir_node_set_ints(c->g, k, "shape", dims, r))
+			return -1;
+	} else if (ir_node_set_ints(c->g, k, "perm", perm, r)) {
+		return -1;
+	}
 	ir_node_set_origin(c->g, k, "npu-layout");
 	c->inserted++;
 	return 0;
