@@ -660,10 +660,14 @@ int ir_graph_to_layout(ir_graph *g, const ir_layout_opts *o, ir_diag *d)
 	find_marks(&c);
 	/* what the caller feeds and takes: the model's layout unless asked */
 	int changed = 0;
-	bool want[2][64] = {{false}};
+	bool *want = calloc(nt, sizeof *want);	/* interface in the target layout, by tensor */
+	if (!want) {
+		ir_fail(d, -1, -1, "out of memory");
+		goto out;
+	}
 	for (int pass = 0; pass < 2; pass++) {
 		int cnt = pass ? ir_graph_output_count(g) : ir_graph_input_count(g);
-		for (int i = 0; i < cnt && i < 64; i++) {
+		for (int i = 0; i < cnt; i++) {
 			int t = pass ? ir_graph_output(g, i) : ir_graph_input(g, i);
 			const ir_tensor *x = ir_graph_tensor(g, t);
 			const ir_layout_io *e = pass ? find_io(o->outputs, o->n_outputs, x->name)
@@ -674,12 +678,13 @@ int ir_graph_to_layout(ir_graph *g, const ir_layout_opts *o, ir_diag *d)
 			if (e->channel_last == c.to_cl) {
 				if (!in_target)
 					mark(&c, t, &changed);
-				want[pass][i] = true;
+				want[t] = true;
 			} else if (!c.mark[t] && in_target) {
 				ir_fail(d, -1, t, "%s layout '%s': the model's %s is %s already; it cannot be %s %s",
 					pass ? "output" : "input", e->name, pass ? "output" : "input",
 					c.to_cl ? "channel-last" : "channel-first", pass ? "taken as" : "fed as",
 					c.to_cl ? "ncx" : "nxc");
+				free(want);
 				goto out;
 			}
 		}
@@ -702,10 +707,13 @@ int ir_graph_to_layout(ir_graph *g, const ir_layout_opts *o, ir_diag *d)
 		int cnt = pass ? ir_graph_output_count(g) : ir_graph_input_count(g);
 		for (int i = 0; i < cnt; i++) {
 			int t = pass ? ir_graph_output(g, i) : ir_graph_input(g, i);
-			if (c.mark[t] && !(i < 64 && want[pass][i]) && interface(&c, t, pass == 1))
+			if (c.mark[t] && !want[t] && interface(&c, t, pass == 1)) {
+				free(want);
 				goto out;
+			}
 		}
 	}
+	free(want);
 	/* the interface transposes were added after nn0: leave them */
 	for (int i = 0; i < nn0; i++) {
 		const ir_node *n = ir_graph_node(g, i);
