@@ -7,6 +7,7 @@
  * name stays. Each node is then rewritten for its operands' new storage:
  *
  *   conv, pooling,    nothing: their channel axis follows input 0's label
+ *   conv_transpose,
  *   batch_norm
  *                     (weights stay OIHW in the IR; the runtime lowering
  *                     re-lays them out for its channel-last kernels)
@@ -102,7 +103,7 @@ static bool layout_aware(const ir_graph *g, int i)
 	if (!spatial_rank(r))
 		return false;
 	switch (n->op) {
-	case IR_OP_CONV:
+	case IR_OP_CONV: case IR_OP_CONV_TRANSPOSE:
 	case IR_OP_GLOBAL_AVG_POOL: case IR_OP_GLOBAL_MAX_POOL:
 		return true;
 	case IR_OP_BATCH_NORM:	/* constant parameters: the runtime's depthwise 1x1 */
@@ -230,15 +231,35 @@ static void find_marks(lctx *c)
 	} while (changed);
 }
 
+/* A transpose of `from` by perm into `to`; a reshape (a view: no data
+ * moves) when the dims other than 1 keep their order. */
 static int add_transpose(lctx *c, const char *base, int from, int to, const int64_t *perm, int r)
 {
+	const ir_shape *fs = &ir_graph_tensor(c->g, from)->shape;
+	int last = -1;
+	bool view = true;
+	for (int i = 0; i < r && view; i++) {
+		if (fs->dim[perm[i]] == 1)
+			continue;
+		view = perm[i] > last;
+		last = (int)perm[i];
+	}
 	char *name = ir_graph_unique_name(c->g, base);
 	if (!name)
 		return ir_fail(c->d, -1, -1, "out of memory");
-	int k = ir_graph_add_node(c->g, name, IR_OP_TRANSPOSE, &from, 1, &to, 1, c->d);
+	int k = ir_graph_add_node(c->g, name, view ? IR_OP_RESHAPE : IR_OP_TRANSPOSE, &from, 1, &to, 1, c->d);
 	free(name);
-	if (k < 0 || ir_node_set_ints(c->g, k, "perm", perm, r))
+	if (k < 0)
 		return -1;
+	if (view) {
+		int64_t dims[IR_MAX_RANK];
+		for (int i = 0; i < r; i++)
+			dims[i] = fs->dim[perm[i]];
+		if (ir_node_set_ints(c->g, k, "shape", dims, r))
+			return -1;
+	} else if (ir_node_set_ints(c->g, k, "perm", perm, r)) {
+		return -1;
+	}
 	ir_node_set_origin(c->g, k, "npu-layout");
 	c->inserted++;
 	return 0;
@@ -639,10 +660,14 @@ int ir_graph_to_layout(ir_graph *g, const ir_layout_opts *o, ir_diag *d)
 	find_marks(&c);
 	/* what the caller feeds and takes: the model's layout unless asked */
 	int changed = 0;
-	bool want[2][64] = {{false}};
+	bool *want = calloc(nt, sizeof *want);	/* interface in the target layout, by tensor */
+	if (!want) {
+		ir_fail(d, -1, -1, "out of memory");
+		goto out;
+	}
 	for (int pass = 0; pass < 2; pass++) {
 		int cnt = pass ? ir_graph_output_count(g) : ir_graph_input_count(g);
-		for (int i = 0; i < cnt && i < 64; i++) {
+		for (int i = 0; i < cnt; i++) {
 			int t = pass ? ir_graph_output(g, i) : ir_graph_input(g, i);
 			const ir_tensor *x = ir_graph_tensor(g, t);
 			const ir_layout_io *e = pass ? find_io(o->outputs, o->n_outputs, x->name)
@@ -653,12 +678,13 @@ int ir_graph_to_layout(ir_graph *g, const ir_layout_opts *o, ir_diag *d)
 			if (e->channel_last == c.to_cl) {
 				if (!in_target)
 					mark(&c, t, &changed);
-				want[pass][i] = true;
+				want[t] = true;
 			} else if (!c.mark[t] && in_target) {
 				ir_fail(d, -1, t, "%s layout '%s': the model's %s is %s already; it cannot be %s %s",
 					pass ? "output" : "input", e->name, pass ? "output" : "input",
 					c.to_cl ? "channel-last" : "channel-first", pass ? "taken as" : "fed as",
 					c.to_cl ? "ncx" : "nxc");
+				free(want);
 				goto out;
 			}
 		}
@@ -681,10 +707,13 @@ int ir_graph_to_layout(ir_graph *g, const ir_layout_opts *o, ir_diag *d)
 		int cnt = pass ? ir_graph_output_count(g) : ir_graph_input_count(g);
 		for (int i = 0; i < cnt; i++) {
 			int t = pass ? ir_graph_output(g, i) : ir_graph_input(g, i);
-			if (c.mark[t] && !(i < 64 && want[pass][i]) && interface(&c, t, pass == 1))
+			if (c.mark[t] && !want[t] && interface(&c, t, pass == 1)) {
+				free(want);
 				goto out;
+			}
 		}
 	}
+	free(want);
 	/* the interface transposes were added after nn0: leave them */
 	for (int i = 0; i < nn0; i++) {
 		const ir_node *n = ir_graph_node(g, i);

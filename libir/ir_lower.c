@@ -1896,17 +1896,17 @@ static int lower_conv_transpose(lw *c)
 		return lower_conv3(c, true);
 	if (r != 3 && r != 4)
 		return unsupported(c, "the runtime has 1-D to 3-D transposed convolutions only");
-	if (tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC)
-		return unsupported(c, "the runtime's convolutions are channel-first; '%s' is %s", tx->name,
-				   ir_layout_name(tx->layout));
+	/* channel-last [N, (H,) W, C]: CONV_T_NHWC_*, weights as they are */
+	bool cl = tx->layout == IR_LAYOUT_NHWC || tx->layout == IR_LAYOUT_NLC;
+	int s0 = cl ? 1 : 2, ca = cl ? r - 1 : 1;
 	if (tw->kind != IR_KIND_CONST && (tw->dtype != tx->dtype || !is_float(tx->dtype)))
 		return unsupported(c, "the runtime needs constant weights");
 	const int64_t *st, *pd, *dl;
 	int nst = ir_node_ints(c->g, c->node, "strides", &st), npd = ir_node_ints(c->g, c->node, "pads", &pd);
 	int ndl = ir_node_ints(c->g, c->node, "dilations", &dl);
 	int64_t g = ir_node_int(c->g, c->node, "group", 1);
-	int64_t dims[] = {tx->shape.dim[0], tx->shape.dim[1], r == 4 ? tx->shape.dim[2] : 1, tx->shape.dim[r - 1],
-			  ty->shape.dim[1], r == 4 ? ty->shape.dim[2] : 1, ty->shape.dim[r - 1],
+	int64_t dims[] = {tx->shape.dim[0], tx->shape.dim[ca], r == 4 ? tx->shape.dim[s0] : 1, tx->shape.dim[s0 + r - 3],
+			  ty->shape.dim[ca], r == 4 ? ty->shape.dim[s0] : 1, ty->shape.dim[s0 + r - 3],
 			  r == 4 ? tw->shape.dim[2] : 1, tw->shape.dim[r - 1]};
 	for (int i = 0; i < 9; i++) {
 		if (dims[i] > INT32_MAX)
@@ -1945,7 +1945,8 @@ static int lower_conv_transpose(lw *c)
 			return unsupported(c, "integer convolution needs a constant int32 or int64 bias");
 		if (qparams(c, x, &sx, &zx) || qparams(c, y, &sy, &zy))
 			return -1;
-		return conv_q_op(c, NPU_K_CONV_T_Q, x, w, -1, b, y, q, OC, sx, sy, zx, zy, act.lo, act.hi, p);
+		return conv_q_op(c, cl ? NPU_K_CONV_T_NHWC_Q : NPU_K_CONV_T_Q, x, w, -1, b, y, q, OC, sx, sy, zx, zy, act.lo,
+				 act.hi, p);
 	}
 
 	if (!is_float(tx->dtype) || ty->dtype != tx->dtype)
@@ -1976,7 +1977,7 @@ static int lower_conv_transpose(lw *c)
 			return unsupported(c, "fused activation '%s' is not in the runtime", ir_op_name(act.op));
 		p[NPU_CV_P0] = fbits(act.p[0]), p[NPU_CV_P1] = fbits(act.p[1]);
 	}
-	return add_op(c, NPU_K_CONV_T_F, args, 5, p, NPU_CV_COUNT);
+	return add_op(c, cl ? NPU_K_CONV_T_NHWC_F : NPU_K_CONV_T_F, args, 5, p, NPU_CV_COUNT);
 }
 
 /* resize of the last two axes (leading axes unchanged), through tables

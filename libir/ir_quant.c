@@ -262,12 +262,6 @@ static bool follows_input(int op)
 /* 1-D or 2-D, either layout (the runtime has channel-last kernels) */
 static bool spatial_2d(const ir_tensor *x) { return x->shape.rank == 3 || x->shape.rank == 4; }
 
-static bool channel_first_2d(const ir_tensor *x)
-{
-	return (x->shape.rank == 3 || x->shape.rank == 4) && x->layout != IR_LAYOUT_NHWC &&
-	       x->layout != IR_LAYOUT_NLC;
-}
-
 /* What keeps a GRU / LSTM off the integer cells (npu_rt.h, GRU_Q /
  * LSTM_Q), as the runtime lowering would refuse it. */
 static const char *rnn_int_unsupported(const ir_graph *g, int i)
@@ -309,8 +303,8 @@ const char *ir_quant_int_unsupported(const ir_graph *g, int i)
 			return "it has a fused activation other than a clamp";
 		return NULL;
 	case IR_OP_CONV_TRANSPOSE:
-		if (!channel_first_2d(x))
-			return "integer transposed convolutions are 1-D or 2-D, channel-first";
+		if (!spatial_2d(x))
+			return "integer transposed convolutions are 1-D or 2-D";
 		if (ir_graph_tensor(g, n->inputs[1])->kind != IR_KIND_CONST)
 			return "its weights are not constant";
 		if (ir_act_from_node(g, i, &a, &(ir_diag){0}) || a.op >= 0)

@@ -71,9 +71,24 @@ for mode in int8 grus; do
 done
 npu-import-pt "$DATA/pt/depthwise.pt" --input 0:1,4,12,12 | npu-fuse --all -o "$T/dw.ir" &&
 	npu-layout "$T/dw.ir" --to nhwc -i x:nxc --output-layout output_0:nxc -o "$T/dw.nhwc.ir" &&
-	[ "$(first_op "$T/dw.nhwc.ir")" = conv ] &&
+	[ "$(first_op "$T/dw.nhwc.ir")" = conv ] && [ "$(transposes "$T/dw.nhwc.ir")" -eq 0 ] &&
 	npu-run "$T/dw.nhwc.ir" -i "$L/depthwise.nhwc.in.npy" --compare "$L/depthwise.nhwc.out.npy" >/dev/null
-ok $? "PT depthwise/grouped convs, nhwc in and out: matches PyTorch's output (channel-last)"
+ok $? "PT depthwise/grouped/transposed convs, nhwc in and out: zero transposes, matches PyTorch's output (channel-last)"
+# the same taking the output channel-first (one transpose, at the output)
+# against the nchw pipeline; the all-nhwc header against npu-run
+npu-layout "$T/dw.ir" --to nhwc -i x:nxc -o "$T/dw.in.ir"
+for mode in int8 grus; do
+	npu-quant "$T/dw.ir" --target $mode --calib "$DATA/pt/depthwise.in0.npy" -o "$T/q.ir" 2>/dev/null &&
+		npu-quant "$T/dw.in.ir" --target $mode --calib "$L/depthwise.nhwc.in.npy" -o "$T/q.in.ir" 2>/dev/null &&
+		npu-run "$T/q.ir" -i "$DATA/pt/depthwise.in0.npy" -o "$T/a.npz" &&
+		npu-run "$T/q.in.ir" -i "$L/depthwise.nhwc.in.npy" -o "$T/b.npz" && cmp -s "$T/a.npz" "$T/b.npz" &&
+		npu-quant "$T/dw.nhwc.ir" --target $mode --calib "$L/depthwise.nhwc.in.npy" -o "$T/q.nhwc.ir" 2>/dev/null &&
+		npu-emit "$T/q.nhwc.ir" --name m -o "$T/npu_m.h" && grep -q 'k_conv_t_nhwc_[qf]' "$T/npu_m.h" &&
+		$CC $STRICT -O2 -DNPU_HEADER='"npu_m.h"' -DNPU_MODEL=npu_m_model -I"$T" "$EX/npu_host.c" -o "$T/host" -lm &&
+		rm -rf "$T/res" && mkdir "$T/res" && "$T/host" run "$T/res" "$L/depthwise.nhwc.in.npy" &&
+		npu-run "$T/q.nhwc.ir" -i "$L/depthwise.nhwc.in.npy" --compare "$T/res" --rtol 0 --atol 0 >/dev/null
+	ok $? "PT depthwise $mode: nhwc input equals the nchw pipeline bit for bit; the all-nhwc header equals npu-run byte for byte"
+done
 
 # the flatten's transpose into the classifier's weights (npu-fuse
 # transpose-fc, not part of npu-layout: it changes the float summation
@@ -139,6 +154,19 @@ npuc "$T/cnn.yaml" --name m --keep "$T/k" -o "$T/npu_m.h" 2>"$T/err" && [ ! -s "
 	npu-run "$T/k/quant.ir" -i "$L/cnn.nhwc.in.npy" --compare "$T/res" --rtol 0 --atol 0 >/dev/null &&
 	npu-run "$T/k/quant.ir" -i "$L/cnn.nhwc.in.npy" --compare "$L/cnn.nhwc.out.npy" --rtol 1e-2 --atol 1e-3 >/dev/null
 ok $? "npuc, PT cnn with INPUT_NCX_TO_NXC: conv reads the NHWC input, header equals npu-run byte for byte, matches PyTorch (fp16)"
+# a profile saying 'layout: nhwc' (npu-target(5)): npuc runs the ONNX
+# tinycnn channel-last, the header the same bytes as the default profile's
+mkdir "$T/targets" && cp "$TOP"/share/npu/targets/*.yaml "$T/targets/" && echo 'layout: nhwc' >>"$T/targets/grus.yaml" &&
+	npuc "$DATA/npuc/tinycnn.yaml" --name m --keep "$T/k2" -o "$T/a.h" 2>/dev/null &&
+	NPU_TARGETS=$T/targets npuc "$DATA/npuc/tinycnn.yaml" --name m --keep "$T/k3" -o "$T/b.h" 2>"$T/err" && [ ! -s "$T/err" ] &&
+	npu-dump "$T/k3/quant.ir" | grep -q '^transposes: .*layout nhwc' && grep -q 'k_conv_nhwc_f' "$T/b.h" &&
+	npu-run "$T/k2/quant.ir" -i "$DATA/tinycnn.input.npy" -o "$T/a.npz" &&
+	npu-run "$T/k3/quant.ir" -i "$DATA/tinycnn.input.npy" -o "$T/b.npz" && cmp -s "$T/a.npz" "$T/b.npz"
+ok $? "npuc with a 'layout: nhwc' profile: tinycnn runs the NHWC kernels, same outputs as channel-first"
+printf 'layout: hwcn\n' >>"$T/targets/grus.yaml"
+NPU_TARGETS=$T/targets npuc "$DATA/npuc/tinycnn.yaml" -o "$T/out" 2>"$T/err"
+[ $? -eq 1 ] && grep -q "grus.yaml: 'layout' must be nchw or nhwc" "$T/err" && [ ! -e "$T/out" ]
+ok $? "a profile with layout: hwcn is refused"
 cnn_cfg '[1, 768]' >"$T/bad.yaml"
 expect_fail 1 "bad.yaml:6: error: INPUT_NCX_TO_NXC: input '0' has rank 2 \(needs 3, N C L, or 4, N C H W\)" \
 	"npuc: an INPUT_NCX_TO_NXC entry of rank 2" -- npuc "$T/bad.yaml" -o "$T/out"

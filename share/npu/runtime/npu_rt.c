@@ -40,7 +40,7 @@
 
 /* ---------------------------------------------------------------- integer helpers */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT LUT REDUCE_Q MATMUL_Q CONV_T_Q PRELU_Q RESIZE CONV_NHWC_Q RESIZE_NHWC */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT LUT REDUCE_Q MATMUL_Q CONV_T_Q PRELU_Q RESIZE CONV_NHWC_Q RESIZE_NHWC CONV_T_NHWC_Q */
 /* Rounding right shift (as npu_rshift_round) for any int64 v, without
  * shifting negative values: biasing by 2^63 makes v unsigned, and 2^63 /
  * 2^s is an integer. */
@@ -55,14 +55,14 @@ static inline int64_t rt_rsr(int64_t v, int s)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE POOL_Q REDUCE_Q MATMUL_Q CONV_T_Q PRELU_Q CONV_NHWC_Q POOL_NHWC_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE POOL_Q REDUCE_Q MATMUL_Q CONV_T_Q PRELU_Q CONV_NHWC_Q POOL_NHWC_Q CONV_T_NHWC_Q */
 static inline int32_t rt_clamp(int64_t v, int32_t lo, int32_t hi)
 {
 	return v < lo ? lo : v > hi ? hi : (int32_t)v;
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT REDUCE_Q MATMUL_Q CONV_T_Q PRELU_Q CONV_NHWC_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT REDUCE_Q MATMUL_Q CONV_T_Q PRELU_Q CONV_NHWC_Q CONV_T_NHWC_Q */
 static inline int rt_shift(int32_t s)
 {
 	return s < 0 ? 0 : s > 62 ? 62 : (int)s;
@@ -102,7 +102,7 @@ static inline int64_t rt_mulshift(int64_t acc, int32_t mult, int s)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT DEQUANTIZE LUT POOL_Q REDUCE_Q MATMUL_Q ARGMAX CAST_F CONV_T_Q PRELU_Q RESIZE CONV_NHWC_Q POOL_NHWC_Q RESIZE_NHWC */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT DEQUANTIZE LUT POOL_Q REDUCE_Q MATMUL_Q ARGMAX CAST_F CONV_T_Q PRELU_Q RESIZE CONV_NHWC_Q POOL_NHWC_Q RESIZE_NHWC CONV_T_NHWC_Q */
 /* Element access by NPU_T_* type. */
 static inline int32_t rt_ldi(const void *p, int32_t t, size_t i)
 {
@@ -115,7 +115,7 @@ static inline int32_t rt_ldi(const void *p, int32_t t, size_t i)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE LUT POOL_Q REDUCE_Q MATMUL_Q CAST_F CONV_T_Q PRELU_Q RESIZE CONV_NHWC_Q POOL_NHWC_Q RESIZE_NHWC */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT QUANTIZE LUT POOL_Q REDUCE_Q MATMUL_Q CAST_F CONV_T_Q PRELU_Q RESIZE CONV_NHWC_Q POOL_NHWC_Q RESIZE_NHWC CONV_T_NHWC_Q */
 /* v is within the type's range (the kernels clamp to LO, HI first) */
 static inline void rt_sti(void *p, int32_t t, size_t i, int32_t v)
 {
@@ -128,14 +128,14 @@ static inline void rt_sti(void *p, int32_t t, size_t i, int32_t v)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F MATMUL_F ARGMAX RNN_F LRN_F CONV_T_F RESIZE NORM_F POOL3_F CONV3_F CONV_NHWC_F POOL_NHWC_F RESIZE_NHWC */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F MATMUL_F ARGMAX RNN_F LRN_F CONV_T_F RESIZE NORM_F POOL3_F CONV3_F CONV_NHWC_F POOL_NHWC_F RESIZE_NHWC CONV_T_NHWC_F */
 static inline float rt_ldf(const void *p, int32_t t, size_t i)
 {
 	return t == NPU_T_F16 ? npu_f16_to_f32(((const uint16_t *)p)[i]) : ((const float *)p)[i];
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F DEQUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F MATMUL_F RNN_F LRN_F CONV_T_F RESIZE NORM_F POOL3_F CONV3_F CONV_NHWC_F POOL_NHWC_F RESIZE_NHWC */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F DEQUANTIZE POOL_F SOFTMAX_F GRU_F LSTM_F CAST_F REDUCE_F MATMUL_F RNN_F LRN_F CONV_T_F RESIZE NORM_F POOL3_F CONV3_F CONV_NHWC_F POOL_NHWC_F RESIZE_NHWC CONV_T_NHWC_F */
 static inline void rt_stf(void *p, int32_t t, size_t i, float v)
 {
 	if (t == NPU_T_F16)
@@ -145,14 +145,14 @@ static inline void rt_stf(void *p, int32_t t, size_t i, float v)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE DEQUANTIZE MATMUL_F RNN_F LRN_F CONV_T_F CONV3_F CONV_NHWC_F */
+/* @npu-kernel CONV_F ELTWISE_F UNARY_F QUANTIZE DEQUANTIZE MATMUL_F RNN_F LRN_F CONV_T_F CONV3_F CONV_NHWC_F CONV_T_NHWC_F */
 static inline float rt_pf(const int32_t *p, int i)
 {
 	return npu_bits_f32((uint32_t)p[i]);
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F ELTWISE_F MATMUL_F CONV_T_F CONV3_F CONV_NHWC_F */
+/* @npu-kernel CONV_F ELTWISE_F MATMUL_F CONV_T_F CONV3_F CONV_NHWC_F CONV_T_NHWC_F */
 /* min(max(v, lo), hi) keeping NaN */
 static inline float rt_clampf(float v, float lo, float hi)
 {
@@ -264,11 +264,11 @@ static void rt_uq_row(int8_t *restrict y, const uint32_t *restrict ta, uint32_t 
 
 /* ---------------------------------------------------------------- float functions */
 
-/* @npu-kernel CONV_F UNARY_F SOFTMAX_F GRU_F LSTM_F REDUCE_F MATMUL_F RNN_F LRN_F CAST_F ELTWISE_F CONV_T_F NORM_F CONV3_F CONV_NHWC_F */
+/* @npu-kernel CONV_F UNARY_F SOFTMAX_F GRU_F LSTM_F REDUCE_F MATMUL_F RNN_F LRN_F CAST_F ELTWISE_F CONV_T_F NORM_F CONV3_F CONV_NHWC_F CONV_T_NHWC_F */
 #include <math.h>
 /* @npu-end */
 
-/* @npu-kernel CONV_F UNARY_F GRU_F LSTM_F ELTWISE_F CONV_T_F CONV3_F CONV_NHWC_F */
+/* @npu-kernel CONV_F UNARY_F GRU_F LSTM_F ELTWISE_F CONV_T_F CONV3_F CONV_NHWC_F CONV_T_NHWC_F */
 /* the formulas of libir's float interpreter (ir_kernels.c, ir_kern_rnn.c) */
 static float rt_sigm(float v)
 {
@@ -276,7 +276,7 @@ static float rt_sigm(float v)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_F UNARY_F ELTWISE_F CONV_T_F CONV3_F CONV_NHWC_F */
+/* @npu-kernel CONV_F UNARY_F ELTWISE_F CONV_T_F CONV3_F CONV_NHWC_F CONV_T_NHWC_F */
 /* floor and ceil without libm: floats of magnitude >= 2^23 (and NaN,
  * infinities) are already integers; the result keeps v's sign (-0.5 -> -0) */
 static float rt_floorf(float v, int up)
@@ -329,7 +329,7 @@ static float rt_unary(int32_t fn, float v, float a, float b)
 
 /* ================================================================ kernels */
 
-/* @npu-kernel CONV_Q CONV_T_Q CONV_NHWC_Q */
+/* @npu-kernel CONV_Q CONV_T_Q CONV_NHWC_Q CONV_T_NHWC_Q */
 /* Bias element oc as int64: int32 [OC], or int64 [OC] when p[NPU_CV_ACT]
  * is NPU_T_I64 (16-bit activations and weights; |bias| <= 2^62). */
 static inline int64_t cq_bias(const int32_t *p, const void *bias, int oc)
@@ -2603,7 +2603,7 @@ static void k_lrn_f(const int32_t *p, void *const *a, void *scratch)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_T_Q CONV_T_F */
+/* @npu-kernel CONV_T_Q CONV_T_F CONV_T_NHWC_Q CONV_T_NHWC_F */
 /* Transposed convolution as a gather: output row o reads input row i
  * through tap k when o + P - k D = i S. Shared geometry of both kernels. */
 typedef struct {
@@ -3255,6 +3255,104 @@ static void k_resize_nhwc(const int32_t *p, void *const *a, void *scratch)
 }
 /* @npu-end */
 
+/* @npu-kernel CONV_T_NHWC_Q */
+static void k_conv_t_nhwc_q(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0], *w = a[1], *bias = a[2];
+	const int32_t *mult = a[3], *shift = a[4], *wzp = a[5];
+	void *y = a[6];
+	int32_t XT = p[NPU_CV_XT], WT = p[NPU_CV_WT], YT = p[NPU_CV_YT];
+	int32_t ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	ct_geo g;
+	(void)scratch;
+	if (ct_geometry(p, &g))
+		return;
+	for (int n = 0; n < g.N; n++)
+		for (int oh = 0; oh < g.OH; oh++)
+			for (int ow = 0; ow < g.OW; ow++) {
+				size_t yo = (((size_t)n * g.OH + oh) * g.OW + ow) * g.OC;
+				for (int oc = 0; oc < g.OC; oc++) {
+					int gr = oc / g.og, o = oc % g.og;
+					int64_t z = wzp ? wzp[oc] : 0, acc = cq_bias(p, bias, oc);
+					for (int ic = 0; ic < g.cg; ic++) {
+						int c = gr * g.cg + ic;
+						size_t wc = ((size_t)c * g.og + (size_t)o) * g.KH * g.KW;
+						for (int kh = 0; kh < g.KH; kh++) {
+							int ih = ct_src(oh, kh, g.PT, g.DH, g.SH, g.H);
+							if (ih < 0)
+								continue;
+							for (int kw = 0; kw < g.KW; kw++) {
+								int iw = ct_src(ow, kw, g.PL, g.DW, g.SW, g.W);
+								if (iw < 0)
+									continue;
+								size_t xi = (((size_t)n * g.H + ih) * g.W + iw) * g.C + (size_t)c;
+								acc += (rt_ldi(x, XT, xi) - (int64_t)ZX) *
+								       (rt_ldi(w, WT, wc + (size_t)kh * g.KW + kw) - z);
+							}
+						}
+					}
+					rt_sti(y, YT, yo + oc, rt_clamp(ZY + rt_mulshift(acc, mult[oc], rt_shift(shift[oc])), LO, HI));
+				}
+			}
+}
+/* @npu-end */
+
+/* @npu-kernel CONV_T_NHWC_F */
+static void k_conv_t_nhwc_f(const int32_t *p, void *const *a, void *scratch)
+{
+	const void *x = a[0], *w = a[1], *bias = a[2];
+	const float *wscale = a[3];
+	void *y = a[4];
+	int32_t XT = p[NPU_CV_XT], WT = p[NPU_CV_WT], YT = p[NPU_CV_YT], act = p[NPU_CV_ACT];
+	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
+	int half = XT == NPU_T_F16;
+	ct_geo g;
+	(void)scratch;
+	if (ct_geometry(p, &g))
+		return;
+	for (int n = 0; n < g.N; n++)
+		for (int oh = 0; oh < g.OH; oh++)
+			for (int ow = 0; ow < g.OW; ow++) {
+				size_t yo = (((size_t)n * g.OH + oh) * g.OW + ow) * g.OC;
+				for (int oc = 0; oc < g.OC; oc++) {
+					int gr = oc / g.og, o = oc % g.og;
+					float ws = wscale ? wscale[oc] : 1.0f;
+					float acc = bias ? rt_ldf(bias, XT, (size_t)oc) : 0.0f;
+					for (int ic = 0; ic < g.cg; ic++) {
+						int c = gr * g.cg + ic;
+						size_t wc = ((size_t)c * g.og + (size_t)o) * g.KH * g.KW;
+						for (int kh = 0; kh < g.KH; kh++) {
+							int ih = ct_src(oh, kh, g.PT, g.DH, g.SH, g.H);
+							if (ih < 0)
+								continue;
+							for (int kw = 0; kw < g.KW; kw++) {
+								int iw = ct_src(ow, kw, g.PL, g.DW, g.SW, g.W);
+								if (iw < 0)
+									continue;
+								size_t wi = wc + (size_t)kh * g.KW + kw;
+								float wv;
+								if (WT == NPU_T_I8) {
+									wv = (float)((const int8_t *)w)[wi] * ws;
+									if (half)	/* decompressed to half, as CONV_F */
+										wv = npu_f16_to_f32(npu_f32_to_f16(wv));
+								} else {
+									wv = rt_ldf(w, WT, wi);
+								}
+								size_t xi = (((size_t)n * g.H + ih) * g.W + iw) * g.C + (size_t)c;
+								float prod = rt_ldf(x, XT, xi) * wv;
+								acc += prod;
+							}
+						}
+					}
+					acc = rt_clampf(acc, lo, hi);
+					if (act >= 0)
+						acc = rt_unary(act, acc, p0, p1);
+					rt_stf(y, YT, yo + oc, acc);
+				}
+			}
+}
+/* @npu-end */
+
 /* ================================================================ executor */
 
 /* parameter words of each kernel */
@@ -3269,6 +3367,7 @@ static const uint8_t npu_param_counts[NPU_K_COUNT] = {
 	[NPU_K_CONV3_F] = NPU_C3_COUNT,
 	[NPU_K_CONV_NHWC_Q] = NPU_CV_COUNT, [NPU_K_CONV_NHWC_F] = NPU_CV_COUNT,
 	[NPU_K_POOL_NHWC_Q] = NPU_PL_COUNT, [NPU_K_POOL_NHWC_F] = NPU_PL_COUNT, [NPU_K_RESIZE_NHWC] = NPU_RSC_COUNT,
+	[NPU_K_CONV_T_NHWC_Q] = NPU_CV_COUNT, [NPU_K_CONV_T_NHWC_F] = NPU_CV_COUNT,
 };
 
 size_t npu_param_count(uint32_t kernel)
@@ -3450,6 +3549,12 @@ void npu_exec_op(const npu_model *m, uint32_t i, const void *const in[], void *c
 	/* @npu-kernel RESIZE_NHWC */
 	case NPU_K_RESIZE_NHWC: k_resize_nhwc(p, a, s); break;
 	/* @npu-end */
+	/* @npu-kernel CONV_T_NHWC_Q */
+	case NPU_K_CONV_T_NHWC_Q: k_conv_t_nhwc_q(p, a, s); break;
+	/* @npu-end */
+	/* @npu-kernel CONV_T_NHWC_F */
+	case NPU_K_CONV_T_NHWC_F: k_conv_t_nhwc_f(p, a, s); break;
+	/* @npu-end */
 	default: (void)s; break;
 	}
 }
@@ -3476,7 +3581,7 @@ static const uint8_t npu_arg_counts[NPU_K_COUNT] = {7, 5, 3, 3, 2, 2, 2, 2, 3, 2
 	[NPU_K_CONV_T_Q] = 7, [NPU_K_CONV_T_F] = 5, [NPU_K_RESIZE] = 4, [NPU_K_PRELU_Q] = 3, [NPU_K_NORM_F] = 6,
 	[NPU_K_POOL3_F] = 2, [NPU_K_CONV3_F] = 4,
 	[NPU_K_CONV_NHWC_Q] = 7, [NPU_K_CONV_NHWC_F] = 5, [NPU_K_POOL_NHWC_Q] = 2, [NPU_K_POOL_NHWC_F] = 2,
-	[NPU_K_RESIZE_NHWC] = 4,
+	[NPU_K_RESIZE_NHWC] = 4, [NPU_K_CONV_T_NHWC_Q] = 7, [NPU_K_CONV_T_NHWC_F] = 5,
 };
 static const uint16_t npu_arg_optional[NPU_K_COUNT] = {
 	[NPU_K_CONV_Q] = 1u << 2 | 1u << 5,
@@ -3494,6 +3599,8 @@ static const uint16_t npu_arg_optional[NPU_K_COUNT] = {
 	[NPU_K_CONV3_F] = 1u << 2,
 	[NPU_K_CONV_NHWC_Q] = 1u << 2 | 1u << 5,
 	[NPU_K_CONV_NHWC_F] = 1u << 2 | 1u << 3,
+	[NPU_K_CONV_T_NHWC_Q] = 1u << 2 | 1u << 5,
+	[NPU_K_CONV_T_NHWC_F] = 1u << 2 | 1u << 3,
 };
 
 static uint32_t ld_le32(const uint8_t *b)

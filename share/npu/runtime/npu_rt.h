@@ -99,6 +99,8 @@ enum {
 	NPU_K_POOL_NHWC_Q,	/* POOL_Q on channel-last data */
 	NPU_K_POOL_NHWC_F,	/* POOL_F on channel-last data */
 	NPU_K_RESIZE_NHWC,	/* RESIZE of the two axes before the last (channel-last data) */
+	NPU_K_CONV_T_NHWC_Q,	/* CONV_T_Q on channel-last data (weights as CONV_T_Q's) */
+	NPU_K_CONV_T_NHWC_F,	/* CONV_T_F on channel-last data */
 	NPU_K_COUNT
 };
 
@@ -376,7 +378,9 @@ enum { NPU_LR_N, NPU_LR_C, NPU_LR_INNER, NPU_LR_SIZE, NPU_LR_ALPHA, NPU_LR_BETA,
  * OC, OH, OW] (OH, OW include output_padding); y[oh] gathers x[ih] * w[kh]
  * where oh = ih * SH - PT + kh * DH. F sums in the order ic, kh, kw after
  * the bias, then clamps and applies ACT as CONV_F. Args as CONV_Q / CONV_F
- * (mult, shift, wzp, wscale: one per output channel). */
+ * (mult, shift, wzp, wscale: one per output channel).
+ * CONV_T_NHWC_Q / CONV_T_NHWC_F: the same on x [N, H, W, C] -> y [N, OH,
+ * OW, OC], weights unchanged, sums in the same order. */
 
 /* RESIZE: x [OUTER, H, W] -> y [OUTER, OH, OW]. Along each axis, output
  * index o reads K taps (1 nearest, 2 linear, 4 cubic) from a table of
