@@ -1,7 +1,7 @@
 #!/bin/sh
 # scale.sh - how the pipeline's time grows with the graph: synthetic ONNX
 # chains of N nodes through npu-import-onnx, npu-dump, npu-fuse --all and
-# npu-emit. Prints each stage's median seconds over ROUNDS rounds per size and
+# npu-emit. Prints each stage's median CPU seconds over ROUNDS rounds per size and
 # the growth of that time from the previous size (time ratio / size ratio:
 # 1.0 is linear, 10 at a tenfold size step is quadratic).
 #
@@ -12,7 +12,8 @@
 #   mix:  Add(c) Relu Mul(c) Sigmoid repeated, one shared [8] constant c;
 #         npu-fuse fuses every activation into its add/mul (removes N/2 nodes)
 # A stage over -t SECONDS is stopped and shown as ">T"; later stages of that
-# size are skipped. Needs python3-onnx (run with Debian's /usr/bin/python3);
+# size are skipped. Needs python3-onnx (run with Debian's /usr/bin/python3)
+# and GNU time (/usr/bin/time);
 # run `make` first. Not part of `make check`.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,12 +54,12 @@ open(out, 'wb').write(m.SerializeToString())
 EOF
 }
 
-# Seconds (3 decimals) one command takes, or "" when it failed or timed out.
+# CPU seconds (user + system, 3 decimals) one command takes, or "" when it
+# failed or timed out. CPU time, not wall time: on a shared, loaded machine
+# the wall clock mostly measures the other jobs.
 timed() {
-	s=$(date +%s%N)
-	if timeout "$LIMIT" "$@" >/dev/null 2>"$W/err"; then
-		e=$(date +%s%N)
-		echo $(( (e - s) / 1000000 )) | awk '{printf "%.3f", $1 / 1000}'
+	if timeout "$LIMIT" /usr/bin/time -f '%U %S' -o "$W/time" "$@" >/dev/null 2>"$W/err"; then
+		awk '{printf "%.3f", $1 + $2}' "$W/time"
 	fi
 }
 
@@ -82,7 +83,7 @@ stage() { # NAME CMD...: median over R rounds into $NAME
 }
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
-echo "# npukit scale: $KIND chain, median of $R rounds, CPU: $cpu"
+echo "# npukit scale: $KIND chain, CPU seconds (user+sys), median of $R rounds, CPU: $cpu"
 printf '%-9s %10s %10s %10s %10s   %s\n' nodes import dump fuse emit "growth vs previous size (1.0 = linear)"
 prev_n=
 for n in "$@"; do

@@ -180,6 +180,9 @@ int ir_graph_producer(const ir_graph *g, int t);
 /* The one node with exactly one input slot reading t, else -1 (graph
  * outputs are not counted: see ir_graph_consumers). */
 int ir_graph_sole_consumer(const ir_graph *g, int t);
+/* Tell the graph its nodes' inputs, outputs or names were edited in place
+ * (not through the functions here): the lookup caches are rebuilt. */
+void ir_graph_touch(ir_graph *g);
 
 /* Add a tensor; returns its id, or -1 (duplicate name, bad shape) with d set.
  * Activations may be added with rank 0 and filled by shape inference. */

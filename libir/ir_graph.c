@@ -500,12 +500,27 @@ int ir_graph_producer(const ir_graph *g, int t)
 	return -1;
 }
 
+void ir_graph_touch(ir_graph *g)
+{
+	use_drop(g);
+	g->tindex.stale = 1;
+	g->nindex.stale = 1;
+}
+
 int ir_graph_sole_consumer(const ir_graph *g, int t)
 {
 	if (t < 0 || t >= g->n_tensors)
 		return -1;
-	if (use_sync(g) == 0)
-		return g->use.uses[t] == 1 ? (int)g->use.usum[t] : -1;
+	for (int pass = 0; pass < 2 && use_sync(g) == 0; pass++) {
+		if (g->use.uses[t] != 1)
+			return -1;
+		int64_t c = g->use.usum[t];
+		if (c >= 0 && c < g->n_nodes)
+			for (int j = 0; j < g->nodes[c].n_inputs; j++)
+				if (g->nodes[c].inputs[j] == t)
+					return (int)c;
+		use_drop((ir_graph *)g);	/* inputs rewritten in place: rebuild once */
+	}
 	int found = -1;
 	for (int i = 0; i < g->n_nodes; i++)
 		for (int j = 0; j < g->nodes[i].n_inputs; j++)

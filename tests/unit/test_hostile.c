@@ -122,6 +122,14 @@ static void test_index(void)
 	CHECK(ir_graph_add_node(g, "last", IR_OP_RELU, &tail, 1, &t, 1, &d) >= 0 && disagreements(g) == 0);
 	ir_graph_prune(g);
 	CHECK(disagreements(g) == 0);
+	/* inputs rewired in place, then ir_graph_touch: the caches follow */
+	int a = ir_graph_node(g, 2)->inputs[0];
+	ir_graph_node(g, 2)->inputs[0] = ir_graph_node(g, 1)->inputs[0];
+	ir_graph_touch(g);
+	CHECK(disagreements(g) == 0);
+	ir_graph_node(g, 2)->inputs[0] = a;
+	ir_graph_touch(g);
+	CHECK(disagreements(g) == 0);
 	const char *taken = ir_graph_node(g, 0)->name;
 	char *u = ir_graph_unique_name(g, taken);
 	CHECK(u && strcmp(u, taken) && ir_graph_find_node(g, u) < 0 && ir_graph_find_tensor(g, u) < 0);
