@@ -581,6 +581,7 @@ static int interface(lctx *c, int t, bool output)
 				if (nd->outputs[j] == t)
 					nd->outputs[j] = n;
 	}
+	ir_graph_touch(g);	/* operands rewritten in place: the use-def cache is stale */
 	x = ir_graph_tensor(g, t);
 	x->shape = c->orig[t];
 	x->layout = c->olay[t];

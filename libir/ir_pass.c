@@ -400,6 +400,7 @@ static int sink_after(pass_ctx *c, int i, int tr, int src)
 	ir_node *t = ir_graph_node(g, tr);
 	t->inputs[0] = z;
 	t->outputs[0] = y;
+	ir_graph_touch(g);	/* operands rewritten in place: the use-def cache is stale */
 	return 0;
 }
 
