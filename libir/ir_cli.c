@@ -170,9 +170,10 @@ int cli_error_msg(const char *file, const char *msg)
 		n = (size_t)(q - msg), p = q + 1;
 	while (*p == ' ')
 		p++;
-	fflush(stdout);
-	fprintf(stderr, "%s: %.*s: error: %s\n", cli_prog, (int)n, msg, p);
-	return CLI_FAIL;
+	char *loc = strndup(msg, n);	/* FILE or FILE:LINE, printed escaped as any name */
+	int rc = cli_error(loc ? loc : file, "%s", p);
+	free(loc);
+	return rc;
 }
 
 void cli_warn(const char *file, const char *fmt, ...)

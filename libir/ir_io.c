@@ -1035,8 +1035,12 @@ static int rd_graph(rd *r, ir_graph *g)
 	const uint8_t *start = r->p;
 	if (rd_val(r, &top) || top.type != MP_MAP || top.n < 1)
 		return rd_fail(r, "%snot an IR stream (nor a model format npukit recognises)", "");
-	if (rd_str(r, key, sizeof key, "first key") || strcmp(key, "npu-ir"))
+	/* whatever stands first, if it is not the string "npu-ir" this is
+	 * not an IR stream: say that, not what the bytes failed to be */
+	if (rd_val(r, &v) || v.type != MP_STR || v.n != 6 || memcmp(v.s, "npu-ir", 6)) {
+		r->bad = false;
 		return rd_fail(r, "%snot an IR stream (first key is not \"npu-ir\")", "");
+	}
 	if (rd_expect(r, &v, MP_INT, "format version"))
 		return -1;
 	if (v.i != IR_FORMAT_VERSION && v.i != 1) {
