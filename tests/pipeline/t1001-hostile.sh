@@ -237,6 +237,9 @@ tfjs() {	# tfjs 'PERL-SUBSTITUTION' [SHELL]: $T/j/model.json and the shards, edi
 }
 perl -e 'print "{\"modelTopology\": ", "[" x 100000, "]" x 100000, "}"' >"$T/deep.json"
 expect_fail 1 "deep.json: error: not valid JSON \(line 1: nested deeper than 64 levels\)" "10^5-deep JSON arrays" -- npu-import-tf "$T/deep.json" -o "$T/out"
+printf '{"modelTopology": {"node": [{"name": "c", "op": "Const"}]}}' >"$T/nw.json"
+expect_fail 1 "nw.json: error: modelTopology.node\\[0\\] \\('c'\\) \\(Const\\): weightsManifest has no weight of this name" \
+	"a Const without weights and no weightsManifest" -- npu-import-tf "$T/nw.json" -o "$T/out"
 tfjs 's|"group1-shard1of2.bin"|"../../../../etc/passwd"|'
 expect_fail 1 "model.json: error: weightsManifest\[0\].paths\[0\]: shard path '../../../../etc/passwd' leaves the model's directory" \
 	"weight shard path climbing out of the model's directory" -- npu-import-tf "$T/j/model.json" $TJI -o "$T/out"
