@@ -1966,8 +1966,10 @@ static int fold_constant(cx *c, const op_entry *e)
 	const Onnx__AttributeProto *a = c->np->attribute[0];
 	const char *k = a->name;
 	if (!strcmp(k, "value")) {
-		if (!(a = attr(c, k, AT(TENSOR))) || !a->t)
+		if (!(a = attr(c, k, AT(TENSOR))))
 			return -1;
+		if (!a->t)	/* typed a tensor, but none given */
+			return cfail(c, "attribute 'value' holds no tensor");
 		ir_dtype dt;
 		ir_shape s;
 		void *data;

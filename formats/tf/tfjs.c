@@ -793,7 +793,8 @@ ir_graph *tfjs_import(const uint8_t *buf, size_t size, const char *dir, const tf
 	size_t nw;
 	if (load_weights(&t, json_get(root, "weightsManifest"), dir, &ws, &nw, &data))
 		goto out;
-	qsort(ws, nw, sizeof *ws, cmp_weight);
+	if (nw)	/* ws is NULL for a manifest without weights */
+		qsort(ws, nw, sizeof *ws, cmp_weight);
 	for (size_t i = 1; i < nw; i++)
 		if (!strcmp(ws[i].name, ws[i - 1].name)) {
 			fail(&t, "weightsManifest: two weights are named '%.200s'", ws[i].name);
@@ -803,7 +804,7 @@ ir_graph *tfjs_import(const uint8_t *buf, size_t size, const char *dir, const tf
 		NpuTf__NodeDef *nd = gd.node[i];
 		if (strcmp(nd->op, "Const"))
 			continue;
-		weight key = {.name = nd->name}, *w = bsearch(&key, ws, nw, sizeof *ws, cmp_weight);
+		weight key = {.name = nd->name}, *w = nw ? bsearch(&key, ws, nw, sizeof *ws, cmp_weight) : NULL;
 		NpuTf__AttrEntry *e = NULL;
 		for (size_t k = 0; k < nd->n_attr; k++)
 			if (!strcmp(nd->attr[k]->key, "value"))

@@ -192,6 +192,9 @@ onnx 'print i(1, 7), f(8, i(2, 99)), f(7, f(1, f(1,"x") . f(2,"y") . f(4,"Relu")
 expect_fail 1 "m.onnx: error: .*opset" "opset 99" -- npu-import-onnx "$T/m.onnx" -o "$T/out"
 onnx 'model(f(1, f(1,"x") . f(1,"w") . f(2,"y") . f(4,"Add")) . f(5, i(1, 4) . i(2, 1) . f(8, "w") . f(13, f(1, "location") . f(2, "/etc/passwd")) . i(14, 1)) . '"$IO"')'
 expect_fail 1 "m.onnx: error: .*('w'|extern)" "initializer stored in an external file" -- npu-import-onnx "$T/m.onnx" -o "$T/out"
+onnx 'model(f(1, f(2, "c") . f(4, "Constant") . f(5, f(1, "value") . i(20, 4))) . f(1, f(1, "x") . f(1, "c") . f(2, "y") . f(4, "Add")) . '"$IO"')'
+expect_fail 1 "m.onnx: error: node 'Constant_0' \\(Constant\\): attribute 'value' holds no tensor" "Constant typed a tensor without one" -- \
+	npu-import-onnx "$T/m.onnx" -o "$T/out"
 expect_fail 1 "short_initializer.onnx: error: " "initializer shorter than its dims (fixture)" -- npu-import-onnx "$DATA/onnx/short_initializer.onnx" -o "$T/out"
 
 # ---------------------------------------------------------------- TensorFlow GraphDef
@@ -234,6 +237,9 @@ tfjs() {	# tfjs 'PERL-SUBSTITUTION' [SHELL]: $T/j/model.json and the shards, edi
 }
 perl -e 'print "{\"modelTopology\": ", "[" x 100000, "]" x 100000, "}"' >"$T/deep.json"
 expect_fail 1 "deep.json: error: not valid JSON \(line 1: nested deeper than 64 levels\)" "10^5-deep JSON arrays" -- npu-import-tf "$T/deep.json" -o "$T/out"
+printf '{"modelTopology": {"node": [{"name": "c", "op": "Const"}]}}' >"$T/nw.json"
+expect_fail 1 "nw.json: error: modelTopology.node\\[0\\] \\('c'\\) \\(Const\\): weightsManifest has no weight of this name" \
+	"a Const without weights and no weightsManifest" -- npu-import-tf "$T/nw.json" -o "$T/out"
 tfjs 's|"group1-shard1of2.bin"|"../../../../etc/passwd"|'
 expect_fail 1 "model.json: error: weightsManifest\[0\].paths\[0\]: shard path '../../../../etc/passwd' leaves the model's directory" \
 	"weight shard path climbing out of the model's directory" -- npu-import-tf "$T/j/model.json" $TJI -o "$T/out"
