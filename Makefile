@@ -142,7 +142,7 @@ FORCE:
 # ---------------------------------------------------------------- end of fuzzing
 
 # CONV_Q's int8 paths against the definition, built once per instruction
-# set (tests/pipeline/t6030-simd.sh runs them, aarch64 under qemu-aarch64)
+# set (tests/pipeline/t6040-simd.sh runs them, aarch64 under qemu-aarch64)
 SIMD_TEST = tests/simd/test_simd.c
 SIMD_BINS = $(O)/tests/test_simd $(O)/tests/test_simd_portable
 ifeq ($(shell uname -m),x86_64)

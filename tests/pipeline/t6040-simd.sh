@@ -1,5 +1,5 @@
 #!/bin/sh
-# t6030-simd: CONV_Q's int8 paths (test_simd: GEMM micro-kernel, depthwise,
+# t6040-simd: CONV_Q's int8 paths (test_simd: GEMM micro-kernel, depthwise,
 # generic) against the definition of the convolution, once per instruction
 # set: portable C (-DNPU_NO_SIMD), the compiler's default (SSE2 on x86-64),
 # SSE4.1, AVX2 (natively, or under qemu-x86_64 when this
