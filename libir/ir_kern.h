@@ -45,10 +45,15 @@ typedef int (*ir_kernel)(ir_kctx *k);
  * (whose cost model only vectorizes loops with a known multiple of the
  * vector width) vectorizes it. BODY may read and write the same element
  * (in place) but must carry nothing from one iteration to the next. */
+#if defined(__clang__)
+#define IR_IVDEP	/* clang's cost model needs no hint (and has no ivdep) */
+#else
+#define IR_IVDEP _Pragma("GCC ivdep")
+#endif
 #define FOR_VEC(i, n, ...) do { \
 	int64_t i##_b = 0, i##_n = (n); \
 	for (; i##_b + 16 <= i##_n; i##_b += 16) { \
-		_Pragma("GCC ivdep") for (int i##_j = 0; i##_j < 16; i##_j++) { \
+		IR_IVDEP for (int i##_j = 0; i##_j < 16; i##_j++) { \
 			int64_t i = i##_b + i##_j; __VA_ARGS__ } } \
 	for (int64_t i = i##_b; i < i##_n; i++) { __VA_ARGS__ } } while (0)
 

@@ -46,6 +46,7 @@ static void *grow(lw *c, void *p, size_t *cap, size_t need, size_t elem)
 }
 
 /* Report a node the runtime cannot run; lowering goes on to find the rest. */
+static int unsupported(lw *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int unsupported(lw *c, const char *fmt, ...)
 {
 	char msg[400];
@@ -121,8 +122,6 @@ int ir_quant_multiplier(double m, int32_t *mult, int *shift)
 }
 
 /* ---------------------------------------------------------------- tables */
-
-static int unsupported(lw *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int add_weight_bytes(lw *c, const void *data, size_t n)
 {
