@@ -110,6 +110,7 @@ void cli_common_option(int c, char **argv, const char **out, bool *force, void (
 	case 'v': cli_verbose = cli_verbose < 0 ? 1 : cli_verbose + 1; return;
 	case 'q': cli_verbose = -1; return;
 	case CLI_OPT_HELP: help(); return;
+	case 'V':
 	case CLI_OPT_VERSION: cli_print_version();
 	}
 	cli_bad_option(c, argv);

@@ -26,7 +26,7 @@ void cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretu
 void cli_bad_option(int c, char **argv) __attribute__((noreturn));
 
 /* The options every program takes: -o/--out FILE, -f/--force (programs
- * that write binary output), -v/--verbose, -q/--quiet, --help, --version.
+ * that write binary output), -v/--verbose, -q/--quiet, --help, -V/--version.
  * CLI_COMMON_OPTS goes into a program's getopt_long table and "o:fvq" into
  * its short options; the program's switch hands every code it does not
  * handle itself to cli_common_option. */
@@ -34,7 +34,7 @@ enum { CLI_OPT_HELP = 0x1000, CLI_OPT_VERSION };
 #define CLI_COMMON_OPTS \
 	{"out", required_argument, NULL, 'o'}, {"force", no_argument, NULL, 'f'}, \
 	{"verbose", no_argument, NULL, 'v'}, {"quiet", no_argument, NULL, 'q'}, \
-	{"help", no_argument, NULL, CLI_OPT_HELP}, {"version", no_argument, NULL, CLI_OPT_VERSION}
+	{"help", no_argument, NULL, CLI_OPT_HELP}, {"version", no_argument, NULL, 'V'}
 /* Store -o in *out and -f in *force (force NULL: the program has no -f),
  * count -v, set -q, run help() (which exits) or print the version; any
  * other code is a usage error. */

@@ -722,7 +722,7 @@ static void help(void)
 	       "                   and the nodes' origins (listing)\n"
 	       "  -q, --quiet      no warnings\n"
 	       "      --help       show this help and exit\n"
-	       "      --version    show the version and exit\n"
+	       "  -V, --version    show the version and exit\n"
 	       "\n"
 	       "One view at a time. Exit status: 0 success, 1 the IR cannot be read or\n"
 	       "writing failed, 2 usage.\n", cli_prog);
@@ -752,7 +752,7 @@ static void parse_args(int argc, char **argv, options *o)
 	};
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:mwvq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:mwVvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': set_view(o, VIEW_MEMORY, "-m"); break;
 		case 'w': set_view(o, VIEW_WEIGHTS, "-w"); break;

@@ -54,7 +54,7 @@ static void help(void)
 	       "                      twice: also a timeline of the arena buffers\n"
 	       "  -q, --quiet         no warnings\n"
 	       "      --help          show this help and exit\n"
-	       "      --version       show the version and exit\n"
+	       "  -V, --version       show the version and exit\n"
 	       "\n"
 	       "A graph without precisions (not run through npu-quant) is emitted in float32.\n"
 	       "Exit status: 0 success, 1 bad input or I/O failure, 2 usage.\n", cli_prog);
@@ -74,7 +74,7 @@ static void parse_args(int argc, char **argv, options *o)
 	};
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:o:fvq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:o:fVvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n': o->name = optarg; break;
 		case OPT_FORMAT: o->format = optarg; break;

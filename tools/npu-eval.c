@@ -47,7 +47,7 @@ static void help(void)
 	       "  -v, --verbose         more detail on standard error\n"
 	       "  -q, --quiet           no warnings\n"
 	       "      --help            show this help and exit\n"
-	       "      --version         show the version and exit\n"
+	       "  -V, --version         show the version and exit\n"
 	       "\n"
 	       "Progress is shown on standard error when it is a terminal.\n"
 	       "Exit status: 0 success, 1 bad input or I/O failure, 2 usage.\n",
@@ -89,7 +89,7 @@ static void parse_args(int argc, char **argv, options *o)
 	o->ev.threads = 1;
 	o->ev.topk = 5;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":k:j:o:fvq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":k:j:o:fVvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_REF: o->ref = optarg; break;
 		case OPT_STREAM: {

@@ -32,7 +32,7 @@ static void help(void)
 	       "  -v, --verbose       say what each pass changed; twice: also why patterns were left alone\n"
 	       "  -q, --quiet         no warnings\n"
 	       "      --help          show this help and exit\n"
-	       "      --version       show the version and exit\n"
+	       "  -V, --version       show the version and exit\n"
 	       "\n"
 	       "Passes run in the fixed order of --list, repeated until nothing changes.\n"
 	       "Exit status: 0 success, 1 bad input or I/O failure, 2 usage.\n", cli_prog, cli_prog);
@@ -79,7 +79,7 @@ static void parse_args(int argc, char **argv, options *o)
 	};
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:o:t:fvq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:o:t:fVvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': select_passes(o, optarg); break;
 		case OPT_BN:	/* with the clean-up that exposes constant weights */

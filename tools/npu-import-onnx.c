@@ -36,7 +36,7 @@ static void help(void)
 	       "  -v, --verbose       report what was imported on standard error\n"
 	       "  -q, --quiet         no warnings\n"
 	       "      --help          show this help and exit\n"
-	       "      --version       show the version and exit\n"
+	       "  -V, --version       show the version and exit\n"
 	       "\n"
 	       "Exit status: 0 success, 1 the model cannot be imported or I/O failed, 2 usage.\n"
 	       "The op mapping is in npu-import-onnx(1).\n", cli_prog);
@@ -79,7 +79,7 @@ static void parse_args(int argc, char **argv, options *o)
 	};
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:fvq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:fVvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_INPUT: add_input(o, optarg); break;
 		case OPT_CONST: add_const(o, optarg); break;

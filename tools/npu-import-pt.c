@@ -30,7 +30,7 @@ static void help(void)
 	       "  -v, --verbose       report what was imported on standard error\n"
 	       "  -q, --quiet         no warnings\n"
 	       "      --help          show this help and exit\n"
-	       "      --version       show the version and exit\n"
+	       "  -V, --version       show the version and exit\n"
 	       "\n"
 	       "Outputs are forward()'s returned tensors, tuples and lists flattened in order,\n"
 	       "named output_0, output_1, ...; nodes are named after their module path.\n"
@@ -80,7 +80,7 @@ static void parse_args(int argc, char **argv, options *o)
 	};
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:fvq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:fVvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_INPUT: add_input(o, optarg); break;
 		default: cli_common_option(c, argv, &o->out, &o->force, help);

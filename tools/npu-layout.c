@@ -33,7 +33,7 @@ static void help(void)
 	       "  -v, --verbose            say how many transposes remain\n"
 	       "  -q, --quiet              no warnings\n"
 	       "      --help               show this help and exit\n"
-	       "      --version            show the version and exit\n"
+	       "  -V, --version            show the version and exit\n"
 	       "\n"
 	       "Exit status: 0 success, 1 bad input or I/O failure, 2 usage.\n", cli_prog);
 	exit(fclose(stdout) ? CLI_FAIL : CLI_OK);
@@ -77,7 +77,7 @@ static void parse_args(int argc, char **argv, options *o)
 	};
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:i:o:fvq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:i:o:fVvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (!strcmp(optarg, "nhwc") || !strcmp(optarg, "nlc") || !strcmp(optarg, "nxc"))

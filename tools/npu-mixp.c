@@ -112,7 +112,7 @@ static void help(void)
 	       "  -v, --verbose             every evaluation on standard error\n"
 	       "  -q, --quiet               no warnings\n"
 	       "      --help                show this help and exit\n"
-	       "      --version             show the version and exit\n"
+	       "  -V, --version             show the version and exit\n"
 	       "\n"
 	       "Exit status: 0 success, 1 bad input, I/O failure or a criterion no candidate set meets, 2 usage.\n",
 	       cli_prog, cli_prog);
@@ -173,7 +173,7 @@ static void parse_args(int argc, char **argv)
 	o.jobs = 1;
 	o.keep = "float";
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:c:Q:d:j:o:fvq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:c:Q:d:j:o:fVvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_COS:
 			o.crit = CRIT_COSINE, ncrit++;

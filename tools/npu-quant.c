@@ -109,7 +109,7 @@ static void help(void)
 	       "  -f, --force              write binary IR even to a terminal\n"
 	       "  -v, --verbose            what stayed in float and why; the worst layers\n"
 	       "  -q, --quiet              no warnings\n"
-	       "      --help, --version\n"
+	       "      --help, -V, --version\n"
 	       "\n"
 	       "Exit status: 0 success, 1 bad input or I/O failure, 2 usage.\n", cli_prog);
 	exit(fclose(stdout) ? CLI_FAIL : CLI_OK);
@@ -196,7 +196,7 @@ static void parse_args(int argc, char **argv, options *o)
 	};
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:c:m:b:o:fvq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:c:m:b:o:fVvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't': o->target = optarg; break;
 		case 'c': add_file(o->calib, &o->n_calib, "--calib", optarg); break;

@@ -56,7 +56,7 @@ static void help(void)
 	       "  -v, --verbose       report times per run and per node on standard error\n"
 	       "  -q, --quiet         no warnings and no --compare report\n"
 	       "      --help          show this help and exit\n"
-	       "      --version       show the version and exit\n"
+	       "  -V, --version       show the version and exit\n"
 	       "\n"
 	       "Exit status: 0 success, 1 bad input, failed run, I/O error or a --compare\n"
 	       "mismatch, 2 usage.\n", cli_prog);
@@ -100,7 +100,7 @@ static void parse_args(int argc, char **argv, options *o)
 	};
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:o:fvq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:o:fVvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			if (o->n_inputs == MAX_FILES)

@@ -63,4 +63,11 @@ ok $? "writing to /dev/full fails with exit 1"
 npu-import-onnx "$DATA/tinycnn.onnx" >/dev/full 2>"$T/err"
 [ $? -eq 1 ]
 ok $? "binary output to /dev/full fails with exit 1"
+
+# -V and --version on every program: the same line, naming the program
+for p in "$NPU_BIN"/npu*; do
+	n=$(basename "$p")
+	a=$("$p" -V) && b=$("$p" --version) && [ "$a" = "$b" ] && case $a in "$n (npukit) "*) true;; *) false;; esac
+	ok $? "$n -V and --version: '$a'"
+done
 done_testing
