@@ -500,6 +500,21 @@ int cli_utf8_len(const unsigned char *p)
  * are not UTF-8 as '?', so a hostile name cannot drive the terminal or break
  * a line. esc (may be NULL) maps ASCII characters to replacements (quoting).
  * Returns the number of characters shown; f NULL only counts. */
+void cli_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
 int cli_put_text(FILE *f, const char *s, const char *const esc[128])
 {
 	int n = 0;

@@ -105,6 +105,9 @@ int cli_utf8_len(const unsigned char *p);
  * a line. esc (may be NULL) maps ASCII characters to replacements (quoting).
  * Returns the number of characters shown; f NULL only counts. */
 int cli_put_text(FILE *f, const char *s, const char *const esc[128]);
+/* s as a JSON string: quotes, backslashes and control characters escaped,
+ * other bytes as they are. */
+void cli_json_str(FILE *f, const char *s);
 /* "arena: N bytes, lower bound: M bytes (node ...), ratio R" and, with
  * timeline, one row per arena buffer (npu-dump -m, npu-emit -v). */
 void cli_print_plan(FILE *f, const ir_graph *g, const ir_plan *p, bool timeline);

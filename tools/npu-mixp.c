@@ -737,18 +737,6 @@ static const char *crit_str(char *buf, size_t n)
 	return buf;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++)
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, f);
-	fputc('"', f);
-}
 
 static void json_num(FILE *f, double v)
 {
@@ -767,11 +755,11 @@ static int write_shard(const result *res)
 		return -1;
 	char cs[1024];
 	fprintf(out.f, "{\n  \"npu-mixp-shard\": 1,\n  \"shard\": \"%d/%d\",\n  \"criterion\": ", o.shard_k, o.shard_n);
-	json_str(out.f, crit_str(cs, sizeof cs));
+	cli_json_str(out.f, crit_str(cs, sizeof cs));
 	fprintf(out.f, ",\n  \"keep\": \"%s\",\n  \"candidates\": [", o.keep);
 	for (int c = 0; c < ncand; c++) {
 		fputs(c ? ", " : "", out.f);
-		json_str(out.f, layers[cand[c]].node);
+		cli_json_str(out.f, layers[cand[c]].node);
 	}
 	fputs("],\n  \"prefixes\": [", out.f);
 	for (int k = 0, first = 1; k <= ncand; k++)
@@ -851,14 +839,14 @@ static int write_report(const char *path, const result *final, const result *bas
 	FILE *f = out.f;
 	char cs[1024];
 	fputs("{\n  \"model\": ", f);
-	json_str(f, cli_name(o.in));
+	cli_json_str(f, cli_name(o.in));
 	fputs(",\n  \"target\": ", f);
-	json_str(f, o.target);
+	cli_json_str(f, o.target);
 	fputs(",\n  \"keep\": ", f);
-	json_str(f, o.keep);
+	cli_json_str(f, o.keep);
 	if (!o.stats_only) {
 		fputs(",\n  \"criterion\": ", f);
-		json_str(f, crit_str(cs, sizeof cs));
+		cli_json_str(f, crit_str(cs, sizeof cs));
 		fprintf(f, ",\n  \"metric\": \"%s\"", o.crit == CRIT_COSINE ? "cosine" : o.crit == CRIT_ALLCLOSE ? "mismatch" : "metric-cmd");
 		fputs(",\n  \"baseline_metric\": ", f);
 		json_num(f, base->metric);
@@ -885,7 +873,7 @@ static int write_report(const char *path, const result *final, const result *bas
 					layers[k].decision && !strcmp(layers[k].decision, "int16");
 			}
 		fprintf(f, "%s\n    ", first ? "" : ",");
-		json_str(f, layers[i].op);
+		cli_json_str(f, layers[i].op);
 		fprintf(f, ": {\"nodes\": %d, \"kept\": %d}", n, kept);
 		first = 0;
 	}
@@ -893,11 +881,11 @@ static int write_report(const char *path, const result *final, const result *bas
 	for (int i = 0; i < nlayers; i++) {
 		const layer *y = &layers[i];
 		fprintf(f, "%s\n    {\"node\": ", i ? "," : "");
-		json_str(f, y->node);
+		cli_json_str(f, y->node);
 		fputs(", \"op\": ", f);
-		json_str(f, y->op);
+		cli_json_str(f, y->op);
 		fputs(", \"dtype\": ", f);
-		json_str(f, y->dtype);
+		cli_json_str(f, y->dtype);
 		fprintf(f, ", \"rank_local\": %d, \"local_sqnr_db\": ", y->rank);
 		json_num(f, y->local_sqnr);
 		fputs(", \"local_cosine\": ", f);
@@ -919,9 +907,9 @@ static int write_report(const char *path, const result *final, const result *bas
 		fputs(", \"inf\": ", f);
 		json_num(f, y->inf);
 		fputs(", \"decision\": ", f);
-		json_str(f, y->decision ? y->decision : "quantized");
+		cli_json_str(f, y->decision ? y->decision : "quantized");
 		fputs(", \"why\": ", f);
-		json_str(f, y->why ? y->why : "");
+		cli_json_str(f, y->why ? y->why : "");
 		fputc('}', f);
 	}
 	fputs("\n  ]\n}\n", f);

@@ -1407,20 +1407,6 @@ static int cmp_local(const void *a, const void *b)
 	return sx < sy ? -1 : sx > sy ? 1 : cmp_cum(a, b);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
 
 static void json_num(FILE *f, double v)
 {
@@ -1459,13 +1445,13 @@ static void json_layer(FILE *f, const ir_graph *g, const char *name, int t, cons
 	int p = ir_graph_producer(g, t);
 	const ir_node *n = p >= 0 ? ir_graph_node(g, p) : NULL;
 	fputs("    {\"tensor\": ", f);
-	json_str(f, name);
+	cli_json_str(f, name);
 	fputs(", \"node\": ", f);
-	json_str(f, n ? n->name : "");
+	cli_json_str(f, n ? n->name : "");
 	fputs(", \"op\": ", f);
-	json_str(f, n ? ir_op_name(n->op) : "input");
+	cli_json_str(f, n ? ir_op_name(n->op) : "input");
 	fputs(", \"dtype\": ", f);
-	json_str(f, ir_dtype_name(ir_graph_tensor(g, t)->dtype));
+	cli_json_str(f, ir_dtype_name(ir_graph_tensor(g, t)->dtype));
 	json_err(f, "", &s->cum, true);
 	json_err(f, "local_", &s->loc, s->has_loc);
 	fprintf(f, ", \"rank_local\": %d, \"rank_cumulative\": %d}%s\n", rank_local, rank_cum, last ? "" : ",");
@@ -1581,11 +1567,11 @@ static int report(const options *o, const ir_graph *fg, const ir_graph *qg, cons
 			goto out;
 		FILE *f = out.f;
 		fputs("{\n  \"model\": ", f);
-		json_str(f, cli_name(o->in));
+		cli_json_str(f, cli_name(o->in));
 		fputs(",\n  \"target\": ", f);
-		json_str(f, o->target);
+		cli_json_str(f, o->target);
 		fputs(",\n  \"method\": ", f);
-		json_str(f, method);
+		cli_json_str(f, method);
 		fprintf(f, ",\n  \"samples\": %lld,\n  \"ranking\": \"local_sqnr_db\",\n  \"outputs\": [\n", (long long)done);
 		for (int i = 0; i < ir_graph_output_count(qg); i++) {
 			int t = ir_graph_output(qg, i), c = output_carrier(qg, r.st, t);
