@@ -1,0 +1,39 @@
+/* ir_plugin.h - the process's plugin registry (npu-plugin(7)).
+ *
+ * ir_plugin_scan() loads every "*.so" of $NPU_PLUGIN_PATH's directories,
+ * then of ./plugin/, once per process; ir_plugin_load() one file given by
+ * path. Objects that cannot be loaded, lack npu_plugins() or carry a
+ * descriptor of another ABI are skipped with a warning through `warn`
+ * (path, message), which may be NULL. Among plugins of one kind and name the
+ * highest version wins (the first loaded among equals). Not thread-safe
+ * while loading; lookups afterwards are. */
+#ifndef IR_PLUGIN_H
+#define IR_PLUGIN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "../share/npu/plugin.h"
+
+typedef void (*ir_plugin_warn_fn)(const char *path, const char *msg);
+
+typedef struct {
+	const npu_plugin_desc *desc;
+	const char *path;		/* the object it came from */
+	bool shadowed;			/* a higher version of its kind and name wins */
+} ir_plugin;
+
+void ir_plugin_scan(ir_plugin_warn_fn warn);
+/* 0 ok; -1 with a message in err (the file cannot be used at all). */
+int ir_plugin_load(const char *path, ir_plugin_warn_fn warn, char *err, size_t errlen);
+/* The winning plugin of kind and name, or NULL. */
+const ir_plugin *ir_plugin_find(int kind, const char *name);
+size_t ir_plugin_count(void);
+const ir_plugin *ir_plugin_at(size_t i);
+const char *ir_plugin_kind_name(int kind);	/* "dataset", "metric", "op" */
+/* Split "NAME:ARGS" (args "" if no colon) into name[size]; -1 if too long. */
+int ir_plugin_spec(const char *spec, char *name, size_t size, const char **args);
+/* The listing of --plugin: one line per plugin, kind name version path
+ * summary, shadowed ones marked. */
+void ir_plugin_list(FILE *f);
+
+#endif
