@@ -1033,8 +1033,12 @@ static int rd_graph(rd *r, ir_graph *g)
 	bool seen[8] = {0};
 	static const char *const keys[] = {"meta", "history", "tensors", "nodes", "inputs", "outputs", "blob"};
 	const uint8_t *start = r->p;
-	if (rd_val(r, &top) || top.type != MP_MAP || top.n < 1)
+	/* whatever the first bytes fail to be (a map with a count beyond the
+	 * file included), the message is that this is not an IR stream */
+	if (rd_val(r, &top) || top.type != MP_MAP || top.n < 1) {
+		r->bad = false;
 		return rd_fail(r, "%snot an IR stream (nor a model format npukit recognises)", "");
+	}
 	/* whatever stands first, if it is not the string "npu-ir" this is
 	 * not an IR stream: say that, not what the bytes failed to be */
 	if (rd_val(r, &v) || v.type != MP_STR || v.n != 6 || memcmp(v.s, "npu-ir", 6)) {

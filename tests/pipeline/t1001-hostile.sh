@@ -393,9 +393,12 @@ expect_fail 1 "s.stats:2: " "stats: histogram bin past the end" -- $S --stats-in
 # ---------------------------------------------------------------- IR streams into every stage
 head -c 1000 "$T/tiny.ir" >"$T/cut.ir"
 head -c 2000 /dev/urandom >"$T/rand.ir"
+# a map32 whose count is beyond the file (random bytes starting 0xdf)
+{ printf '\337\026\252\062'; head -c 1996 "$T/rand.ir"; } >"$T/map32.ir"
 for p in "npu-fuse" "npu-quant --target int8 --calib $DATA/tinycnn.input.npy" "npu-emit" "npu-run -i $DATA/tinycnn.input.npy"; do
 	expect_fail 1 "${p%% *}: .*cut.ir: error: .*truncated IR stream" "${p%% *}: truncated IR" -- $p "$T/cut.ir" -o "$T/out"
 	expect_fail 1 "${p%% *}: .*rand.ir: error: not an IR stream" "${p%% *}: random bytes as IR" -- $p "$T/rand.ir" -o "$T/out"
+	expect_fail 1 "${p%% *}: .*map32.ir: error: not an IR stream" "${p%% *}: a map count beyond the file" -- $p "$T/map32.ir" -o "$T/out"
 	expect_fail 1 "${p%% *}: .*tinycnn.onnx: error: .*looks like an ONNX model" "${p%% *}: an ONNX model as IR" -- $p "$DATA/tinycnn.onnx" -o "$T/out"
 done
 
