@@ -1287,8 +1287,16 @@ int ev_set_plugin(ev_set *s, const char *spec, const ir_graph *g, const ev_opts 
 int ev_dataset_open(ev_set *s, const char *spec, const ir_graph *g, const ev_opts *o, ir_diag *d)
 {
 	struct stat st;
+	memset(s, 0, sizeof *s);
 	if (!stat(spec, &st))
 		return ev_set_load(s, spec, g, o, d);
+	char name[72];
+	const char *args;
+	if (!ir_plugin_spec(spec, name, sizeof name, &args) && *name && !ir_plugin_find(NPU_PLUGIN_DATASET, name)) {
+		char where[1024];
+		return fail(d, "'%s': no such file or directory, and no dataset plugin '%s' (searched %s)", spec, name,
+			    ev_plugin_where(where, sizeof where));
+	}
 	return ev_set_plugin(s, spec, g, o, d);
 }
 
@@ -1306,7 +1314,9 @@ int ev_meter_parse(ev_meter *m, const char *spec, const ev_opts *o, ir_diag *d)
 	m->args = "";
 	char k[32];
 	snprintf(k, sizeof k, "top%d", o->topk > 0 ? o->topk : 5);
-	for (size_t i = 0; i < sizeof builtin_metrics / sizeof *builtin_metrics; i++)
+	/* "topk" is the plugin of that name when there is one (the builtin is "topN") */
+	bool plugin_topk = !strcmp(spec, "topk") && ir_plugin_find(NPU_PLUGIN_METRIC, "topk");
+	for (size_t i = 0; i < sizeof builtin_metrics / sizeof *builtin_metrics && !plugin_topk; i++)
 		if (!strcmp(spec, builtin_metrics[i]) || (!strcmp(spec, k) && !strcmp(builtin_metrics[i], "topk"))) {
 			snprintf(m->name, sizeof m->name, "%s", builtin_metrics[i]);
 			return 0;
@@ -1314,17 +1324,23 @@ int ev_meter_parse(ev_meter *m, const char *spec, const ev_opts *o, ir_diag *d)
 	const char *args;
 	const ir_plugin *p = find_plugin(NPU_PLUGIN_METRIC, spec, m->name, sizeof m->name, &args, d);
 	if (!p) {
+		char where[1024];
+		ev_plugin_where(where, sizeof where);
 		if (!strchr(spec, ':') && !strncmp(spec, "top", 3) && spec[3] >= '0' && spec[3] <= '9')
-			return fail(d, "metric '%s': the builtin top-k is %s (-k), and there is no metric plugin '%s'",
-				    spec, k, spec);
+			return fail(d, "metric '%s': the builtin top-k is %s (-k), and there is no metric plugin '%s' "
+				    "(searched %s)", spec, k, spec, where);
+		if (*m->name)
+			return fail(d, "unknown metric '%s': no builtin figure (top1, %s, ref_top1, agree_top1, cosine, "
+				    "sqnr_db, max_abs_err, max_rel_err, mismatch, allclose, nan, inf) and no metric plugin "
+				    "of that name (searched %s)", m->name, k, where);
 		return -1;
 	}
 	m->plugin = p->desc->impl;
-	m->args = m->spec + (args - spec);
+	m->args = *args ? m->spec + (args - spec) : "";
 	char err[512] = "";
 	void *h = m->plugin->create(m->args, err, sizeof err);
 	if (!h)
-		return fail(d, "%s: %s", m->name, *err ? err : "create() failed");
+		return fail(d, "%s", *err ? err : "create() failed");
 	m->plugin->destroy(h);
 	return 0;
 }
