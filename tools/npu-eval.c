@@ -108,6 +108,7 @@ static void parse_args(int argc, char **argv, options *o)
 	o->ev.atol = 1e-8;
 	o->ev.threads = 1;
 	o->ev.topk = 5;
+	o->print_meter = -1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":k:j:o:fVvq", longopts, NULL)) != -1) {
 		switch (c) {
@@ -175,7 +176,7 @@ static void parse_args(int argc, char **argv, options *o)
 		if (optind < argc && !dataset)
 			o->data = argv[optind++];
 		if (!o->data)
-			cli_usage("expected IR and DATA (or --dataset SPEC)");
+			cli_usage("expected IR and DATA");
 		if (o->key)
 			cli_usage("--key goes with --sample or --arrays");
 	}
@@ -382,7 +383,8 @@ int main(int argc, char **argv)
 	int rc = CLI_FAIL;
 	if (o.ref && !(ref = cli_read_ir(o.ref)))
 		goto done;
-	if (ev_dataset_open(&s, o.data, g, &o.ev, &d)) {
+	/* DATA is a path; --dataset a path or a plugin */
+	if (o.dataset ? ev_dataset_open(&s, o.data, g, &o.ev, &d) : ev_set_load(&s, o.data, g, &o.ev, &d)) {
 		if (s.plugin)
 			cli_error(s.plugin, "%s", d.msg);
 		else if (d.msg[0] == '\'')	/* neither a path nor a plugin */
@@ -411,7 +413,7 @@ int main(int argc, char **argv)
 				  ? "labels in the data set" : "reference outputs (in the data set, or --ref)");
 			goto done;
 		}
-	} else if (!ref && !s.ref && !s.labels && !s.tlabels)
+	} else if (!ref && !s.ref && !s.labels && !s.tlabels && !o.ev.nmeter)
 		cli_warn(o.data, "no labels and no reference outputs: nothing to compare with (--ref FLOAT.ir?)");
 	if (ev_run(&s, g, ref, &o.ev, &r, &d)) {
 		if (r.failed)
