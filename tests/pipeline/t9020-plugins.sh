@@ -81,6 +81,24 @@ mkdir -p "$T/plugin" && cp "$NPU_TESTS/plugin-v1/probe.so" "$T/plugin/" &&
 	[ "$(wc -l <"$T/l3")" = 1 ] && rm -r "$T/plugin"
 ok $? "./plugin is searched (and alone without \$NPU_PLUGIN_PATH)"
 
+# npu-mixp with a plugin metric as its criterion (the classifier of t9010, whose int8 loses accuracy):
+# the same choice as --metric-cmd running npu-eval --print top1, as brute force, and with -j 2
+M=$DATA/mixp
+Q="-t int8 -c $M/calib.npz -d $M/test.npz"
+kept() { sed -n 's/^kept in [a-z0-9]*: [0-9]* of [0-9]* candidate ops:* *//p' "$1" | tr ' ' '\n' | sort | tr '\n' ' '; }
+npu-import-onnx "$M/model.onnx" | npu-fuse --all -o "$T/m.ir" &&
+	npu-mixp "$T/m.ir" $Q --metric topk --min 0.99 --report "$T/mx.json" >"$T/mx.out" &&
+	npu-mixp "$T/m.ir" $Q --metric topk --min 0.99 --brute-force >"$T/mxb.out" &&
+	npu-mixp "$T/m.ir" $Q --metric topk --min 0.99 -j 2 >"$T/mxj.out" &&
+	npu-mixp "$T/m.ir" $Q --metric-cmd "npu-eval {} $M/test.npz --print top1" --min 0.99 >"$T/mxc.out" &&
+	[ -n "$(kept "$T/mx.out")" ] && [ "$(kept "$T/mx.out")" = "$(kept "$T/mxb.out")" ] &&
+	[ "$(kept "$T/mx.out")" = "$(kept "$T/mxj.out")" ] && [ "$(kept "$T/mx.out")" = "$(kept "$T/mxc.out")" ] &&
+	grep -q "^topk: fully quantized 0.[0-8][0-9]*, chosen 0.99" "$T/mx.out" &&
+	grep -q '"criterion": "metric topk >= 0.98999999999999999"' "$T/mx.json" && grep -q '"met": true' "$T/mx.json"
+ok $? "npu-mixp --metric topk --min 0.99: keeps $(kept "$T/mx.out")as brute force, -j 2 and --metric-cmd with npu-eval --print top1; $(sed -n 2p "$T/mx.out")"
+expect_fail 1 "^npu-mixp: error: unknown metric 'nosuch': .*searched" \
+	"npu-mixp: an unknown metric" -- npu-mixp "$T/m.ir" $Q --metric nosuch --min 1 -o "$T/out"
+
 # errors: one line naming the plugin or the name, exit 1, no output file
 expect_fail 1 "^npu-eval: error: 'nosuch:1': no such file or directory, and no dataset plugin 'nosuch' \(searched \\\$NPU_PLUGIN_PATH \($PLUG\), then ./plugin\)\$" \
 	"an unknown dataset names it and where plugins were searched" -- npu-eval "$T/d.ir" --dataset nosuch:1 -o "$T/out"
