@@ -74,7 +74,7 @@ int ir_plugin_load(const char *path, ir_plugin_warn_fn warn, char *err, size_t e
 		return -1;
 	}
 	char *keep = strdup(path);
-	size_t before = n_plugins;
+	size_t before = n_plugins, warned = 0;
 	for (size_t i = 0; keep && list[i] && i < 1024; i++) {
 		const npu_plugin_desc *d = list[i];
 		char msg[256];
@@ -82,11 +82,13 @@ int ir_plugin_load(const char *path, ir_plugin_warn_fn warn, char *err, size_t e
 			snprintf(msg, sizeof msg, "plugin %zu has ABI %u, this program %d: skipped", i, d->abi,
 				 NPU_PLUGIN_ABI);
 			warnf(warn, path, msg);
+			warned++;
 			continue;
 		}
 		if (d->kind < NPU_PLUGIN_DATASET || d->kind > NPU_PLUGIN_OP || !name_ok(d->name) || !d->impl) {
 			snprintf(msg, sizeof msg, "plugin %zu has a bad kind, name or no implementation: skipped", i);
 			warnf(warn, path, msg);
+			warned++;
 			continue;
 		}
 		if (n_plugins == cap_plugins) {
@@ -102,6 +104,8 @@ int ir_plugin_load(const char *path, ir_plugin_warn_fn warn, char *err, size_t e
 	}
 	if (n_plugins == before) {
 		free(keep);	/* the handle stays: a plugin's code may be referenced */
+		if (warned)
+			return 0;	/* each skipped one was warned about: no second message */
 		snprintf(err, errlen, "no usable plugin in the file");
 		return -1;
 	}

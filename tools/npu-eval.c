@@ -322,7 +322,7 @@ static int find_plugins(const options *o)
 	if (o->list_plugins) {
 		ir_plugin_list(stdout);
 		if (!ir_plugin_count())
-			cli_info(0, "%s: no plugins found (searched %s)", cli_prog, ev_plugin_where(err, sizeof err));
+			cli_info(0, "no plugins found (searched %s)", ev_plugin_where(err, sizeof err));
 		return fclose(stdout) ? cli_error(NULL, "write error on standard output") : CLI_OK;
 	}
 	return CLI_OK;

@@ -69,6 +69,7 @@ NPU_PLUGIN_PATH=$NPU_TESTS/plugin-v2:$NPU_TESTS/plugin-v1:$NPU_TESTS/plugin-abi 
 	grep -q "^metric *probe *1  $NPU_TESTS/plugin-v1/probe.so (shadowed): test metric" "$T/l2" &&
 	! grep -q "plugin-abi" "$T/l2" &&
 	grep -q "^npu-eval: $NPU_TESTS/plugin-abi/probe.so: warning: plugin 0 has ABI 99, this program 1: skipped\$" "$T/l2.err" &&
+	[ "$(wc -l <"$T/l2.err")" = 1 ] &&
 	NPU_PLUGIN_PATH=$NPU_TESTS/plugin-v1:$NPU_TESTS/plugin-v2 npu-eval "$T/d.ir" "$X" --print probe 2>/dev/null >"$T/v" &&
 	[ "$(cat "$T/v")" = 2 ] &&
 	NPU_PLUGIN_PATH=$NPU_TESTS/plugin-v2:$NPU_TESTS/plugin-v1 npu-eval "$T/d.ir" "$X" --print probe 2>/dev/null >"$T/v" &&
