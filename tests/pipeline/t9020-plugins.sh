@@ -110,6 +110,11 @@ npu-import-onnx "$M/model.onnx" | npu-fuse --all -o "$T/m.ir" &&
 	grep -q "^topk: fully quantized 0.[0-8][0-9]*, chosen 0.99" "$T/mx.out" &&
 	grep -q '"criterion": "metric topk >= 0.98999999999999999"' "$T/mx.json" && grep -q '"met": true' "$T/mx.json"
 ok $? "npu-mixp --metric topk --min 0.99: keeps $(kept "$T/mx.out")as brute force, -j 2 and --metric-cmd with npu-eval --print top1; $(sed -n 2p "$T/mx.out")"
+npu-mixp --plugin --plugin-file "$NPU_TESTS/plugin-v2/probe.so" >"$T/ml" &&
+	grep -q "^metric *probe *2  $NPU_TESTS/plugin-v2/probe.so: " "$T/ml" && grep -q "^metric *f1 *1  " "$T/ml"
+ok $? "npu-mixp --plugin lists the plugins (--plugin-file's too)"
+expect_fail 1 "^npu-mixp: probe: error: sample 1: asked to fail at the second sample\$" \
+	"npu-mixp: a metric plugin's error" -- npu-mixp "$T/m.ir" $Q --plugin-file "$NPU_TESTS/plugin-v1/probe.so" --metric probe:fail --min 1 -o "$T/out"
 expect_fail 1 "^npu-mixp: error: unknown metric 'nosuch': .*searched" \
 	"npu-mixp: an unknown metric" -- npu-mixp "$T/m.ir" $Q --metric nosuch --min 1 -o "$T/out"
 
