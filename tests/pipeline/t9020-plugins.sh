@@ -8,7 +8,7 @@
 # bad arguments and failing plugins give one line naming them.
 . "$(dirname "$0")/lib.sh"
 NPU_TESTS=${NPU_TESTS:-$TOP/build/rel/tests}
-PLUG=$NPU_TESTS/../plugins
+PLUG=$(dirname "$NPU_TESTS")/plugins
 E=$TOP/share/npu/examples
 P=$DATA/plugin
 X=$E/digits.test.npy Y=$E/digits.labels.npy
