@@ -21,7 +21,7 @@ static const char *const kernel_names[] = {	/* the NPU_K_* names */
 	"MATMUL_F", "MATMUL_Q", "GATHER", "ARGMAX", "RNN_F", "LRN_F",
 	"CONV_T_Q", "CONV_T_F", "RESIZE", "PRELU_Q", "NORM_F", "POOL3_F", "CONV3_F",
 	"CONV_NHWC_Q", "CONV_NHWC_F", "POOL_NHWC_Q", "POOL_NHWC_F", "RESIZE_NHWC",
-	"CONV_T_NHWC_Q", "CONV_T_NHWC_F",
+	"CONV_T_NHWC_Q", "CONV_T_NHWC_F", "CUSTOM",
 };
 _Static_assert(sizeof kernel_names / sizeof *kernel_names == NPU_K_COUNT, "a name for every kernel");
 _Static_assert(NPU_K_COUNT <= 64, "kernels_used is a 64-bit set");
