@@ -42,9 +42,18 @@ FORMATS_OBJ = $(patsubst %.c,$(O)/%.o,$(FORMATS_SRC)) $(GEN_SRC:.c=.o) $(TF_GEN_
 PROGS       = $(addprefix $(BIN)/,$(TOOLS))
 UNIT_BINS   = $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
 CONFORM     = $(O)/tests/onnx_conform
+# plugins (npu-plugin(7)): every share/npu/plugins/NAME.c is one NAME.so in
+# $(O)/plugins, built with the programs' sanitizer flags (tests point
+# NPU_PLUGIN_PATH there)
+PLUGIN_SRC = $(wildcard share/npu/plugins/*.c)
+PLUGINS    = $(patsubst share/npu/plugins/%.c,$(O)/plugins/%.so,$(PLUGIN_SRC))
 
 .PHONY: all check install deps demo clean bench check-cross cross-deps
-all: $(PROGS)
+all: $(PROGS) $(PLUGINS)
+
+$(O)/plugins/%.so: share/npu/plugins/%.c share/npu/plugin.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -fPIC -shared -Ishare/npu -o $@ $< -lm
 
 $(GEN_SRC): $(ONNX_PROTO)
 	@mkdir -p $(O)/gen/onnx
@@ -167,7 +176,7 @@ $(O)/tests/test_simd_neon: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(A64_CC) $(WFLAGS) $(CFLAGS) -o $@ $< -lm
 
-check: $(PROGS) $(UNIT_BINS) $(CONFORM) $(FUZZ_REPLAY) $(SIMD_BINS)
+check: $(PROGS) $(PLUGINS) $(UNIT_BINS) $(CONFORM) $(FUZZ_REPLAY) $(SIMD_BINS)
 	NPU_BIN=$(CURDIR)/$(BIN) NPU_TESTS=$(CURDIR)/$(O)/tests prove -e '' $(UNIT_BINS) tests/pipeline/t*.sh tests/fuzz/replay.sh
 
 install: $(PROGS)
