@@ -1154,9 +1154,11 @@ static int quantize_f16(qctx *q)
 	for (int i = 0; i < q->n0; i++) {
 		ir_node *n = &g->nodes[i];
 		const ir_qlayer *l = o->layer ? &o->layer[i] : NULL;
-		bool f32 = l && l->prec == IR_PREC_F32;
+		bool f32 = (l && l->prec == IR_PREC_F32) || n->op == IR_OP_CUSTOM;
 		ir_act fa;
-		if (o->ops && !o->ops[n->op])
+		if (n->op == IR_OP_CUSTOM)
+			qnote(q, i, "%s", "kept in float: its op plugin computes float32");
+		else if (o->ops && !o->ops[n->op])
 			qnote(q, i, "%s", "the target does not run this op: it runs on the host in fp16");
 		else if (o->ops && ir_node_attr(g, i, "act") && !ir_act_from_node(g, i, &fa, &(ir_diag){0}) && fa.op >= 0 &&
 			 !o->ops[fa.op])
