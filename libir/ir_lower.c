@@ -2209,6 +2209,8 @@ static int lower_custom(lw *c)
 	if (i8 && op->quant != NPU_PQ_SAME_SCALE)
 		return unsupported(c, "op plugin '%s' has no integer kernel (it runs as a float island)", pl->desc->name);
 	int args[NPU_PK_MAX_TENSORS];
+	if (n->n_inputs + n->n_outputs > NPU_PK_MAX_TENSORS)
+		return unsupported(c, "op plugin '%s': more than %d tensors", pl->desc->name, NPU_PK_MAX_TENSORS);
 	for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
 		int t = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
 		const ir_tensor *x = T(c, t);

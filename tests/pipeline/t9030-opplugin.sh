@@ -39,6 +39,10 @@ ok $? "npu-run (float) matches PyTorch (rtol 1e-5, atol 1e-6)"
 npu-fuse --all "$T/f.ir" | npu-run - -i "$D/vendor.in.npz" --compare "$D/vendor.out.npz" --rtol 1e-5 --atol 1e-6 >/dev/null
 ok $? "npu-fuse --all keeps the custom nodes; the result still matches PyTorch"
 
+npu-layout "$T/f.ir" --to nhwc -o "$T/l.ir" && npu-dump "$T/l.ir" | grep -q ' /MishX  *custom  *f32 1x32x4x4 -> f32 1x32x4x4 ' &&
+	npu-run "$T/l.ir" -i "$D/vendor.in.npz" --compare "$D/vendor.out.npz" --rtol 1e-5 --atol 1e-6 >/dev/null
+ok $? "npu-layout --to nhwc leaves the custom nodes channel-first between transposes; still PyTorch's result"
+
 header f "$T/f.ir" && npu-run "$T/f.ir" --mode runtime -i "$D/vendor.in.npz" --compare "$T/res" --rtol 0 --atol 0 >/dev/null &&
 	npu-run "$T/f.ir" -i "$D/vendor.in.npz" --compare "$T/res" --rtol 1e-5 --atol 1e-6 >/dev/null
 ok $? "float npu.h: compiles ($STRICT) and computes npu-run's runtime bytes"
