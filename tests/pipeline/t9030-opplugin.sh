@@ -70,6 +70,13 @@ npu-quant "$T/f.ir" --target int8 --bits 16 --calib "$D/vendor.calib.npz" -o "$T
 	header q16 "$T/q16.ir" && npu-run "$T/q16.ir" -i "$D/vendor.in.npz" --compare "$T/res" --rtol 0 --atol 0 >/dev/null
 ok $? "int16: the int8-only plugin kernel becomes a float island, said; the header byte-identical"
 
+expect_fail 1 "^npu-quant: $T/f.ir: node '/MishX' \(custom\): error: kept in float: its op plugin computes it in float\$" \
+	"--strict: a plugin's float island is an error, nothing written" -- \
+	npu-quant "$T/f.ir" --target int8 --calib "$D/vendor.calib.npz" --strict -o "$T/out"
+npu-emit "$T/q.ir" --format bin -o "$T/q.bin" 2>"$T/err" &&
+	[ "$(cat "$T/err")" = "npu-emit: $T/q.ir: warning: the binary model calls op plugin kernels: its host sets npu_model.custom" ]
+ok $? "--format bin: a warning that the host must set npu_model.custom"
+
 # ./plugin/ is searched after $NPU_PLUGIN_PATH
 mkdir "$T/cwd" "$T/cwd/plugin" && cp "$PLUGINS"/op_*.so "$T/cwd/plugin/" &&
 	(cd "$T/cwd" && NPU_PLUGIN_PATH= npu-run "$T/q.ir" -i "$D/vendor.in.npz" -o "$T/p.npz") &&
