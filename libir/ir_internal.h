@@ -53,6 +53,11 @@ int ir_graph_serialize(const ir_graph *g, uint8_t **out, size_t *size, ir_diag *
 /* Shape inference of one node into out[] (dtype+shape of each output). */
 int ir_node_infer(const ir_graph *g, int node, ir_dtype *dt, ir_shape *sh, ir_diag *d);
 
+/* custom ops (ir_custom.c): output types and shapes of node from its
+ * plugin's shape function, in[0..nin) its inputs (nin <= 8) */
+int ir_custom_infer(const ir_graph *g, int node, const ir_tensor *const *in, int nin, ir_dtype *dt,
+		    ir_shape *sh, ir_diag *d);
+
 /* ONNX Slice on one axis of size dim: first index and element count. */
 int ir_slice_axis(int64_t dim, int64_t start, int64_t end, int64_t step,
 		  int64_t *first, int64_t *count);

@@ -8,6 +8,7 @@
  * points, converted biases). npu-run executes the result and npu-emit
  * prints it, so the two cannot disagree. */
 #include "ir_kern.h"
+#include "ir_plugin.h"
 #include "../share/npu/runtime/npu_half.h"
 
 #include <math.h>
@@ -2194,6 +2195,45 @@ static int lower_norm(lw *c)
 
 /* ---------------------------------------------------------------- driver */
 
+/* An op plugin's kernel: float32 (a float island) or, for a plugin whose
+ * rule keeps the scale, int8 on input 0's scale and zero point. */
+static int lower_custom(lw *c)
+{
+	const ir_node *n = ir_graph_node(c->g, c->node);
+	const ir_plugin *pl;
+	ir_diag pd;
+	const npu_plugin_op *op = ir_custom_op(c->g, c->node, &pl, &pd);
+	if (!op)
+		return unsupported(c, "%s", pd.msg);
+	bool i8 = T(c, out_id(c, 0))->dtype == IR_DTYPE_I8;
+	if (i8 && op->quant != NPU_PQ_SAME_SCALE)
+		return unsupported(c, "op plugin '%s' has no integer kernel (it runs as a float island)", pl->desc->name);
+	int args[NPU_PK_MAX_TENSORS];
+	if (n->n_inputs + n->n_outputs > NPU_PK_MAX_TENSORS)
+		return unsupported(c, "op plugin '%s': more than %d tensors", pl->desc->name, NPU_PK_MAX_TENSORS);
+	for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
+		int t = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
+		const ir_tensor *x = T(c, t);
+		if (!x || x->dtype != (i8 ? IR_DTYPE_I8 : IR_DTYPE_F32))
+			return unsupported(c, "op plugin '%s' runs on %s tensors, '%s' is %s", pl->desc->name,
+					   i8 ? "int8" : "float32", x ? x->name : "?", x ? ir_dtype_name(x->dtype) : "absent");
+		if (i8 && (!x->quant || x->quant->n != 1 || !T(c, n->inputs[0])->quant ||
+			   x->quant->scale[0] != T(c, n->inputs[0])->quant->scale[0] ||
+			   x->quant->zero_point[0] != T(c, n->inputs[0])->quant->zero_point[0]))
+			return unsupported(c, "op plugin '%s' keeps the scale: '%s' needs input 0's scale and zero point",
+					   pl->desc->name, x->name);
+		args[i] = rt(c, t);
+	}
+	int32_t par[NPU_CU_COUNT];
+	par[NPU_CU_FN] = ir_custom_fn_id(pl, i8);
+	if (par[NPU_CU_FN] < 0)
+		return unsupported(c, "too many op plugin kernels in one process");
+	if (ir_custom_words(c->g, c->node, i8, par + NPU_CU_WORDS, &pd))
+		return unsupported(c, "%s", pd.msg);
+	c->l->m.custom = ir_custom_call;
+	return add_op(c, NPU_K_CUSTOM, args, n->n_inputs + n->n_outputs, par, NPU_CU_COUNT);
+}
+
 static int lower_node(lw *c)
 {
 	const ir_node *n = ir_graph_node(c->g, c->node);
@@ -2239,6 +2279,7 @@ static int lower_node(lw *c)
 		return is_int(T(c, out_id(c, 0))->dtype) ? lower_prelu_q(c) : lower_binary(c);
 	case IR_OP_POW: return lower_binary(c);
 	case IR_OP_INSTANCE_NORM: case IR_OP_LAYER_NORM: return lower_norm(c);
+	case IR_OP_CUSTOM: return lower_custom(c);
 	default:
 		if (npu_unary(n->op) >= 0 || n->op == IR_OP_RELU6)
 			return lower_unary(c);

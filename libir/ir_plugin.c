@@ -150,7 +150,8 @@ static void scan_dir(const char *dir, ir_plugin_warn_fn warn)
 		n++;
 	}
 	closedir(dp);
-	qsort(names, n, sizeof *names, cmp_str);
+	if (n)	/* qsort(NULL, 0, ...) is undefined (UBSan) */
+		qsort(names, n, sizeof *names, cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		char path[4096], err[512];
 		struct stat st;

@@ -37,4 +37,23 @@ int ir_plugin_spec(const char *spec, char *name, size_t size, const char **args)
  * summary, shadowed ones marked. */
 void ir_plugin_list(FILE *f);
 
+/* ---------------------------------------------------------------- op plugins (ir_custom.c)
+ * The IR op `custom` (attribute type = the plugin's name) runs through an
+ * op plugin; these find it (scanning on first use) and feed it. */
+#include "ir.h"
+
+/* The op plugin claiming ONNX (domain, op_type), or NULL. */
+const ir_plugin *ir_plugin_find_op(const char *domain, const char *op_type);
+/* The plugin of custom node `node`, or NULL with d naming the plugin. */
+const npu_plugin_op *ir_custom_op(const ir_graph *g, int node, const ir_plugin **pl, ir_diag *d);
+/* The node's kernel words p[NPU_PK_WORDS] (plugin.h); i8: the int8
+ * kernel's (input 0's zero point and scale). */
+int ir_custom_words(const ir_graph *g, int node, bool i8, int32_t *p, ir_diag *d);
+/* The runtime's CUSTOM kernels: a number for (plugin, int8 or float
+ * kernel), the same for the same pair within a process (-1: too many),
+ * the pair back, and npu_model.custom for models lowered here. */
+int ir_custom_fn_id(const ir_plugin *pl, bool i8);
+const ir_plugin *ir_custom_fn_plugin(int id, bool *i8);
+void ir_custom_call(uint32_t fn, const void *const in[], void *const out[], const int32_t *p);
+
 #endif

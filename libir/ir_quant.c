@@ -14,6 +14,7 @@
  * outputs cast to f32 unless listed as fp16 outputs. */
 #include "ir_internal.h"
 #include "ir_kern.h"
+#include "ir_plugin.h"
 #include "../share/npu/runtime/npu_half.h"
 
 #include <math.h>
@@ -253,6 +254,7 @@ static bool follows_input(int op)
 	case IR_OP_DEPTH_TO_SPACE: case IR_OP_SPACE_TO_DEPTH:
 	case IR_OP_GATHER:
 	case IR_OP_RESIZE:	/* nearest and linear (ir_quant_int_unsupported) */
+	case IR_OP_CUSTOM:	/* an op plugin's NPU_PQ_SAME_SCALE (ir_quant_int_unsupported) */
 		return true;
 	default:
 		return false;
@@ -348,6 +350,14 @@ const char *ir_quant_int_unsupported(const ir_graph *g, int i)
 		return NULL;
 	case IR_OP_GATHER: case IR_OP_ARGMAX:	/* picks codes; argmax compares them */
 		return NULL;
+	case IR_OP_CUSTOM: {
+		const npu_plugin_op *op = ir_custom_op(g, i, NULL, &(ir_diag){0});
+		if (!op)
+			return "its op plugin is not found";
+		if (op->quant != NPU_PQ_SAME_SCALE)
+			return "its op plugin computes it in float";
+		return n->n_inputs == 1 ? NULL : "its op plugin keeps the scale of one input only";
+	}
 	default:
 		if (ir_act_from_unary_node(g, i, &a) == 0)
 			return NULL;	/* clamps, or a lookup table */
@@ -991,6 +1001,8 @@ static int quantize_int_nodes(qctx *q, const char **whys, const bool *lut, const
 			n->precision = x_int ? (x0->dtype == IR_DTYPE_I16 ? IR_PREC_I16 : IR_PREC_I8) : IR_PREC_F32;
 			continue;
 		}
+		if (n->op == IR_OP_CUSTOM && !why && x_int && x0->dtype != IR_DTYPE_I8)
+			why = "its op plugin's integer kernel is int8";
 		if (follows_input(n->op) && !why && !want_float) {
 			/* same type and scale as the input: float stays float */
 			if (!x_int) {
@@ -1142,9 +1154,11 @@ static int quantize_f16(qctx *q)
 	for (int i = 0; i < q->n0; i++) {
 		ir_node *n = &g->nodes[i];
 		const ir_qlayer *l = o->layer ? &o->layer[i] : NULL;
-		bool f32 = l && l->prec == IR_PREC_F32;
+		bool f32 = (l && l->prec == IR_PREC_F32) || n->op == IR_OP_CUSTOM;
 		ir_act fa;
-		if (o->ops && !o->ops[n->op])
+		if (n->op == IR_OP_CUSTOM)
+			qnote(q, i, "%s", "kept in float: its op plugin computes float32");
+		else if (o->ops && !o->ops[n->op])
 			qnote(q, i, "%s", "the target does not run this op: it runs on the host in fp16");
 		else if (o->ops && ir_node_attr(g, i, "act") && !ir_act_from_node(g, i, &fa, &(ir_diag){0}) && fa.op >= 0 &&
 			 !o->ops[fa.op])

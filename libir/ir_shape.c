@@ -1004,6 +1004,11 @@ static int64_t ir_macs_rnn(const ir_graph *g, int id)
 	return sat_mul(steps, sat_mul(w->shape.dim[0], sat_mul(w->shape.dim[1], w->shape.dim[2] + r->shape.dim[2])));
 }
 
+static int ir_shape_custom(sctx *c)
+{
+	return ir_custom_infer(c->g, c->id, c->in, c->nin, c->dt, c->sh, c->d);
+}
+
 /* ---------------------------------------------------------------- the table */
 
 typedef struct {
@@ -1082,6 +1087,8 @@ static int check_node_shallow(const ir_graph *g, int id, ir_diag *d)
 	static const char letters[] = "ifsIF";
 	for (int i = 0; i < n->n_attrs; i++) {
 		char t = spec_type(o->attrs, n->attrs[i].name);
+		if (!t && n->op == IR_OP_CUSTOM)
+			continue;	/* the plugin's own attributes */
 		if (!t)
 			return ir_fail(d, id, -1, "unknown attribute '%s'", n->attrs[i].name);
 		if (letters[n->attrs[i].type] != t)

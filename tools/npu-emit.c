@@ -2,6 +2,7 @@
  * binary model for the npukit runtime. See npu-emit(1). */
 #include "config/target.h"
 #include "ir_cli.h"
+#include "ir_plugin.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,7 +22,7 @@ static const char *const kernel_names[] = {	/* the NPU_K_* names */
 	"MATMUL_F", "MATMUL_Q", "GATHER", "ARGMAX", "RNN_F", "LRN_F",
 	"CONV_T_Q", "CONV_T_F", "RESIZE", "PRELU_Q", "NORM_F", "POOL3_F", "CONV3_F",
 	"CONV_NHWC_Q", "CONV_NHWC_F", "POOL_NHWC_Q", "POOL_NHWC_F", "RESIZE_NHWC",
-	"CONV_T_NHWC_Q", "CONV_T_NHWC_F",
+	"CONV_T_NHWC_Q", "CONV_T_NHWC_F", "CUSTOM",
 };
 _Static_assert(sizeof kernel_names / sizeof *kernel_names == NPU_K_COUNT, "a name for every kernel");
 _Static_assert(NPU_K_COUNT <= 64, "kernels_used is a 64-bit set");
@@ -304,6 +305,96 @@ static void put_weights_extern(FILE *f, const char *lo, const char *up)
 		lo, up, up, up);
 }
 
+static const char *in_name;
+
+/* The op plugin kernel of CUSTOM op i (NULL: not a CUSTOM op). */
+static const ir_plugin *custom_of(const ir_lowered *l, uint32_t i, int *fn, bool *i8)
+{
+	if (l->m.ops[i].kernel != NPU_K_CUSTOM)
+		return NULL;
+	*fn = l->m.params[l->m.ops[i].params + NPU_CU_FN];
+	return ir_custom_fn_plugin(*fn, i8);
+}
+
+/* Every CUSTOM op's plugin has C source and kernel names for the header
+ * (else a message naming the node). */
+static int custom_check(const ir_graph *g, const ir_lowered *l)
+{
+	int bad = 0, fn;
+	bool i8;
+	for (uint32_t i = 0; i < l->m.n_ops; i++) {
+		const ir_plugin *pl = custom_of(l, i, &fn, &i8);
+		if (!pl)
+			continue;
+		const npu_plugin_op *op = pl->desc->impl;
+		const char *name = i8 ? op->c_i8 : op->c_f32;
+		if (!op->c_source || !name || !cli_c_identifier(name)) {
+			ir_diag d = {.node = l->op_node[i], .tensor = -1};
+			snprintf(d.msg, sizeof d.msg, "op plugin '%s' (%s) gives no C source or %s kernel name for npu.h",
+				 pl->desc->name, pl->path, i8 ? "int8" : "float");
+			cli_diag(g, in_name, &d);
+			bad++;
+		}
+	}
+	return bad ? -1 : 0;
+}
+
+/* The op plugins' C source (once per plugin) and the model's custom
+ * function calling their kernels by number. */
+static void put_custom(FILE *f, const ir_lowered *l, const char *lo)
+{
+	int fn;
+	bool i8;
+	fprintf(f, "\n/* ---------------------------------------------------------------- op plugins */\n\n"
+		   "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n");
+	for (uint32_t i = 0; i < l->m.n_ops; i++) {
+		const ir_plugin *pl = custom_of(l, i, &fn, &i8);
+		bool seen = false;
+		for (uint32_t j = 0; pl && j < i && !seen; j++) {
+			int fj;
+			bool bj;
+			seen = custom_of(l, j, &fj, &bj) == pl;
+		}
+		if (!pl || seen)
+			continue;
+		fprintf(f, "/* op plugin %s version %u: ", pl->desc->name, pl->desc->version);
+		cli_put_text(f, pl->desc->summary ? pl->desc->summary : "", NULL);
+		fprintf(f, " */\n%s\n", ((const npu_plugin_op *)pl->desc->impl)->c_source);
+	}
+	fprintf(f, "static void npu_%s_custom(uint32_t fn, const void *const in[], void *const out[], const int32_t *p)\n"
+		   "{\n", lo);
+	for (uint32_t i = 0; i < l->m.n_ops; i++) {	/* a plugin's other kernel is unused */
+		const ir_plugin *pl = custom_of(l, i, &fn, &i8);
+		bool seen = false;
+		for (uint32_t j = 0; pl && j < i && !seen; j++) {
+			int fj;
+			bool bj;
+			seen = custom_of(l, j, &fj, &bj) == pl;
+		}
+		const npu_plugin_op *op = pl ? pl->desc->impl : NULL;
+		for (int k = 0; op && !seen && k < 2; k++) {
+			const char *name = k ? op->c_i8 : op->c_f32;
+			if (name && cli_c_identifier(name))
+				fprintf(f, "\t(void)%s;\n", name);
+		}
+	}
+	fputs("\tswitch (fn) {\n", f);
+	for (uint32_t i = 0; i < l->m.n_ops; i++) {
+		const ir_plugin *pl = custom_of(l, i, &fn, &i8);
+		bool seen = false;
+		for (uint32_t j = 0; pl && j < i && !seen; j++) {
+			int fj;
+			bool bj;
+			seen = custom_of(l, j, &fj, &bj) && fj == fn;
+		}
+		if (!pl || seen)
+			continue;
+		const npu_plugin_op *op = pl->desc->impl;
+		fprintf(f, "\tcase %d: %s(in, out, p); break;\n", fn, i8 ? op->c_i8 : op->c_f32);
+	}
+	fputs("\tdefault: break;\n\t}\n}\n", f);
+}
+
 static void write_header(FILE *f, const ir_graph *g, const ir_lowered *l, const char *lo, const char *up,
 			 const char *wfile)
 {
@@ -357,6 +448,9 @@ static void write_header(FILE *f, const ir_graph *g, const ir_lowered *l, const 
 	put_source(f, npu_src_npu_math_h, l->kernels_used);
 	fputs("\n", f);
 	put_source(f, npu_src_npu_rt_c, l->kernels_used);
+	bool custom = l->kernels_used >> NPU_K_CUSTOM & 1;
+	if (custom)
+		put_custom(f, l, lo);
 
 	/* tables */
 	char nm[128];
@@ -430,9 +524,13 @@ static void write_header(FILE *f, const ir_graph *g, const ir_lowered *l, const 
 		   "\t%" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 ",\n"
 		   "\t%" PRIu32 "u, %" PRIu32 "u, %" PRIu32 "u, %" PRIu32 "u,\n"
 		   "\tnpu_%s_tensors, npu_%s_ops, npu_%s_args, npu_%s_params, NPU_%s_WEIGHTS_PTR,\n"
-		   "\tnpu_%s_inputs, npu_%s_outputs, (const char *)(const void *)&npu_%s_strings\n};\n\n",
+		   "\tnpu_%s_inputs, npu_%s_outputs, (const char *)(const void *)&npu_%s_strings,\n\t",
 		lo, m->n_tensors, m->n_ops, m->n_args, m->n_params, m->n_inputs, m->n_outputs, m->arena_size,
 		m->scratch_offset, m->scratch_size, m->weight_size, lo, lo, lo, lo, up, lo, lo, lo);
+	if (custom)
+		fprintf(f, "npu_%s_custom\n};\n\n", lo);
+	else
+		fputs("0\n};\n\n", f);
 	fprintf(f, "void npu_%s_run(const void *const in[], void *const out[], void *arena)\n"
 		   "{\n\tnpu_run(&npu_%s_model, in, out, arena);\n}\n\n", lo, lo);
 	fprintf(f, "#endif /* NPU_IMPLEMENTATION */\n#endif /* NPU_%s_H */\n", up);
@@ -512,8 +610,6 @@ static void write_bin(FILE *f, const ir_lowered *l)
 
 /* ---------------------------------------------------------------- main */
 
-static const char *in_name;
-
 static void print_problem(void *user, const ir_graph *g, int node, const char *msg)
 {
 	(void)user;
@@ -561,6 +657,13 @@ int main(int argc, char **argv)
 	if (o.scratch_max && l.m.scratch_size > o.scratch_max)
 		cli_warn(in_name, "kernel scratch %" PRIu32 " bytes exceeds --scratch-max %" PRIu32
 			 " (kernels other than convolutions need it)", l.m.scratch_size, o.scratch_max);
+	if (custom_check(g, &l)) {
+		ir_lowered_free(&l);
+		ir_graph_free(g);
+		return CLI_FAIL;
+	}
+	if (bin && (l.kernels_used >> NPU_K_CUSTOM & 1))
+		cli_warn(in_name, "the binary model calls op plugin kernels: its host sets npu_model.custom");
 	char lo[80], up[80];
 	make_name(&o, g, lo, up, sizeof lo);
 	if (cli_verbose >= 1) {

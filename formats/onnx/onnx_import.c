@@ -12,6 +12,7 @@
 #include "onnx/onnx_import.h"
 #include "onnx/onnx.pb-c.h"
 #include "../../share/npu/runtime/npu_half.h"
+#include "ir_plugin.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -2784,6 +2785,50 @@ static int late_input(imp *im, int k)
 	return 0;
 }
 
+/* A node an op plugin claims (npu-plugin(7)): the IR op custom, type = the
+ * plugin's name, the node's attributes passed through. */
+static int cv_custom(cx *c, const ir_plugin *pl)
+{
+	int nin = c->nin, ins[8], outs[8];
+	while (nin > 0 && !has_in(c, nin - 1))
+		nin--;
+	if (nin > 7 || c->nout > 7 || c->nout < 1)
+		return cfail(c, "%d inputs and %d outputs: a custom op has 1 to 7 of each", nin, c->nout);
+	for (int i = 0; i < nin; i++)
+		if ((ins[i] = in_id(c, i)) < 0)
+			return cfail(c, "input %d is missing", i);
+	for (int i = 0; i < c->nout; i++)
+		outs[i] = out_id(c, i);
+	int n = emit(c, NULL, IR_OP_CUSTOM, ins, nin, outs, c->nout);
+	set_s(c, n, "type", pl->desc->name);
+	for (size_t i = 0; i < c->np->n_attribute && n >= 0 && !c->failed; i++) {
+		const Onnx__AttributeProto *a = c->np->attribute[i];
+		const char *k = a && a->name ? a->name : "";
+		atype t = a ? attr_type(a) : AT(UNDEFINED);
+		if (!*k || !strcmp(k, "type"))
+			return cfail(c, "attribute '%s' cannot pass to op plugin '%s'", k, pl->desc->name);
+		if (t == AT(INT))
+			set_i(c, n, k, a->i);
+		else if (t == AT(FLOAT))
+			set_f(c, n, k, a->f);
+		else if (t == AT(STRING))
+			set_s(c, n, k, as(c, k, ""));
+		else if (t == AT(INTS))
+			set_is(c, n, k, a->ints, (int)a->n_ints);
+		else if (t == AT(FLOATS)) {
+			double *v = malloc(sizeof *v * (a->n_floats + 1));
+			if (!v)
+				return oom(c->im);
+			for (size_t j = 0; j < a->n_floats; j++)
+				v[j] = a->floats[j];
+			set_fs(c, n, k, v, (int)a->n_floats);
+			free(v);
+		} else
+			return cfail(c, "attribute '%s' is %s, which op plugins do not take", k, atype_name(t));
+	}
+	return done(c, n);
+}
+
 static int convert(imp *im, int index)
 {
 	const Onnx__NodeProto *np = im->nodes[index];
@@ -2818,7 +2863,11 @@ static int convert(imp *im, int index)
 	for (int i = 0; i < c.nout; i++)
 		c.out[i] = np->output[i] && *np->output[i] ? val_find(im, np->output[i]) : -1;
 	const op_entry *e = find_op(c.op);
-	if (np->domain && *np->domain && strcmp(np->domain, "ai.onnx")) {
+	const ir_plugin *pl = NULL;
+	bool other = np->domain && *np->domain && strcmp(np->domain, "ai.onnx");
+	if ((other || !e) && (pl = ir_plugin_find_op(other ? np->domain : "", c.op))) {
+		r = dead ? 1 : cv_custom(&c, pl);
+	} else if (other) {
 		r = add_problem(im, own_fmt(im, "%s.%s", np->domain, c.op), c.name, NULL) ? -1 : 1;
 	} else if (!e) {
 		r = add_problem(im, c.op, c.name, NULL) ? -1 : 1;

@@ -119,7 +119,96 @@ typedef const npu_plugin_desc *const *(*npu_plugins_fn)(void);
 #define NPU_PLUGINS_SYMBOL "npu_plugins"
 
 /* ---------------------------------------------------------------- op
- * (the op kind's own section) */
+ * (the op kind's own section)
+ *
+ * An op plugin adds one operator: a model node whose (domain, op_type) the
+ * plugin claims becomes the IR op `custom` with attribute type=<plugin
+ * name>, the node's own attributes kept. The plugin gives its output
+ * shapes, a float32 reference kernel (npu-run), how it is quantized, and
+ * C source that npu-emit pastes into npu.h (once per plugin) with the
+ * kernels' names, so that the emitted code calls the very same functions.
+ *
+ * Kernels have one signature, in the plugin and in emitted code:
+ *     void fn(const void *const in[], void *const out[], const int32_t *p);
+ * in[i] / out[i] are the tensors' data (row-major), p the op's words:
+ *     p[NPU_PK_NIN], p[NPU_PK_NOUT]   input and output counts
+ *     p[NPU_PK_ZP], p[NPU_PK_SCALE]   input 0's zero point and scale (float
+ *                                     bits) in the int8 kernel, else 0
+ *     NPU_PK_RANK(p, k), NPU_PK_DIM(p, k, j)
+ *                                     rank and dims of tensor k, inputs
+ *                                     first, then outputs
+ *     NPU_PK_EXTRA(p)[0..]            the words params() wrote
+ * (emitted code does not include this header: copy the macros you use into
+ * c_source). Kernels must be pure functions of their inputs and p, must
+ * not allocate, print or call anything outside the C library. */
+
+#define NPU_PK_NIN 0
+#define NPU_PK_NOUT 1
+#define NPU_PK_ZP 2
+#define NPU_PK_SCALE 3
+#define NPU_PK_HEAD 4
+#define NPU_PK_MAX_TENSORS 8		/* inputs + outputs */
+#define NPU_PK_MAX_EXTRA 16
+#define NPU_PK_WORDS (NPU_PK_HEAD + NPU_PK_MAX_TENSORS * (1 + NPU_PLUGIN_MAX_DIMS) + NPU_PK_MAX_EXTRA)
+#define NPU_PK_RANK(p, k) ((p)[NPU_PK_HEAD + (k) * (1 + NPU_PLUGIN_MAX_DIMS)])
+#define NPU_PK_DIM(p, k, j) ((p)[NPU_PK_HEAD + (k) * (1 + NPU_PLUGIN_MAX_DIMS) + 1 + (j)])
+#define NPU_PK_EXTRA(p) ((p) + NPU_PK_HEAD + NPU_PK_MAX_TENSORS * (1 + NPU_PLUGIN_MAX_DIMS))
+
+typedef void (*npu_plugin_kernel)(const void *const in[], void *const out[], const int32_t *p);
+
+/* A node attribute as the model gave it (ONNX attributes of these types
+ * pass through; the IR keeps them on the custom node). */
+enum npu_plugin_attr_type {
+	NPU_PA_INT = 1, NPU_PA_FLOAT = 2, NPU_PA_STRING = 3, NPU_PA_INTS = 4, NPU_PA_FLOATS = 5,
+};
+typedef struct {
+	const char *name;
+	int type;			/* enum npu_plugin_attr_type */
+	int64_t i;
+	double f;
+	const char *s;
+	int n;				/* element count of ints / floats */
+	const int64_t *ints;
+	const double *floats;
+} npu_plugin_attr;
+
+/* How npu-quant treats the op on an integer target. */
+enum npu_plugin_quant {
+	/* a float island: dequantize, run_f32, quantize (emitted: c_f32) */
+	NPU_PQ_FLOAT = 1,
+	/* value-preserving (data movement, max, ...): int8 input and output
+	 * share input 0's scale and zero point, run_i8 computes on the int8
+	 * values (emitted: c_i8); one float input, float outputs of the same
+	 * type */
+	NPU_PQ_SAME_SCALE = 2,
+};
+
+struct npu_plugin_op {
+	const char *domain;		/* ONNX domain it claims ("" = the default domain) */
+	const char *op_type;		/* ONNX op_type it claims */
+	int min_inputs, max_inputs;	/* 1..NPU_PK_MAX_TENSORS - outputs */
+	int n_outputs;
+	/* Check the attributes and give each output's dims (out[k].ndim,
+	 * .dims; dtype is float32, data NULL) from the inputs' (data NULL).
+	 * Returns 0, or nonzero with a message in err. */
+	int (*shape)(const npu_plugin_attr *attr, int n_attr, const npu_plugin_tensor *in, int n_in,
+		     npu_plugin_tensor *out, int n_out, char *err, size_t errlen);
+	/* The attribute-derived words the kernels read (NPU_PK_EXTRA), at
+	 * most NPU_PK_MAX_EXTRA; returns their count or -1 with err. May be
+	 * NULL (none). */
+	int (*params)(const npu_plugin_attr *attr, int n_attr, const npu_plugin_tensor *in, int n_in,
+		      int32_t *extra, char *err, size_t errlen);
+	npu_plugin_kernel run_f32;	/* the float32 reference kernel */
+	int quant;			/* enum npu_plugin_quant */
+	npu_plugin_kernel run_i8;	/* NPU_PQ_SAME_SCALE: the int8 kernel */
+	/* C99 source defining the kernels for emitted code (static
+	 * functions, only <stdint.h>, <string.h> and <math.h>), and their
+	 * names: c_f32 always, c_i8 for NPU_PQ_SAME_SCALE. Byte-identical
+	 * results with npu-run need run_f32 / run_i8 compiled from the same
+	 * text (see share/npu/plugins/). */
+	const char *c_source;
+	const char *c_f32, *c_i8;
+};
 
 #ifdef __cplusplus
 }

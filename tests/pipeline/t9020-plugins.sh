@@ -92,7 +92,7 @@ mkdir -p "$T/plugin" && cp "$NPU_TESTS/plugin-v1/probe.so" "$T/plugin/" &&
 	NPU_PLUGIN_PATH= npu-eval --plugin >"$T/l3" && grep -q "^metric *probe *1  ./plugin/probe.so: " "$T/l3" &&
 	[ "$(wc -l <"$T/l3")" = 1 ] && rm -r "$T/plugin"
 ok $? "./plugin is searched (and alone without \$NPU_PLUGIN_PATH)"
-NPU_PLUGIN_PATH=$PLUG:$PLUG/. npu-eval --plugin >"$T/l4" 2>"$T/l4.err" && [ "$(wc -l <"$T/l4")" = 4 ] && [ ! -s "$T/l4.err" ]
+NPU_PLUGIN_PATH=$PLUG:$PLUG/. npu-eval --plugin >"$T/l4" 2>"$T/l4.err" && [ "$(wc -l <"$T/l4")" = "$(ls "$PLUG"/*.so | wc -l)" ] && [ ! -s "$T/l4.err" ]
 ok $? "a directory named twice in \$NPU_PLUGIN_PATH: each plugin listed once, nothing said"
 
 # npu-mixp with a plugin metric as its criterion (the classifier of t9010, whose int8 loses accuracy):

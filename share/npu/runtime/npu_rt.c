@@ -3368,6 +3368,7 @@ static const uint8_t npu_param_counts[NPU_K_COUNT] = {
 	[NPU_K_CONV_NHWC_Q] = NPU_CV_COUNT, [NPU_K_CONV_NHWC_F] = NPU_CV_COUNT,
 	[NPU_K_POOL_NHWC_Q] = NPU_PL_COUNT, [NPU_K_POOL_NHWC_F] = NPU_PL_COUNT, [NPU_K_RESIZE_NHWC] = NPU_RSC_COUNT,
 	[NPU_K_CONV_T_NHWC_Q] = NPU_CV_COUNT, [NPU_K_CONV_T_NHWC_F] = NPU_CV_COUNT,
+	[NPU_K_CUSTOM] = NPU_CU_COUNT,
 };
 
 size_t npu_param_count(uint32_t kernel)
@@ -3555,6 +3556,13 @@ void npu_exec_op(const npu_model *m, uint32_t i, const void *const in[], void *c
 	/* @npu-kernel CONV_T_NHWC_F */
 	case NPU_K_CONV_T_NHWC_F: k_conv_t_nhwc_f(p, a, s); break;
 	/* @npu-end */
+	/* @npu-kernel CUSTOM */
+	case NPU_K_CUSTOM:
+		if (m->custom && p[NPU_CU_WORDS] >= 0 && (uint32_t)p[NPU_CU_WORDS] <= n)
+			m->custom((uint32_t)p[NPU_CU_FN], (const void *const *)a, a + p[NPU_CU_WORDS],
+				  p + NPU_CU_WORDS);
+		break;
+	/* @npu-end */
 	default: (void)s; break;
 	}
 }
@@ -3581,7 +3589,7 @@ static const uint8_t npu_arg_counts[NPU_K_COUNT] = {7, 5, 3, 3, 2, 2, 2, 2, 3, 2
 	[NPU_K_CONV_T_Q] = 7, [NPU_K_CONV_T_F] = 5, [NPU_K_RESIZE] = 4, [NPU_K_PRELU_Q] = 3, [NPU_K_NORM_F] = 6,
 	[NPU_K_POOL3_F] = 2, [NPU_K_CONV3_F] = 4,
 	[NPU_K_CONV_NHWC_Q] = 7, [NPU_K_CONV_NHWC_F] = 5, [NPU_K_POOL_NHWC_Q] = 2, [NPU_K_POOL_NHWC_F] = 2,
-	[NPU_K_RESIZE_NHWC] = 4, [NPU_K_CONV_T_NHWC_Q] = 7, [NPU_K_CONV_T_NHWC_F] = 5,
+	[NPU_K_RESIZE_NHWC] = 4, [NPU_K_CONV_T_NHWC_Q] = 7, [NPU_K_CONV_T_NHWC_F] = 5, [NPU_K_CUSTOM] = 2,
 };
 static const uint16_t npu_arg_optional[NPU_K_COUNT] = {
 	[NPU_K_CONV_Q] = 1u << 2 | 1u << 5,
@@ -3664,6 +3672,7 @@ int npu_load(npu_model *m, const void *blob, size_t size)
 	t.inputs = (const npu_io *)(const void *)(b + h[BH_INPUTS]);
 	t.outputs = (const npu_io *)(const void *)(b + h[BH_OUTPUTS]);
 	t.strings = (const char *)(b + h[BH_STRINGS]);
+	t.custom = NULL;	/* the host's to set for a model with CUSTOM ops */
 
 	uint32_t ss = h[BH_STRINGS_SIZE];
 	if (ss > 0 && t.strings[ss - 1] != '\0')

@@ -101,6 +101,7 @@ enum {
 	NPU_K_RESIZE_NHWC,	/* RESIZE of the two axes before the last (channel-last data) */
 	NPU_K_CONV_T_NHWC_Q,	/* CONV_T_Q on channel-last data (weights as CONV_T_Q's) */
 	NPU_K_CONV_T_NHWC_F,	/* CONV_T_F on channel-last data */
+	NPU_K_CUSTOM,		/* an op plugin's kernel, called through npu_model.custom */
 	NPU_K_COUNT
 };
 
@@ -448,6 +449,14 @@ enum {
 	NPU_C3_COUNT
 };
 
+/* CUSTOM: an op plugin's kernel (npu-plugin(7), share/npu/plugin.h):
+ * m->custom(FN, in, out, p + NPU_CU_WORDS) with in = the first NIN
+ * arguments, out = the rest, and the plugin's words (its NPU_PK_* layout,
+ * NIN at their start). FN names the kernel to the model's custom
+ * function (npu-emit writes one per header; a binary model's host sets
+ * npu_model.custom itself). Args: inputs, then outputs. */
+enum { NPU_CU_FN, NPU_CU_WORDS, NPU_CU_COUNT = NPU_CU_WORDS + 92 };
+
 /* ---- the model */
 
 typedef struct {
@@ -488,6 +497,8 @@ typedef struct {
 	const uint8_t *weights;	/* 16-byte aligned */
 	const npu_io *inputs, *outputs;
 	const char *strings;
+	/* CUSTOM ops' kernels (NULL when the model has none) */
+	void (*custom)(uint32_t fn, const void *const in[], void *const out[], const int32_t *p);
 } npu_model;
 
 /* Run op i of m (arena: arena_size bytes, 16-byte aligned; in/out: the
