@@ -3,6 +3,7 @@
  * See npu-quant(1). */
 #include "config/optcfg.h"
 #include "config/qconfig.h"
+#include "eval/eval.h"
 #include "config/target.h"
 #include "ir_cli.h"
 #include "npy/npy.h"
@@ -648,6 +649,17 @@ static int nan_check(const char *file, const ir_tensor *t, const npy_array *a)
 	return nan_strict ? -1 : 0;
 }
 
+/* sampleN_inputs.npz */
+static bool is_sample_inputs(const char *name)
+{
+	size_t l = strlen(name), k = 6;
+	if (strncmp(name, "sample", 6) || l < 18 || strcmp(name + l - 11, "_inputs.npz"))
+		return false;
+	while (k < l - 11 && name[k] >= '0' && name[k] <= '9')
+		k++;
+	return k == l - 11 && k > 6;
+}
+
 static int source_open(source *s, const char *path, const ir_graph *g)
 {
 	memset(s, 0, sizeof *s);
@@ -658,9 +670,15 @@ static int source_open(source *s, const char *path, const ir_graph *g)
 		DIR *dir = opendir(path);
 		if (!dir)
 			return cli_error(path, "%s", strerror(errno));
+		/* Enflame's layout (sampleN_inputs.npz + sampleN_outputs.npz): the
+		 * inputs only; else every .npz */
+		bool enflame = false;
+		for (struct dirent *e; !enflame && (e = readdir(dir));)
+			enflame = is_sample_inputs(e->d_name);
+		rewinddir(dir);
 		for (struct dirent *e; (e = readdir(dir));) {
 			size_t l = strlen(e->d_name);
-			if (l < 5 || strcmp(e->d_name + l - 4, ".npz"))
+			if (l < 5 || strcmp(e->d_name + l - 4, ".npz") || (enflame && !is_sample_inputs(e->d_name)))
 				continue;
 			char **f = realloc(s->files, sizeof *f * (size_t)(s->n_files + 1));
 			size_t pl = strlen(path) + l + 2;
@@ -1780,6 +1798,68 @@ static void info_line(const char *what, const char *name, const layer_stat *s)
 		 name, loc, sqnr_db(e), cosine(e), max_err(e), 100 * share(e->sat, e->n), extra);
 }
 
+/* A directory with sampleN_outputs.npz files (Enflame's layout). */
+static bool has_sample_outputs(const char *path)
+{
+	DIR *dir = opendir(path);
+	bool found = false;
+	for (struct dirent *e; dir && !found && (e = readdir(dir));) {
+		size_t l = strlen(e->d_name);
+		found = l > 18 && !strncmp(e->d_name, "sample", 6) && !strcmp(e->d_name + l - 12, "_outputs.npz");
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+/* The float and the quantized graph against the reference outputs of
+ * the sampleN_outputs.npz files among the report's samples (at most max
+ * samples in all): one ev_result pair per such directory. */
+typedef struct {
+	const char *path;
+	ev_result f, q;
+} ref_result;
+
+static int reference_outputs(const char *const *paths, int np, const ir_graph *fg, const ir_graph *qg, int64_t max,
+			     ref_result *out, int *nout)
+{
+	ev_opts eo = {.threads = 1, .topk = 5, .rtol = 1e-5, .atol = 1e-8};
+	*nout = 0;
+	for (int i = 0; i < np && max > 0; i++) {
+		if (!has_sample_outputs(paths[i]))
+			continue;
+		ev_set s = {0};
+		ir_diag d;
+		ref_result *r = &out[*nout];
+		r->path = paths[i];
+		int rc = ev_set_load(&s, paths[i], fg, &eo, &d);
+		if (!rc && s.n > max)
+			s.n = (int)max;
+		if (rc || ev_run(&s, fg, NULL, &eo, &r->f, &d) || ev_run(&s, qg, NULL, &eo, &r->q, &d)) {
+			ev_set_free(&s);
+			return cli_error(cli_name(paths[i]), "%s", d.msg);
+		}
+		max -= s.n;
+		ev_set_free(&s);
+		(*nout)++;
+	}
+	return 0;
+}
+
+static void json_ref(FILE *f, const char *key, const ev_result *r)
+{
+	static const char *const names[] = {"cosine", "sqnr_db", "max_abs_err", "max_rel_err", "agree_top1", "top1"};
+	fprintf(f, "\"%s\": {", key);
+	for (size_t k = 0, n = 0; k < sizeof names / sizeof names[0]; k++) {
+		double v;
+		if (ev_metric(r, names[k], &v))
+			continue;
+		fprintf(f, "%s\"%s\": ", n++ ? ", " : "", names[k]);
+		json_num(f, v);
+	}
+	fputs("}", f);
+}
+
 static int report(const options *o, const ir_graph *fg, const ir_graph *qg, const char *method)
 {
 	const char *const *paths = o->n_eval ? o->eval : o->calib;
@@ -1805,6 +1885,10 @@ static int report(const options *o, const ir_graph *fg, const ir_graph *qg, cons
 	}
 	if (total > (o->eval_max ? o->eval_max : 64))
 		total = o->eval_max ? o->eval_max : 64;
+	ref_result refs[MAX_FILES];
+	int nrefs = 0;
+	if (reference_outputs(paths, np, fg, qg, total, refs, &nrefs))
+		goto out;
 	for (int t = 0; t < nqt; t++)
 		r.st[t].ft = ref_of(qg, fg, t, 0);
 	if (!(ef = ir_exec_new(fg, IR_MODE_F32, 1, &d)) || !(eq = ir_exec_new(qg, IR_MODE_F32, 1, &d))) {
@@ -1868,6 +1952,16 @@ static int report(const options *o, const ir_graph *fg, const ir_graph *qg, cons
 			json_layer(f, qg, ir_graph_tensor(qg, t)->name, c, &r.st[c], rank_l[c], rank_c[c],
 				   i + 1 == ir_graph_output_count(qg));
 		}
+		fputs("  ],\n  \"reference_outputs\": [\n", f);
+		for (int i = 0; i < nrefs; i++) {
+			fputs("    {\"data\": ", f);
+			cli_json_str(f, cli_name(refs[i].path));
+			fprintf(f, ", \"samples\": %d, ", refs[i].q.samples);
+			json_ref(f, "float", &refs[i].f);
+			fputs(", ", f);
+			json_ref(f, "quantized", &refs[i].q);
+			fprintf(f, "}%s\n", i + 1 == nrefs ? "" : ",");
+		}
 		fputs("  ],\n  \"layers\": [\n", f);
 		for (int i = 0; i < n; i++)
 			json_layer(f, qg, ir_graph_tensor(qg, order[i])->name, order[i], &r.st[order[i]], i + 1,
@@ -1880,6 +1974,10 @@ static int report(const options *o, const ir_graph *fg, const ir_graph *qg, cons
 		int t = ir_graph_output(qg, i);
 		info_line("output", ir_graph_tensor(qg, t)->name, &r.st[output_carrier(qg, r.st, t)]);
 	}
+	for (int i = 0; i < nrefs; i++)
+		cli_info(1, "reference outputs of %s (%d samples): float cosine %.6f, SQNR %.2f dB; quantized cosine %.6f, "
+			 "SQNR %.2f dB, max abs error %.4g", cli_name(refs[i].path), refs[i].q.samples, refs[i].f.cosine,
+			 refs[i].f.sqnr_db, refs[i].q.cosine, refs[i].q.sqnr_db, refs[i].q.sum.maxabs);
 	for (int i = 0; i < n && i < 10; i++) {
 		char what[32];
 		snprintf(what, sizeof what, "worst %2d:", i + 1);
