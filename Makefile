@@ -42,9 +42,15 @@ FORMATS_OBJ = $(patsubst %.c,$(O)/%.o,$(FORMATS_SRC)) $(GEN_SRC:.c=.o) $(TF_GEN_
 PROGS       = $(addprefix $(BIN)/,$(TOOLS))
 UNIT_BINS   = $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
 CONFORM     = $(O)/tests/onnx_conform
+# example plugins (npu-plugin(7)), one object each; built with the programs'
+# sanitizer flags, as an ASan program may only load ASan objects or plain ones
+PLUGINS     = $(patsubst share/npu/plugins/%.c,$(O)/plugins/%.so,$(wildcard share/npu/plugins/*.c))
+# tests/plugin/probe.c as version 1, version 2 and of another ABI (t9020)
+TEST_PLUGINS = $(O)/tests/plugin-v1/probe.so $(O)/tests/plugin-v2/probe.so $(O)/tests/plugin-abi/probe.so
+PLUGIN_CFLAGS = $(WFLAGS) $(CFLAGS) $(SANFLAGS) -fPIC -shared -fvisibility=hidden -Ishare/npu
 
 .PHONY: all check install deps demo clean bench check-cross cross-deps
-all: $(PROGS)
+all: $(PROGS) $(PLUGINS)
 
 $(GEN_SRC): $(ONNX_PROTO)
 	@mkdir -p $(O)/gen/onnx
@@ -75,6 +81,16 @@ $(RT_EMBED): $(RT_SRC)
 
 $(RT_EMBED:.c=.o): $(RT_EMBED)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(O)/plugins/%.so: share/npu/plugins/%.c share/npu/plugin.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_CFLAGS) -o $@ $< -lm
+$(O)/tests/plugin-v%/probe.so: tests/plugin/probe.c share/npu/plugin.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_CFLAGS) -DPROBE_VERSION=$* -o $@ $<
+$(O)/tests/plugin-abi/probe.so: tests/plugin/probe.c share/npu/plugin.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_CFLAGS) -DPROBE_VERSION=9 -DPROBE_ABI=99 -o $@ $<
 
 $(O)/libir.a: $(LIBIR_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -167,13 +183,15 @@ $(O)/tests/test_simd_neon: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(A64_CC) $(WFLAGS) $(CFLAGS) -o $@ $< -lm
 
-check: $(PROGS) $(UNIT_BINS) $(CONFORM) $(FUZZ_REPLAY) $(SIMD_BINS)
+check: $(PROGS) $(PLUGINS) $(TEST_PLUGINS) $(UNIT_BINS) $(CONFORM) $(FUZZ_REPLAY) $(SIMD_BINS)
 	NPU_BIN=$(CURDIR)/$(BIN) NPU_TESTS=$(CURDIR)/$(O)/tests prove -e '' $(UNIT_BINS) tests/pipeline/t*.sh tests/fuzz/replay.sh
 
-install: $(PROGS)
+install: $(PROGS) $(PLUGINS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-	  $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7 $(DESTDIR)$(PREFIX)/share/npu
+	  $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7 $(DESTDIR)$(PREFIX)/share/npu \
+	  $(DESTDIR)$(PREFIX)/lib/npukit/plugins
 	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(PLUGINS) $(DESTDIR)$(PREFIX)/lib/npukit/plugins
 	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 $(wildcard man/*.5) $(DESTDIR)$(PREFIX)/share/man/man5
 	install -m 644 $(wildcard man/*.7) $(DESTDIR)$(PREFIX)/share/man/man7

@@ -74,19 +74,28 @@ int ir_plugin_load(const char *path, ir_plugin_warn_fn warn, char *err, size_t e
 		return -1;
 	}
 	char *keep = strdup(path);
-	size_t before = n_plugins;
+	size_t before = n_plugins, skipped = 0;	/* warned about, or loaded already */
 	for (size_t i = 0; keep && list[i] && i < 1024; i++) {
 		const npu_plugin_desc *d = list[i];
 		char msg[256];
+		bool again = false;	/* the same object by another path (dlopen gave its handle) */
+		for (size_t k = 0; k < n_plugins && !again; k++)
+			again = plugins[k].desc == d;
+		if (again) {
+			skipped++;
+			continue;
+		}
 		if (d->abi != NPU_PLUGIN_ABI) {
 			snprintf(msg, sizeof msg, "plugin %zu has ABI %u, this program %d: skipped", i, d->abi,
 				 NPU_PLUGIN_ABI);
 			warnf(warn, path, msg);
+			skipped++;
 			continue;
 		}
 		if (d->kind < NPU_PLUGIN_DATASET || d->kind > NPU_PLUGIN_OP || !name_ok(d->name) || !d->impl) {
 			snprintf(msg, sizeof msg, "plugin %zu has a bad kind, name or no implementation: skipped", i);
 			warnf(warn, path, msg);
+			skipped++;
 			continue;
 		}
 		if (n_plugins == cap_plugins) {
@@ -102,6 +111,8 @@ int ir_plugin_load(const char *path, ir_plugin_warn_fn warn, char *err, size_t e
 	}
 	if (n_plugins == before) {
 		free(keep);	/* the handle stays: a plugin's code may be referenced */
+		if (skipped)
+			return 0;	/* each one was warned about or is loaded: no second message */
 		snprintf(err, errlen, "no usable plugin in the file");
 		return -1;
 	}

@@ -23,7 +23,8 @@ typedef struct {
 } ir_plugin;
 
 void ir_plugin_scan(ir_plugin_warn_fn warn);
-/* 0 ok; -1 with a message in err (the file cannot be used at all). */
+/* 0 ok (also when every descriptor was skipped with a warning); -1 with a
+ * message in err (the file cannot be used at all). */
 int ir_plugin_load(const char *path, ir_plugin_warn_fn warn, char *err, size_t errlen);
 /* The winning plugin of kind and name, or NULL. */
 const ir_plugin *ir_plugin_find(int kind, const char *name);

@@ -12,13 +12,22 @@ typedef struct {
 	const char *sample;	/* --sample K */
 	const char *arrays;	/* --arrays A: compare A with DATA's array */
 	bool json, force;
+	bool list_plugins;	/* --plugin */
+	bool dataset;		/* DATA came from --dataset */
+	int print_meter;	/* --print names meter[print_meter], a plugin metric; or -1 */
+	const char *plugin_file[16];	/* --plugin-file */
+	int nplugin_file;
+	const char *metric[EV_MAX_METERS];	/* --metric, as given */
+	int nmetric;
+	ev_meter meter[EV_MAX_METERS + 1];	/* + --print's plugin metric */
 	ev_opts ev;
 } options;
 
 static void help(void)
 {
-	printf("Usage: %s IR|- DATA [--ref FLOAT.ir] [--stream IN=OUT]... [-k K] [--rtol R] [--atol A] [--ntol F]\n"
-	       "                [-j N] [--json | --print METRIC] [-o FILE] [-v|-q]\n"
+	printf("Usage: %s IR|- DATA|--dataset SPEC [--metric SPEC]... [--ref FLOAT.ir] [--stream IN=OUT]... [-k K]\n"
+	       "                [--rtol R] [--atol A] [--ntol F] [-j N] [--json | --print METRIC] [-o FILE] [-v|-q]\n"
+	       "       %s --plugin [--plugin-file SO]...\n"
 	       "       %s --arrays A.npy|A.npz REF.npy|REF.npz [--key NAME] [--rtol R] [--atol A] [--ntol F] [--json | --print METRIC]\n"
 	       "       %s --sample K DATA [--key NAME] -o OUT.npy\n"
 	       "Run an npukit IR (float or quantized) over a data set and print accuracy metrics.\n"
@@ -28,6 +37,12 @@ static void help(void)
 	       "keyed by output name ('logits' for the first output), or a directory of\n"
 	       "sampleN_inputs.npz (+ sampleN_outputs.npz) files of one sample each.\n"
 	       "\n"
+	       "      --dataset SPEC    the data: a path as DATA, or a dataset plugin NAME[:ARGS]\n"
+	       "                        (e.g. npy-pair:x.npy,labels.npy; see npu-plugin(7))\n"
+	       "      --metric SPEC     print this figure (a --print name) or metric plugin NAME[:ARGS]\n"
+	       "                        (e.g. topk:5, f1) instead of all builtin figures (repeatable)\n"
+	       "      --plugin          list the plugins found in $NPU_PLUGIN_PATH and ./plugin and exit\n"
+	       "      --plugin-file SO  load this plugin object too (repeatable)\n"
 	       "      --ref FLOAT.ir    compare with this graph's outputs (run the same way) instead\n"
 	       "                        of the data set's reference outputs\n"
 	       "      --cmd CMD         the outputs from a compiled npu.h host program instead of the\n"
@@ -54,7 +69,7 @@ static void help(void)
 	       "\n"
 	       "Progress is shown on standard error when it is a terminal.\n"
 	       "Exit status: 0 success, 1 bad input or I/O failure, 2 usage.\n",
-	       cli_prog, cli_prog, cli_prog);
+	       cli_prog, cli_prog, cli_prog, cli_prog);
 	exit(fclose(stdout) ? CLI_FAIL : CLI_OK);
 }
 
@@ -69,7 +84,8 @@ static double number(const char *opt, const char *s, double lo, double hi)
 
 static void parse_args(int argc, char **argv, options *o)
 {
-	enum { OPT_REF = 256, OPT_CMD, OPT_STREAM, OPT_RTOL, OPT_ATOL, OPT_NTOL, OPT_JSON, OPT_PRINT, OPT_ARRAYS, OPT_SAMPLE, OPT_KEY };
+	enum { OPT_REF = 256, OPT_CMD, OPT_STREAM, OPT_RTOL, OPT_ATOL, OPT_NTOL, OPT_JSON, OPT_PRINT, OPT_ARRAYS, OPT_SAMPLE, OPT_KEY,
+	       OPT_DATASET, OPT_METRIC, OPT_PLUGIN, OPT_PLUGIN_FILE };
 	static const struct option longopts[] = {
 		{"ref", required_argument, NULL, OPT_REF},
 		{"stream", required_argument, NULL, OPT_STREAM},
@@ -84,6 +100,10 @@ static void parse_args(int argc, char **argv, options *o)
 		{"arrays", required_argument, NULL, OPT_ARRAYS},
 		{"sample", required_argument, NULL, OPT_SAMPLE},
 		{"key", required_argument, NULL, OPT_KEY},
+		{"dataset", required_argument, NULL, OPT_DATASET},
+		{"metric", required_argument, NULL, OPT_METRIC},
+		{"plugin", no_argument, NULL, OPT_PLUGIN},
+		{"plugin-file", required_argument, NULL, OPT_PLUGIN_FILE},
 		CLI_COMMON_OPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -92,6 +112,7 @@ static void parse_args(int argc, char **argv, options *o)
 	o->ev.atol = 1e-8;
 	o->ev.threads = 1;
 	o->ev.topk = 5;
+	o->print_meter = -1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":k:j:o:fVvq", longopts, NULL)) != -1) {
 		switch (c) {
@@ -118,9 +139,33 @@ static void parse_args(int argc, char **argv, options *o)
 		case OPT_ARRAYS: o->arrays = optarg; break;
 		case OPT_SAMPLE: o->sample = optarg; break;
 		case OPT_KEY: o->key = optarg; break;
+		case OPT_DATASET:
+			if (o->data)
+				cli_usage("--dataset given twice");
+			o->data = optarg;
+			break;
+		case OPT_METRIC:
+			if (o->nmetric == EV_MAX_METERS)
+				cli_usage("--metric: at most %d", EV_MAX_METERS);
+			o->metric[o->nmetric++] = optarg;
+			break;
+		case OPT_PLUGIN: o->list_plugins = true; break;
+		case OPT_PLUGIN_FILE:
+			if (o->nplugin_file == 16)
+				cli_usage("--plugin-file: at most 16");
+			o->plugin_file[o->nplugin_file++] = optarg;
+			break;
 		default: cli_common_option(c, argv, &o->out, &o->force, help);
 		}
 	}
+	if (o->list_plugins) {
+		if (optind < argc)
+			cli_usage("--plugin takes no arguments ('%s')", argv[optind]);
+		return;
+	}
+	bool dataset = o->dataset = o->data != NULL;
+	if ((o->sample || o->arrays) && (dataset || o->nmetric))
+		cli_usage("--dataset and --metric go with a graph, not %s", o->sample ? "--sample" : "--arrays");
 	if (o->sample || o->arrays) {
 		if (o->sample && o->arrays)
 			cli_usage("--sample and --arrays exclude each other");
@@ -133,7 +178,7 @@ static void parse_args(int argc, char **argv, options *o)
 	} else {
 		if (optind < argc)
 			o->in = argv[optind++];
-		if (optind < argc)
+		if (optind < argc && !dataset)
 			o->data = argv[optind++];
 		if (!o->data)
 			cli_usage("expected IR and DATA");
@@ -155,7 +200,7 @@ static void parse_args(int argc, char **argv, options *o)
 		snprintf(k, sizeof k, "top%d", o->ev.topk);
 		if (!strcmp(o->print, k))
 			o->print = "topk";
-		else if (ev_metric(&r, o->print, &v))
+		else if (ev_metric(&r, o->print, &v) && (o->sample || o->arrays))
 			cli_usage("--print '%s': unknown metric (top1, top%d, ref_top1, agree_top1, cosine, sqnr_db, "
 				  "max_abs_err, max_rel_err, mismatch, allclose, nan, inf)", o->print, o->ev.topk);
 	}
@@ -238,7 +283,8 @@ static int report(const options *o, const ev_result *r)
 		return CLI_FAIL;
 	if (o->print) {
 		double v;
-		if (ev_metric(r, o->print, &v)) {
+		if (o->print_meter >= 0 ? ev_meter_value(&o->meter[o->print_meter], o->print_meter, r, &v)
+					: ev_metric(r, o->print, &v)) {
 			cli_output_abort(&out);
 			return cli_error(o->data, "--print %s: %s", o->print,
 					 r->has_labels || !strstr(o->print, "top") || !strncmp(o->print, "agree", 5)
@@ -269,15 +315,72 @@ static int arrays(const options *o)
 	return rc;
 }
 
+static void plugin_warn(const char *path, const char *msg)
+{
+	cli_warn(path, "%s", msg);
+}
+
+/* Load --plugin-file objects, then scan the search path; --plugin lists. */
+static int find_plugins(const options *o)
+{
+	char err[1024];
+	for (int i = 0; i < o->nplugin_file; i++)
+		if (ir_plugin_load(o->plugin_file[i], plugin_warn, err, sizeof err))
+			return cli_error(o->plugin_file[i], "%s", err);
+	ir_plugin_scan(plugin_warn);
+	if (o->list_plugins) {
+		ir_plugin_list(stdout);
+		if (!ir_plugin_count())
+			cli_info(0, "no plugins found (searched %s)", ev_plugin_where(err, sizeof err));
+		return fclose(stdout) ? cli_error(NULL, "write error on standard output") : CLI_OK;
+	}
+	return CLI_OK;
+}
+
+/* --metric and a --print of a plugin metric into o->meter and o->ev. */
+static int parse_meters(options *o)
+{
+	ir_diag d;
+	ev_result all = {.has_labels = true, .has_ref = true};
+	double v;
+	o->print_meter = -1;
+	int n = 0;
+	for (int i = 0; i < o->nmetric; i++, n++)
+		if (ev_meter_parse(&o->meter[n], o->metric[i], &o->ev, &d))
+			return o->meter[n].plugin ? cli_error(o->meter[n].name, "%s", d.msg) : cli_error(NULL, "%s", d.msg);
+	if (o->print && strcmp(o->print, "topk") && ev_metric(&all, o->print, &v)) {
+		if (ev_meter_parse(&o->meter[n], o->print, &o->ev, &d)) {
+			if (!o->meter[n].plugin)
+				cli_usage("--print '%s': %s", o->print, d.msg);
+			return cli_error(o->meter[n].name, "%s", d.msg);
+		}
+		o->print_meter = n++;
+	}
+	o->ev.meter = o->meter;
+	o->ev.nmeter = n;
+	return CLI_OK;
+}
+
 int main(int argc, char **argv)
 {
 	options o = {0};
 	cli_init("npu-eval", argc, argv);
 	parse_args(argc, argv, &o);
+	if (o.list_plugins || o.nplugin_file || o.nmetric || o.dataset || o.print) {
+		ev_result all = {.has_labels = true, .has_ref = true};
+		double v;
+		bool builtin_print = !o.print || !strcmp(o.print, "topk") || !ev_metric(&all, o.print, &v);
+		if ((o.list_plugins || o.nplugin_file || o.nmetric || o.dataset || !builtin_print) && find_plugins(&o))
+			return CLI_FAIL;
+		if (o.list_plugins)
+			return CLI_OK;
+	}
 	if (o.sample)
 		return sample(&o);
 	if (o.arrays)
 		return arrays(&o);
+	if (parse_meters(&o))
+		return CLI_FAIL;
 	o.ev.prog = cli_prog;
 	o.ev.progress = isatty(2) && cli_verbose >= 0;
 	ir_graph *g = cli_read_ir(o.in), *ref = NULL;
@@ -289,11 +392,28 @@ int main(int argc, char **argv)
 	int rc = CLI_FAIL;
 	if (o.ref && !(ref = cli_read_ir(o.ref)))
 		goto done;
-	if (ev_set_load(&s, o.data, g, &o.ev, &d)) {
-		cli_error(o.data, "%s", d.msg);
+	/* DATA is a path; --dataset a path or a plugin */
+	if (o.dataset ? ev_dataset_open(&s, o.data, g, &o.ev, &d) : ev_set_load(&s, o.data, g, &o.ev, &d)) {
+		if (s.plugin)
+			cli_error(s.plugin, "%s", d.msg);
+		else if (d.msg[0] == '\'')	/* neither a path nor a plugin */
+			cli_error(NULL, "%s", d.msg);
+		else
+			cli_error(o.data, "%s", d.msg);
 		goto done;
 	}
-	if (o.print) {	/* fail before running when the data cannot give the figure */
+	for (int i = 0; i < o.ev.nmeter; i++) {	/* builtin figures the data cannot give */
+		ev_result can = {.has_labels = s.labels != NULL, .has_ref = ref || s.ref};
+		double v;
+		const char *nm = o.ev.meter[i].name;
+		if (!o.ev.meter[i].plugin && ev_metric(&can, nm, &v)) {
+			cli_error(o.data, "--metric %s: needs %s", o.ev.meter[i].spec,
+				  strstr(nm, "top") && strncmp(nm, "agree", 5) && strncmp(nm, "ref_", 4)
+				  ? "labels in the data set" : "reference outputs (in the data set, or --ref)");
+			goto done;
+		}
+	}
+	if (o.print && o.print_meter < 0) {	/* fail before running when the data cannot give the figure */
 		ev_result can = {.has_labels = s.labels != NULL, .has_ref = ref || s.ref};
 		double v;
 		if (ev_metric(&can, o.print, &v)) {
@@ -302,10 +422,13 @@ int main(int argc, char **argv)
 				  ? "labels in the data set" : "reference outputs (in the data set, or --ref)");
 			goto done;
 		}
-	} else if (!ref && !s.ref && !s.labels)
+	} else if (!ref && !s.ref && !s.labels && !s.tlabels && !o.ev.nmeter)
 		cli_warn(o.data, "no labels and no reference outputs: nothing to compare with (--ref FLOAT.ir?)");
 	if (ev_run(&s, g, ref, &o.ev, &r, &d)) {
-		cli_diag(g, cli_name(o.in), &d);
+		if (r.failed)
+			cli_error(r.failed, "%s", d.msg);
+		else
+			cli_diag(g, cli_name(o.in), &d);
 		goto done;
 	}
 	if (r.sum.nan || r.sum.inf)

@@ -27,10 +27,11 @@
 
 extern char **environ;
 
-enum { CRIT_NONE, CRIT_COSINE, CRIT_ALLCLOSE, CRIT_CMD };
+enum { CRIT_NONE, CRIT_COSINE, CRIT_ALLCLOSE, CRIT_CMD, CRIT_METRIC };
 
 typedef struct {
 	const char *in, *out, *target, *data, *config_out, *report, *shard_spec, *metric_cmd;
+	const char *metric;	/* --metric SPEC: a builtin figure or metric plugin (eval.h) */
 	const char **calib, **qargs, **merge;
 	int ncalib, nqargs, nmerge;
 	const char *id_filter, *id_bypass, *type_filter, *type_bypass, *fp32;
@@ -68,6 +69,7 @@ static char **forced;
 static int nforced;
 static ev_set set;
 static ev_opts evo;
+static ev_meter meter;		/* --metric */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int evaluations;
 static bool progress_shown;	/* a progress line to end */
@@ -84,12 +86,15 @@ static void help(void)
 	       "      --allclose R,A,N      at most a share N of the output values has |y - ref| > A + R |ref|\n"
 	       "      --metric-cmd CMD --min Y  CMD (sh -c; {} or $NPU_MIXP_IR is the candidate IR)\n"
 	       "                            prints a number >= Y (e.g. 'npu-eval {} test.npz --print top1')\n"
+	       "      --metric SPEC --min Y a figure of npu-eval(1) (top1, ...) or a metric plugin NAME[:ARGS]\n"
+	       "                            (npu-plugin(7), e.g. topk:5) on the data >= Y, measured in-process\n"
 	       "Quantization (passed to npu-quant):\n"
 	       "  -t, --target NAME|PATH    the target profile\n"
 	       "  -c, --calib FILE|DIR      calibration samples (repeatable)\n"
 	       "  -Q, --quant-opt ARG       one more npu-quant argument (repeatable; not --config)\n"
-	       "  -d, --data FILE|DIR       the samples the criterion is measured on (npu-eval(1)'s data\n"
-	       "                            sets); the reference is its stored outputs, or else the float graph\n"
+	       "  -d, --data FILE|DIR|SPEC  the samples the criterion is measured on (npu-eval(1)'s data\n"
+	       "                            sets, or a dataset plugin NAME[:ARGS]); the reference is its stored\n"
+	       "                            outputs, or else the float graph\n"
 	       "      --keep float|int16    the higher precision (default float)\n"
 	       "Candidates (op ids are node names, npu-dump lists them; shell patterns allowed):\n"
 	       "      --op-id-filter LIST   only these nodes\n"
@@ -142,11 +147,12 @@ static double number(const char *opt, const char *s)
 static void parse_args(int argc, char **argv)
 {
 	enum { OPT_COS = 256, OPT_ALLCLOSE, OPT_CMD, OPT_MIN, OPT_KEEP, OPT_IDF, OPT_IDB, OPT_TF, OPT_TB, OPT_FP32,
-	       OPT_STATS, OPT_BRUTE, OPT_SHARD, OPT_MERGE, OPT_CFG, OPT_REPORT };
+	       OPT_STATS, OPT_BRUTE, OPT_SHARD, OPT_MERGE, OPT_CFG, OPT_REPORT, OPT_METRIC };
 	static const struct option longopts[] = {
 		{"cosine", required_argument, NULL, OPT_COS},
 		{"allclose", required_argument, NULL, OPT_ALLCLOSE},
 		{"metric-cmd", required_argument, NULL, OPT_CMD},
+		{"metric", required_argument, NULL, OPT_METRIC},
 		{"min", required_argument, NULL, OPT_MIN},
 		{"target", required_argument, NULL, 't'},
 		{"calib", required_argument, NULL, 'c'},
@@ -193,6 +199,7 @@ static void parse_args(int argc, char **argv)
 			break;
 		}
 		case OPT_CMD: o.crit = CRIT_CMD, ncrit++, o.metric_cmd = optarg; break;
+		case OPT_METRIC: o.crit = CRIT_METRIC, ncrit++, o.metric = optarg; break;
 		case OPT_MIN: o.threshold = number("--min", optarg), have_min = true; break;
 		case 't': o.target = optarg; break;
 		case 'c': o.calib = push(o.calib, &o.ncalib, optarg); break;
@@ -243,9 +250,9 @@ static void parse_args(int argc, char **argv)
 		return;
 	}
 	if (ncrit != 1)
-		cli_usage("give one criterion: --cosine X, --allclose R,A,N or --metric-cmd CMD --min Y");
-	if ((o.crit == CRIT_CMD) != have_min)
-		cli_usage("--min goes with --metric-cmd");
+		cli_usage("give one criterion: --cosine X, --allclose R,A,N, --metric-cmd CMD --min Y or --metric SPEC --min Y");
+	if ((o.crit == CRIT_CMD || o.crit == CRIT_METRIC) != have_min)
+		cli_usage("--min goes with --metric-cmd or --metric");
 	if (!o.data)
 		cli_usage("--data is required (the samples the criterion is measured on)");
 	if (o.shard_n && (o.nmerge || o.brute || o.config_out || o.report))
@@ -619,6 +626,28 @@ static int evaluate(const bool *in, const char *tag, result *r)
 		if (metric_cmd(irf, tag, &r->metric))
 			return -1;
 		r->pass = r->metric >= o.threshold;
+	} else if (o.crit == CRIT_METRIC) {
+		ir_graph *g = cli_read_ir(irf);
+		if (!g)
+			return -1;
+		ev_result er;
+		ir_diag d;
+		ev_opts eo = evo;
+		eo.threads = 1;
+		eo.progress = false;
+		eo.meter = &meter;	/* each run creates its own plugin handle: runs may overlap (-j) */
+		eo.nmeter = 1;
+		int rc = ev_run(&set, g, NULL, &eo, &er, &d);
+		if (rc && er.failed)
+			cli_error(er.failed, "%s", d.msg);
+		else if (rc)
+			cli_diag(g, irf, &d);
+		else if (ev_meter_value(&meter, 0, &er, &r->metric))
+			rc = cli_error(o.data, "--metric %s: the data set cannot give it", o.metric);
+		ir_graph_free(g);
+		if (rc)
+			return -1;
+		r->pass = r->metric >= o.threshold;
 	} else {
 		ir_graph *g = cli_read_ir(irf);
 		if (!g)
@@ -732,6 +761,8 @@ static const char *crit_str(char *buf, size_t n)
 		snprintf(buf, n, "cosine >= %.17g", o.threshold);
 	else if (o.crit == CRIT_ALLCLOSE)
 		snprintf(buf, n, "allclose rtol %.17g atol %.17g ntol %.17g", o.rtol, o.atol, o.ntol);
+	else if (o.crit == CRIT_METRIC)
+		snprintf(buf, n, "metric %s >= %.17g", o.metric, o.threshold);
 	else
 		snprintf(buf, n, "metric-cmd >= %.17g: %s", o.threshold, o.metric_cmd);
 	return buf;
@@ -847,7 +878,9 @@ static int write_report(const char *path, const result *final, const result *bas
 	if (!o.stats_only) {
 		fputs(",\n  \"criterion\": ", f);
 		cli_json_str(f, crit_str(cs, sizeof cs));
-		fprintf(f, ",\n  \"metric\": \"%s\"", o.crit == CRIT_COSINE ? "cosine" : o.crit == CRIT_ALLCLOSE ? "mismatch" : "metric-cmd");
+		fputs(",\n  \"metric\": ", f);
+		cli_json_str(f, o.crit == CRIT_COSINE ? "cosine" : o.crit == CRIT_ALLCLOSE ? "mismatch"
+				: o.crit == CRIT_METRIC ? o.metric : "metric-cmd");
 		fputs(",\n  \"baseline_metric\": ", f);
 		json_num(f, base->metric);
 		fputs(",\n  \"final_metric\": ", f);
@@ -959,11 +992,24 @@ static int check_forced(const ir_graph *g)
 	return rc ? -1 : 0;
 }
 
+static void plugin_warn(const char *path, const char *msg)
+{
+	cli_warn(path, "%s", msg);
+}
+
 int main(int argc, char **argv)
 {
 	cli_init("npu-mixp", argc, argv);
 	parse_args(argc, argv);
 	double t0 = now();
+	struct stat dst;
+	if (o.crit == CRIT_METRIC || (o.data && stat(o.data, &dst))) {	/* plugins: before any chdir */
+		ir_plugin_scan(plugin_warn);
+		ir_diag d;
+		evo.topk = 5;
+		if (o.crit == CRIT_METRIC && ev_meter_parse(&meter, o.metric, &evo, &d))
+			return meter.plugin ? cli_error(meter.name, "%s", d.msg) : cli_error(NULL, "%s", d.msg);
+	}
 	quant_prog = find_quant(argv[0]);
 	int rc = CLI_FAIL;
 	ir_graph *g = cli_read_ir(o.in);
@@ -1045,11 +1091,24 @@ int main(int argc, char **argv)
 	evo.topk = 5;
 	if (o.crit != CRIT_CMD) {
 		ir_diag d;
-		if (ev_set_load(&set, o.data, g, &evo, &d)) {
-			cli_error(o.data, "%s", d.msg);
+		if (ev_dataset_open(&set, o.data, g, &evo, &d)) {
+			if (set.plugin)
+				cli_error(set.plugin, "%s", d.msg);
+			else
+				cli_error(d.msg[0] == '\'' ? NULL : o.data, "%s", d.msg);
 			goto done;
 		}
-		if (!set.ref) {
+		if (o.crit == CRIT_METRIC && !meter.plugin) {	/* a builtin figure the data cannot give */
+			ev_result can = {.has_labels = set.labels != NULL, .has_ref = true};
+			double v;
+			if (ev_metric(&can, meter.name, &v)) {
+				cli_error(o.data, "--metric %s: needs labels in the data set", o.metric);
+				goto done;
+			}
+		}
+		if (o.crit == CRIT_METRIC && meter.plugin)
+			;	/* a plugin metric needs no reference outputs */
+		else if (!set.ref) {
 			cli_info(1, "%s: the reference is the float graph's outputs", cli_name(o.data));
 			if (ev_set_capture(&set, g, &evo, &d)) {
 				cli_diag(g, cli_name(o.in), &d);
@@ -1207,7 +1266,8 @@ int main(int argc, char **argv)
 		if (in[c])
 			printf(" %s", layers[cand[c]].node);
 	printf("\n%s: fully quantized %.6g, chosen %.6g; %d evaluations, %.2f s\n",
-	       o.crit == CRIT_COSINE ? "cosine" : o.crit == CRIT_ALLCLOSE ? "mismatch" : "metric", base.metric,
+	       o.crit == CRIT_COSINE ? "cosine" : o.crit == CRIT_ALLCLOSE ? "mismatch" : o.crit == CRIT_METRIC ? o.metric
+	       : "metric", base.metric,
 	       fin.metric, evaluations, secs);
 	if (cli_verbose > 0)
 		for (int i = 0; i < nlayers; i++) {

@@ -1,5 +1,6 @@
 /* eval.c - data sets and accuracy metrics (eval.h). */
 #include "eval/eval.h"
+#include "ir_cli.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +18,9 @@
 extern char **environ;
 
 static int fail(ir_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void labels_free(struct ev_labels *l);
+static int run_meters(const ev_set *s, const ir_graph *g, const ev_opts *o, const float *out, int64_t per,
+		      ev_result *r, ir_diag *d);
 static int fail(ir_diag *d, const char *fmt, ...)
 {
 	va_list ap;
@@ -436,6 +440,10 @@ void ev_set_free(ev_set *s)
 	free(s->refper);
 	free(s->ref);
 	free(s->own_ref);
+	free(s->own_x);
+	for (int i = 0; s->tlabels && i < s->n; i++)
+		labels_free(&s->tlabels[i]);
+	free(s->tlabels);
 	memset(s, 0, sizeof *s);
 }
 
@@ -458,6 +466,7 @@ typedef struct {
 	ev_acc *acc;
 	float *capture;		/* ev_set_capture: outputs per sample */
 	int64_t capper;
+	float *mout;		/* plugin metrics: last frame's outputs per sample */
 	pthread_mutex_t mu;
 	int next, done, failed;
 	ir_diag d;
@@ -776,6 +785,14 @@ static int run_sample(job *j, runner *q, runner *rf, int smp, ir_diag *d)
 			}
 			continue;
 		}
+		if (last && j->mout) {
+			float *c = j->mout + (int64_t)smp * j->capper;
+			for (int i = 0; i < no; i++) {
+				int64_t n = ir_shape_numel(&ir_graph_tensor(g, ir_graph_output(g, i))->shape);
+				for (int64_t e = 0; e < n; e++)
+					*c++ = (float)out_val(q, i, e);
+			}
+		}
 		if (rf) {
 			for (int i = 0; i < no; i++) {
 				if (is_state_out(o, ir_graph_tensor(g, ir_graph_output(g, i))->name))
@@ -956,12 +973,28 @@ int ev_run(const ev_set *s, const ir_graph *g, const ir_graph *ref, const ev_opt
 	} else if (s->ref && s->nref != no)
 		return fail(d, "the data set has references for %d outputs, the graph has %d", s->nref, no);
 	job j = {.s = s, .g = g, .ref = ref, .o = o};
-	if (!(j.acc = calloc((size_t)s->n, sizeof *j.acc)))
+	bool meters = false;
+	if (o->nmeter > EV_MAX_METERS)
+		return fail(d, "at most %d metrics", EV_MAX_METERS);
+	for (int i = 0; i < o->nmeter; i++)
+		meters |= o->meter[i].plugin != NULL;
+	if (meters) {
+		for (int i = 0; i < no; i++)
+			j.capper += ir_shape_numel(&ir_graph_tensor(g, ir_graph_output(g, i))->shape);
+		if (j.capper > ((int64_t)1 << 36) / (s->n + 1) ||
+		    !(j.mout = malloc(sizeof(float) * (size_t)(j.capper * s->n + 1))))
+			return fail(d, "out of memory keeping %d samples' outputs for the metrics", s->n);
+	}
+	if (!(j.acc = calloc((size_t)s->n, sizeof *j.acc))) {
+		free(j.mout);
 		return fail(d, "out of memory");
-	if (run_job(&j, d)) {
+	}
+	if (run_job(&j, d) || (meters && run_meters(s, g, o, j.mout, j.capper, r, d))) {
 		free(j.acc);
+		free(j.mout);
 		return -1;
 	}
+	free(j.mout);
 	ev_acc *t = &r->sum;
 	for (int i = 0; i < s->n; i++) {	/* in sample order: the same sums for any thread count */
 		const ev_acc *a = &j.acc[i];
@@ -1051,8 +1084,51 @@ static void num(FILE *f, double v, bool json)
 		fprintf(f, "%.9g", v);
 }
 
+/* With o->meter: the sample counts and those metrics only. */
+static void print_meters(FILE *f, const ev_result *r, const ev_opts *o, bool json)
+{
+	if (json)
+		fprintf(f, "{\n  \"samples\": %d,\n  \"frames\": %d,\n  \"metrics\": [", r->samples, r->frames);
+	else
+		fprintf(f, "samples %d\nframes %d\n", r->samples, r->frames);
+	for (int i = 0; i < o->nmeter; i++) {
+		const ev_meter *m = &o->meter[i];
+		double v;
+		bool have = !ev_meter_value(m, i, r, &v);
+		if (json) {
+			fprintf(f, "%s\n    {\"metric\": ", i ? "," : "");
+			cli_json_str(f, m->spec);
+			fputs(", \"value\": ", f);
+			if (have)
+				num(f, v, true);
+			else
+				fputs("null", f);
+			if (m->plugin) {
+				fputs(", \"report\": ", f);
+				cli_json_str(f, r->mreport[i]);
+			}
+			fputs("}", f);
+		} else {
+			fprintf(f, "%s ", m->spec);
+			if (have)
+				num(f, v, false);
+			else
+				fputs("-", f);
+			if (m->plugin && r->mreport[i][0])
+				fprintf(f, "  # %s", r->mreport[i]);
+			fputs("\n", f);
+		}
+	}
+	if (json)
+		fputs(o->nmeter ? "\n  ]\n}\n" : "]\n}\n", f);
+}
+
 void ev_print(FILE *f, const ev_result *r, const ev_opts *o, bool json)
 {
+	if (o->nmeter) {
+		print_meters(f, r, o, json);
+		return;
+	}
 	const ev_acc *t = &r->sum;
 	const char *sep = json ? ",\n  " : "\n";
 #define KEY(k) (json ? fprintf(f, "%s\"%s\": ", first ? "{\n  " : sep, k) : fprintf(f, "%s%s ", first ? "" : sep, k)), first = false
@@ -1137,4 +1213,360 @@ int ev_compare_arrays(const npy_array *a, const npy_array *b, const ev_opts *o, 
 	r->mismatch_frac = n ? (double)t->mismatch / (double)n : 0;
 	r->allclose = r->mismatch_frac <= o->ntol;
 	return 0;
+}
+
+/* ---------------------------------------------------------------- plugins */
+
+const char *ev_plugin_where(char *buf, size_t size)
+{
+	const char *env = getenv("NPU_PLUGIN_PATH");
+	if (env && *env)
+		snprintf(buf, size, "$NPU_PLUGIN_PATH (%s), then ./plugin", env);
+	else
+		snprintf(buf, size, "./plugin ($NPU_PLUGIN_PATH is not set)");
+	return buf;
+}
+
+static size_t pt_size(int dtype)
+{
+	switch (dtype) {
+	case NPU_PT_F32: case NPU_PT_I32: return 4;
+	case NPU_PT_I64: return 8;
+	case NPU_PT_I8: case NPU_PT_U8: return 1;
+	}
+	return 0;
+}
+
+static double pt_get(const npu_plugin_tensor *t, int64_t i)
+{
+	switch (t->dtype) {
+	case NPU_PT_F32: return ((const float *)t->data)[i];
+	case NPU_PT_I32: return ((const int32_t *)t->data)[i];
+	case NPU_PT_I64: return (double)((const int64_t *)t->data)[i];
+	case NPU_PT_I8: return ((const int8_t *)t->data)[i];
+	case NPU_PT_U8: return ((const uint8_t *)t->data)[i];
+	}
+	return 0;
+}
+
+/* Values of a plugin's tensor, -1 when its description is bad. */
+static int64_t pt_numel(const npu_plugin_tensor *t)
+{
+	if (!pt_size(t->dtype) || t->ndim < 0 || t->ndim > NPU_PLUGIN_MAX_DIMS)
+		return -1;
+	int64_t n = 1;
+	for (int i = 0; i < t->ndim; i++) {
+		if (t->dims[i] < 0 || (t->dims[i] && n > ((int64_t)1 << 40) / t->dims[i]))
+			return -1;
+		n *= t->dims[i];
+	}
+	if (n && !t->data)
+		return -1;
+	return n;
+}
+
+static void labels_free(struct ev_labels *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->t[i].data);
+	l->n = 0;
+}
+
+static const ir_plugin *find_plugin(int kind, const char *spec, char *name, size_t size, const char **args,
+				    ir_diag *d)
+{
+	if (ir_plugin_spec(spec, name, size, args) || !*name) {
+		fail(d, "'%s': expected NAME or NAME:ARGS", spec);
+		return NULL;
+	}
+	const ir_plugin *p = ir_plugin_find(kind, name);
+	if (!p) {
+		char where[1024];
+		fail(d, "no %s plugin '%s' (searched %s)", ir_plugin_kind_name(kind), name,
+		     ev_plugin_where(where, sizeof where));
+	}
+	return p;
+}
+
+int ev_set_plugin(ev_set *s, const char *spec, const ir_graph *g, const ev_opts *o, ir_diag *d)
+{
+	char name[72];
+	const char *args;
+	memset(s, 0, sizeof *s);
+	s->frames = 1;
+	const ir_plugin *p = find_plugin(NPU_PLUGIN_DATASET, spec, name, sizeof name, &args, d);
+	if (!p)
+		return -1;
+	s->plugin = p->desc->name;
+	const npu_plugin_dataset *ds = p->desc->impl;
+	/* the graph's data inputs, as set_load finds them */
+	int ni = ir_graph_input_count(g);
+	s->xin = calloc((size_t)ni + 1, sizeof *s->xin);
+	s->xper = calloc((size_t)ni + 1, sizeof *s->xper);
+	if (!s->xin || !s->xper)
+		return fail(d, "out of memory");
+	for (int i = 0; i < ni; i++) {
+		const ir_tensor *t = ir_graph_tensor(g, ir_graph_input(g, i));
+		if (is_state(o, t->name))
+			continue;
+		s->xin[s->nx] = i;
+		s->xper[s->nx++] = ir_shape_numel(&t->shape);
+	}
+	if (!s->nx) {
+		s->plugin = NULL;
+		return fail(d, "the graph has no data input");
+	}
+	char err[512] = "";
+	void *h = ds->open(args, err, sizeof err);
+	if (!h)
+		return fail(d, "%s", *err ? err : "open failed");
+	int64_t *off = NULL;	/* [n * nx] offsets into own_x */
+	size_t cap = 0, xcap = 0, xlen = 0;
+	int n = 0, rc = 0, t = -1, with_labels = -1;
+	npu_plugin_tensor in[64], lab[EV_MAX_LABELS];
+	for (;;) {
+		int n_in = 0, n_lab = 0;
+		err[0] = 0;
+		int r = ds->next(h, in, 64, &n_in, lab, EV_MAX_LABELS, &n_lab, err, sizeof err);
+		if (r < 0) {
+			rc = fail(d, "sample %d: %s", n, *err ? err : "next() failed");
+			break;
+		}
+		if (r == 0)
+			break;
+		if (n >= 100000000) {
+			rc = fail(d, "more than 100000000 samples");
+			break;
+		}
+		if (n_in != s->nx || n_lab < 0 || n_lab > EV_MAX_LABELS) {
+			rc = n_in != s->nx ? fail(d, "sample %d: %d inputs, the graph has %d data inputs", n, n_in, s->nx)
+					   : fail(d, "sample %d: %d labels (at most %d)", n, n_lab, EV_MAX_LABELS);
+			break;
+		}
+		if ((size_t)n == cap) {
+			cap = cap ? 2 * cap : 256;
+			int64_t *no = realloc(off, sizeof *no * cap * (size_t)s->nx);
+			struct ev_labels *nl = realloc(s->tlabels, sizeof *nl * cap);
+			if (no)
+				off = no;
+			if (nl)
+				s->tlabels = nl;
+			if (!no || !nl) {
+				rc = fail(d, "out of memory");
+				break;
+			}
+		}
+		s->tlabels[n].n = 0;
+		n++;
+		for (int j = 0; j < s->nx && !rc; j++) {
+			const char *nm = ir_graph_tensor(g, ir_graph_input(g, s->xin[j]))->name;
+			int64_t numel = pt_numel(&in[j]);
+			int64_t frames = numel > 0 && numel % s->xper[j] == 0 ? numel / s->xper[j] : 0;
+			if (numel < 0)
+				rc = fail(d, "sample %d: input %d: bad tensor (dtype, ndim, dims or no data)", n - 1, j);
+			else if (!frames || (!o->nstate && frames != 1) || (t >= 0 && frames != t))
+				rc = fail(d, "sample %d: input '%s': %lld values, expected %lld%s", n - 1, nm,
+					  (long long)numel, (long long)s->xper[j] * (t > 0 ? t : 1),
+					  o->nstate ? " times the frames of the other inputs" : "");
+			else {
+				t = (int)frames;
+				if (xlen + (size_t)numel > xcap) {
+					size_t c = xcap ? 2 * xcap : 1 << 16;
+					while (c < xlen + (size_t)numel)
+						c *= 2;
+					float *nx = realloc(s->own_x, sizeof *nx * c);
+					if (!nx) {
+						rc = fail(d, "out of memory");
+						break;
+					}
+					s->own_x = nx;
+					xcap = c;
+				}
+				for (int64_t e = 0; e < numel; e++)
+					s->own_x[xlen + (size_t)e] = (float)pt_get(&in[j], e);
+				off[(size_t)(n - 1) * (size_t)s->nx + (size_t)j] = (int64_t)xlen;
+				xlen += (size_t)numel;
+			}
+		}
+		if (rc)
+			break;
+		if (with_labels >= 0 && (n_lab > 0) != with_labels) {
+			rc = fail(d, "sample %d: %s labels where the samples before %s", n - 1, n_lab ? "has" : "has no",
+				  with_labels ? "have" : "have none");
+			break;
+		}
+		with_labels = n_lab > 0;
+		struct ev_labels *l = &s->tlabels[n - 1];
+		for (int k = 0; k < n_lab && !rc; k++) {
+			int64_t numel = pt_numel(&lab[k]);
+			if (numel < 0) {
+				rc = fail(d, "sample %d: label %d: bad tensor (dtype, ndim, dims or no data)", n - 1, k);
+				break;
+			}
+			l->t[k] = lab[k];
+			size_t nb = (size_t)numel * pt_size(lab[k].dtype);
+			if (!(l->t[k].data = malloc(nb ? nb : 1))) {
+				rc = fail(d, "out of memory");
+				break;
+			}
+			l->n = k + 1;
+			memcpy(l->t[k].data, lab[k].data, nb);
+		}
+	}
+	ds->close(h);
+	s->n = n;
+	s->frames = t > 0 ? t : 1;
+	if (!rc && !n)
+		rc = fail(d, "no samples");
+	if (!rc)
+		rc = set_alloc(s, n, d);
+	for (int i = 0; i < n && !rc; i++)
+		for (int j = 0; j < s->nx; j++)
+			s->x[(size_t)i * (size_t)s->nx + (size_t)j] = s->own_x + off[(size_t)i * (size_t)s->nx + (size_t)j];
+	free(off);
+	/* a first label of one integer value: the class label of the builtin top-k */
+	bool classes = !rc && with_labels > 0;
+	for (int i = 0; i < n && classes; i++) {
+		const npu_plugin_tensor *l = &s->tlabels[i].t[0];
+		classes = l->dtype != NPU_PT_F32 && pt_numel(l) == 1;
+	}
+	if (classes && !(s->labels = calloc((size_t)n + 1, sizeof *s->labels)))
+		rc = fail(d, "out of memory");
+	for (int i = 0; i < n && classes && !rc; i++)
+		s->labels[i] = (int64_t)pt_get(&s->tlabels[i].t[0], 0);
+	if (!rc)
+		s->plugin = NULL;	/* only failures name it */
+	else if (!s->plugin)
+		s->plugin = p->desc->name;
+	return rc;
+}
+
+int ev_dataset_open(ev_set *s, const char *spec, const ir_graph *g, const ev_opts *o, ir_diag *d)
+{
+	struct stat st;
+	memset(s, 0, sizeof *s);
+	if (!stat(spec, &st))
+		return ev_set_load(s, spec, g, o, d);
+	char name[72];
+	const char *args;
+	if (!ir_plugin_spec(spec, name, sizeof name, &args) && *name && !ir_plugin_find(NPU_PLUGIN_DATASET, name)) {
+		char where[1024];
+		return fail(d, "'%s': no such file or directory, and no dataset plugin '%s' (searched %s)", spec, name,
+			    ev_plugin_where(where, sizeof where));
+	}
+	return ev_set_plugin(s, spec, g, o, d);
+}
+
+static const char *const builtin_metrics[] = {
+	"top1", "topk", "ref_top1", "agree_top1", "cosine", "sqnr_db", "max_abs_err", "max_rel_err",
+	"mismatch", "allclose", "nan", "inf",
+};
+
+int ev_meter_parse(ev_meter *m, const char *spec, const ev_opts *o, ir_diag *d)
+{
+	memset(m, 0, sizeof *m);
+	if (strlen(spec) >= sizeof m->spec)
+		return fail(d, "metric '%.40s...': too long", spec);
+	strcpy(m->spec, spec);
+	m->args = "";
+	char k[32];
+	snprintf(k, sizeof k, "top%d", o->topk > 0 ? o->topk : 5);
+	/* "topk" is the plugin of that name when there is one (the builtin is "topN") */
+	bool plugin_topk = !strcmp(spec, "topk") && ir_plugin_find(NPU_PLUGIN_METRIC, "topk");
+	for (size_t i = 0; i < sizeof builtin_metrics / sizeof *builtin_metrics && !plugin_topk; i++)
+		if (!strcmp(spec, builtin_metrics[i]) || (!strcmp(spec, k) && !strcmp(builtin_metrics[i], "topk"))) {
+			snprintf(m->name, sizeof m->name, "%s", builtin_metrics[i]);
+			return 0;
+		}
+	const char *args;
+	const ir_plugin *p = find_plugin(NPU_PLUGIN_METRIC, spec, m->name, sizeof m->name, &args, d);
+	if (!p) {
+		char where[1024];
+		ev_plugin_where(where, sizeof where);
+		if (!strchr(spec, ':') && !strncmp(spec, "top", 3) && spec[3] >= '0' && spec[3] <= '9')
+			return fail(d, "metric '%s': the builtin top-k is %s (-k), and there is no metric plugin '%s' "
+				    "(searched %s)", spec, k, spec, where);
+		if (*m->name)
+			return fail(d, "unknown metric '%s': no builtin figure (top1, %s, ref_top1, agree_top1, cosine, "
+				    "sqnr_db, max_abs_err, max_rel_err, mismatch, allclose, nan, inf) and no metric plugin "
+				    "of that name (searched %s)", m->name, k, where);
+		return -1;
+	}
+	m->plugin = p->desc->impl;
+	m->args = *args ? m->spec + (args - spec) : "";
+	char err[512] = "";
+	void *h = m->plugin->create(m->args, err, sizeof err);
+	if (!h)
+		return fail(d, "%s", *err ? err : "create() failed");
+	m->plugin->destroy(h);
+	return 0;
+}
+
+int ev_meter_value(const ev_meter *m, int i, const ev_result *r, double *v)
+{
+	if (!m->plugin)
+		return ev_metric(r, m->name, v);
+	if (i < 0 || i >= EV_MAX_METERS)
+		return -1;
+	*v = r->mvalue[i];
+	return 0;
+}
+
+/* Plugin metrics over the outputs ev_run kept (out: [n * per] floats). */
+static int run_meters(const ev_set *s, const ir_graph *g, const ev_opts *o, const float *out, int64_t per,
+		      ev_result *r, ir_diag *d)
+{
+	int no = ir_graph_output_count(g);
+	npu_plugin_tensor *ot = calloc((size_t)no + 1, sizeof *ot);
+	if (!ot)
+		return fail(d, "out of memory");
+	for (int i = 0; i < no; i++) {
+		const ir_shape *sh = &ir_graph_tensor(g, ir_graph_output(g, i))->shape;
+		ot[i].dtype = NPU_PT_F32;
+		ot[i].ndim = sh->rank < NPU_PLUGIN_MAX_DIMS ? sh->rank : NPU_PLUGIN_MAX_DIMS;
+		for (int k = 0; k < ot[i].ndim; k++)
+			ot[i].dims[k] = sh->dim[k];
+	}
+	int rc = 0;
+	for (int mi = 0; mi < o->nmeter && !rc; mi++) {
+		const ev_meter *m = &o->meter[mi];
+		if (!m->plugin)
+			continue;
+		char err[512] = "";
+		void *h = m->plugin->create(m->args, err, sizeof err);
+		if (!h) {
+			r->failed = m->name;
+			rc = fail(d, "%s", *err ? err : "create() failed");
+			break;
+		}
+		m->plugin->reset(h);
+		for (int smp = 0; smp < s->n && !rc; smp++) {
+			const float *y = out + (int64_t)smp * per;
+			for (int i = 0; i < no; i++) {
+				ot[i].data = (void *)y;
+				y += ir_shape_numel(&ir_graph_tensor(g, ir_graph_output(g, i))->shape);
+			}
+			int64_t cls = s->labels ? s->labels[smp] : 0;
+			npu_plugin_tensor one = {.dtype = NPU_PT_I64, .ndim = 0, .data = &cls};
+			const npu_plugin_tensor *lab = s->tlabels ? s->tlabels[smp].t : s->labels ? &one : NULL;
+			int nlab = s->tlabels ? s->tlabels[smp].n : s->labels ? 1 : 0;
+			err[0] = 0;
+			if (m->plugin->update(h, ot, no, lab, nlab, err, sizeof err)) {
+				r->failed = m->name;
+				rc = fail(d, "sample %d: %s", smp, *err ? err : "update() failed");
+			}
+		}
+		if (!rc) {
+			r->mvalue[mi] = m->plugin->compute(h);
+			r->mreport[mi][0] = 0;
+			if (m->plugin->report) {
+				m->plugin->report(h, r->mreport[mi], sizeof r->mreport[mi]);
+				r->mreport[mi][sizeof r->mreport[mi] - 1] = 0;
+				r->mreport[mi][strcspn(r->mreport[mi], "\n")] = 0;
+			}
+		}
+		m->plugin->destroy(h);
+	}
+	free(ot);
+	return rc;
 }

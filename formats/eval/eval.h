@@ -21,6 +21,7 @@
 #define NPUKIT_EVAL_H
 
 #include "ir.h"
+#include "ir_plugin.h"
 #include "npy/npy.h"
 
 #include <stdbool.h>
@@ -28,6 +29,8 @@
 #include <stdio.h>
 
 #define EV_MAX_STATE 8
+#define EV_MAX_LABELS 8		/* label tensors a dataset plugin gives a sample */
+#define EV_MAX_METERS 16	/* metrics of one run */
 
 typedef struct {
 	const char *in, *out;	/* state input and output names (IN=OUT) */
@@ -48,7 +51,23 @@ typedef struct {
 	npy_array **files;	/* the arrays read, kept alive */
 	int *nfile;
 	int nfiles;
+	/* a dataset plugin's samples, copied: */
+	const char *plugin;	/* its name (set also when opening it failed) */
+	float *own_x;		/* the inputs as float, x[] points into it */
+	struct ev_labels {	/* [n] the label tensors of each sample (data owned) */
+		int n;
+		npu_plugin_tensor t[EV_MAX_LABELS];
+	} *tlabels;
 } ev_set;
+
+/* A metric of a run (--metric SPEC): a builtin figure of ev_metric() or a
+ * metric plugin "NAME[:ARGS]". */
+typedef struct {
+	char spec[128];		/* as given */
+	char name[72];		/* the figure's or plugin's name */
+	const char *args;	/* into spec ("" when none) */
+	const npu_plugin_metric *plugin;	/* NULL: builtin */
+} ev_meter;
 
 typedef struct {
 	int threads;		/* <= 1: one */
@@ -60,6 +79,8 @@ typedef struct {
 				 * "CMD run OUTDIR IN.npy..." per sample, run by sh), not the interpreter */
 	bool progress;		/* a progress line on stderr (caller checks it is a terminal) */
 	const char *prog;	/* for the progress line */
+	int nmeter;		/* metrics to compute besides the builtin figures */
+	const ev_meter *meter;	/* [nmeter]: plugin ones get every sample's outputs */
 } ev_opts;
 
 /* Per-sample sums (and after ev_run, their total in sample order). */
@@ -75,12 +96,41 @@ typedef struct {
 	ev_acc sum;
 	double cosine, sqnr_db, mismatch_frac;
 	bool allclose;
+	double mvalue[EV_MAX_METERS];	/* the plugin metrics' compute() */
+	char mreport[EV_MAX_METERS][160];	/* and report() */
+	const char *failed;	/* ev_run failed in this plugin (its name) */
 } ev_result;
 
 /* Read path (file or directory) for graph g. Stream mode (o->nstate > 0):
  * every data input holds [N, T, ...] frames; state inputs get no data. */
 int ev_set_load(ev_set *s, const char *path, const ir_graph *g, const ev_opts *o, ir_diag *d);
 void ev_set_free(ev_set *s);
+/* ---- the API for every program that takes data sets and metrics by name
+ * (npu-eval --dataset/--metric, npu-mixp --metric, npu-quant --cfg).
+ * Plugins must have been found first: ir_plugin_scan(warn) (the program
+ * prints the registry's warnings), ir_plugin_load() for explicit files.
+ *
+ * ev_dataset_open: spec is a file or directory (ev_set_load) when such a
+ * path exists, else a dataset plugin "NAME[:ARGS]" whose samples are read
+ * whole into s (inputs converted to float, each sample's label tensors
+ * kept for plugin metrics; a first label of one integer value is also the
+ * sample's class label for the builtin top-k). On failure -1, d->msg, and
+ * s->plugin names the plugin when the plugin failed or was not found
+ * ("FILE: error" vs "NAME: error" for the caller's message).
+ *
+ * ev_meter_parse: spec is a builtin figure of ev_metric() ("top5" is topk
+ * when o->topk is 5) or a metric plugin "NAME[:ARGS]"; a plugin's create()
+ * is tried once so bad arguments fail here, before any run. ev_run then
+ * computes the plugin metrics of o->meter over the samples in order
+ * (deterministic for any thread count) into r->mvalue/mreport[i];
+ * ev_meter_value gives meter i's value from a result either way. */
+int ev_dataset_open(ev_set *s, const char *spec, const ir_graph *g, const ev_opts *o, ir_diag *d);
+int ev_set_plugin(ev_set *s, const char *spec, const ir_graph *g, const ev_opts *o, ir_diag *d);
+int ev_meter_parse(ev_meter *m, const char *spec, const ev_opts *o, ir_diag *d);
+int ev_meter_value(const ev_meter *m, int i, const ev_result *r, double *v);
+/* "$NPU_PLUGIN_PATH (DIRS), ./plugin" for "not found" messages. */
+const char *ev_plugin_where(char *buf, size_t size);
+
 /* Replace the set's reference outputs with g's outputs (float) on every
  * sample (not in stream mode). */
 int ev_set_capture(ev_set *s, const ir_graph *g, const ev_opts *o, ir_diag *d);
@@ -95,7 +145,9 @@ int ev_compare_arrays(const npy_array *a, const npy_array *b, const ev_opts *o, 
  * max_abs_err, max_rel_err, mismatch, allclose, nan, inf); -1 if the name
  * is unknown or the figure is not available for this run. */
 int ev_metric(const ev_result *r, const char *name, double *v);
-/* "NAME VALUE" lines, or one JSON object. */
+/* "NAME VALUE" lines, or one JSON object. With o->meter: "samples",
+ * "frames" and those metrics only ("SPEC VALUE  # REPORT" lines, or JSON
+ * {"samples", "frames", "metrics": [{"metric", "value", "report"}]}). */
 void ev_print(FILE *f, const ev_result *r, const ev_opts *o, bool json);
 
 #endif
