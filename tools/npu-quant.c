@@ -39,6 +39,10 @@ typedef struct {
 	int n_states;
 	bool force, field;
 	const char *out_dir;	/* --cfg's output_dir: made if missing */
+	/* --cfg's metric over its dataset/data after quantizing */
+	const char *mdata, *mspec[EV_MAX_METERS];
+	int nmspec, mline;
+	bool mfloat;		/* eval_original_model */
 	/* explicitly given (else from the target / defaults) */
 	const char *bits, *method, *wscheme;
 	int wbits, lut_bits, act_sym, per_channel;	/* -1: not given */
@@ -202,7 +206,14 @@ static const struct {
 	{"opt_config", "--config: per-layer settings (npu-quant's YAML or JSON form)"},
 	{"statistic_file", "--stats-in: calibration statistics to merge"},
 	{"global_calibration", "none, easy_quant (--easyquant) or adaround (--adaround)"},
-	{"data", "--eval: the samples of the --report"},
+	{"data", "the metric's data set (a path; with a dataset plugin its first argument); as a path also --eval"},
+	{"label", "the labels (with a dataset plugin: its second argument)"},
+	{"dataset", "a dataset plugin NAME[:ARGS] (npu-plugin(7)) giving the metric's samples (data, label: its "
+		    "arguments when NAME has none)"},
+	{"metric", "after quantizing, print these metrics (NAME(ARGS) or NAME:ARGS, comma-separated: an npu-eval "
+		   "--print figure or a metric plugin) of the float and the quantized graph"},
+	{"eval_original_model", "true: the metric of the float graph too; false: the quantized graph's only"},
+	{"metric_batch_size", "a positive number; samples are run one by one (no effect on the figures)"},
 	{"mixed_precision_auto_search",
 	 "batches,threshold,L|G as Compass checks it; batches > 0 asks for npu-mixp(1)'s search: a warning"},
 };
@@ -299,6 +310,58 @@ static const char *cfg_method(const char *v, char *buf, size_t size, const char 
 	return ir_calib_method_parse(v, &m, &d) ? NULL : v;
 }
 
+/* metric, dataset, data, label: o->mspec (the metric specs, Compass'
+ * NAME(ARGS) as NAME:ARGS) and o->mdata (the data set: data, or the
+ * dataset plugin with data and label as its arguments). */
+static void cfg_metric(options *o, const npu_optcfg_entry *metric, const npu_optcfg_entry *dataset,
+		       const npu_optcfg_entry *data, const npu_optcfg_entry *label)
+{
+	static char specs[EV_MAX_METERS][128], dspec[8192];
+	if (!metric) {
+		if (dataset || label)
+			cfg_msg(o, dataset ? dataset : label, false, "used only with a metric, and there is none");
+		return;
+	}
+	o->mline = metric->line;
+	for (const char *p = metric->val; *p;) {
+		size_t n = 0;
+		int depth = 0;
+		while (p[n] && (depth || p[n] != ',')) {
+			depth += p[n] == '(' ? 1 : p[n] == ')' ? -1 : 0;
+			n++;
+		}
+		char *sp = specs[o->nmspec];
+		if (o->nmspec == EV_MAX_METERS || n >= sizeof specs[0] || depth) {
+			cfg_msg(o, metric, true, "expected at most %d metrics NAME, NAME(ARGS) or NAME:ARGS, comma-separated",
+				EV_MAX_METERS);
+			return;
+		}
+		memcpy(sp, p, n);
+		sp[n] = 0;
+		char *open = strchr(sp, '(');
+		if (open && sp[n - 1] == ')') {	/* Compass' NAME(ARGS) */
+			sp[n - 1] = 0;
+			*open = open[1] ? ':' : 0;
+		}
+		if (*sp)
+			o->mspec[o->nmspec++] = sp;
+		p += n + (p[n] == ',');
+	}
+	if (dataset && strchr(dataset->val, ':'))
+		snprintf(dspec, sizeof dspec, "%s", dataset->val);
+	else if (dataset)
+		snprintf(dspec, sizeof dspec, "%s%s%s%s%s", dataset->val, data ? ":" : "", data ? data->val : "",
+			 label ? "," : "", label ? label->val : "");
+	else if (label)
+		cfg_msg(o, label, true, "labels in a file of their own need a dataset plugin (e.g. dataset = npy-pair); "
+			"an .npz data set holds them as 'labels'");
+	else if (data)
+		snprintf(dspec, sizeof dspec, "%s", data->val);
+	else
+		cfg_msg(o, metric, true, "a metric needs data (or a dataset plugin)");
+	o->mdata = dspec;
+}
+
 static void apply_cfg(options *o)
 {
 	uint8_t *buf;
@@ -311,7 +374,9 @@ static void apply_cfg(options *o)
 	if (rc)
 		exit(cli_error_msg(cli_name(o->cfg), d.msg));
 	atexit(cfg_free);
-	const npu_optcfg_entry *dir = NULL, *qname = NULL, *mname = NULL;
+	const npu_optcfg_entry *dir = NULL, *qname = NULL, *mname = NULL, *data = NULL, *label = NULL, *dataset = NULL,
+			       *metric = NULL;
+	o->mfloat = true;
 	bool calib_given = o->n_calib > 0, eval_given = o->n_eval > 0, stats_given = o->n_stats_in > 0;
 	bool global_given = o->adaround || o->easyquant || o->bias_correction;
 	for (int i = 0; i < cfg_text.n; i++) {
@@ -390,8 +455,7 @@ static void apply_cfg(options *o)
 			if (!stats_given && *v)
 				add_file(o->stats_in, &o->n_stats_in, "--stats-in", v);
 		} else if (!strcmp(k, "data")) {
-			if (!eval_given && *v)
-				add_file(o->eval, &o->n_eval, "--eval", v);
+			data = *v ? e : NULL;
 		} else if (!strcmp(k, "global_calibration")) {
 			size_t w = strcspn(v, "[ \t");
 			bool easy = w == 10 && !strncasecmp(v, "easy_quant", w), ada = w == 8 && !strncasecmp(v, "adaround", w);
@@ -421,14 +485,26 @@ static void apply_cfg(options *o)
 		} else if (!strcmp(k, "bin")) {
 			if (*v)
 				cfg_msg(o, e, false, "an npukit IR carries its weights");
-		} else if (!strcmp(k, "dataset") || !strcmp(k, "metric") || !strcmp(k, "label") ||
-			   !strcmp(k, "metric_batch_size")) {
-			if (strcasecmp(v, npu_optcfg_default(k)))
-				cfg_msg(o, e, false, "metrics over a data set are npu-eval(1)'s job, not npu-quant's");
+		} else if (!strcmp(k, "dataset")) {
+			dataset = *v ? e : NULL;
+		} else if (!strcmp(k, "label")) {
+			label = *v ? e : NULL;
+		} else if (!strcmp(k, "metric")) {
+			metric = *v ? e : NULL;
+		} else if (!strcmp(k, "eval_original_model")) {
+			if (strcasecmp(v, "true") && strcasecmp(v, "false"))
+				cfg_msg(o, e, true, "expected true or false");
+			o->mfloat = !strcasecmp(v, "true");
+		} else if (!strcmp(k, "metric_batch_size")) {
+			if (cfg_int(v, 1, 1L << 30) < 0)
+				cfg_msg(o, e, true, "expected a positive number");
 		} else if (strcasecmp(v, npu_optcfg_default(k))) {
 			cfg_msg(o, e, false, "a Compass setting with no meaning here");
 		}
 	}
+	if (data && !dataset && !eval_given)
+		add_file(o->eval, &o->n_eval, "--eval", data->val);
+	cfg_metric(o, metric, dataset, data, label);
 	const npu_optcfg_entry *name = qname ? qname : mname;
 	if (dir && !name)
 		cfg_msg(o, dir, true, "the IR file needs a name: give quant_ir_name or model_name");
@@ -2016,6 +2092,61 @@ out:
 	return rc;
 }
 
+/* --cfg's metric: each metric of the float (eval_original_model) and the
+ * quantized graph over the metric's data set, on standard error. Figures
+ * that need a reference take the data set's reference outputs, else the
+ * float graph's. */
+static void plugin_warn(const char *path, const char *msg)
+{
+	cli_warn(path, "%s", msg);
+}
+
+static int cfg_metrics(const options *o, const ir_graph *fg, const ir_graph *qg)
+{
+	ev_meter m[EV_MAX_METERS];
+	ev_opts eo = {.threads = 1, .topk = 5, .rtol = 1e-5, .atol = 1e-8, .prog = cli_prog,
+		      .progress = isatty(2) && cli_verbose >= 0, .meter = m, .nmeter = o->nmspec};
+	ev_set s = {0};
+	ev_result r[2];
+	ir_diag d;
+	char loc[4200];
+	snprintf(loc, sizeof loc, "%s:%d", cli_name(o->cfg), o->mline);
+	ir_plugin_scan(plugin_warn);
+	for (int i = 0; i < o->nmspec; i++)
+		if (ev_meter_parse(&m[i], o->mspec[i], &eo, &d))
+			return cli_error(m[i].plugin ? m[i].name : loc, "metric '%s': %s", o->mspec[i], d.msg);
+	if (ev_dataset_open(&s, o->mdata, fg, &eo, &d)) {
+		cli_error(s.plugin ? s.plugin : d.msg[0] == '\'' ? loc : o->mdata, "%s", d.msg);
+		ev_set_free(&s);
+		return CLI_FAIL;
+	}
+	int rc = CLI_OK;
+	for (int k = o->mfloat ? 0 : 1; k < 2 && !rc; k++)
+		if (ev_run(&s, k ? qg : fg, k && !s.ref ? fg : NULL, &eo, &r[k], &d))
+			rc = r[k].failed ? cli_error(r[k].failed, "%s", d.msg) : cli_diag(k ? qg : fg, cli_name(o->in), &d);
+	for (int i = 0; i < o->nmspec && !rc; i++) {
+		double v[2] = {NAN, 0};
+		if (o->mfloat && ev_meter_value(&m[i], i, &r[0], &v[0]))
+			v[0] = NAN;	/* (a figure against the float graph itself) */
+		for (int k = 1; k < 2 && !rc; k++)
+			if (ev_meter_value(&m[i], i, &r[k], &v[k]))
+				rc = cli_error(loc, "metric '%s': the %s graph's figure needs %s", o->mspec[i],
+					       k ? "quantized" : "float", strstr(m[i].name, "top") ?
+					       "labels in the data set" : "reference outputs in the data set");
+		if (rc)
+			break;
+		char fv[40] = "- (no reference)";
+		if (!isnan(v[0]))
+			snprintf(fv, sizeof fv, "%.9g", v[0]);
+		if (o->mfloat)
+			cli_info(0, "metric %s over %d samples: float %s, quantized %.9g", o->mspec[i], r[1].samples, fv, v[1]);
+		else
+			cli_info(0, "metric %s over %d samples: quantized %.9g", o->mspec[i], r[1].samples, v[1]);
+	}
+	ev_set_free(&s);
+	return rc;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static void keep_note(void *user, const ir_graph *g, int node, const char *msg)
@@ -2258,7 +2389,7 @@ int main(int argc, char **argv)
 	/* with --state the calibration data are sequences: the report (per
 	 * sample) then needs --eval */
 	bool want_report = (o.report || cli_verbose >= 1) && (o.n_eval || (o.n_calib && !o.n_states));
-	if (want_report && !(fg = ir_graph_clone(g))) {
+	if ((want_report || o.nmspec) && !(fg = ir_graph_clone(g))) {
 		cli_error(NULL, "out of memory");
 		goto out;
 	}
@@ -2294,6 +2425,8 @@ int main(int argc, char **argv)
 	ir_lowered_free(&low);
 	char mbuf[64];
 	if (want_report && report(&o, fg, g, ir_calib_method_str(&qo.method, mbuf, sizeof mbuf)))
+		goto out;
+	if (o.nmspec && cfg_metrics(&o, fg, g))
 		goto out;
 	if (o.out_dir && mkdir(o.out_dir, 0777) && errno != EEXIST) {
 		cli_error(o.out_dir, "%s", strerror(errno));

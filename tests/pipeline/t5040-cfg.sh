@@ -3,7 +3,10 @@
 # the equivalent options (the same IR but its history line, the same npu.h
 # byte for byte); options override fields; unknown fields, bad values and
 # (with --strict) fields without meaning here fail with one line naming
-# file:line; --field lists every field. Directories in Enflame's layout
+# file:line; --field lists every field; metric/dataset/data/label print
+# the figures of the float graph (PyTorch's) and of the quantized one
+# (npu-eval's) through a dataset and a metric plugin. Directories in
+# Enflame's layout
 # (sampleN_inputs.npz + sampleN_outputs.npz) calibrate and evaluate, the
 # outputs being the report's reference. npu-eval --cmd runs a compiled
 # npu.h host program and gets the interpreter's figures exactly.
@@ -74,7 +77,8 @@ for f in $(awk '/^  [a-z]/ { print $1 }' "$T/fields"); do
 	d=$(grep "^  $f " "$T/fields" | sed -n "s/.*(default '\(.*\)')\$/\1/p")
 	case $f in graph|model_name|calibration_data|calibration_batch_size|calibration_strategy_for_activation|\
 		calibration_strategy_for_weight|quantize_method_for_weight|quantize_method_for_activation|weight_bits|\
-		activation_bits|bias_bits|lut_items_in_bits|global_calibration|mixed_precision_auto_search|dump) continue;;
+		activation_bits|bias_bits|lut_items_in_bits|global_calibration|mixed_precision_auto_search|dump|\
+		eval_original_model|metric_batch_size) continue;;
 	output_dir|quant_ir_name|opt_config|statistic_file|data) d=;;
 	esac
 	n=$((n + 1))
@@ -113,6 +117,40 @@ expect_fail 1 "^npu-quant: .*w\.cfg:18: error: with_winograd 'True': a Compass s
 expect_fail 1 "^npu-quant: .*nosuch\.cfg: error: .*No such file" \
 	"a missing cfg" -- npu-quant --target int8 --cfg "$T/nosuch.cfg" -o "$T/out"
 
+# dataset, data, label, metric: the figures of both graphs after quantizing
+NPU_TESTS=${NPU_TESTS:-$TOP/build/rel/tests}
+NPU_PLUGIN_PATH=$NPU_TESTS/../plugins
+export NPU_PLUGIN_PATH
+P=$DATA/plugin
+npu-import-pt "$EX/digits.pt" --input 0:1,1,8,8 | npu-fuse --all -o "$T/dg.ir"
+cat >"$T/m.cfg" <<EOF
+[Common]
+graph = $T/dg.ir
+calibration_data = $EX/digits.calib.npy
+dataset = npy-pair
+data = $EX/digits.test.npy
+label = $EX/digits.labels.npy
+metric = topk(3),f1,top1
+metric_batch_size = 32
+EOF
+npu-quant --target int8 --cfg "$T/m.cfg" -o "$T/mq.ir" 2>"$T/err" &&
+	npu-eval "$T/mq.ir" --dataset "npy-pair:$EX/digits.test.npy,$EX/digits.labels.npy" --metric topk:3 --metric f1 \
+		--metric top1 >"$T/ev.txt" &&
+	grep -q "^npu-quant: metric topk:3 over 450 samples: float 1, quantized $(awk '$1 == "topk:3" { print $2 }' "$T/ev.txt")\$" "$T/err" &&
+	grep -q "^npu-quant: metric top1 over 450 samples: float 0.986666667, quantized $(awk '$1 == "top1" { print $2 }' "$T/ev.txt")\$" "$T/err" &&
+	f1=$(sed -n 's/^npu-quant: metric f1 over 450 samples: float \([^,]*\), quantized \(.*\)$/\1 \2/p' "$T/err") &&
+	awk -v f="${f1% *}" -v q="${f1#* }" -v e="$(awk '$1 == "npy" && $2 == "f1" { print $3 }' "$P/expect.txt")" \
+		-v n="$(awk '$1 == "f1" { print $2 }' "$T/ev.txt")" 'BEGIN { d = f - e; exit !(d < 1e-9 && d > -1e-9 && q == n) }' &&
+	[ "$(awk '$1 == "npy" && $2 == "top1_right" { print $3 }' "$P/expect.txt")" = 444 ] &&
+	[ "$(awk '$1 == "npy" && $2 == "top3_right" { print $3 }' "$P/expect.txt")" = 450 ]
+ok $? "metric through the dataset plugin npy-pair (data, label): the float graph's top-1 (444/450), top-3 and F1 are PyTorch's, the int8 graph's npu-eval's"
+{ grep -v '^metric = ' "$T/m.cfg"; echo "metric = nosuch(2)"; } >"$T/bad.cfg"
+expect_fail 1 "^npu-quant: .*bad\.cfg:8: error: metric 'nosuch:2': unknown metric 'nosuch'" \
+	"an unknown metric: an error naming it and the cfg line" -- npu-quant --target int8 --cfg "$T/bad.cfg" -o "$T/out"
+grep -v '^dataset = ' "$T/m.cfg" >"$T/bad.cfg"
+expect_fail 1 "^npu-quant: .*bad\.cfg:5: error: label '.*labels\.npy': labels in a file of their own need a dataset plugin" \
+	"label without a dataset plugin is an error" -- npu-quant --target int8 --cfg "$T/bad.cfg" -o "$T/out"
+
 # Enflame's sample directories: sampleN_inputs.npz samples, sampleN_outputs.npz the reference
 npu-quant "$T/f.ir" --target int8 --calib "$M/set" -q -o "$T/qs.ir" &&
 	npu-quant "$T/f.ir" --target int8 --calib "$M/calib.npz" --eval "$M/set" --report "$T/r.json" -o "$T/q.ir" &&
@@ -132,8 +170,7 @@ build "$T/q.ir" mixp && npu-eval "$T/q.ir" "$M/test.npz" --cmd "$T/mixp" -j 2 >"
 	npu-eval "$T/q.ir" "$M/test.npz" >"$T/run.txt" && cmp -s "$T/cmd.txt" "$T/run.txt" &&
 	grep -q '^samples 200$' "$T/cmd.txt"
 ok $? "--cmd: the int8 classifier's npu.h host over 200 samples: every figure equals the interpreter's (top-1 $(awk '$1 == "top1" { print $2 }' "$T/cmd.txt"))"
-npu-import-pt "$EX/digits.pt" --input 0:1,1,8,8 | npu-fuse --all -o "$T/dg.ir" &&
-	npu-quant "$T/dg.ir" --target int8 --calib "$EX/digits.calib.npy" -q -o "$T/dgq.ir" && build "$T/dgq.ir" digits &&
+npu-quant "$T/dg.ir" --target int8 --calib "$EX/digits.calib.npy" -q -o "$T/dgq.ir" && build "$T/dgq.ir" digits &&
 	npu-eval "$T/dgq.ir" "$EX/digits.test.npy" --ref "$T/dg.ir" --cmd "$T/digits" >"$T/cmd.txt" &&
 	npu-eval "$T/dgq.ir" "$EX/digits.test.npy" --ref "$T/dg.ir" >"$T/run.txt" && cmp -s "$T/cmd.txt" "$T/run.txt" &&
 	grep -q '^samples 450$' "$T/cmd.txt"
