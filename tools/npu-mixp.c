@@ -40,6 +40,9 @@ typedef struct {
 	double threshold, rtol, atol, ntol;
 	int jobs, shard_k, shard_n;
 	bool stats_only, brute, force;
+	bool list_plugins;	/* --plugin */
+	const char **plugin_file;	/* --plugin-file */
+	int nplugin_file;
 } options;
 
 typedef struct {
@@ -109,6 +112,9 @@ static void help(void)
 	       "      --shard K/N           evaluate only shard K of N of the candidate sets; -o writes\n"
 	       "                            the shard's results (JSON)\n"
 	       "      --merge FILE          take candidate results from shard files (repeatable), then decide\n"
+	       "Plugins (npu-plugin(7)):\n"
+	       "      --plugin              list the plugins found in $NPU_PLUGIN_PATH and ./plugin and exit\n"
+	       "      --plugin-file SO      load this plugin object too (repeatable)\n"
 	       "Output:\n"
 	       "  -o, --out FILE            the quantized IR of the chosen configuration\n"
 	       "      --config-out FILE     the chosen configuration as an npu-quant --config file\n"
@@ -147,12 +153,15 @@ static double number(const char *opt, const char *s)
 static void parse_args(int argc, char **argv)
 {
 	enum { OPT_COS = 256, OPT_ALLCLOSE, OPT_CMD, OPT_MIN, OPT_KEEP, OPT_IDF, OPT_IDB, OPT_TF, OPT_TB, OPT_FP32,
-	       OPT_STATS, OPT_BRUTE, OPT_SHARD, OPT_MERGE, OPT_CFG, OPT_REPORT, OPT_METRIC };
+	       OPT_STATS, OPT_BRUTE, OPT_SHARD, OPT_MERGE, OPT_CFG, OPT_REPORT, OPT_METRIC, OPT_PLUGIN,
+	       OPT_PLUGIN_FILE };
 	static const struct option longopts[] = {
 		{"cosine", required_argument, NULL, OPT_COS},
 		{"allclose", required_argument, NULL, OPT_ALLCLOSE},
 		{"metric-cmd", required_argument, NULL, OPT_CMD},
 		{"metric", required_argument, NULL, OPT_METRIC},
+		{"plugin", no_argument, NULL, OPT_PLUGIN},
+		{"plugin-file", required_argument, NULL, OPT_PLUGIN_FILE},
 		{"min", required_argument, NULL, OPT_MIN},
 		{"target", required_argument, NULL, 't'},
 		{"calib", required_argument, NULL, 'c'},
@@ -200,6 +209,8 @@ static void parse_args(int argc, char **argv)
 		}
 		case OPT_CMD: o.crit = CRIT_CMD, ncrit++, o.metric_cmd = optarg; break;
 		case OPT_METRIC: o.crit = CRIT_METRIC, ncrit++, o.metric = optarg; break;
+		case OPT_PLUGIN: o.list_plugins = true; break;
+		case OPT_PLUGIN_FILE: o.plugin_file = push(o.plugin_file, &o.nplugin_file, optarg); break;
 		case OPT_MIN: o.threshold = number("--min", optarg), have_min = true; break;
 		case 't': o.target = optarg; break;
 		case 'c': o.calib = push(o.calib, &o.ncalib, optarg); break;
@@ -242,6 +253,11 @@ static void parse_args(int argc, char **argv)
 		o.in = argv[optind++];
 	if (optind < argc)
 		cli_usage("unexpected argument '%s' (one IR at a time)", argv[optind]);
+	if (o.list_plugins) {
+		if (o.in)
+			cli_usage("--plugin takes no IR");
+		return;
+	}
 	if (!o.target)
 		cli_usage("--target is required");
 	if (o.stats_only) {
@@ -1003,8 +1019,18 @@ int main(int argc, char **argv)
 	parse_args(argc, argv);
 	double t0 = now();
 	struct stat dst;
-	if (o.crit == CRIT_METRIC || (o.data && stat(o.data, &dst))) {	/* plugins: before any chdir */
+	if (o.list_plugins || o.nplugin_file || o.crit == CRIT_METRIC || (o.data && stat(o.data, &dst))) {
+		char err[1024];	/* plugins: before any chdir */
+		for (int i = 0; i < o.nplugin_file; i++)
+			if (ir_plugin_load(o.plugin_file[i], plugin_warn, err, sizeof err))
+				return cli_error(o.plugin_file[i], "%s", err);
 		ir_plugin_scan(plugin_warn);
+		if (o.list_plugins) {
+			ir_plugin_list(stdout);
+			if (!ir_plugin_count())
+				cli_info(0, "no plugins found (searched %s)", ev_plugin_where(err, sizeof err));
+			return fclose(stdout) ? cli_error(NULL, "write error on standard output") : CLI_OK;
+		}
 		ir_diag d;
 		evo.topk = 5;
 		if (o.crit == CRIT_METRIC && ev_meter_parse(&meter, o.metric, &evo, &d))

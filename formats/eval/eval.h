@@ -114,12 +114,17 @@ void ev_set_free(ev_set *s);
  * path exists, else a dataset plugin "NAME[:ARGS]" whose samples are read
  * whole into s (inputs converted to float, each sample's label tensors
  * kept for plugin metrics; a first label of one integer value is also the
- * sample's class label for the builtin top-k). On failure -1, d->msg, and
- * s->plugin names the plugin when the plugin failed or was not found
- * ("FILE: error" vs "NAME: error" for the caller's message).
+ * sample's class label for the builtin top-k). On failure -1 and d->msg:
+ * s->plugin set means the plugin (or what it returned) failed: print
+ * "NAME: error: MSG"; else a message that starts with a quote or "no "
+ * names the spec itself (no such path nor plugin: print it without a
+ * file), and any other is about the path (print "SPEC: error: MSG").
+ * ev_set_plugin is the plugin half alone.
  *
  * ev_meter_parse: spec is a builtin figure of ev_metric() ("top5" is topk
- * when o->topk is 5) or a metric plugin "NAME[:ARGS]"; a plugin's create()
+ * when o->topk is 5; "topk" is the metric plugin of that name when there is
+ * one) or a metric plugin "NAME[:ARGS]"; m->plugin set on failure means
+ * the plugin refused the arguments ("NAME: error: MSG"); a plugin's create()
  * is tried once so bad arguments fail here, before any run. ev_run then
  * computes the plugin metrics of o->meter over the samples in order
  * (deterministic for any thread count) into r->mvalue/mreport[i];

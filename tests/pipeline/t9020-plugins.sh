@@ -51,6 +51,17 @@ npu-eval "$T/d.ir" --dataset "imgdir:$P/img" --metric topk --metric topk:3 --met
 	near "$(fig f1 "$T/i.txt")" "$(exp img f1)" && near "$(fig f1:3 "$T/i.txt")" "$(exp img f1_3)"
 ok $? "imgdir -> topk, f1: $(exp img top1_right)/$(exp img samples) top-1, macro F1 $(fig f1 "$T/i.txt") as PyTorch's"
 
+# stream mode: npy-pair's samples are sequences [T, ...] (the streaming keyword spotter of t5150, its
+# cache fed back); topk over the last frames gets as many right as PyTorch's logits in the .npz
+K=$DATA/quant/kws_stream
+npu-import-onnx "$K.onnx" | npu-fuse --all -o "$T/k.ir" &&
+	unzip -p "$K.test.npz" x.npy >"$T/kx.npy" && unzip -p "$K.test.npz" labels.npy >"$T/ky.npy" &&
+	npu-eval "$T/k.ir" --dataset "npy-pair:$T/kx.npy,$T/ky.npy" --stream cache_in=cache_out --metric topk -j 2 >"$T/ks.txt" &&
+	npu-eval "$T/k.ir" "$K.test.npz" --stream cache_in=cache_out >"$T/kb.txt" &&
+	[ "$(fig frames "$T/ks.txt")" = "$(fig frames "$T/kb.txt")" ] && [ "$(fig frames "$T/ks.txt")" -gt "$(fig samples "$T/ks.txt")" ] &&
+	grep -q "^topk [0-9.]*  # top-1 accuracy [0-9.]* ($(fig ref_top1_right "$T/kb.txt")/$(fig samples "$T/kb.txt"))\$" "$T/ks.txt"
+ok $? "--stream: npy-pair sequences, $(fig frames "$T/ks.txt") frames; topk $(fig ref_top1_right "$T/kb.txt")/$(fig samples "$T/kb.txt") right as PyTorch's logits"
+
 # JSON carries the plugin metrics' values and reports; --print one
 npu-eval "$T/d.ir" --dataset "imgdir:$P/img" --metric f1 --metric top1 --json >"$T/i.json" &&
 	grep -q "^    {\"metric\": \"f1\", \"value\": $(fig f1 "$T/i.txt"), \"report\": \"macro F1 [0-9.]* over 10 classes ($(exp img samples) samples), worst class [0-9] at [0-9.]*\"}," "$T/i.json" &&
@@ -99,6 +110,11 @@ npu-import-onnx "$M/model.onnx" | npu-fuse --all -o "$T/m.ir" &&
 	grep -q "^topk: fully quantized 0.[0-8][0-9]*, chosen 0.99" "$T/mx.out" &&
 	grep -q '"criterion": "metric topk >= 0.98999999999999999"' "$T/mx.json" && grep -q '"met": true' "$T/mx.json"
 ok $? "npu-mixp --metric topk --min 0.99: keeps $(kept "$T/mx.out")as brute force, -j 2 and --metric-cmd with npu-eval --print top1; $(sed -n 2p "$T/mx.out")"
+npu-mixp --plugin --plugin-file "$NPU_TESTS/plugin-v2/probe.so" >"$T/ml" &&
+	grep -q "^metric *probe *2  $NPU_TESTS/plugin-v2/probe.so: " "$T/ml" && grep -q "^metric *f1 *1  " "$T/ml"
+ok $? "npu-mixp --plugin lists the plugins (--plugin-file's too)"
+expect_fail 1 "^npu-mixp: probe: error: sample 1: asked to fail at the second sample\$" \
+	"npu-mixp: a metric plugin's error" -- npu-mixp "$T/m.ir" $Q --plugin-file "$NPU_TESTS/plugin-v1/probe.so" --metric probe:fail --min 1 -o "$T/out"
 expect_fail 1 "^npu-mixp: error: unknown metric 'nosuch': .*searched" \
 	"npu-mixp: an unknown metric" -- npu-mixp "$T/m.ir" $Q --metric nosuch --min 1 -o "$T/out"
 
