@@ -41,7 +41,7 @@ typedef struct {
 	const char *out_dir;	/* --cfg's output_dir: made if missing */
 	/* --cfg's metric over its dataset/data after quantizing */
 	const char *mdata, *mspec[EV_MAX_METERS];
-	int nmspec, mline;
+	int nmspec, mline, dline;	/* the metric's and the data set's lines */
 	bool mfloat;		/* eval_original_model */
 	/* explicitly given (else from the target / defaults) */
 	const char *bits, *method, *wscheme;
@@ -323,6 +323,7 @@ static void cfg_metric(options *o, const npu_optcfg_entry *metric, const npu_opt
 		return;
 	}
 	o->mline = metric->line;
+	o->dline = dataset ? dataset->line : data ? data->line : metric->line;
 	for (const char *p = metric->val; *p;) {
 		size_t n = 0;
 		int depth = 0;
@@ -2109,14 +2110,15 @@ static int cfg_metrics(const options *o, const ir_graph *fg, const ir_graph *qg)
 	ev_set s = {0};
 	ev_result r[2];
 	ir_diag d;
-	char loc[4200];
+	char loc[4200], dloc[4200];
 	snprintf(loc, sizeof loc, "%s:%d", cli_name(o->cfg), o->mline);
+	snprintf(dloc, sizeof dloc, "%s:%d", cli_name(o->cfg), o->dline);
 	ir_plugin_scan(plugin_warn);
 	for (int i = 0; i < o->nmspec; i++)
 		if (ev_meter_parse(&m[i], o->mspec[i], &eo, &d))
 			return cli_error(m[i].plugin ? m[i].name : loc, "metric '%s': %s", o->mspec[i], d.msg);
 	if (ev_dataset_open(&s, o->mdata, fg, &eo, &d)) {
-		cli_error(s.plugin ? s.plugin : d.msg[0] == '\'' ? loc : o->mdata, "%s", d.msg);
+		cli_error(s.plugin ? s.plugin : d.msg[0] == '\'' || !strncmp(d.msg, "no ", 3) ? dloc : o->mdata, "%s", d.msg);
 		ev_set_free(&s);
 		return CLI_FAIL;
 	}

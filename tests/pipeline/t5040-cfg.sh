@@ -150,6 +150,16 @@ expect_fail 1 "^npu-quant: .*bad\.cfg:8: error: metric 'nosuch:2': unknown metri
 grep -v '^dataset = ' "$T/m.cfg" >"$T/bad.cfg"
 expect_fail 1 "^npu-quant: .*bad\.cfg:5: error: label '.*labels\.npy': labels in a file of their own need a dataset plugin" \
 	"label without a dataset plugin is an error" -- npu-quant --target int8 --cfg "$T/bad.cfg" -o "$T/out"
+sed 's/^dataset = npy-pair/dataset = nosuch/' "$T/m.cfg" >"$T/bad.cfg"
+expect_fail 1 "^npu-quant: .*bad\.cfg:4: error: 'nosuch:.*': no such file or directory, and no dataset plugin 'nosuch'" \
+	"an unknown dataset: an error naming it and its line" -- npu-quant --target int8 --cfg "$T/bad.cfg" -o "$T/out"
+printf '[Common]\ngraph = %s\ncalibration_data = %s\ndata = %s\nmetric = top1,cosine\neval_original_model = false\n' \
+	"$T/f.ir" "$M/calib.npz" "$M/set" >"$T/m2.cfg"
+npu-quant --target int8 --cfg "$T/m2.cfg" -o "$T/m2.ir" 2>"$T/err" &&
+	grep -q "^npu-quant: metric top1 over 12 samples: quantized $(npu-eval "$T/m2.ir" "$M/set" --print top1)\$" "$T/err" &&
+	grep -q "^npu-quant: metric cosine over 12 samples: quantized $(npu-eval "$T/m2.ir" "$M/set" --print cosine)\$" "$T/err" &&
+	[ "$(wc -l <"$T/err")" = 2 ]
+ok $? "metric over data (a sampleN directory, builtin figures, eval_original_model = false): npu-eval's figures of the quantized graph"
 
 # Enflame's sample directories: sampleN_inputs.npz samples, sampleN_outputs.npz the reference
 npu-quant "$T/f.ir" --target int8 --calib "$M/set" -q -o "$T/qs.ir" &&
