@@ -3,8 +3,8 @@
  * See npu-quant(1). */
 #include "config/optcfg.h"
 #include "config/qconfig.h"
-#include "eval/eval.h"
 #include "config/target.h"
+#include "eval/eval.h"
 #include "ir_cli.h"
 #include "npy/npy.h"
 
