@@ -45,6 +45,9 @@ static void help(void)
 	       "      --plugin-file SO  load this plugin object too (repeatable)\n"
 	       "      --ref FLOAT.ir    compare with this graph's outputs (run the same way) instead\n"
 	       "                        of the data set's reference outputs\n"
+	       "      --cmd CMD         the outputs from a compiled npu.h host program instead of the\n"
+	       "                        interpreter: 'CMD run OUTDIR IN.npy...' per sample (npu_host's\n"
+	       "                        run mode), IR giving the interface\n"
 	       "      --stream IN=OUT   samples are sequences [N, T, ...] run frame by frame, output\n"
 	       "                        OUT fed back as input IN (zero at the first frame; repeatable)\n"
 	       "  -k, --topk K          top-k accuracy with this k (default 5)\n"
@@ -81,11 +84,12 @@ static double number(const char *opt, const char *s, double lo, double hi)
 
 static void parse_args(int argc, char **argv, options *o)
 {
-	enum { OPT_REF = 256, OPT_STREAM, OPT_RTOL, OPT_ATOL, OPT_NTOL, OPT_JSON, OPT_PRINT, OPT_ARRAYS, OPT_SAMPLE, OPT_KEY,
+	enum { OPT_REF = 256, OPT_CMD, OPT_STREAM, OPT_RTOL, OPT_ATOL, OPT_NTOL, OPT_JSON, OPT_PRINT, OPT_ARRAYS, OPT_SAMPLE, OPT_KEY,
 	       OPT_DATASET, OPT_METRIC, OPT_PLUGIN, OPT_PLUGIN_FILE };
 	static const struct option longopts[] = {
 		{"ref", required_argument, NULL, OPT_REF},
 		{"stream", required_argument, NULL, OPT_STREAM},
+		{"cmd", required_argument, NULL, OPT_CMD},
 		{"topk", required_argument, NULL, 'k'},
 		{"rtol", required_argument, NULL, OPT_RTOL},
 		{"atol", required_argument, NULL, OPT_ATOL},
@@ -113,6 +117,7 @@ static void parse_args(int argc, char **argv, options *o)
 	while ((c = getopt_long(argc, argv, ":k:j:o:fVvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_REF: o->ref = optarg; break;
+		case OPT_CMD: o->ev.cmd = optarg; break;
 		case OPT_STREAM: {
 			char *eq = strchr(optarg, '=');
 			if (!eq || eq == optarg || !eq[1])
@@ -168,8 +173,8 @@ static void parse_args(int argc, char **argv, options *o)
 			o->data = argv[optind++];
 		if (!o->data)
 			cli_usage("%s needs a data file", o->sample ? "--sample" : "--arrays");
-		if (o->ref || o->ev.nstate)
-			cli_usage("--ref and --stream need a graph, not %s", o->sample ? "--sample" : "--arrays");
+		if (o->ref || o->ev.nstate || o->ev.cmd)
+			cli_usage("--ref, --stream and --cmd need a graph, not %s", o->sample ? "--sample" : "--arrays");
 	} else {
 		if (optind < argc)
 			o->in = argv[optind++];
@@ -179,6 +184,10 @@ static void parse_args(int argc, char **argv, options *o)
 			cli_usage("expected IR and DATA");
 		if (o->key)
 			cli_usage("--key goes with --sample or --arrays");
+		if (o->ev.cmd && o->ev.nstate)
+			cli_usage("--cmd runs whole samples, not streams (--stream)");
+		if (o->ev.cmd && !*o->ev.cmd)
+			cli_usage("--cmd needs a command");
 	}
 	if (optind < argc)
 		cli_usage("unexpected argument '%s'", argv[optind]);

@@ -1,8 +1,10 @@
 /* npu-quant - post-training quantization: calibration, weight compression,
  * int8/int16/fp16 quantization, mixed precision, per-layer error report.
  * See npu-quant(1). */
+#include "config/optcfg.h"
 #include "config/qconfig.h"
 #include "config/target.h"
+#include "eval/eval.h"
 #include "ir_cli.h"
 #include "npy/npy.h"
 
@@ -11,8 +13,10 @@
 #include <float.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,7 +27,7 @@
 #define CALIB_BATCH 16
 
 typedef struct {
-	const char *in, *out, *target, *config, *report, *stats_out;
+	const char *in, *out, *target, *config, *report, *stats_out, *cfg;
 	const char *calib[MAX_FILES], *eval[MAX_FILES], *stats_in[MAX_FILES];
 	int n_calib, n_eval, n_stats_in;
 	long calib_batch, calib_max, eval_max;
@@ -33,7 +37,12 @@ typedef struct {
 	char *state_in[MAX_FILES];	/* --state IN=OUT */
 	const char *state_out[MAX_FILES];
 	int n_states;
-	bool force;
+	bool force, field;
+	const char *out_dir;	/* --cfg's output_dir: made if missing */
+	/* --cfg's metric over its dataset/data after quantizing */
+	const char *mdata, *mspec[EV_MAX_METERS];
+	int nmspec, mline, dline;	/* the metric's and the data set's lines */
+	bool mfloat;		/* eval_original_model */
 	/* explicitly given (else from the target / defaults) */
 	const char *bits, *method, *wscheme;
 	int wbits, lut_bits, act_sym, per_channel;	/* -1: not given */
@@ -56,6 +65,9 @@ static void help(void)
 	       "\n"
 	       "Target and calibration:\n"
 	       "  -t, --target NAME|PATH   NPU profile (share/npu/targets, npu-target(5)); required\n"
+	       "      --cfg OPT.CFG        settings from a Compass Optimizer configuration ([Common]\n"
+	       "                           section); options given too override its fields\n"
+	       "      --field              list the configuration fields and what they set\n"
 	       "  -c, --calib FILE|DIR     calibration samples: .npy (first axis = samples, one-input\n"
 	       "                           models), .npz keyed by input name (first axis = samples),\n"
 	       "                           or a directory of sampleN_inputs.npz (one sample each)\n"
@@ -164,12 +176,361 @@ static void parse_state(options *o, const char *arg)
 	o->state_out[o->n_states++] = eq + 1;
 }
 
+/* ---------------------------------------------------------------- --cfg (Compass opt.cfg) */
+
+/* The Compass fields that set something here (npu-quant(1), COMPASS
+ * CONFIGURATION); every other Compass field is accepted and, unless it
+ * keeps Compass' default, warned about (an error with --strict). */
+static const struct {
+	const char *name, *meaning;
+} cfg_fields[] = {
+	{"graph", "the float IR to quantize (the IR argument)"},
+	{"output_dir", "write the quantized IR to output_dir/NAME.ir (NAME: quant_ir_name, else model_name)"},
+	{"quant_ir_name", "NAME of the quantized IR in output_dir"},
+	{"model_name", "NAME of the quantized IR in output_dir when there is no quant_ir_name"},
+	{"calibration_data", "--calib: the calibration samples"},
+	{"calibration_batch_size", "--calib-batch: samples per statistics batch"},
+	{"calibration_strategy_for_activation",
+	 "--method: extrema (minmax), mean (averaging), Nstd (meanstd:N), kld, aciq_laplace (aciq), percentile "
+	 "(Compass' 1.0 x extrema: minmax), or a --method name"},
+	{"calibration_strategy_for_weight", "extrema: weights are quantized over their exact range"},
+	{"quantize_method_for_weight",
+	 "--weight-scheme, --per-tensor: per_channel_ or per_tensor_ symmetric_restricted_range, "
+	 "symmetric_full_range or asymmetric"},
+	{"quantize_method_for_activation",
+	 "per_tensor_asymmetric (--asymmetric) or per_tensor_symmetric_restricted_range (--symmetric)"},
+	{"activation_bits", "--bits: 8 or 16"},
+	{"weight_bits", "--weight-bits: 2 to 16"},
+	{"bias_bits", "32: biases are int32 here (no other value)"},
+	{"lut_items_in_bits", "--lut-bits: lookup tables of 2^N entries, N from 1 to 15"},
+	{"opt_config", "--config: per-layer settings (npu-quant's YAML or JSON form)"},
+	{"statistic_file", "--stats-in: calibration statistics to merge"},
+	{"global_calibration", "none, easy_quant (--easyquant) or adaround (--adaround)"},
+	{"data", "the metric's data set (a path; with a dataset plugin its first argument); as a path also --eval"},
+	{"label", "the labels (with a dataset plugin: its second argument)"},
+	{"dataset", "a dataset plugin NAME[:ARGS] (npu-plugin(7)) giving the metric's samples (data, label: its "
+		    "arguments when NAME has none)"},
+	{"metric", "after quantizing, print these metrics (NAME(ARGS) or NAME:ARGS, comma-separated: an npu-eval "
+		   "--print figure or a metric plugin) of the float and the quantized graph"},
+	{"eval_original_model", "true: the metric of the float graph too; false: the quantized graph's only"},
+	{"metric_batch_size", "a positive number; samples are run one by one (no effect on the figures)"},
+	{"mixed_precision_auto_search",
+	 "batches,threshold,L|G as Compass checks it; batches > 0 asks for npu-mixp(1)'s search: a warning"},
+};
+
+static void list_fields(void)
+{
+	printf("Compass Optimizer fields that npu-quant --cfg maps:\n");
+	for (size_t i = 0; i < sizeof cfg_fields / sizeof cfg_fields[0]; i++)
+		printf("  %-36s %s\n", cfg_fields[i].name, cfg_fields[i].meaning);
+	printf("Accepted without effect (a warning unless at Compass' default, an error with --strict):\n");
+	for (int i = 0; i < npu_optcfg_nfields; i++) {
+		bool used = false;
+		for (size_t k = 0; k < sizeof cfg_fields / sizeof cfg_fields[0]; k++)
+			used |= !strcmp(cfg_fields[k].name, npu_optcfg_fields[i].name);
+		if (!used)
+			printf("  %-36s (default '%s')\n", npu_optcfg_fields[i].name, npu_optcfg_fields[i].def);
+	}
+	exit(fclose(stdout) ? CLI_FAIL : CLI_OK);
+}
+
+static npu_optcfg cfg_text;	/* the options point into it until the end */
+static char *cfg_alloc[4];	/* strings made from it */
+static int cfg_bad_count;
+
+static void cfg_msg(const options *o, const npu_optcfg_entry *e, bool error, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void cfg_msg(const options *o, const npu_optcfg_entry *e, bool error, const char *fmt, ...)
+{
+	char loc[4200], msg[600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	snprintf(loc, sizeof loc, "%s:%d", cli_name(o->cfg), e->line);
+	if (error || o->strict) {
+		cli_error(loc, "%s '%s': %s", e->key, e->val, msg);
+		cfg_bad_count++;
+	} else
+		cli_warn(loc, "%s '%s': %s", e->key, e->val, msg);
+}
+
+static char *cfg_strdup(const char *s)
+{
+	for (size_t i = 0; i < sizeof cfg_alloc / sizeof cfg_alloc[0]; i++)
+		if (!cfg_alloc[i])
+			return cfg_alloc[i] = strdup(s);
+	return NULL;
+}
+
+static void cfg_free(void)
+{
+	for (size_t i = 0; i < sizeof cfg_alloc / sizeof cfg_alloc[0]; i++)
+		free(cfg_alloc[i]);
+	npu_optcfg_free(&cfg_text);
+}
+
+/* An integer lo..hi, or -1. */
+static long cfg_int(const char *s, long lo, long hi)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	return !*s || *end || errno || v < lo || v > hi ? -1 : v;
+}
+
+/* A Compass activation calibration strategy as a --method; NULL if none
+ * maps (why says why). */
+static const char *cfg_method(const char *v, char *buf, size_t size, const char **why)
+{
+	char *end;
+	ir_calib_method m;
+	ir_diag d;
+	*why = "expected extrema, mean, Nstd, kld, aciq_laplace, percentile or a --method name";
+	if (!strcasecmp(v, "extrema") || !strcasecmp(v, "percentile") || !strcasecmp(v, "1percentile") ||
+	    !strcasecmp(v, "1.0percentile"))
+		return "minmax";
+	if (!strcasecmp(v, "mean"))
+		return "averaging";
+	if (!strcasecmp(v, "kld"))
+		return "kld";
+	if (!strcasecmp(v, "aciq_laplace"))
+		return "aciq";
+	double n = strtod(v, &end);
+	if (end != v && !strcasecmp(end, "std") && n > 0 && n <= 1000) {
+		snprintf(buf, size, "meanstd:%.17g", n);
+		return buf;
+	}
+	if (end != v && (!strcasecmp(end, "percentile") || !strcasecmp(end, "kld") || !strcasecmp(end, "aciq_laplace") ||
+			 !strcasecmp(end, "aciq_gauss")))
+		return *why = "the number before the name has no equivalent here (kld, aciq_laplace and percentile "
+			      "take none)", NULL;
+	if (!strcasecmp(v, "aciq_gauss") || !strcasecmp(v, "in_ir") || !strncasecmp(v, "weighted_scale_param", 20))
+		return *why = "not a calibration method here", NULL;
+	return ir_calib_method_parse(v, &m, &d) ? NULL : v;
+}
+
+/* metric, dataset, data, label: o->mspec (the metric specs, Compass'
+ * NAME(ARGS) as NAME:ARGS) and o->mdata (the data set: data, or the
+ * dataset plugin with data and label as its arguments). */
+static void cfg_metric(options *o, const npu_optcfg_entry *metric, const npu_optcfg_entry *dataset,
+		       const npu_optcfg_entry *data, const npu_optcfg_entry *label)
+{
+	static char specs[EV_MAX_METERS][128], dspec[8192];
+	if (!metric) {
+		if (dataset || label)
+			cfg_msg(o, dataset ? dataset : label, false, "used only with a metric, and there is none");
+		return;
+	}
+	o->mline = metric->line;
+	o->dline = dataset ? dataset->line : data ? data->line : metric->line;
+	for (const char *p = metric->val; *p;) {
+		size_t n = 0;
+		int depth = 0;
+		while (p[n] && (depth || p[n] != ',')) {
+			depth += p[n] == '(' ? 1 : p[n] == ')' ? -1 : 0;
+			n++;
+		}
+		char *sp = specs[o->nmspec];
+		if (o->nmspec == EV_MAX_METERS || n >= sizeof specs[0] || depth) {
+			cfg_msg(o, metric, true, "expected at most %d metrics NAME, NAME(ARGS) or NAME:ARGS, comma-separated",
+				EV_MAX_METERS);
+			return;
+		}
+		memcpy(sp, p, n);
+		sp[n] = 0;
+		char *open = strchr(sp, '(');
+		if (open && sp[n - 1] == ')') {	/* Compass' NAME(ARGS) */
+			sp[n - 1] = 0;
+			*open = open[1] ? ':' : 0;
+		}
+		if (*sp)
+			o->mspec[o->nmspec++] = sp;
+		p += n + (p[n] == ',');
+	}
+	if (dataset && strchr(dataset->val, ':'))
+		snprintf(dspec, sizeof dspec, "%s", dataset->val);
+	else if (dataset)
+		snprintf(dspec, sizeof dspec, "%s%s%s%s%s", dataset->val, data ? ":" : "", data ? data->val : "",
+			 label ? "," : "", label ? label->val : "");
+	else if (label)
+		cfg_msg(o, label, true, "labels in a file of their own need a dataset plugin (e.g. dataset = npy-pair); "
+			"an .npz data set holds them as 'labels'");
+	else if (data)
+		snprintf(dspec, sizeof dspec, "%s", data->val);
+	else
+		cfg_msg(o, metric, true, "a metric needs data (or a dataset plugin)");
+	o->mdata = dspec;
+}
+
+static void apply_cfg(options *o)
+{
+	uint8_t *buf;
+	size_t size;
+	ir_diag d;
+	if (cli_read_file(o->cfg, false, &buf, &size))
+		exit(CLI_FAIL);
+	int rc = npu_optcfg_parse(buf, size, cli_name(o->cfg), &cfg_text, &d);
+	free(buf);
+	if (rc)
+		exit(cli_error_msg(cli_name(o->cfg), d.msg));
+	atexit(cfg_free);
+	const npu_optcfg_entry *dir = NULL, *qname = NULL, *mname = NULL, *data = NULL, *label = NULL, *dataset = NULL,
+			       *metric = NULL;
+	o->mfloat = true;
+	bool calib_given = o->n_calib > 0, eval_given = o->n_eval > 0, stats_given = o->n_stats_in > 0;
+	bool global_given = o->adaround || o->easyquant || o->bias_correction;
+	for (int i = 0; i < cfg_text.n; i++) {
+		const npu_optcfg_entry *e = &cfg_text.e[i];
+		const char *k = e->key, *v = e->val, *why;
+		char mbuf[64];
+		long n;
+		if (!strcmp(k, "graph")) {
+			if (!o->in && *v)
+				o->in = v;
+		} else if (!strcmp(k, "output_dir")) {
+			dir = *v ? e : NULL;
+		} else if (!strcmp(k, "quant_ir_name")) {
+			qname = *v ? e : NULL;
+		} else if (!strcmp(k, "model_name")) {
+			mname = *v ? e : NULL;
+		} else if (!strcmp(k, "calibration_data")) {
+			if (!calib_given && *v)
+				add_file(o->calib, &o->n_calib, "--calib", v);
+		} else if (!strcmp(k, "calibration_batch_size")) {
+			if ((n = cfg_int(v, 1, 1 << 20)) < 0)
+				cfg_msg(o, e, true, "expected a number from 1 to %d", 1 << 20);
+			else if (!o->calib_batch)
+				o->calib_batch = n;
+		} else if (!strcmp(k, "calibration_strategy_for_activation")) {
+			const char *m = cfg_method(v, mbuf, sizeof mbuf, &why);
+			if (!m)
+				cfg_msg(o, e, true, "%s", why);
+			else if (!o->method && !(o->method = cfg_strdup(m)))
+				cli_usage("out of memory");
+		} else if (!strcmp(k, "calibration_strategy_for_weight")) {
+			if (strcasecmp(v, "extrema"))
+				cfg_msg(o, e, false, "weights are quantized over their exact range (extrema)");
+		} else if (!strcmp(k, "quantize_method_for_weight")) {
+			if (ir_wq_scheme_parse(v, NULL) < 0)
+				cfg_msg(o, e, true, "expected per_channel_ or per_tensor_ symmetric_restricted_range, "
+					"symmetric_full_range or asymmetric");
+			else if (!o->wscheme)
+				o->wscheme = v;
+		} else if (!strcmp(k, "quantize_method_for_activation")) {
+			int sym = !strcmp(v, "per_tensor_asymmetric") ? 0 :
+				  !strcmp(v, "per_tensor_symmetric_restricted_range") ||
+				  !strcmp(v, "per_tensor_symmetric_full_range") ? 1 : -1;
+			if (sym < 0)
+				cfg_msg(o, e, true, "expected per_tensor_asymmetric, per_tensor_symmetric_restricted_range "
+					"or per_tensor_symmetric_full_range (activations have one scale per tensor)");
+			else {
+				if (!strcmp(v, "per_tensor_symmetric_full_range") && o->act_sym < 0)
+					cfg_msg(o, e, false, "symmetric activations here map the largest magnitude to "
+						"2^(bits-1)-1 (restricted range), not full range");
+				if (o->act_sym < 0)
+					o->act_sym = sym;
+			}
+		} else if (!strcmp(k, "activation_bits")) {
+			if (strcmp(v, "8") && strcmp(v, "16"))
+				cfg_msg(o, e, true, "expected 8 or 16");
+			else if (!o->bits)
+				o->bits = v;
+		} else if (!strcmp(k, "weight_bits")) {
+			if ((n = cfg_int(v, 2, 16)) < 0)
+				cfg_msg(o, e, true, "expected a number from 2 to 16");
+			else if (o->wbits < 0)
+				o->wbits = (int)n;
+		} else if (!strcmp(k, "bias_bits")) {
+			if (strcmp(v, "32"))
+				cfg_msg(o, e, true, "biases are int32 here: 32 is the only value");
+		} else if (!strcmp(k, "lut_items_in_bits")) {
+			if ((n = cfg_int(v, 1, 15)) < 0)
+				cfg_msg(o, e, true, "expected a number from 1 to 15");
+			else if (o->lut_bits < 0)
+				o->lut_bits = (int)n;
+		} else if (!strcmp(k, "opt_config")) {
+			if (!o->config && *v)
+				o->config = v;
+		} else if (!strcmp(k, "statistic_file")) {
+			if (!stats_given && *v)
+				add_file(o->stats_in, &o->n_stats_in, "--stats-in", v);
+		} else if (!strcmp(k, "data")) {
+			data = *v ? e : NULL;
+		} else if (!strcmp(k, "global_calibration")) {
+			size_t w = strcspn(v, "[ \t");
+			bool easy = w == 10 && !strncasecmp(v, "easy_quant", w), ada = w == 8 && !strncasecmp(v, "adaround", w);
+			if (!strcasecmp(v, "none"))
+				continue;
+			if (!easy && !ada)
+				cfg_msg(o, e, true, "expected none, easy_quant or adaround");
+			else {
+				if (v[w])
+					cfg_msg(o, e, false, "the parameters in brackets have no equivalent here");
+				if (!global_given) {
+					o->easyquant |= easy;
+					if (ada)
+						o->adaround = ADAROUND_ITERS;
+				}
+			}
+		} else if (!strcmp(k, "mixed_precision_auto_search")) {
+			char c = 0, *end;
+			long b = strtol(v, &end, 10);
+			int at = 0;
+			double thr;
+			if (end == v || sscanf(end, " , %lf , %c %n", &thr, &c, &at) < 2 || end[at] || !strchr("GgLl", c))
+				cfg_msg(o, e, true, "expected batches,threshold,L or G (e.g. 1,0.02,L)");
+			else if (b > 0)
+				cfg_msg(o, e, false, "the automatic mixed-precision search is npu-mixp(1); npu-quant "
+					"quantizes without it");
+		} else if (!strcmp(k, "bin")) {
+			if (*v)
+				cfg_msg(o, e, false, "an npukit IR carries its weights");
+		} else if (!strcmp(k, "dataset")) {
+			dataset = *v ? e : NULL;
+		} else if (!strcmp(k, "label")) {
+			label = *v ? e : NULL;
+		} else if (!strcmp(k, "metric")) {
+			metric = *v ? e : NULL;
+		} else if (!strcmp(k, "eval_original_model")) {
+			if (strcasecmp(v, "true") && strcasecmp(v, "false"))
+				cfg_msg(o, e, true, "expected true or false");
+			o->mfloat = !strcasecmp(v, "true");
+		} else if (!strcmp(k, "metric_batch_size")) {
+			if (cfg_int(v, 1, 1L << 30) < 0)
+				cfg_msg(o, e, true, "expected a positive number");
+		} else if (strcasecmp(v, npu_optcfg_default(k))) {
+			cfg_msg(o, e, false, "a Compass setting with no meaning here");
+		}
+	}
+	if (data && !dataset && !eval_given)
+		add_file(o->eval, &o->n_eval, "--eval", data->val);
+	cfg_metric(o, metric, dataset, data, label);
+	const npu_optcfg_entry *name = qname ? qname : mname;
+	if (dir && !name)
+		cfg_msg(o, dir, true, "the IR file needs a name: give quant_ir_name or model_name");
+	else if (dir && !o->out) {
+		size_t l = strlen(dir->val) + strlen(name->val) + 5;
+		char *p = malloc(l);
+		if (!p)
+			cli_usage("out of memory");
+		snprintf(p, l, "%s/%s.ir", dir->val, name->val);
+		if (!(o->out = cfg_strdup(p)))
+			cli_usage("out of memory");
+		free(p);
+		o->out_dir = dir->val;
+	}
+	if (cfg_bad_count)
+		exit(CLI_FAIL);
+}
+
 static void parse_args(int argc, char **argv, options *o)
 {
 	enum {
 		OPT_BATCH = 256, OPT_CMAX, OPT_SOUT, OPT_SIN, OPT_SYM, OPT_ASYM, OPT_WBITS, OPT_WSCHEME,
 		OPT_PT, OPT_LUT, OPT_INTIO, OPT_CONFIG, OPT_FLOAT, OPT_CFC, OPT_CCONV, OPT_EXCL, OPT_WMM,
 		OPT_F16OUT, OPT_REPORT, OPT_EVAL, OPT_EMAX, OPT_STRICT, OPT_STATE, OPT_ADAROUND, OPT_BIASCORR, OPT_EASYQUANT,
+		OPT_CFG, OPT_FIELD,
 	};
 	static const struct option longopts[] = {
 		{"target", required_argument, NULL, 't'}, {"calib", required_argument, NULL, 'c'},
@@ -191,6 +552,7 @@ static void parse_args(int argc, char **argv, options *o)
 		{"adaround", optional_argument, NULL, OPT_ADAROUND},
 		{"bias-correction", no_argument, NULL, OPT_BIASCORR},
 		{"easyquant", no_argument, NULL, OPT_EASYQUANT},
+		{"cfg", required_argument, NULL, OPT_CFG}, {"field", no_argument, NULL, OPT_FIELD},
 		CLI_COMMON_OPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -230,6 +592,8 @@ static void parse_args(int argc, char **argv, options *o)
 			break;
 		case OPT_BIASCORR: o->bias_correction = true; break;
 		case OPT_EASYQUANT: o->easyquant = true; break;
+		case OPT_CFG: o->cfg = optarg; break;
+		case OPT_FIELD: o->field = true; break;
 		default: cli_common_option(c, argv, &o->out, &o->force, help);
 		}
 	}
@@ -237,6 +601,10 @@ static void parse_args(int argc, char **argv, options *o)
 		o->in = argv[optind++];
 	if (optind < argc)
 		cli_usage("unexpected argument '%s' (one IR at a time)", argv[optind]);
+	if (o->field)
+		list_fields();
+	if (o->cfg)
+		apply_cfg(o);
 	if (!o->target)
 		cli_usage("--target is required (a profile name such as int8 or grus, or a path)");
 	if ((o->adaround || o->bias_correction || o->easyquant) && (!o->n_calib || o->n_states))
@@ -358,6 +726,17 @@ static int nan_check(const char *file, const ir_tensor *t, const npy_array *a)
 	return nan_strict ? -1 : 0;
 }
 
+/* sampleN_inputs.npz */
+static bool is_sample_inputs(const char *name)
+{
+	size_t l = strlen(name), k = 6;
+	if (strncmp(name, "sample", 6) || l < 18 || strcmp(name + l - 11, "_inputs.npz"))
+		return false;
+	while (k < l - 11 && name[k] >= '0' && name[k] <= '9')
+		k++;
+	return k == l - 11 && k > 6;
+}
+
 static int source_open(source *s, const char *path, const ir_graph *g)
 {
 	memset(s, 0, sizeof *s);
@@ -368,9 +747,15 @@ static int source_open(source *s, const char *path, const ir_graph *g)
 		DIR *dir = opendir(path);
 		if (!dir)
 			return cli_error(path, "%s", strerror(errno));
+		/* Enflame's layout (sampleN_inputs.npz + sampleN_outputs.npz): the
+		 * inputs only; else every .npz */
+		bool enflame = false;
+		for (struct dirent *e; !enflame && (e = readdir(dir));)
+			enflame = is_sample_inputs(e->d_name);
+		rewinddir(dir);
 		for (struct dirent *e; (e = readdir(dir));) {
 			size_t l = strlen(e->d_name);
-			if (l < 5 || strcmp(e->d_name + l - 4, ".npz"))
+			if (l < 5 || strcmp(e->d_name + l - 4, ".npz") || (enflame && !is_sample_inputs(e->d_name)))
 				continue;
 			char **f = realloc(s->files, sizeof *f * (size_t)(s->n_files + 1));
 			size_t pl = strlen(path) + l + 2;
@@ -1490,6 +1875,68 @@ static void info_line(const char *what, const char *name, const layer_stat *s)
 		 name, loc, sqnr_db(e), cosine(e), max_err(e), 100 * share(e->sat, e->n), extra);
 }
 
+/* A directory with sampleN_outputs.npz files (Enflame's layout). */
+static bool has_sample_outputs(const char *path)
+{
+	DIR *dir = opendir(path);
+	bool found = false;
+	for (struct dirent *e; dir && !found && (e = readdir(dir));) {
+		size_t l = strlen(e->d_name);
+		found = l > 18 && !strncmp(e->d_name, "sample", 6) && !strcmp(e->d_name + l - 12, "_outputs.npz");
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+/* The float and the quantized graph against the reference outputs of
+ * the sampleN_outputs.npz files among the report's samples (at most max
+ * samples in all): one ev_result pair per such directory. */
+typedef struct {
+	const char *path;
+	ev_result f, q;
+} ref_result;
+
+static int reference_outputs(const char *const *paths, int np, const ir_graph *fg, const ir_graph *qg, int64_t max,
+			     ref_result *out, int *nout)
+{
+	ev_opts eo = {.threads = 1, .topk = 5, .rtol = 1e-5, .atol = 1e-8};
+	*nout = 0;
+	for (int i = 0; i < np && max > 0; i++) {
+		if (!has_sample_outputs(paths[i]))
+			continue;
+		ev_set s = {0};
+		ir_diag d;
+		ref_result *r = &out[*nout];
+		r->path = paths[i];
+		int rc = ev_set_load(&s, paths[i], fg, &eo, &d);
+		if (!rc && s.n > max)
+			s.n = (int)max;
+		if (rc || ev_run(&s, fg, NULL, &eo, &r->f, &d) || ev_run(&s, qg, NULL, &eo, &r->q, &d)) {
+			ev_set_free(&s);
+			return cli_error(cli_name(paths[i]), "%s", d.msg);
+		}
+		max -= s.n;
+		ev_set_free(&s);
+		(*nout)++;
+	}
+	return 0;
+}
+
+static void json_ref(FILE *f, const char *key, const ev_result *r)
+{
+	static const char *const names[] = {"cosine", "sqnr_db", "max_abs_err", "max_rel_err", "agree_top1", "top1"};
+	fprintf(f, "\"%s\": {", key);
+	for (size_t k = 0, n = 0; k < sizeof names / sizeof names[0]; k++) {
+		double v;
+		if (ev_metric(r, names[k], &v))
+			continue;
+		fprintf(f, "%s\"%s\": ", n++ ? ", " : "", names[k]);
+		json_num(f, v);
+	}
+	fputs("}", f);
+}
+
 static int report(const options *o, const ir_graph *fg, const ir_graph *qg, const char *method)
 {
 	const char *const *paths = o->n_eval ? o->eval : o->calib;
@@ -1515,6 +1962,10 @@ static int report(const options *o, const ir_graph *fg, const ir_graph *qg, cons
 	}
 	if (total > (o->eval_max ? o->eval_max : 64))
 		total = o->eval_max ? o->eval_max : 64;
+	ref_result refs[MAX_FILES];
+	int nrefs = 0;
+	if (reference_outputs(paths, np, fg, qg, total, refs, &nrefs))
+		goto out;
 	for (int t = 0; t < nqt; t++)
 		r.st[t].ft = ref_of(qg, fg, t, 0);
 	if (!(ef = ir_exec_new(fg, IR_MODE_F32, 1, &d)) || !(eq = ir_exec_new(qg, IR_MODE_F32, 1, &d))) {
@@ -1578,6 +2029,16 @@ static int report(const options *o, const ir_graph *fg, const ir_graph *qg, cons
 			json_layer(f, qg, ir_graph_tensor(qg, t)->name, c, &r.st[c], rank_l[c], rank_c[c],
 				   i + 1 == ir_graph_output_count(qg));
 		}
+		fputs("  ],\n  \"reference_outputs\": [\n", f);
+		for (int i = 0; i < nrefs; i++) {
+			fputs("    {\"data\": ", f);
+			cli_json_str(f, cli_name(refs[i].path));
+			fprintf(f, ", \"samples\": %d, ", refs[i].q.samples);
+			json_ref(f, "float", &refs[i].f);
+			fputs(", ", f);
+			json_ref(f, "quantized", &refs[i].q);
+			fprintf(f, "}%s\n", i + 1 == nrefs ? "" : ",");
+		}
 		fputs("  ],\n  \"layers\": [\n", f);
 		for (int i = 0; i < n; i++)
 			json_layer(f, qg, ir_graph_tensor(qg, order[i])->name, order[i], &r.st[order[i]], i + 1,
@@ -1590,6 +2051,10 @@ static int report(const options *o, const ir_graph *fg, const ir_graph *qg, cons
 		int t = ir_graph_output(qg, i);
 		info_line("output", ir_graph_tensor(qg, t)->name, &r.st[output_carrier(qg, r.st, t)]);
 	}
+	for (int i = 0; i < nrefs; i++)
+		cli_info(1, "reference outputs of %s (%d samples): float cosine %.6f, SQNR %.2f dB; quantized cosine %.6f, "
+			 "SQNR %.2f dB, max abs error %.4g", cli_name(refs[i].path), refs[i].q.samples, refs[i].f.cosine,
+			 refs[i].f.sqnr_db, refs[i].q.cosine, refs[i].q.sqnr_db, refs[i].q.sum.maxabs);
 	for (int i = 0; i < n && i < 10; i++) {
 		char what[32];
 		snprintf(what, sizeof what, "worst %2d:", i + 1);
@@ -1625,6 +2090,62 @@ out:
 	free(in.cap);
 	for (int i = 0; i < np; i++)
 		source_close(&src[i]);
+	return rc;
+}
+
+/* --cfg's metric: each metric of the float (eval_original_model) and the
+ * quantized graph over the metric's data set, on standard error. Figures
+ * that need a reference take the data set's reference outputs, else the
+ * float graph's. */
+static void plugin_warn(const char *path, const char *msg)
+{
+	cli_warn(path, "%s", msg);
+}
+
+static int cfg_metrics(const options *o, const ir_graph *fg, const ir_graph *qg)
+{
+	ev_meter m[EV_MAX_METERS];
+	ev_opts eo = {.threads = 1, .topk = 5, .rtol = 1e-5, .atol = 1e-8, .prog = cli_prog,
+		      .progress = isatty(2) && cli_verbose >= 0, .meter = m, .nmeter = o->nmspec};
+	ev_set s = {0};
+	ev_result r[2];
+	ir_diag d;
+	char loc[4200], dloc[4200];
+	snprintf(loc, sizeof loc, "%s:%d", cli_name(o->cfg), o->mline);
+	snprintf(dloc, sizeof dloc, "%s:%d", cli_name(o->cfg), o->dline);
+	ir_plugin_scan(plugin_warn);
+	for (int i = 0; i < o->nmspec; i++)
+		if (ev_meter_parse(&m[i], o->mspec[i], &eo, &d))
+			return cli_error(m[i].plugin ? m[i].name : loc, "metric '%s': %s", o->mspec[i], d.msg);
+	if (ev_dataset_open(&s, o->mdata, fg, &eo, &d)) {
+		cli_error(s.plugin ? s.plugin : d.msg[0] == '\'' || !strncmp(d.msg, "no ", 3) ? dloc : o->mdata, "%s", d.msg);
+		ev_set_free(&s);
+		return CLI_FAIL;
+	}
+	int rc = CLI_OK;
+	for (int k = o->mfloat ? 0 : 1; k < 2 && !rc; k++)
+		if (ev_run(&s, k ? qg : fg, k && !s.ref ? fg : NULL, &eo, &r[k], &d))
+			rc = r[k].failed ? cli_error(r[k].failed, "%s", d.msg) : cli_diag(k ? qg : fg, cli_name(o->in), &d);
+	for (int i = 0; i < o->nmspec && !rc; i++) {
+		double v[2] = {NAN, 0};
+		if (o->mfloat && ev_meter_value(&m[i], i, &r[0], &v[0]))
+			v[0] = NAN;	/* (a figure against the float graph itself) */
+		for (int k = 1; k < 2 && !rc; k++)
+			if (ev_meter_value(&m[i], i, &r[k], &v[k]))
+				rc = cli_error(loc, "metric '%s': the %s graph's figure needs %s", o->mspec[i],
+					       k ? "quantized" : "float", strstr(m[i].name, "top") ?
+					       "labels in the data set" : "reference outputs in the data set");
+		if (rc)
+			break;
+		char fv[40] = "- (no reference)";
+		if (!isnan(v[0]))
+			snprintf(fv, sizeof fv, "%.9g", v[0]);
+		if (o->mfloat)
+			cli_info(0, "metric %s over %d samples: float %s, quantized %.9g", o->mspec[i], r[1].samples, fv, v[1]);
+		else
+			cli_info(0, "metric %s over %d samples: quantized %.9g", o->mspec[i], r[1].samples, v[1]);
+	}
+	ev_set_free(&s);
 	return rc;
 }
 
@@ -1870,7 +2391,7 @@ int main(int argc, char **argv)
 	/* with --state the calibration data are sequences: the report (per
 	 * sample) then needs --eval */
 	bool want_report = (o.report || cli_verbose >= 1) && (o.n_eval || (o.n_calib && !o.n_states));
-	if (want_report && !(fg = ir_graph_clone(g))) {
+	if ((want_report || o.nmspec) && !(fg = ir_graph_clone(g))) {
 		cli_error(NULL, "out of memory");
 		goto out;
 	}
@@ -1907,6 +2428,12 @@ int main(int argc, char **argv)
 	char mbuf[64];
 	if (want_report && report(&o, fg, g, ir_calib_method_str(&qo.method, mbuf, sizeof mbuf)))
 		goto out;
+	if (o.nmspec && cfg_metrics(&o, fg, g))
+		goto out;
+	if (o.out_dir && mkdir(o.out_dir, 0777) && errno != EEXIST) {
+		cli_error(o.out_dir, "%s", strerror(errno));
+		goto out;
+	}
 	if (cli_write_ir(g, o.out, o.force) == 0)
 		rc = CLI_OK;
 out:

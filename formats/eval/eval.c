@@ -6,11 +6,16 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
+
+extern char **environ;
 
 static int fail(ir_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void labels_free(struct ev_labels *l);
@@ -448,6 +453,10 @@ typedef struct {
 	const ir_graph *g;
 	ir_exec *e;
 	float *tmp;		/* state fed back */
+	const char *cmd;	/* ev_opts.cmd: the outputs come from it */
+	char *dir;		/* its scratch directory */
+	npy_array **arr;	/* per output: the array it wrote */
+	int *narr;
 } runner;
 
 typedef struct {
@@ -464,20 +473,35 @@ typedef struct {
 	double last;
 } job;
 
-/* Output i of e as a real value (integers dequantized with the tensor's scale). */
-static double out_val(const ir_graph *g, const ir_exec *e, int i, int64_t j)
+/* Output i of r as a real value (integers dequantized with the tensor's scale). */
+static double out_val(const runner *r, int i, int64_t j)
 {
-	const ir_tensor *t = ir_graph_tensor(g, ir_graph_output(g, i));
-	double v = ir_elem_get(ir_exec_output(e, i, NULL), t->dtype, j);
+	const ir_tensor *t = ir_graph_tensor(r->g, ir_graph_output(r->g, i));
+	double v = ir_elem_get(r->cmd ? r->arr[i]->data : ir_exec_output(r->e, i, NULL), t->dtype, j);
 	if (t->quant && t->quant->n == 1 && t->dtype != IR_DTYPE_F32 && t->dtype != IR_DTYPE_F16 &&
 	    t->dtype != IR_DTYPE_BF16)
 		v = (v - t->quant->zero_point[0]) * t->quant->scale[0];
 	return v;
 }
 
-static int runner_open(runner *r, const ir_graph *g, ir_diag *d)
+static int runner_open(runner *r, const ir_graph *g, const char *cmd, ir_diag *d)
 {
 	r->g = g;
+	if (cmd) {
+		const char *tmp = getenv("TMPDIR");
+		size_t n = strlen(tmp && *tmp ? tmp : "/tmp") + 20;
+		int no = ir_graph_output_count(g);
+		if (!(r->dir = malloc(n)) || !(r->arr = calloc((size_t)no + 1, sizeof *r->arr)) ||
+		    !(r->narr = calloc((size_t)no + 1, sizeof *r->narr)))
+			return fail(d, "out of memory");
+		snprintf(r->dir, n, "%s/npu-eval.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(r->dir)) {
+			free(r->dir);
+			r->dir = NULL;
+			return fail(d, "--cmd: a scratch directory: %s", strerror(errno));
+		}
+		r->cmd = cmd;
+	}
 	int64_t mx = 1;
 	for (int i = 0; i < ir_graph_input_count(g); i++) {
 		int64_t n = ir_shape_numel(&ir_graph_tensor(g, ir_graph_input(g, i))->shape);
@@ -491,10 +515,139 @@ static int runner_open(runner *r, const ir_graph *g, ir_diag *d)
 	return 0;
 }
 
+/* Remove the files of directory p (one level below too), then p. */
+static void remove_dir(const char *p, int depth)
+{
+	DIR *dir = opendir(p);
+	char f[4200];
+	for (struct dirent *e; dir && (e = readdir(dir));) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(f, sizeof f, "%s/%s", p, e->d_name);
+		if (unlink(f) && depth < 1)
+			remove_dir(f, depth + 1);
+	}
+	if (dir)
+		closedir(dir);
+	rmdir(p);
+}
+
 static void runner_close(runner *r)
 {
 	ir_exec_free(r->e);
 	free(r->tmp);
+	for (int i = 0; r->arr && i < ir_graph_output_count(r->g); i++)
+		if (r->arr[i])
+			npz_free(r->arr[i], r->narr[i]);
+	free(r->arr);
+	free(r->narr);
+	if (r->dir)
+		remove_dir(r->dir, 0);
+	free(r->dir);
+}
+
+/* Sample smp through the command: each graph input written as
+ * DIR/inK.npy (float32, one sample), "CMD run DIR/out DIR/in0.npy ..."
+ * run by sh (its standard output to standard error), and each output
+ * read back from DIR/out/NAME.npy ('/' in NAME as '_'), as npu_host's
+ * run mode writes them (share/npu/examples/npu_host.c). */
+static int run_cmd(runner *r, const ev_set *s, int smp, ir_diag *d)
+{
+	const ir_graph *g = r->g;
+	int ni = ir_graph_input_count(g), no = ir_graph_output_count(g), rc = -1, st;
+	size_t dl = strlen(r->dir) + 8;
+	char *script = malloc(strlen(r->cmd) + 8), **argv = calloc((size_t)ni + 8, sizeof *argv);
+	if (!script || !argv) {
+		free(script);
+		free(argv);
+		return fail(d, "out of memory");
+	}
+	sprintf(script, "%s \"$@\"", r->cmd);
+	argv[0] = "sh", argv[1] = "-c", argv[2] = script, argv[3] = "sh", argv[4] = "run";
+	if (!(argv[5] = malloc(dl)))
+		goto out;
+	snprintf(argv[5], dl, "%s/out", r->dir);
+	if (s->nx != ni) {
+		fail(d, "--cmd: every graph input needs data (%d of %d have)", s->nx, ni);
+		goto out;
+	}
+	for (int j = 0; j < s->nx; j++) {
+		const ir_tensor *t = ir_graph_tensor(g, ir_graph_input(g, s->xin[j]));
+		npy_array a = {.dtype = IR_DTYPE_F32, .shape = t->shape, .data = (void *)s->x[smp * s->nx + j],
+			       .nbytes = (size_t)s->xper[j] * sizeof(float)};
+		uint8_t *w = NULL;
+		size_t wn = 0;
+		char *path = argv[6 + s->xin[j]] = malloc(dl + 16);
+		if (!path) {
+			fail(d, "out of memory");
+			goto out;
+		}
+		snprintf(path, dl + 16, "%s/in%d.npy", r->dir, s->xin[j]);
+		if (npy_write_mem(&a, &w, &wn, d))
+			goto out;
+		FILE *f = fopen(path, "wb");
+		bool bad = !f || fwrite(w, 1, wn, f) != wn;
+		if (f && fclose(f))
+			bad = true;
+		free(w);
+		if (bad) {
+			fail(d, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+	}
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, 2, 1);
+	int e = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (e) {
+		fail(d, "--cmd: /bin/sh: %s", strerror(e));
+		goto out;
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		fail(d, "--cmd '%s' failed on sample %d (%s %d)", r->cmd, smp, WIFEXITED(st) ? "exit status" : "signal",
+		     WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+		goto out;
+	}
+	for (int i = 0; i < no; i++) {
+		const ir_tensor *t = ir_graph_tensor(g, ir_graph_output(g, i));
+		char path[4200];
+		uint8_t *buf;
+		size_t size;
+		bool npz;
+		int n = snprintf(path, sizeof path, "%s/", argv[5]);
+		for (const char *c = t->name; *c && n < (int)sizeof path - 5; c++)
+			path[n++] = *c == '/' ? '_' : *c;
+		snprintf(path + n, sizeof path - (size_t)n, ".npy");
+		if (r->arr[i])
+			npz_free(r->arr[i], r->narr[i]);
+		r->arr[i] = NULL;
+		if (read_whole(path, &buf, &size, d)) {
+			fail(d, "--cmd '%s' wrote no OUTDIR/%s on sample %d", r->cmd, path + strlen(argv[5]) + 1, smp);
+			goto out;
+		}
+		r->arr[i] = npy_read_any(buf, size, &r->narr[i], &npz, d);
+		free(buf);
+		unlink(path);
+		if (!r->arr[i])
+			goto out;
+		if (r->arr[i]->dtype != t->dtype || ir_shape_numel(&r->arr[i]->shape) != ir_shape_numel(&t->shape)) {
+			fail(d, "--cmd: %s: %s [%lld values], the graph's output '%s' is %s [%lld values]", path,
+			     npy_dtype_name(r->arr[i]->dtype), (long long)ir_shape_numel(&r->arr[i]->shape), t->name,
+			     npy_dtype_name(t->dtype), (long long)ir_shape_numel(&t->shape));
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	for (int k = 5; k < ni + 6; k++)
+		free(argv[k]);
+	free(argv);
+	free(script);
+	return rc;
 }
 
 static int find_output(const ir_graph *g, const char *name)
@@ -517,6 +670,8 @@ static int find_input(const ir_graph *g, const char *name)
 static int runner_step(runner *r, const ev_set *s, const ev_opts *o, int smp, int f, ir_diag *d)
 {
 	const ir_graph *g = r->g;
+	if (r->cmd)
+		return run_cmd(r, s, smp, d);
 	for (int j = 0; j < s->nx; j++) {
 		const char *nm = ir_graph_tensor(g, ir_graph_input(g, s->xin[j]))->name;
 		int in = find_input(g, nm);
@@ -546,7 +701,7 @@ static int runner_step(runner *r, const ev_set *s, const ev_opts *o, int smp, in
 			rc = ir_exec_set_input(r->e, in, r->tmp, nb, d);
 		} else {
 			for (int64_t j = 0; j < ns; j++)
-				r->tmp[j] = (float)out_val(g, r->e, out, j);
+				r->tmp[j] = (float)out_val(r, out, j);
 			rc = ir_exec_set_input_f32(r->e, in, r->tmp, ns, d);
 		}
 		if (rc)
@@ -555,12 +710,12 @@ static int runner_step(runner *r, const ev_set *s, const ev_opts *o, int smp, in
 	return ir_exec_run(r->e, d);
 }
 
-static int64_t argmax_exec(const ir_graph *g, const ir_exec *e, int64_t n)
+static int64_t argmax_exec(const runner *r, int64_t n)
 {
 	int64_t b = 0;
-	double bv = out_val(g, e, 0, 0);
+	double bv = out_val(r, 0, 0);
 	for (int64_t c = 1; c < n; c++) {
-		double v = out_val(g, e, 0, c);
+		double v = out_val(r, 0, c);
 		if (v > bv || (isnan(bv) && !isnan(v))) {
 			b = c;
 			bv = v;
@@ -570,14 +725,14 @@ static int64_t argmax_exec(const ir_graph *g, const ir_exec *e, int64_t n)
 }
 
 /* rank of the label among the scores (0 = best; ties count against) */
-static int64_t label_rank_exec(const ir_graph *g, const ir_exec *e, int64_t n, int64_t label)
+static int64_t label_rank_exec(const runner *r, int64_t n, int64_t label)
 {
 	if (label < 0 || label >= n)
 		return n;
-	double lv = out_val(g, e, 0, label);
+	double lv = out_val(r, 0, label);
 	int64_t rank = 0;
 	for (int64_t c = 0; c < n; c++)
-		if (c != label && (out_val(g, e, 0, c) > lv || (c < label && out_val(g, e, 0, c) == lv)))
+		if (c != label && (out_val(r, 0, c) > lv || (c < label && out_val(r, 0, c) == lv)))
 			rank++;
 	return rank;
 }
@@ -626,7 +781,7 @@ static int run_sample(job *j, runner *q, runner *rf, int smp, ir_diag *d)
 			for (int i = 0; i < no; i++) {
 				int64_t n = ir_shape_numel(&ir_graph_tensor(g, ir_graph_output(g, i))->shape);
 				for (int64_t e = 0; e < n; e++)
-					*c++ = (float)out_val(g, q->e, i, e);
+					*c++ = (float)out_val(q, i, e);
 			}
 			continue;
 		}
@@ -635,7 +790,7 @@ static int run_sample(job *j, runner *q, runner *rf, int smp, ir_diag *d)
 			for (int i = 0; i < no; i++) {
 				int64_t n = ir_shape_numel(&ir_graph_tensor(g, ir_graph_output(g, i))->shape);
 				for (int64_t e = 0; e < n; e++)
-					*c++ = (float)out_val(g, q->e, i, e);
+					*c++ = (float)out_val(q, i, e);
 			}
 		}
 		if (rf) {
@@ -644,18 +799,18 @@ static int run_sample(job *j, runner *q, runner *rf, int smp, ir_diag *d)
 					continue;
 				int64_t n = ir_shape_numel(&ir_graph_tensor(g, ir_graph_output(g, i))->shape);
 				for (int64_t e = 0; e < n; e++)
-					compare(a, out_val(g, q->e, i, e), out_val(rf->g, rf->e, i, e), o);
+					compare(a, out_val(q, i, e), out_val(rf, i, e), o);
 			}
-			a->agree += argmax_exec(g, q->e, classes) == argmax_exec(rf->g, rf->e, classes);
+			a->agree += argmax_exec(q, classes) == argmax_exec(rf, classes);
 			a->compared_frames++;
 		} else if (s->ref && last) {
-			int64_t qa = argmax_exec(g, q->e, classes), ra = 0;
+			int64_t qa = argmax_exec(q, classes), ra = 0;
 			for (int i = 0; i < no; i++) {
 				const float *r = s->ref[(int64_t)smp * s->nref + i];
 				if (!r)
 					continue;
 				for (int64_t e = 0; e < s->refper[i]; e++)
-					compare(a, out_val(g, q->e, i, e), r[e], o);
+					compare(a, out_val(q, i, e), r[e], o);
 			}
 			const float *r0 = s->ref[(int64_t)smp * s->nref];
 			for (int64_t c = 1; c < classes; c++)
@@ -665,12 +820,12 @@ static int run_sample(job *j, runner *q, runner *rf, int smp, ir_diag *d)
 		}
 		if (last && s->labels) {
 			int64_t lab = s->labels[smp];
-			int64_t rank = label_rank_exec(g, q->e, classes, lab);
+			int64_t rank = label_rank_exec(q, classes, lab);
 			a->labelled++;
 			a->top1 += rank == 0;
 			a->topk += rank < k;
 			if (rf)
-				a->ref_top1 += argmax_exec(rf->g, rf->e, classes) == lab;
+				a->ref_top1 += argmax_exec(rf, classes) == lab;
 			else if (s->ref) {
 				const float *r0 = s->ref[(int64_t)smp * s->nref];
 				int64_t ra = 0;
@@ -695,9 +850,9 @@ static void *worker(void *arg)
 	job *j = arg;
 	runner q = {0}, rf = {0};
 	ir_diag d = {{0}, -1, -1};
-	int rc = runner_open(&q, j->g, &d);
+	int rc = runner_open(&q, j->g, j->o->cmd, &d);
 	if (!rc && j->ref)
-		rc = runner_open(&rf, j->ref, &d);
+		rc = runner_open(&rf, j->ref, NULL, &d);
 	for (;;) {
 		pthread_mutex_lock(&j->mu);
 		if (rc && !j->failed) {
@@ -799,6 +954,8 @@ int ev_run(const ev_set *s, const ir_graph *g, const ir_graph *ref, const ev_opt
 {
 	memset(r, 0, sizeof *r);
 	int no = ir_graph_output_count(g);
+	if (o->cmd && o->nstate)
+		return fail(d, "--cmd runs whole samples, not streams (--stream)");
 	if (ref) {
 		if (ir_graph_output_count(ref) != no)
 			return fail(d, "the reference graph has %d outputs, the graph %d", ir_graph_output_count(ref), no);

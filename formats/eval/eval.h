@@ -75,6 +75,8 @@ typedef struct {
 	double rtol, atol, ntol;	/* allclose: |q - r| <= atol + rtol |r|, mismatch share <= ntol */
 	int nstate;
 	ev_state state[EV_MAX_STATE];
+	const char *cmd;	/* the graph's outputs from this command (a compiled npu.h host:
+				 * "CMD run OUTDIR IN.npy..." per sample, run by sh), not the interpreter */
 	bool progress;		/* a progress line on stderr (caller checks it is a terminal) */
 	const char *prog;	/* for the progress line */
 	int nmeter;		/* metrics to compute besides the builtin figures */

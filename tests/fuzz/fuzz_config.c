@@ -1,6 +1,7 @@
-/* fuzz_config.c - YAML/JSON configuration files (formats/config): the same
- * bytes as an npu-quant --config file and as a target profile. */
+/* fuzz_config.c - configuration files (formats/config): the same bytes as
+ * an npu-quant --config file, a target profile and a Compass opt.cfg. */
 #include "fuzz.h"
+#include "config/optcfg.h"
 #include "config/qconfig.h"
 #include "config/target.h"
 
@@ -17,6 +18,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (npu_target_parse(data, size, "t.yaml", &t, &d) == 0)
 		npu_target_free(&t);
 	else
+		fuzz_check_diag(&d);
+	npu_optcfg o = {0};
+	memset(&d, 0, sizeof d);
+	if (npu_optcfg_parse(data, size, "opt.cfg", &o, &d) == 0) {
+		for (int i = 0; i < o.n; i++)
+			FUZZ_ASSERT(o.e[i].key && o.e[i].val && npu_optcfg_default(o.e[i].key));
+		npu_optcfg_free(&o);
+	} else
 		fuzz_check_diag(&d);
 	return 0;
 }

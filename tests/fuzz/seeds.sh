@@ -76,6 +76,9 @@ printf 'default: {method: percentile:99.99}\nlayers:\n  conv3: {bits: 16, weight
 printf '{"layers": {"conv2": "float"}}\n' >$C/config/q2.json
 printf 'layers:\n  conv9: int16\n  conv2: float\n  nope: int8\n' >$C/config/q3.yaml
 printf 'default: &d {method: kld, bits: 8}\nlayers:\n  a: *d\n  b: {<<: *d, weight_bits: 4, per_channel: false}\nops:\n  softmax: float\n' >$C/config/anchors.yaml
+# npu-quant --cfg: Compass opt.cfg files
+printf '# opt\n[Common]\ngraph = f.ir\nmodel_name: m\ncalibration_strategy_for_activation = 3std\nmetric = topk(5),f1\nweight_bits=8\n; c\n' >$C/config/opt1.cfg
+printf '[Common]\nfoo = 1\nweight_bits = 8\nweight_bits = 4\n[Other]\nx\n' >$C/config/opt2.cfg
 
 # JSON: TensorFlow.js models and npu-dump's JSON view
 cp $C/tfjs/landmark.json $D/dump/tinycnn.json $C/json/

@@ -80,7 +80,10 @@ ok $? "on the normal inputs: no overflow, no NaN"
 
 # every field npu-quant(1) lists is in the report and vice versa
 man_fields=$(sed -n '/^\.SH REPORT/,/^\.SH /p' "$TOP/man/npu-quant.1" | awk '/^\.BR? / { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z][a-z0-9_]*$/) print $i }' | sort -u)
-json_fields=$(grep -o '"[a-z0-9_]*":' "$T/good.json" | tr -d '":' | sort -u)
+# (with the reference_outputs of a directory of sampleN_inputs/outputs.npz)
+npu-import-onnx "$DATA/mixp/model.onnx" | npu-fuse --all | npu-quant --target int8 --calib "$DATA/mixp/set" \
+	--report "$T/ref.json" -o /dev/null
+json_fields=$(cat "$T/good.json" "$T/ref.json" | grep -o '"[a-z0-9_]*":' | tr -d '":' | sort -u)
 [ -n "$man_fields" ] && [ "$man_fields" = "$json_fields" ]
 ok $? "npu-quant(1) documents every report field"
 
