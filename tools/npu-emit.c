@@ -339,6 +339,21 @@ static int custom_check(const ir_graph *g, const ir_lowered *l)
 	return bad ? -1 : 0;
 }
 
+/* The plugin of custom op i if no earlier op names the same plugin
+ * (by_fn: the same kernel number), else NULL. */
+static const ir_plugin *custom_first(const ir_lowered *l, uint32_t i, bool by_fn, int *fn, bool *i8)
+{
+	const ir_plugin *pl = custom_of(l, i, fn, i8);
+	for (uint32_t j = 0; pl && j < i; j++) {
+		int fj;
+		bool bj;
+		const ir_plugin *pj = custom_of(l, j, &fj, &bj);
+		if (by_fn ? pj && fj == *fn : pj == pl)
+			return NULL;
+	}
+	return pl;
+}
+
 /* The op plugins' C source (once per plugin) and the model's custom
  * function calling their kernels by number. */
 static void put_custom(FILE *f, const ir_lowered *l, const char *lo)
@@ -348,14 +363,8 @@ static void put_custom(FILE *f, const ir_lowered *l, const char *lo)
 	fprintf(f, "\n/* ---------------------------------------------------------------- op plugins */\n\n"
 		   "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n");
 	for (uint32_t i = 0; i < l->m.n_ops; i++) {
-		const ir_plugin *pl = custom_of(l, i, &fn, &i8);
-		bool seen = false;
-		for (uint32_t j = 0; pl && j < i && !seen; j++) {
-			int fj;
-			bool bj;
-			seen = custom_of(l, j, &fj, &bj) == pl;
-		}
-		if (!pl || seen)
+		const ir_plugin *pl = custom_first(l, i, false, &fn, &i8);
+		if (!pl)
 			continue;
 		fprintf(f, "/* op plugin %s version %u: ", pl->desc->name, pl->desc->version);
 		cli_put_text(f, pl->desc->summary ? pl->desc->summary : "", NULL);
@@ -364,15 +373,9 @@ static void put_custom(FILE *f, const ir_lowered *l, const char *lo)
 	fprintf(f, "static void npu_%s_custom(uint32_t fn, const void *const in[], void *const out[], const int32_t *p)\n"
 		   "{\n", lo);
 	for (uint32_t i = 0; i < l->m.n_ops; i++) {	/* a plugin's other kernel is unused */
-		const ir_plugin *pl = custom_of(l, i, &fn, &i8);
-		bool seen = false;
-		for (uint32_t j = 0; pl && j < i && !seen; j++) {
-			int fj;
-			bool bj;
-			seen = custom_of(l, j, &fj, &bj) == pl;
-		}
+		const ir_plugin *pl = custom_first(l, i, false, &fn, &i8);
 		const npu_plugin_op *op = pl ? pl->desc->impl : NULL;
-		for (int k = 0; op && !seen && k < 2; k++) {
+		for (int k = 0; op && k < 2; k++) {
 			const char *name = k ? op->c_i8 : op->c_f32;
 			if (name && cli_c_identifier(name))
 				fprintf(f, "\t(void)%s;\n", name);
@@ -380,14 +383,8 @@ static void put_custom(FILE *f, const ir_lowered *l, const char *lo)
 	}
 	fputs("\tswitch (fn) {\n", f);
 	for (uint32_t i = 0; i < l->m.n_ops; i++) {
-		const ir_plugin *pl = custom_of(l, i, &fn, &i8);
-		bool seen = false;
-		for (uint32_t j = 0; pl && j < i && !seen; j++) {
-			int fj;
-			bool bj;
-			seen = custom_of(l, j, &fj, &bj) && fj == fn;
-		}
-		if (!pl || seen)
+		const ir_plugin *pl = custom_first(l, i, true, &fn, &i8);
+		if (!pl)
 			continue;
 		const npu_plugin_op *op = pl->desc->impl;
 		fprintf(f, "\tcase %d: %s(in, out, p); break;\n", fn, i8 ? op->c_i8 : op->c_f32);
