@@ -642,28 +642,6 @@ static int evaluate(const bool *in, const char *tag, result *r)
 		if (metric_cmd(irf, tag, &r->metric))
 			return -1;
 		r->pass = r->metric >= o.threshold;
-	} else if (o.crit == CRIT_METRIC) {
-		ir_graph *g = cli_read_ir(irf);
-		if (!g)
-			return -1;
-		ev_result er;
-		ir_diag d;
-		ev_opts eo = evo;
-		eo.threads = 1;
-		eo.progress = false;
-		eo.meter = &meter;	/* each run creates its own plugin handle: runs may overlap (-j) */
-		eo.nmeter = 1;
-		int rc = ev_run(&set, g, NULL, &eo, &er, &d);
-		if (rc && er.failed)
-			cli_error(er.failed, "%s", d.msg);
-		else if (rc)
-			cli_diag(g, irf, &d);
-		else if (ev_meter_value(&meter, 0, &er, &r->metric))
-			rc = cli_error(o.data, "--metric %s: the data set cannot give it", o.metric);
-		ir_graph_free(g);
-		if (rc)
-			return -1;
-		r->pass = r->metric >= o.threshold;
 	} else {
 		ir_graph *g = cli_read_ir(irf);
 		if (!g)
@@ -673,13 +651,23 @@ static int evaluate(const bool *in, const char *tag, result *r)
 		ev_opts eo = evo;
 		eo.threads = 1;
 		eo.progress = false;
+		if (o.crit == CRIT_METRIC) {
+			eo.meter = &meter;	/* each run creates its own plugin handle: runs may overlap (-j) */
+			eo.nmeter = 1;
+		}
 		int rc = ev_run(&set, g, NULL, &eo, &er, &d);
-		if (rc)
+		if (rc && er.failed)
+			cli_error(er.failed, "%s", d.msg);
+		else if (rc)
 			cli_diag(g, irf, &d);
+		else if (o.crit == CRIT_METRIC && ev_meter_value(&meter, 0, &er, &r->metric))
+			rc = cli_error(o.data, "--metric %s: the data set cannot give it", o.metric);
 		ir_graph_free(g);
 		if (rc)
 			return -1;
-		if (o.crit == CRIT_COSINE) {
+		if (o.crit == CRIT_METRIC) {
+			r->pass = r->metric >= o.threshold;
+		} else if (o.crit == CRIT_COSINE) {
 			r->metric = er.cosine;
 			r->pass = er.cosine >= o.threshold;
 		} else {
