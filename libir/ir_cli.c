@@ -3,6 +3,7 @@
 #define _GNU_SOURCE	/* O_TMPFILE */
 #endif
 #include "ir_cli.h"
+#include "ir_plugin.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -22,9 +23,15 @@ int cli_verbose;
 static char **cli_args;
 static int cli_nargs;
 
+static void plugin_warn(const char *path, const char *msg)
+{
+	cli_warn(path, "%s", msg);
+}
+
 void cli_init(const char *prog, int argc, char **argv)
 {
 	cli_prog = prog;
+	ir_plugin_set_warn(plugin_warn);
 	cli_nargs = argc > 1 ? argc - 1 : 0;
 	cli_args = malloc(sizeof *cli_args * (size_t)(cli_nargs + 1));
 	if (!cli_args)

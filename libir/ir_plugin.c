@@ -32,8 +32,17 @@ static bool name_ok(const char *s)
 	return true;
 }
 
+static ir_plugin_warn_fn default_warn;
+
+void ir_plugin_set_warn(ir_plugin_warn_fn warn)
+{
+	default_warn = warn;
+}
+
 static void warnf(ir_plugin_warn_fn warn, const char *path, const char *msg)
 {
+	if (!warn)
+		warn = default_warn;
 	if (warn)
 		warn(path, msg);
 }

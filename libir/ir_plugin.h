@@ -4,7 +4,7 @@
  * then of ./plugin/, once per process; ir_plugin_load() one file given by
  * path. Objects that cannot be loaded, lack npu_plugins() or carry a
  * descriptor of another ABI are skipped with a warning through `warn`
- * (path, message), which may be NULL. Among plugins of one kind and name the
+ * (path, message), or when that is NULL through ir_plugin_set_warn()'s. Among plugins of one kind and name the
  * highest version wins (the first loaded among equals). Not thread-safe
  * while loading; lookups afterwards are. */
 #ifndef IR_PLUGIN_H
@@ -23,6 +23,8 @@ typedef struct {
 } ir_plugin;
 
 void ir_plugin_scan(ir_plugin_warn_fn warn);
+/* The warn used when a call passes NULL (cli_init sets cli_warn's). */
+void ir_plugin_set_warn(ir_plugin_warn_fn warn);
 /* 0 ok (also when every descriptor was skipped with a warning); -1 with a
  * message in err (the file cannot be used at all). */
 int ir_plugin_load(const char *path, ir_plugin_warn_fn warn, char *err, size_t errlen);

@@ -315,19 +315,14 @@ static int arrays(const options *o)
 	return rc;
 }
 
-static void plugin_warn(const char *path, const char *msg)
-{
-	cli_warn(path, "%s", msg);
-}
-
 /* Load --plugin-file objects, then scan the search path; --plugin lists. */
 static int find_plugins(const options *o)
 {
 	char err[1024];
 	for (int i = 0; i < o->nplugin_file; i++)
-		if (ir_plugin_load(o->plugin_file[i], plugin_warn, err, sizeof err))
+		if (ir_plugin_load(o->plugin_file[i], NULL, err, sizeof err))
 			return cli_error(o->plugin_file[i], "%s", err);
-	ir_plugin_scan(plugin_warn);
+	ir_plugin_scan(NULL);
 	if (o->list_plugins) {
 		ir_plugin_list(stdout);
 		if (!ir_plugin_count())

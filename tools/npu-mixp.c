@@ -996,11 +996,6 @@ static int check_forced(const ir_graph *g)
 	return rc ? -1 : 0;
 }
 
-static void plugin_warn(const char *path, const char *msg)
-{
-	cli_warn(path, "%s", msg);
-}
-
 int main(int argc, char **argv)
 {
 	cli_init("npu-mixp", argc, argv);
@@ -1010,9 +1005,9 @@ int main(int argc, char **argv)
 	if (o.list_plugins || o.nplugin_file || o.crit == CRIT_METRIC || (o.data && stat(o.data, &dst))) {
 		char err[1024];	/* plugins: before any chdir */
 		for (int i = 0; i < o.nplugin_file; i++)
-			if (ir_plugin_load(o.plugin_file[i], plugin_warn, err, sizeof err))
+			if (ir_plugin_load(o.plugin_file[i], NULL, err, sizeof err))
 				return cli_error(o.plugin_file[i], "%s", err);
-		ir_plugin_scan(plugin_warn);
+		ir_plugin_scan(NULL);
 		if (o.list_plugins) {
 			ir_plugin_list(stdout);
 			if (!ir_plugin_count())

@@ -2097,11 +2097,6 @@ out:
  * quantized graph over the metric's data set, on standard error. Figures
  * that need a reference take the data set's reference outputs, else the
  * float graph's. */
-static void plugin_warn(const char *path, const char *msg)
-{
-	cli_warn(path, "%s", msg);
-}
-
 static int cfg_metrics(const options *o, const ir_graph *fg, const ir_graph *qg)
 {
 	ev_meter m[EV_MAX_METERS];
@@ -2113,7 +2108,7 @@ static int cfg_metrics(const options *o, const ir_graph *fg, const ir_graph *qg)
 	char loc[4200], dloc[4200];
 	snprintf(loc, sizeof loc, "%s:%d", cli_name(o->cfg), o->mline);
 	snprintf(dloc, sizeof dloc, "%s:%d", cli_name(o->cfg), o->dline);
-	ir_plugin_scan(plugin_warn);
+	ir_plugin_scan(NULL);
 	for (int i = 0; i < o->nmspec; i++)
 		if (ev_meter_parse(&m[i], o->mspec[i], &eo, &d))
 			return cli_error(m[i].plugin ? m[i].name : loc, "metric '%s': %s", o->mspec[i], d.msg);

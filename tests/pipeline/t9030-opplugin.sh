@@ -12,7 +12,7 @@
 D=$DATA/opplugin
 EX=$TOP/share/npu/examples
 NPU_TESTS=${NPU_TESTS:-$TOP/build/rel/tests}
-PLUGINS=$(cd "$NPU_TESTS/../plugins" 2>/dev/null && pwd)
+PLUGINS=$(cd "$(dirname "$NPU_TESTS")/plugins" 2>/dev/null && pwd)
 CC=${CC:-cc}
 STRICT="-std=c99 -Wall -Wextra -pedantic -Werror"
 NPU_PLUGIN_PATH=$PLUGINS
@@ -94,4 +94,9 @@ expect_fail 1 "^npu-run: $T/q.ir: error: node '/SpaceToDepthX' \(custom\): op pl
 expect_fail 1 "^npu-import-onnx: $D/badblock.onnx: error: node '/SpaceToDepthX' \(SpaceToDepthX\): op plugin 'SpaceToDepthX': H 6 and W 6 must be multiples of blocksize 4\$" \
 	"the plugin's shape function refuses a shape: its message, with the node" -- \
 	npu-import-onnx "$D/badblock.onnx" -o "$T/out"
+# an object of another ABI on the path: skipped with a warning naming it, the import goes on
+env NPU_PLUGIN_PATH="$NPU_TESTS/plugin-abi:$PLUGINS" npu-import-onnx "$D/vendor.onnx" -o "$T/abi.ir" 2>"$T/abi.err" &&
+	[ -s "$T/abi.ir" ] && [ "$(wc -l <"$T/abi.err")" = 1 ] &&
+	grep -q "^npu-import-onnx: $NPU_TESTS/plugin-abi/probe.so: warning: plugin 0 has ABI 99, this program 1: skipped\$" "$T/abi.err"
+ok $? "a plugin of another ABI met by the importer: one warning naming its file"
 done_testing
