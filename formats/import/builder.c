@@ -37,6 +37,33 @@ int64_t ib_nbytes(const ir_shape *s, ir_dtype dt, int64_t limit)
 	return n <= limit ? n : -1;
 }
 
+int ib_check_format(const uint8_t *buf, size_t size, const char *noun, const char *own, ir_diag *d)
+{
+	const char *hint, *what;
+	if (size == 0)
+		return ir_fail(d, -1, -1, "empty file (expected %s)", noun);
+	/* an IR stream: a msgpack map (fix, 16 or 32 bits) whose first key is "npu-ir" */
+	size_t key = (buf[0] & 0xf0) == 0x80 ? 1 : buf[0] == 0xde ? 3 : 5;
+	if (size >= key + 7 && buf[key] == 0xa6 && !memcmp(buf + key + 1, "npu-ir", 6))
+		return ir_fail(d, -1, -1, "this is an npukit IR stream already, not %s", noun);
+	if ((what = ir_sniff_format(buf, size, &hint)) && !strstr(what, own))
+		return ir_fail(d, -1, -1, "not %s (this looks like %s)", noun, what);
+	return 0;
+}
+
+int ib_graph_fail(const ir_graph *g, ir_diag *d)
+{
+	const ir_node *n = ir_graph_node(g, d->node);
+	const ir_tensor *t = ir_graph_tensor(g, d->tensor);
+	char m[sizeof d->msg];
+	snprintf(m, sizeof m, "%s", d->msg);
+	if (n)
+		return ir_fail(d, -1, -1, "node '%s' (%s): %s", n->name, n->origin ? n->origin : ir_op_name(n->op), m);
+	if (t && !strstr(m, t->name))
+		return ir_fail(d, -1, -1, "tensor '%s': %s", t->name, m);
+	return ir_fail(d, -1, -1, "%s", m);
+}
+
 void ib_init(ib *b, ir_graph *g, ir_diag *d, char sep)
 {
 	*b = (ib){.g = g, .d = d, .sep = sep};

@@ -47,6 +47,15 @@ uint64_t ib_hash(const char *s, size_t n);
  * limit bytes; else -1 (negative dims, overflow). */
 int64_t ib_nbytes(const ir_shape *s, ir_dtype dt, int64_t limit);
 
+/* Refuse, before parsing, what is not the importer's format (noun: "an
+ * ONNX model"): an empty file, an npukit IR stream, and a format that
+ * ir_sniff_format recognises unless its name contains own. 0, or -1 with
+ * d filled. */
+int ib_check_format(const uint8_t *buf, size_t size, const char *noun, const char *own, ir_diag *d);
+/* d from verifying graph g, rewritten to name the node (and its origin)
+ * or the tensor it concerns; returns -1. */
+int ib_graph_fail(const ir_graph *g, ir_diag *d);
+
 /* A builder for graph g with diagnostics in d; sep joins suffixes. */
 void ib_init(ib *b, ir_graph *g, ir_diag *d, char sep);
 /* Free the arena and the problems (not the graph). */

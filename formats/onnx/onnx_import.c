@@ -2987,23 +2987,6 @@ out:
 	return rc;
 }
 
-/* After a libir failure on the finished graph: name the node for the caller
- * (who never sees this graph). */
-static int graph_fail(imp *im)
-{
-	const ir_node *n = ir_graph_node(im->b.g, im->b.d->node);
-	const ir_tensor *t = ir_graph_tensor(im->b.g, im->b.d->tensor);
-	char m[sizeof im->b.d->msg];
-	snprintf(m, sizeof m, "%s", im->b.d->msg);
-	if (n)
-		ir_fail(im->b.d, -1, -1, "node '%s' (%s): %s", n->name, n->origin ? n->origin : ir_op_name(n->op), m);
-	else if (t && !strstr(m, t->name))
-		ir_fail(im->b.d, -1, -1, "tensor '%s': %s", t->name, m);
-	else
-		ir_fail(im->b.d, -1, -1, "%s", m);
-	return -1;
-}
-
 /* The model's declared output types and static shapes must be what the
  * import gives: a disagreement means the model or the importer is wrong. */
 static int check_outputs(imp *im)
@@ -3102,7 +3085,7 @@ static int build(imp *im, const Onnx__ModelProto *m)
 		goto out;
 	ir_graph_prune(im->b.g);
 	if (ir_graph_infer_shapes(im->b.g, im->b.d) || ir_graph_verify(im->b.g, im->b.d)) {
-		graph_fail(im);
+		ib_graph_fail(im->b.g, im->b.d);
 		goto out;
 	}
 	if ((!o->n_outputs && check_outputs(im)) || set_meta(im, m))
@@ -3118,25 +3101,12 @@ ir_graph *onnx_import(const uint8_t *buf, size_t size, const onnx_import_opts *o
 {
 	static const onnx_import_opts defaults;
 	ir_diag scratch;
-	const char *hint, *what;
 	if (!d)
 		d = &scratch;
 	if (!opts)
 		opts = &defaults;
-	if (size == 0) {
-		ir_fail(d, -1, -1, "empty file (expected an ONNX model)");
+	if (ib_check_format(buf, size, "an ONNX model", "an ONNX model", d))
 		return NULL;
-	}
-	/* an IR stream: a msgpack map (fix, 16 or 32 bits) whose first key is "npu-ir" */
-	size_t key = size > 0 && (buf[0] & 0xf0) == 0x80 ? 1 : size > 0 && buf[0] == 0xde ? 3 : 5;
-	if (size >= key + 7 && buf[key] == 0xa6 && !memcmp(buf + key + 1, "npu-ir", 6)) {
-		ir_fail(d, -1, -1, "this is an npukit IR stream already, not an ONNX model");
-		return NULL;
-	}
-	if ((what = ir_sniff_format(buf, size, &hint)) && strcmp(what, "an ONNX model")) {
-		ir_fail(d, -1, -1, "not an ONNX model (this looks like %s)", what);
-		return NULL;
-	}
 	Onnx__ModelProto *m = pb_check(buf, size, PB_MODEL, 0) ? NULL : onnx__model_proto__unpack(NULL, size, buf);
 	if (!m || !m->graph) {
 		ir_fail(d, -1, -1, "not an ONNX model (%s)", m ? "it has no graph" : "protobuf parse failed");

@@ -2744,19 +2744,6 @@ static int set_meta(imp *im)
 	return 0;
 }
 
-/* Re-express libir's diagnostic naming the node or tensor it concerns. */
-static int graph_fail(imp *im)
-{
-	const ir_node *n = ir_graph_node(im->b.g, im->b.d->node);
-	char m[sizeof im->b.d->msg];
-	snprintf(m, sizeof m, "%s", im->b.d->msg);
-	if (n)
-		ir_fail(im->b.d, -1, -1, "node '%s' (%s): %s", n->name, n->origin ? n->origin : ir_op_name(n->op), m);
-	else
-		ir_fail(im->b.d, -1, -1, "%s", m);
-	return -1;
-}
-
 /* The IR tensor for requested output o (node j, output k), named after it. */
 static int output_tensor(imp *im, int j, int k, const char *want)
 {
@@ -2913,7 +2900,7 @@ static int build(imp *im)
 		goto out;
 	ir_graph_prune(im->b.g);
 	if (ir_graph_infer_shapes(im->b.g, im->b.d) || ir_graph_verify(im->b.g, im->b.d)) {
-		graph_fail(im);
+		ib_graph_fail(im->b.g, im->b.d);
 		goto out;
 	}
 	if (set_meta(im))
@@ -2931,24 +2918,12 @@ ir_graph *tf_import(const uint8_t *buf, size_t size, const tf_import_opts *opts,
 {
 	static const tf_import_opts defaults;
 	ir_diag scratch;
-	const char *hint, *what;
 	if (!d)
 		d = &scratch;
 	if (!opts)
 		opts = &defaults;
-	if (size == 0) {
-		ir_fail(d, -1, -1, "empty file (expected a TensorFlow GraphDef)");
+	if (ib_check_format(buf, size, "a TensorFlow GraphDef", "a TensorFlow GraphDef", d))
 		return NULL;
-	}
-	size_t key = (buf[0] & 0xf0) == 0x80 ? 1 : buf[0] == 0xde ? 3 : 5;
-	if (size >= key + 7 && buf[key] == 0xa6 && !memcmp(buf + key + 1, "npu-ir", 6)) {
-		ir_fail(d, -1, -1, "this is an npukit IR stream already, not a TensorFlow GraphDef");
-		return NULL;
-	}
-	if ((what = ir_sniff_format(buf, size, &hint)) && strcmp(what, "a TensorFlow GraphDef")) {
-		ir_fail(d, -1, -1, "not a TensorFlow GraphDef (this looks like %s)", what);
-		return NULL;
-	}
 	NpuTf__GraphDef *gd = npu_tf__graph_def__unpack(NULL, size, buf);
 	if (!gd || gd->n_node == 0) {
 		ir_fail(d, -1, -1, "not a TensorFlow GraphDef (%s)", gd ? "it has no nodes" : "protobuf parse failed");

@@ -4070,11 +4070,7 @@ static ir_graph *build(imp *im)
 	if (!result)
 		goto out;
 	if (ir_graph_infer_shapes(result, im->b.d) || ir_graph_verify(result, im->b.d)) {
-		const ir_node *n = ir_graph_node(result, im->b.d->node);
-		char m[sizeof im->b.d->msg];
-		snprintf(m, sizeof m, "%s", im->b.d->msg);
-		if (n)
-			ir_fail(im->b.d, -1, -1, "node '%s' (%s): %s", n->name, n->origin ? n->origin : ir_op_name(n->op), m);
+		ib_graph_fail(result, im->b.d);
 		ir_graph_free(result);
 		result = NULL;
 		goto out;
@@ -4101,21 +4097,8 @@ ir_graph *ts_import(const uint8_t *buf, size_t size, const ts_import_opts *opts,
 	if (!d)
 		d = &scratch;
 	d->msg[0] = 0;
-	if (size == 0) {
-		ir_fail(d, -1, -1, "empty file (expected a TorchScript archive)");
+	if (ib_check_format(buf, size, "a TorchScript archive", "zip", d))
 		return NULL;
-	}
-	/* an IR stream: a msgpack map (fix, 16 or 32 bits) whose first key is "npu-ir" */
-	size_t key = (buf[0] & 0xf0) == 0x80 ? 1 : buf[0] == 0xde ? 3 : 5;
-	if (size >= key + 7 && buf[key] == 0xa6 && !memcmp(buf + key + 1, "npu-ir", 6)) {
-		ir_fail(d, -1, -1, "this is an npukit IR stream already, not a TorchScript archive");
-		return NULL;
-	}
-	const char *hint, *what = ir_sniff_format(buf, size, &hint);
-	if (what && !strstr(what, "zip")) {
-		ir_fail(d, -1, -1, "not a TorchScript archive (this looks like %s)", what);
-		return NULL;
-	}
 	imp im = {.o = opts ? opts : &defaults, .a = {.limit = ARENA_LIMIT}};
 	ib_init(&im.b, NULL, d, '/');
 	ir_graph *g = NULL;
