@@ -53,6 +53,15 @@ enum { CLI_OPT_INPUT = 0x1100, CLI_OPT_OUTPUT, CLI_OPT_CONST, CLI_OPT_OWN };
 #define CLI_IMPORT_OPTS \
 	{"input", required_argument, NULL, CLI_OPT_INPUT}, {"output", required_argument, NULL, CLI_OPT_OUTPUT}, \
 	{"const", required_argument, NULL, CLI_OPT_CONST}
+/* The common lines of their --help, and its exit status line. */
+#define CLI_IMPORT_HELP \
+	"  -o, --out FILE      write the IR to FILE (default: standard output)\n" \
+	"  -f, --force         write binary IR even to a terminal\n" \
+	"  -v, --verbose       report what was imported on standard error\n" \
+	"  -q, --quiet         no warnings\n" \
+	"      --help          show this help and exit\n" \
+	"  -V, --version       show the version and exit\n"
+#define CLI_IMPORT_EXIT "Exit status: 0 success, 1 the model cannot be imported or I/O failed, 2 usage.\n"
 typedef struct cli_import {
 	/* set by the program */
 	void (*help)(void);

@@ -18,14 +18,9 @@ static void help(void)
 	       "  --const NAME=VALUE  freeze graph input NAME to the constant VALUE (every\n"
 	       "                      element), e.g. a sample rate sr=16000; what depends only\n"
 	       "                      on it is computed at import, an If on it keeps one branch\n"
-	       "  -o, --out FILE      write the IR to FILE (default: standard output)\n"
-	       "  -f, --force         write binary IR even to a terminal\n"
-	       "  -v, --verbose       report what was imported on standard error\n"
-	       "  -q, --quiet         no warnings\n"
-	       "      --help          show this help and exit\n"
-	       "  -V, --version       show the version and exit\n"
+	       CLI_IMPORT_HELP
 	       "\n"
-	       "Exit status: 0 success, 1 the model cannot be imported or I/O failed, 2 usage.\n"
+	       CLI_IMPORT_EXIT
 	       "The op mapping is in npu-import-onnx(1).\n", cli_prog);
 	exit(fclose(stdout) ? CLI_FAIL : CLI_OK);
 }

@@ -22,16 +22,11 @@ static void help(void)
 	       "                      after self), e.g. 0:1,3,32,32; 'scalar' for rank 0;\n"
 	       "                      DTYPE f32 (default), i64, i32, ... ; every tensor input\n"
 	       "                      without a default value needs one\n"
-	       "  -o, --out FILE      write the IR to FILE (default: standard output)\n"
-	       "  -f, --force         write binary IR even to a terminal\n"
-	       "  -v, --verbose       report what was imported on standard error\n"
-	       "  -q, --quiet         no warnings\n"
-	       "      --help          show this help and exit\n"
-	       "  -V, --version       show the version and exit\n"
+	       CLI_IMPORT_HELP
 	       "\n"
 	       "Outputs are forward()'s returned tensors, tuples and lists flattened in order,\n"
 	       "named output_0, output_1, ...; nodes are named after their module path.\n"
-	       "Exit status: 0 success, 1 the model cannot be imported or I/O failed, 2 usage.\n"
+	       CLI_IMPORT_EXIT
 	       "The op mapping and the limitations are in npu-import-pt(1).\n", cli_prog);
 	exit(fclose(stdout) ? CLI_FAIL : CLI_OK);
 }

@@ -29,14 +29,9 @@ static void help(void)
 	       "                      keep_prob=1.0)\n"
 	       "  --state IN=OUT      placeholder IN is recurrent state whose next value is\n"
 	       "                      node output OUT (IN becomes a state input, OUT an output)\n"
-	       "  -o, --out FILE      write the IR to FILE (default: standard output)\n"
-	       "  -f, --force         write binary IR even to a terminal\n"
-	       "  -v, --verbose       report what was imported on standard error\n"
-	       "  -q, --quiet         no warnings\n"
-	       "      --help          show this help and exit\n"
-	       "  -V, --version       show the version and exit\n"
+	       CLI_IMPORT_HELP
 	       "\n"
-	       "Exit status: 0 success, 1 the model cannot be imported or I/O failed, 2 usage.\n"
+	       CLI_IMPORT_EXIT
 	       "The op mapping is in npu-import-tf(1).\n", cli_prog);
 	exit(fclose(stdout) ? CLI_FAIL : CLI_OK);
 }

@@ -318,12 +318,12 @@ static void hput(ts_tensor *t, int64_t i, double f, int64_t iv)
 /* A new host tensor of zeros (its data in the arena). */
 static ts_val *host_new(imp *im, ir_dtype dt, const ir_shape *s)
 {
-	int64_t n = ir_shape_numel(s);
-	if (n < 0 || (uint64_t)n > MAX_HOST_BYTES / ir_dtype_size(dt))
+	int64_t n = ib_nbytes(s, dt, (int64_t)MAX_HOST_BYTES);
+	if (n < 0)
 		return fail(im, "a tensor made at import time is too large");
 	ts_val *v = mk(im, TS_TENSOR);
 	ts_tensor *t = ts_alloc(&im->a, sizeof *t);
-	if (!v || !t || !(t->data = ts_alloc(&im->a, (size_t)n * ir_dtype_size(dt))))
+	if (!v || !t || !(t->data = ts_alloc(&im->a, (size_t)n)))
 		return oom(im);
 	t->dtype = dt;
 	t->shape = *s;
