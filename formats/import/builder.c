@@ -1,6 +1,7 @@
 /* builder.c - the importers' shared graph builder (see builder.h). */
 #include "import/builder.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,23 @@ int64_t ib_nbytes(const ir_shape *s, ir_dtype dt, int64_t limit)
 		if (ir_mul_checked(&n, s->dim[i], limit))
 			return -1;
 	return n <= limit ? n : -1;
+}
+
+int64_t ib_f2i(double f)
+{
+	if (isnan(f))
+		return 0;
+	if (f >= 9.2e18)
+		return INT64_MAX;
+	if (f <= -9.2e18)
+		return INT64_MIN;
+	return (int64_t)f;
+}
+
+bool ib_dtype_is_int(ir_dtype t)
+{
+	return t == IR_DTYPE_I64 || t == IR_DTYPE_I32 || t == IR_DTYPE_I16 || t == IR_DTYPE_I8 ||
+	       t == IR_DTYPE_U8 || t == IR_DTYPE_BOOL;
 }
 
 int ib_check_format(const uint8_t *buf, size_t size, const char *noun, const char *own, ir_diag *d)

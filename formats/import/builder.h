@@ -56,6 +56,11 @@ int ib_check_format(const uint8_t *buf, size_t size, const char *noun, const cha
  * or the tensor it concerns; returns -1. */
 int ib_graph_fail(const ir_graph *g, ir_diag *d);
 
+/* f as an int64: saturated, NaN 0 (a C cast would be undefined). */
+int64_t ib_f2i(double f);
+/* Integer element types (bool counts). */
+bool ib_dtype_is_int(ir_dtype t);
+
 /* A builder for graph g with diagnostics in d; sep joins suffixes. */
 void ib_init(ib *b, ir_graph *g, ir_diag *d, char sep);
 /* Free the arena and the problems (not the graph). */

@@ -134,29 +134,12 @@ static const char *onnx_type_name(int64_t t)
 	return t >= 0 && t < (int64_t)(sizeof names / sizeof names[0]) ? names[t] : "unknown";
 }
 
-static bool dtype_is_int(ir_dtype t)
-{
-	return t == IR_DTYPE_I64 || t == IR_DTYPE_I32 || t == IR_DTYPE_I16 || t == IR_DTYPE_I8 ||
-	       t == IR_DTYPE_U8 || t == IR_DTYPE_BOOL;
-}
-
 /* A constant's element, read as what it is: integer or floating. */
 typedef struct {
 	bool is_int;
 	int64_t i;
 	double f;
 } num;
-
-static int64_t f2i(double f)
-{
-	if (isnan(f))
-		return 0;
-	if (f >= 9.2e18)
-		return INT64_MAX;
-	if (f <= -9.2e18)
-		return INT64_MIN;
-	return (int64_t)f;
-}
 
 static num num_get(const ir_tensor *t, int64_t k)
 {
@@ -177,12 +160,12 @@ static num num_get(const ir_tensor *t, int64_t k)
 	if (r.is_int)
 		r.f = (double)r.i;
 	else
-		r.i = f2i(r.f);
+		r.i = ib_f2i(r.f);
 	return r;
 }
 
 static double num_f(num v) { return v.is_int ? (double)v.i : v.f; }
-static int64_t num_i(num v) { return v.is_int ? v.i : f2i(v.f); }
+static int64_t num_i(num v) { return v.is_int ? v.i : ib_f2i(v.f); }
 
 /* Store v as element k of a dt array (integers wrap like a C cast to the
  * unsigned type of that width would). */
@@ -584,7 +567,7 @@ static int cst_ints(cx *c, const ir_tensor *t, int64_t *out, int max, const char
 	int64_t n = ir_shape_numel(&t->shape);
 	if (t->shape.rank > 1 || n > max)
 		return ib_fail(c->b, "%s must be a vector of at most %d values", what, max);
-	if (!dtype_is_int(t->dtype))
+	if (!ib_dtype_is_int(t->dtype))
 		return ib_fail(c->b, "%s must be integers (it is %s)", what, ir_dtype_name(t->dtype));
 	for (int64_t k = 0; k < n; k++)
 		out[k] = num_get(t, k).i;
@@ -639,7 +622,7 @@ static int new_const(cx *c, int out, const char *suffix, ir_dtype dt, const ir_s
 static int scalar_const(cx *c, const char *suffix, ir_dtype dt, double value)
 {
 	uint8_t buf[8];
-	num_put(dt, buf, 0, (num){.f = value, .i = f2i(value)});
+	num_put(dt, buf, 0, (num){.f = value, .i = ib_f2i(value)});
 	return new_const(c, -1, suffix, dt, &(ir_shape){0}, buf);
 }
 
@@ -1429,7 +1412,7 @@ static int cv_resize(cx *c, const op_entry *e)
 	} else if (has_in(c, scales_in) && (!in_t(c, scales_in) || ir_shape_numel(&in_t(c, scales_in)->shape))) {
 		const ir_tensor *t = need_cst(c, scales_in, "scales");
 		NEED(t);
-		if (ir_shape_numel(&t->shape) != r || t->shape.rank != 1 || dtype_is_int(t->dtype))
+		if (ir_shape_numel(&t->shape) != r || t->shape.rank != 1 || ib_dtype_is_int(t->dtype))
 			return ib_fail(c->b, "scales must be %d floats", r);
 		for (int i = 0; i < r; i++)
 			scales[i] = num_f(num_get(t, i));
@@ -2033,7 +2016,7 @@ static int fold_gather(cx *c, const op_entry *e)
 	if (!idx)
 		return 2;
 	int a = ir_axis(axis, x->shape.rank);
-	if (a < 0 || !dtype_is_int(idx->dtype))
+	if (a < 0 || !ib_dtype_is_int(idx->dtype))
 		return c->b->failed ? -1 : ib_fail(c->b, "axis out of range or indices not integers");
 	if (x->shape.rank - 1 + idx->shape.rank > IR_MAX_RANK)
 		return ib_fail(c->b, "result rank exceeds %d", IR_MAX_RANK);
@@ -2508,7 +2491,7 @@ static bool all_const_small(const cx *c)
 	}
 	for (int i = 0; i < c->nout; i++) {
 		const ir_tensor *t = c->out[i] >= 0 ? ir_graph_tensor(c->b->g, c->im->v[c->out[i]].tensor) : NULL;
-		if (t && !dtype_is_int(t->dtype))
+		if (t && !ib_dtype_is_int(t->dtype))
 			return false;
 	}
 	return elems <= FOLD_MAX_IN;
@@ -2844,7 +2827,7 @@ static int freeze_input(imp *im, int k, ir_dtype dt, const ir_shape *s, double v
 {
 	const char *name = im->v[k].name;
 	int64_t n = ir_shape_numel(s);
-	if (dtype_is_int(dt)) {
+	if (ib_dtype_is_int(dt)) {
 		double lo = dt == IR_DTYPE_I64 ? -9.2e18 : dt == IR_DTYPE_I32 ? (double)INT32_MIN :
 			    dt == IR_DTYPE_I16 ? INT16_MIN : dt == IR_DTYPE_I8 ? INT8_MIN : 0;
 		double hi = dt == IR_DTYPE_I64 ? 9.2e18 : dt == IR_DTYPE_I32 ? (double)INT32_MAX :
@@ -2860,7 +2843,7 @@ static int freeze_input(imp *im, int k, ir_dtype dt, const ir_shape *s, double v
 	void *buf = calloc((size_t)n + 1, ir_dtype_size(dt));
 	if (!buf)
 		return ib_oom(&im->b);
-	num v = dtype_is_int(dt) ? (num){.is_int = true, .i = (int64_t)value} : (num){.f = value};
+	num v = ib_dtype_is_int(dt) ? (num){.is_int = true, .i = (int64_t)value} : (num){.f = value};
 	for (int64_t i = 0; i < n; i++)
 		num_put(dt, buf, i, v);
 	int id = ir_graph_add_const(im->b.g, name, dt, s, buf, im->b.d);

@@ -63,23 +63,6 @@ static const char *tf_type_name(int64_t t)
 	return t >= 0 && t < (int64_t)(sizeof names / sizeof names[0]) ? names[t] : "unknown";
 }
 
-static bool is_int(ir_dtype t)
-{
-	return t == IR_DTYPE_I64 || t == IR_DTYPE_I32 || t == IR_DTYPE_I16 || t == IR_DTYPE_I8 ||
-	       t == IR_DTYPE_U8 || t == IR_DTYPE_BOOL;
-}
-
-static int64_t d2i(double f)
-{
-	if (isnan(f))
-		return 0;
-	if (f >= 9.2e18)
-		return INT64_MAX;
-	if (f <= -9.2e18)
-		return INT64_MIN;
-	return (int64_t)f;
-}
-
 /* ================================================================ constants known at import */
 
 /* Values as doubles: exact for every float and for integers below 2^53,
@@ -125,11 +108,11 @@ static double cast_to(ir_dtype dt, double v)
 	case IR_DTYPE_F32: return (float)v;
 	case IR_DTYPE_F16: return npu_f16_to_f32(npu_f32_to_f16((float)v));
 	case IR_DTYPE_BF16: return (float)v;
-	case IR_DTYPE_I64: return (double)d2i(v);
-	case IR_DTYPE_I32: return (int32_t)(uint32_t)(uint64_t)d2i(v);
-	case IR_DTYPE_I16: return (int16_t)(uint16_t)(uint64_t)d2i(v);
-	case IR_DTYPE_I8: return (int8_t)(uint8_t)(uint64_t)d2i(v);
-	case IR_DTYPE_U8: return (uint8_t)(uint64_t)d2i(v);
+	case IR_DTYPE_I64: return (double)ib_f2i(v);
+	case IR_DTYPE_I32: return (int32_t)(uint32_t)(uint64_t)ib_f2i(v);
+	case IR_DTYPE_I16: return (int16_t)(uint16_t)(uint64_t)ib_f2i(v);
+	case IR_DTYPE_I8: return (int8_t)(uint8_t)(uint64_t)ib_f2i(v);
+	case IR_DTYPE_U8: return (uint8_t)(uint64_t)ib_f2i(v);
 	case IR_DTYPE_BOOL: return v != 0;
 	default: return v;
 	}
@@ -149,10 +132,10 @@ static void *cval_bytes(const cval *c, size_t *nbytes)
 		case IR_DTYPE_F32: { float f = (float)v; memcpy(q, &f, 4); break; }
 		case IR_DTYPE_F16: { uint16_t h = npu_f32_to_f16((float)v); memcpy(q, &h, 2); break; }
 		case IR_DTYPE_BF16: { uint16_t h = npu_f32_to_bf16((float)v); memcpy(q, &h, 2); break; }
-		case IR_DTYPE_I64: { int64_t i = d2i(v); memcpy(q, &i, 8); break; }
-		case IR_DTYPE_I32: { int32_t i = (int32_t)(uint32_t)(uint64_t)d2i(v); memcpy(q, &i, 4); break; }
-		case IR_DTYPE_I16: { int16_t i = (int16_t)(uint16_t)(uint64_t)d2i(v); memcpy(q, &i, 2); break; }
-		case IR_DTYPE_I8: case IR_DTYPE_U8: q[0] = (uint8_t)(uint64_t)d2i(v); break;
+		case IR_DTYPE_I64: { int64_t i = ib_f2i(v); memcpy(q, &i, 8); break; }
+		case IR_DTYPE_I32: { int32_t i = (int32_t)(uint32_t)(uint64_t)ib_f2i(v); memcpy(q, &i, 4); break; }
+		case IR_DTYPE_I16: { int16_t i = (int16_t)(uint16_t)(uint64_t)ib_f2i(v); memcpy(q, &i, 2); break; }
+		case IR_DTYPE_I8: case IR_DTYPE_U8: q[0] = (uint8_t)(uint64_t)ib_f2i(v); break;
 		case IR_DTYPE_BOOL: q[0] = v != 0; break;
 		default: break;
 		}
@@ -600,10 +583,10 @@ static int cst_ints(cx *c, const cval *t, int64_t *out, int max, const char *wha
 {
 	if (t->s.rank > 1 || t->n > max)
 		return ib_fail(c->b, "%s must be a vector of at most %d values", what, max);
-	if (!is_int(t->dt))
+	if (!ib_dtype_is_int(t->dt))
 		return ib_fail(c->b, "%s must be integers (it is %s)", what, ir_dtype_name(t->dt));
 	for (int64_t k = 0; k < t->n; k++)
-		out[k] = d2i(t->v[k]);
+		out[k] = ib_f2i(t->v[k]);
 	return (int)t->n;
 }
 
@@ -726,7 +709,7 @@ static const ew binops[] = {
 
 static double ew2(const char *op, ir_dtype dt, double a, double b)
 {
-	bool in = is_int(dt);
+	bool in = ib_dtype_is_int(dt);
 	switch (op[0]) {
 	case 'A': return !strcmp(op, "AddV2") || !strcmp(op, "Add") ? a + b : 0;
 	case 'S': return !strcmp(op, "Sub") ? a - b : (a - b) * (a - b);
@@ -833,7 +816,7 @@ static int rnd_binary(cx *c)
 static int floor_div(cx *c, const int *in)
 {
 	ir_dtype dt = vdtype(c, c->in[0]);
-	bool in_int = is_int(dt), mod = !strcmp(c->b->op, "FloorMod");
+	bool in_int = ib_dtype_is_int(dt), mod = !strcmp(c->b->op, "FloorMod");
 	int f[2] = {in[0], in[1]};
 	if (in_int)
 		for (int i = 0; i < 2; i++) {
@@ -891,7 +874,7 @@ static int cv_binary(cx *c)
 		return floor_div(c, in);
 	if (op < 0)
 		return ib_unsup(c->b, "only on constants");
-	if (op == IR_OP_DIV && is_int(vdtype(c, c->in[0])) && strcmp(c->b->op, "RealDiv"))
+	if (op == IR_OP_DIV && ib_dtype_is_int(vdtype(c, c->in[0])) && strcmp(c->b->op, "RealDiv"))
 		return ib_unsup(c->b, "integer division of tensors");
 	return ib_done(c->b, emit_out0(c, op, in, 2));
 }
@@ -997,7 +980,7 @@ static int cv_cast(cx *c)
 		cval *r = cval_new((ir_dtype)to, &x->s);
 		if (r)
 			for (int64_t k = 0; k < r->n; k++)
-				r->v[k] = cast_to((ir_dtype)to, is_int((ir_dtype)to) ? trunc(x->v[k]) : x->v[k]);
+				r->v[k] = cast_to((ir_dtype)to, ib_dtype_is_int((ir_dtype)to) ? trunc(x->v[k]) : x->v[k]);
 		return put_cst(c, 0, r);
 	}
 	int x = tin(c, 0);
@@ -1131,7 +1114,7 @@ static int cv_expand_dims(cx *c)
 	ir_shape xs = vshape(c, c->in[0]);
 	if (ax->n != 1 || xs.rank >= IR_MAX_RANK)
 		return ib_fail(c->b, "bad axis");
-	int a = norm_axis(c, d2i(ax->v[0]), xs.rank + 1);
+	int a = norm_axis(c, ib_f2i(ax->v[0]), xs.rank + 1);
 	if (a < 0)
 		return -1;
 	memmove(&xs.dim[a + 1], &xs.dim[a], sizeof(int64_t) * (size_t)(xs.rank - a));
@@ -1253,7 +1236,7 @@ static int cv_concat(cx *c)
 	NEED(ax);
 	if (ax->n != 1)
 		return ib_fail(c->b, "axis must be a scalar");
-	return v2 ? concat(c, 0, c->nin - 1, d2i(ax->v[0])) : concat(c, 1, c->nin, d2i(ax->v[0]));
+	return v2 ? concat(c, 0, c->nin - 1, ib_f2i(ax->v[0])) : concat(c, 1, c->nin, ib_f2i(ax->v[0]));
 }
 
 static int cv_pack(cx *c)
@@ -1375,7 +1358,7 @@ static int cv_split(cx *c)
 	const cval *ax = need_cst(c, v ? 2 : 0, "axis");
 	NEED(ax);
 	ir_shape xs = vshape(c, c->in[xi]);
-	int a = ax->n == 1 ? norm_axis(c, d2i(ax->v[0]), xs.rank) : ib_fail(c->b, "axis must be a scalar");
+	int a = ax->n == 1 ? norm_axis(c, ib_f2i(ax->v[0]), xs.rank) : ib_fail(c->b, "axis must be a scalar");
 	if (a < 0)
 		return -1;
 	int64_t sizes[1024];
@@ -1561,12 +1544,12 @@ static int cv_pad(cx *c)
 	const cval *pc = need_cst(c, 1, "paddings");
 	NEED(pc);
 	ir_shape xs = vshape(c, c->in[0]);
-	if (pc->s.rank != 2 || pc->s.dim[0] != xs.rank || pc->s.dim[1] != 2 || !is_int(pc->dt))
+	if (pc->s.rank != 2 || pc->s.dim[0] != xs.rank || pc->s.dim[1] != 2 || !ib_dtype_is_int(pc->dt))
 		return ib_fail(c->b, "paddings must be %dx2 integers", xs.rank);
 	int64_t pads[2 * IR_MAX_RANK];
 	for (int i = 0; i < xs.rank; i++) {
-		pads[i] = d2i(pc->v[2 * i]);
-		pads[xs.rank + i] = d2i(pc->v[2 * i + 1]);
+		pads[i] = ib_f2i(pc->v[2 * i]);
+		pads[xs.rank + i] = ib_f2i(pc->v[2 * i + 1]);
 	}
 	const char *mode = "constant";
 	double value = 0;
@@ -2092,7 +2075,7 @@ static int cv_argmax(cx *c)
 	const cval *ax = need_cst(c, 1, "dimension");
 	NEED(ax);
 	ir_shape xs = vshape(c, c->in[0]);
-	int a = ax->n == 1 ? norm_axis(c, d2i(ax->v[0]), xs.rank) : ib_fail(c->b, "dimension must be a scalar");
+	int a = ax->n == 1 ? norm_axis(c, ib_f2i(ax->v[0]), xs.rank) : ib_fail(c->b, "dimension must be a scalar");
 	if (a < 0)
 		return -1;
 	ir_dtype to = out_type(c, "output_type");
@@ -2148,10 +2131,10 @@ static int cv_batch_space(cx *c)
 		return -1;
 	if (m != 2 || xs.rank != 4 || pc->n != 4)
 		return ib_unsup(c->b, "only 2 spatial block dimensions of a 4-D NHWC tensor");
-	if (pc->s.rank != 2 || pc->s.dim[0] != m || pc->s.dim[1] != 2 || !is_int(pc->dt))
+	if (pc->s.rank != 2 || pc->s.dim[0] != m || pc->s.dim[1] != 2 || !ib_dtype_is_int(pc->dt))
 		return ib_fail(c->b, "%s must be %dx2 integers", to_space ? "crops" : "paddings", m);
 	for (int i = 0; i < 2 * m; i++)	/* [begin, end] per axis, as the IR's pads/crops */
-		pads[i] = d2i(pc->v[i]);
+		pads[i] = ib_f2i(pc->v[i]);
 	int x = with_layout(c, tin(c, 0), IR_LAYOUT_NHWC, "nhwc_in");
 	int n = emit_out0(c, to_space ? IR_OP_BATCH_TO_SPACE : IR_OP_SPACE_TO_BATCH, &x, 1);
 	ib_set_is(c->b, n, "block", blk, m);
@@ -2251,7 +2234,7 @@ static int cv_argmin(cx *c)
 	const cval *ax = need_cst(c, 1, "dimension");
 	NEED(ax);
 	ir_shape xs = vshape(c, c->in[0]);
-	int a = ax->n == 1 ? norm_axis(c, d2i(ax->v[0]), xs.rank) : ib_fail(c->b, "dimension must be a scalar");
+	int a = ax->n == 1 ? norm_axis(c, ib_f2i(ax->v[0]), xs.rank) : ib_fail(c->b, "dimension must be a scalar");
 	if (a < 0)
 		return -1;
 	ir_dtype to = out_type(c, "output_type");
@@ -2280,7 +2263,7 @@ static int cv_gather(cx *c)
 		NEED(ax);
 		if (ax->n != 1)
 			return ib_fail(c->b, "axis must be a scalar");
-		axis = d2i(ax->v[0]);
+		axis = ib_f2i(ax->v[0]);
 		if (a_int(c, "batch_dims", 0) != 0)
 			return ib_unsup(c->b, "batch_dims %lld", (long long)a_int(c, "batch_dims", 0));
 	}
@@ -2306,12 +2289,12 @@ static int cv_gather(cx *c)
 		cval *r = cval_new(x->dt, &o);
 		for (int64_t q = 0; r && q < outer; q++)
 			for (int64_t j = 0; j < ix->n; j++) {
-				int64_t k = d2i(ix->v[j]);
+				int64_t k = ib_f2i(ix->v[j]);
 				if (k < 0)
 					k += d;
 				if (k < 0 || k >= d) {
 					cval_free(r);
-					return ib_fail(c->b, "index %lld out of range", (long long)d2i(ix->v[j]));
+					return ib_fail(c->b, "index %lld out of range", (long long)ib_f2i(ix->v[j]));
 				}
 				memcpy(r->v + (q * ix->n + j) * inner, x->v + (q * d + k) * inner, sizeof(double) * (size_t)inner);
 			}
@@ -2376,7 +2359,7 @@ static int cv_gather_nd(cx *c)
 	if (a_int(c, "batch_dims", 0) != 0)
 		return ib_unsup(c->b, "batch_dims %lld", (long long)a_int(c, "batch_dims", 0));
 	ir_shape ps = vshape(c, c->in[0]);
-	if (ix->s.rank < 1 || !is_int(ix->dt))
+	if (ix->s.rank < 1 || !ib_dtype_is_int(ix->dt))
 		return ib_fail(c->b, "indices must be integers of rank 1 or more");
 	int K = (int)ix->s.dim[ix->s.rank - 1];
 	if (K < 0 || K > ps.rank)
@@ -2394,7 +2377,7 @@ static int cv_gather_nd(cx *c)
 	for (int64_t j = 0; fi && j < fi->n; j++) {
 		int64_t lin = 0;
 		for (int i = 0; i < K; i++) {
-			int64_t v = d2i(ix->v[j * K + i]);
+			int64_t v = ib_f2i(ix->v[j * K + i]);
 			if (v < 0 || v >= ps.dim[i]) {
 				cval_free(fi);
 				return ib_fail(c->b, "index %lld out of range for axis %d of size %lld", (long long)v, i,

@@ -296,7 +296,7 @@ static int64_t hgeti(const ts_tensor *t, int64_t i)
 		return v;
 	}
 	double f = hget(t, i);
-	return f != f ? 0 : f >= 9.2e18 ? INT64_MAX : f <= -9.2e18 ? INT64_MIN : (int64_t)f;
+	return ib_f2i(f);
 }
 
 static void hput(ts_tensor *t, int64_t i, double f, int64_t iv)
@@ -639,7 +639,7 @@ static int axis_arg(cx *c, int i, int rank, const char *what)
 /* A scalar constant (rank 0) of dtype dt. */
 static int scalar_id(cx *c, ir_dtype dt, double f)
 {
-	ts_val *v = host_scalar(c->im, dt, f, f != f ? 0 : f >= 9.2e18 ? INT64_MAX : f <= -9.2e18 ? INT64_MIN : (int64_t)f);
+	ts_val *v = host_scalar(c->im, dt, f, ib_f2i(f));
 	const char *base = base_name(c);
 	if (!v || !base)
 		return c->b->failed = true, -1;
