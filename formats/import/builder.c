@@ -271,6 +271,16 @@ int ib_done(ib *b, int n)
 	return ib_fail(b, "%s", sd.msg);
 }
 
+int ib_finish(ib *b, const int *in, int nin, const int *out, int nout)
+{
+	if (ir_graph_set_inputs(b->g, in, nin, b->d) || ir_graph_set_outputs(b->g, out, nout, b->d))
+		return -1;
+	ir_graph_prune(b->g);
+	if (ir_graph_infer_shapes(b->g, b->d) || ir_graph_verify(b->g, b->d))
+		return ib_graph_fail(b->g, b->d);
+	return 0;
+}
+
 /* ---------------------------------------------------------------- problems */
 
 int ib_problem_add(ib *b, int kind, const char *op, const char *node, const char *detail)

@@ -111,6 +111,11 @@ void ib_set_fs(ib *b, int n, const char *key, const double *v, int cnt);
  * kept (also when n < 0 or an error is kept already). */
 int ib_done(ib *b, int n);
 
+/* The graph's inputs and outputs; then unused tensors and nodes are
+ * dropped, shapes inferred and the graph verified (ib_graph_fail). 0 or
+ * -1 with d filled. */
+int ib_finish(ib *b, const int *in, int nin, const int *out, int nout);
+
 /* Record a problem (strings are copied). 0, or -1 out of memory. */
 int ib_problem_add(ib *b, int kind, const char *op, const char *node, const char *detail);
 /* Record that the current node cannot be imported as it is (kind 0, the

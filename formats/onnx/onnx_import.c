@@ -3063,14 +3063,8 @@ static int build(imp *im, const Onnx__ModelProto *m)
 			im->in_ids[j] = im->in_ids[j - 1];
 			im->in_ids[j - 1] = t;
 		}
-	if (ir_graph_set_inputs(im->b.g, im->in_ids, im->n_in_ids, im->b.d) ||
-	    ir_graph_set_outputs(im->b.g, outs, nouts, im->b.d))
+	if (ib_finish(&im->b, im->in_ids, im->n_in_ids, outs, nouts))
 		goto out;
-	ir_graph_prune(im->b.g);
-	if (ir_graph_infer_shapes(im->b.g, im->b.d) || ir_graph_verify(im->b.g, im->b.d)) {
-		ib_graph_fail(im->b.g, im->b.d);
-		goto out;
-	}
 	if ((!o->n_outputs && check_outputs(im)) || set_meta(im, m))
 		goto out;
 	rc = 0;

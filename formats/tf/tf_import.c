@@ -2877,16 +2877,9 @@ static int build(imp *im)
 		if (!seen)
 			ins[ni++] = im->in_ids[k];
 	}
-	int r1 = ir_graph_set_inputs(im->b.g, ins, ni, im->b.d);
+	int r1 = ib_finish(&im->b, ins, ni, outs, nouts);
 	free(ins);
-	if (r1 || ir_graph_set_outputs(im->b.g, outs, nouts, im->b.d))
-		goto out;
-	ir_graph_prune(im->b.g);
-	if (ir_graph_infer_shapes(im->b.g, im->b.d) || ir_graph_verify(im->b.g, im->b.d)) {
-		ib_graph_fail(im->b.g, im->b.d);
-		goto out;
-	}
-	if (set_meta(im))
+	if (r1 || set_meta(im))
 		goto out;
 	rc = 0;
 out:
