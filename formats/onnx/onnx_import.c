@@ -468,7 +468,6 @@ static const char *as(cx *c, const char *name, const char *def)
 	const char *s = ib_strn(c->b, a->s.data ? (const char *)a->s.data : "", a->s.len);
 	if (!s) {
 		ib_oom(c->b);
-		c->b->failed = true;
 		return def;
 	}
 	return s;
@@ -1677,7 +1676,6 @@ static void *fold_buf(cx *c, ir_dtype dt, int64_t n)
 	void *p = calloc((size_t)n + 1, esz);
 	if (!p) {
 		ib_oom(c->b);
-		c->b->failed = true;
 	}
 	return p;
 }

@@ -273,7 +273,6 @@ static const char *a_str(cx *c, const char *key, const char *def)
 	const char *s = ib_strn(c->b, a->s.data ? (const char *)a->s.data : "", a->s.len);
 	if (!s) {
 		ib_oom(c->b);
-		c->b->failed = true;
 		return def;
 	}
 	return s;
