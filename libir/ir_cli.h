@@ -84,10 +84,12 @@ typedef struct cli_import {
 	int n_consts;
 } cli_import;
 /* Parse the command line (getopt_long with longopts, short options
- * "o:fVvq"); a malformed or repeated option is a usage error (exit 2). */
+ * "o:fVvq"); a malformed option, an --input or --const name given twice or
+ * a second model file is a usage error (exit 2). */
 void cli_import_args(cli_import *a, int argc, char **argv, const struct option *longopts);
-/* After the importer ran: print d unless it made g; else the -v summary,
- * and write the IR. Frees g and the names of a. Returns the exit status. */
+/* After the importer ran: print d unless it made g (d NULL: the error is
+ * printed already); else the -v summary, and write the IR. Frees g and the
+ * names of a. Returns the exit status. */
 int cli_import_finish(cli_import *a, ir_graph *g, const ir_diag *d);
 /* s is a C identifier of at most 63 characters (a --name for emitted code). */
 bool cli_c_identifier(const char *s);
