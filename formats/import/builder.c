@@ -308,12 +308,26 @@ int ib_unsup(ib *b, const char *fmt, ...)
 	return ib_problem_add(b, 0, b->op, b->name, m) ? -1 : 1;
 }
 
+#define PUT(...) do { if (len < sizeof m) { int k_ = snprintf(m + len, sizeof m - len, __VA_ARGS__); len += k_ > 0 ? (size_t)k_ : 0; } } while (0)
+
+/* d := m[0..len) (m holds msize bytes), cut after a list item if long. */
+static void fail_list(ir_diag *d, char *m, size_t msize, size_t len)
+{
+	size_t cap = sizeof d->msg;
+	if (len >= cap) {
+		size_t cut = cap - 8;
+		while (cut > 0 && m[cut] != ',' && m[cut] != ';')
+			cut--;
+		snprintf(m + cut, msize - cut, "%s ...", m[cut] == ';' ? ";" : ",");
+	}
+	ir_fail(d, -1, -1, "%s", m);
+}
+
 void ib_report(ib *b, const char *const *heads, int nkinds)
 {
 	char m[4096];
 	size_t len = 0;
 	bool any = false;
-#define PUT(...) do { if (len < sizeof m) { int k_ = snprintf(m + len, sizeof m - len, __VA_ARGS__); len += k_ > 0 ? (size_t)k_ : 0; } } while (0)
 	for (int kind = 0; kind < nkinds; kind++) {
 		bool head = false;
 		for (int i = 0; i < b->npb; i++) {
@@ -344,20 +358,29 @@ void ib_report(ib *b, const char *const *heads, int nkinds)
 			any = true;
 		}
 	}
-#undef PUT
-	ib_fail_list(b->d, m, sizeof m, len);
+	fail_list(b->d, m, sizeof m, len);
 	b->failed = true;
 }
 
-void ib_fail_list(ir_diag *d, char *m, size_t msize, size_t len)
+void ib_report_places(ib *b, const char *head)
 {
-	size_t cap = sizeof d->msg;
-	if (len >= cap) {
-		/* cut at a list boundary and say so */
-		size_t cut = cap - 8;
-		while (cut > 0 && m[cut] != ',' && m[cut] != ';')
-			cut--;
-		snprintf(m + cut, msize - cut, "%s ...", m[cut] == ';' ? ";" : ",");
+	char m[4096];
+	size_t len = 0;
+	bool *done = calloc((size_t)b->npb + 1, 1);
+	PUT("%s", head);
+	for (int i = 0; i < b->npb; i++) {
+		if (done && done[i])
+			continue;
+		PUT("%s%s (%s", i ? "; " : "", b->pb[i].op, b->pb[i].node);
+		for (int j = i + 1; j < b->npb && done; j++)
+			if (!done[j] && !strcmp(b->pb[j].op, b->pb[i].op)) {
+				PUT(", %s", b->pb[j].node);
+				done[j] = true;
+			}
+		PUT(")");
 	}
-	ir_fail(d, -1, -1, "%s", m);
+	free(done);
+	fail_list(b->d, m, sizeof m, len);
+	b->failed = true;
 }
+#undef PUT

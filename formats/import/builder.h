@@ -125,8 +125,10 @@ int ib_unsup(ib *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
  * under heads[kind] ("unsupported ops: 'Foo' (nodes 'a', 'b')"), kinds in
  * order, then the others node by node ("node 'x' (Op): detail"). */
 void ib_report(ib *b, const char *const *heads, int nkinds);
-/* Set d to the message m[0..len) (m holds msize bytes); one longer than a
- * diagnostic is cut after a list item and ends in ", ..." or "; ...". */
-void ib_fail_list(ir_diag *d, char *m, size_t msize, size_t len);
+/* All problems as one error message where each names a place (node is
+ * "FILE:LINE"): "HEAD what (place, place); what (place)". */
+void ib_report_places(ib *b, const char *head);
+/* A message too long for a diagnostic is cut after a list item and ends
+ * in ", ..." or "; ...". */
 
 #endif

@@ -140,31 +140,6 @@ static ts_val *problem_at(imp *im, int line, const char *fmt, ...)
 	return ib_problem_add(&im->b, 0, m, where, NULL) ? NULL : im->poison;
 }
 
-/* All problems in one line: "what (where, where); what (where)". */
-static void report_problems(imp *im)
-{
-	char m[4096];
-	size_t len = 0;
-	const ib_problem *pb = im->b.pb;
-	bool *done = calloc((size_t)im->b.npb + 1, 1);
-#define PUT(...) do { if (len < sizeof m) { int k_ = snprintf(m + len, sizeof m - len, __VA_ARGS__); len += k_ > 0 ? (size_t)k_ : 0; } } while (0)
-	PUT("cannot import: ");
-	for (int i = 0; i < im->b.npb; i++) {
-		if (done && done[i])
-			continue;
-		PUT("%s%s (%s", i ? "; " : "", pb[i].op, pb[i].node);
-		for (int j = i + 1; j < im->b.npb && done; j++)
-			if (!done[j] && !strcmp(pb[j].op, pb[i].op)) {
-				PUT(", %s", pb[j].node);
-				done[j] = true;
-			}
-		PUT(")");
-	}
-#undef PUT
-	free(done);
-	ib_fail_list(im->b.d, m, sizeof m, len);
-}
-
 /* ================================================================ names */
 
 /* base, or base_1, base_2, ...: unused in m; the name is then taken. The
@@ -4037,7 +4012,7 @@ static ir_graph *build(imp *im)
 	if (!ret)
 		goto out;
 	if (im->b.npb) {
-		report_problems(im);
+		ib_report_places(&im->b, "cannot import: ");
 		goto out;
 	}
 	if (flatten_outputs(im, ret, out_ids, &n_out, 0))

@@ -92,6 +92,16 @@ static void test_report(void)
 	CHECK(!strncmp(d.msg, "unsupported ops: 'Big' (nodes 'node_number_0', ", 47));
 	CHECK_MSG(!strcmp(d.msg + len - 5, ", ..."), "%s", d.msg + len - 20);
 	ib_free(&b);
+
+	/* the TorchScript form: what, then its places */
+	ib_init(&b, NULL, &d, '/');
+	ib_problem_add(&b, 0, "op 'aten::foo'", "code/a.py:3", NULL);
+	ib_problem_add(&b, 0, "'while' loop", "code/a.py:7", NULL);
+	ib_problem_add(&b, 0, "op 'aten::foo'", "code/b.py:1", NULL);
+	ib_report_places(&b, "cannot import: ");
+	CHECK_MSG(!strcmp(d.msg, "cannot import: op 'aten::foo' (code/a.py:3, code/b.py:1); 'while' loop (code/a.py:7)"),
+		  "%s", d.msg);
+	ib_free(&b);
 }
 
 static void test_sizes(void)
