@@ -52,6 +52,18 @@ typedef struct {
 	int64_t dim[IR_MAX_RANK];
 } ir_shape;
 
+/* A shape or a value given for a named graph input (the import programs'
+ * --input NAME:SHAPE and --const NAME=VALUE). */
+typedef struct {
+	const char *name;
+	ir_shape shape;
+} ir_named_shape;
+
+typedef struct {
+	const char *name;
+	double value;
+} ir_named_value;
+
 /* Quantization parameters of a tensor. n == 1 means per tensor (axis = -1),
  * otherwise one scale/zero point per index of `axis`. */
 typedef struct {

@@ -123,22 +123,35 @@ void cli_common_option(int c, char **argv, const char **out, bool *force, void (
 	cli_bad_option(c, argv);
 }
 
-char *cli_named_shape(const char *arg, ir_shape *shape)
+char *cli_strndup(const char *s, size_t n)
 {
-	const char *colon = strrchr(arg, ':');
-	if (!colon || colon == arg)
-		cli_usage("--input '%s': expected NAME:SHAPE, e.g. --input data:1,3,224,224", arg);
-	if (ir_shape_parse(colon + 1, shape))
-		cli_usage("--input '%s': bad shape '%s' (expected dimensions separated by commas)", arg, colon + 1);
-	char *name = strndup(arg, (size_t)(colon - arg));
-	if (!name) {
+	char *c = strndup(s, n);
+	if (!c) {
 		cli_error(NULL, "out of memory");
 		exit(CLI_FAIL);
 	}
-	return name;
+	return c;
 }
 
-char *cli_named_number(const char *arg, double *value)
+/* --input NAME:SHAPE, --const NAME=VALUE, --output NAME: each name once. */
+static void add_input(cli_import *a, const char *arg)
+{
+	const char *colon = strrchr(arg, ':');
+	ir_shape s;
+	if (!colon || colon == arg)
+		cli_usage("--input '%s': expected NAME:SHAPE, e.g. --input data:1,3,224,224", arg);
+	if (ir_shape_parse(colon + 1, &s))
+		cli_usage("--input '%s': bad shape '%s' (expected dimensions separated by commas)", arg, colon + 1);
+	char *name = cli_strndup(arg, (size_t)(colon - arg));
+	for (int i = 0; i < a->n_inputs; i++)
+		if (!strcmp(a->inputs[i].name, name))
+			cli_usage("--input '%s' is given twice", name);
+	if (a->n_inputs == CLI_MAX_NAMED)
+		cli_usage("too many --input options");
+	a->inputs[a->n_inputs++] = (ir_named_shape){.name = name, .shape = s};
+}
+
+static void add_const(cli_import *a, const char *arg)
 {
 	const char *eq = strrchr(arg, '=');
 	char *end;
@@ -147,13 +160,66 @@ char *cli_named_number(const char *arg, double *value)
 	double v = strtod(eq + 1, &end);
 	if (!eq[1] || *end || isspace((unsigned char)eq[1]))
 		cli_usage("--const '%s': bad value '%s' (expected a number)", arg, eq + 1);
-	char *name = strndup(arg, (size_t)(eq - arg));
-	if (!name) {
-		cli_error(NULL, "out of memory");
-		exit(CLI_FAIL);
+	char *name = cli_strndup(arg, (size_t)(eq - arg));
+	for (int i = 0; i < a->n_consts; i++)
+		if (!strcmp(a->consts[i].name, name))
+			cli_usage("--const '%s' is given twice", name);
+	if (a->n_consts == CLI_MAX_NAMED)
+		cli_usage("too many --const options");
+	a->consts[a->n_consts++] = (ir_named_value){.name = name, .value = v};
+}
+
+void cli_import_args(cli_import *a, int argc, char **argv, const struct option *longopts)
+{
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:fVvq", longopts, NULL)) != -1) {
+		if (a->option && a->option(a, c, optarg))
+			continue;
+		switch (c) {
+		case CLI_OPT_INPUT: add_input(a, optarg); break;
+		case CLI_OPT_CONST: add_const(a, optarg); break;
+		case CLI_OPT_OUTPUT:
+			if (!*optarg)
+				cli_usage("--output needs a %s", a->output_what);
+			if (a->n_outputs == CLI_MAX_NAMED)
+				cli_usage("too many --output options");
+			a->outputs[a->n_outputs++] = optarg;
+			break;
+		default: cli_common_option(c, argv, &a->out, &a->force, a->help);
+		}
 	}
-	*value = v;
-	return name;
+	if (optind < argc)
+		a->in = argv[optind++];
+	if (optind < argc)
+		cli_usage("unexpected argument '%s' (one model at a time)", argv[optind]);
+	a->name = cli_name(a->in);
+	const char *slash = strrchr(a->name, '/');
+	a->file = !a->in || !strcmp(a->in, "-") ? NULL : slash ? slash + 1 : a->name;
+}
+
+int cli_import_finish(cli_import *a, ir_graph *g, const ir_diag *d)
+{
+	int rc = CLI_FAIL;
+	if (!g && d) {
+		cli_diag(NULL, a->name, d);
+	} else if (g) {
+		const ir_meta *opset = ir_meta_get(g, "source.opset");
+		char os[40] = "";
+		if (opset)
+			snprintf(os, sizeof os, "opset %lld: ", (long long)opset->i);
+		cli_info(1, "%s: %s%d nodes, %d tensors, %d inputs, %d outputs", a->name, os,
+			 ir_graph_node_count(g), ir_graph_tensor_count(g), ir_graph_input_count(g),
+			 ir_graph_output_count(g));
+		if (cli_write_ir(g, a->out, a->force) == 0)
+			rc = CLI_OK;
+		ir_graph_free(g);
+	}
+	for (int i = 0; i < a->n_inputs; i++)
+		free((char *)a->inputs[i].name);
+	for (int i = 0; i < a->n_consts; i++)
+		free((char *)a->consts[i].name);
+	return rc;
 }
 
 int cli_error(const char *file, const char *fmt, ...)

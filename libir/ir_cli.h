@@ -8,6 +8,8 @@
 
 #include "ir.h"
 
+struct option;
+
 /* Set once from main: program name (basename of argv[0] is not used, so
  * messages are stable) and verbosity (-1 quiet, 0 normal, 1.. verbose). */
 extern const char *cli_prog;
@@ -39,12 +41,56 @@ enum { CLI_OPT_HELP = 0x1000, CLI_OPT_VERSION };
  * count -v, set -q, run help() (which exits) or print the version; any
  * other code is a usage error. */
 void cli_common_option(int c, char **argv, const char **out, bool *force, void (*help)(void));
-/* --input NAME:SHAPE (e.g. data:1,3,224,224): the name (malloc'ed) and
- * shape; a malformed argument is a usage error (exit 2). */
-char *cli_named_shape(const char *arg, ir_shape *shape);
-/* --const NAME=VALUE (e.g. keep_prob=1.0, sr=16000): the name (malloc'ed)
- * and the number; a malformed argument is a usage error (exit 2). */
-char *cli_named_number(const char *arg, double *value);
+/* strndup that exits 1 ("out of memory") when it fails. */
+char *cli_strndup(const char *s, size_t n);
+
+/* The import programs (npu-import-onnx, npu-import-tf, npu-import-pt):
+ * one model in, IR out. CLI_IMPORT_OPTS goes into their getopt_long
+ * table: --input NAME:SHAPE (e.g. data:1,3,224,224), --output NAME and
+ * --const NAME=VALUE (e.g. keep_prob=1.0), each repeatable. */
+enum { CLI_OPT_INPUT = 0x1100, CLI_OPT_OUTPUT, CLI_OPT_CONST, CLI_OPT_OWN };
+#define CLI_MAX_NAMED 256
+#define CLI_IMPORT_OPTS \
+	{"input", required_argument, NULL, CLI_OPT_INPUT}, {"output", required_argument, NULL, CLI_OPT_OUTPUT}, \
+	{"const", required_argument, NULL, CLI_OPT_CONST}
+/* The common lines of their --help, and its exit status line. */
+#define CLI_IMPORT_HELP \
+	"  -o, --out FILE      write the IR to FILE (default: standard output)\n" \
+	"  -f, --force         write binary IR even to a terminal\n" \
+	"  -v, --verbose       report what was imported on standard error\n" \
+	"  -q, --quiet         no warnings\n" \
+	"      --help          show this help and exit\n" \
+	"  -V, --version       show the version and exit\n"
+#define CLI_IMPORT_EXIT "Exit status: 0 success, 1 the model cannot be imported or I/O failed, 2 usage.\n"
+typedef struct cli_import {
+	/* set by the program */
+	void (*help)(void);
+	const char *output_what;	/* "value name": what --output names */
+	/* the program's own options (codes from CLI_OPT_OWN, or CLI_OPT_INPUT
+	 * to read --input its way): true if handled, else false */
+	bool (*option)(struct cli_import *a, int c, const char *arg);
+	void *ctx;			/* for option */
+	/* parsed */
+	const char *in;			/* model file, "-" or NULL: stdin */
+	const char *out;		/* IR file, NULL: stdout */
+	bool force;
+	const char *name;		/* the model's display name */
+	const char *file;		/* its base name (meta source.file; NULL: stdin) */
+	ir_named_shape inputs[CLI_MAX_NAMED];
+	int n_inputs;
+	const char *outputs[CLI_MAX_NAMED];
+	int n_outputs;
+	ir_named_value consts[CLI_MAX_NAMED];
+	int n_consts;
+} cli_import;
+/* Parse the command line (getopt_long with longopts, short options
+ * "o:fVvq"); a malformed option, an --input or --const name given twice or
+ * a second model file is a usage error (exit 2). */
+void cli_import_args(cli_import *a, int argc, char **argv, const struct option *longopts);
+/* After the importer ran: print d unless it made g (d NULL: the error is
+ * printed already); else the -v summary, and write the IR. Frees g and the
+ * names of a. Returns the exit status. */
+int cli_import_finish(cli_import *a, ir_graph *g, const ir_diag *d);
 /* s is a C identifier of at most 63 characters (a --name for emitted code). */
 bool cli_c_identifier(const char *s);
 /* "prog: file: error: message" (file may be NULL). Returns CLI_FAIL. */

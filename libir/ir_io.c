@@ -1024,6 +1024,20 @@ out:
 	return rc;
 }
 
+/* Whether bytes p..end could begin an IR stream: a map whose first key
+ * is "npu-ir", or as much of that as there is. */
+static bool ir_prefix(const uint8_t *p, const uint8_t *end)
+{
+	static const uint8_t key[7] = {0xa6, 'n', 'p', 'u', '-', 'i', 'r'};
+	size_t n = (size_t)(end - p), h;
+	if (!n)
+		return false;
+	h = (*p & 0xf0) == 0x80 ? 1 : *p == 0xde ? 3 : *p == 0xdf ? 5 : 0;
+	if (!h)
+		return false;
+	return n <= h || !memcmp(p + h, key, n - h < sizeof key ? n - h : sizeof key);
+}
+
 static int rd_graph(rd *r, ir_graph *g)
 {
 	mp_val top, v;
@@ -1033,10 +1047,10 @@ static int rd_graph(rd *r, ir_graph *g)
 	bool seen[8] = {0};
 	static const char *const keys[] = {"meta", "history", "tensors", "nodes", "inputs", "outputs", "blob"};
 	const uint8_t *start = r->p;
-	/* whatever the first bytes fail to be (a map with a count beyond the
-	 * file included), the message is that this is not an IR stream */
+	/* a cut stream says truncated; other bytes whose first value fails (a
+	 * map count beyond the file included) are not an IR stream */
 	if (rd_val(r, &top) || top.type != MP_MAP || top.n < 1) {
-		r->bad = false;
+		r->bad = r->bad && ir_prefix(start, r->end);
 		return rd_fail(r, "%snot an IR stream (nor a model format npukit recognises)", "");
 	}
 	/* whatever stands first, if it is not the string "npu-ir" this is

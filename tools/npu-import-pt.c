@@ -7,12 +7,9 @@
 #include <string.h>
 
 typedef struct {
-	const char *in;		/* model file, "-" or NULL: stdin */
-	const char *out;	/* IR file, NULL: stdout */
-	bool force;
-	ts_input_shape inputs[256];
-	int n_inputs;
-} options;
+	ts_input_shape v[CLI_MAX_NAMED];
+	int n;
+} inputs;
 
 static void help(void)
 {
@@ -25,22 +22,21 @@ static void help(void)
 	       "                      after self), e.g. 0:1,3,32,32; 'scalar' for rank 0;\n"
 	       "                      DTYPE f32 (default), i64, i32, ... ; every tensor input\n"
 	       "                      without a default value needs one\n"
-	       "  -o, --out FILE      write the IR to FILE (default: standard output)\n"
-	       "  -f, --force         write binary IR even to a terminal\n"
-	       "  -v, --verbose       report what was imported on standard error\n"
-	       "  -q, --quiet         no warnings\n"
-	       "      --help          show this help and exit\n"
-	       "  -V, --version       show the version and exit\n"
+	       CLI_IMPORT_HELP
 	       "\n"
 	       "Outputs are forward()'s returned tensors, tuples and lists flattened in order,\n"
 	       "named output_0, output_1, ...; nodes are named after their module path.\n"
-	       "Exit status: 0 success, 1 the model cannot be imported or I/O failed, 2 usage.\n"
+	       CLI_IMPORT_EXIT
 	       "The op mapping and the limitations are in npu-import-pt(1).\n", cli_prog);
 	exit(fclose(stdout) ? CLI_FAIL : CLI_OK);
 }
 
-static void add_input(options *o, const char *arg)
+/* --input IDX:SHAPE[:DTYPE] */
+static bool add_input(cli_import *a, int c, const char *arg)
 {
+	inputs *o = a->ctx;
+	if (c != CLI_OPT_INPUT)
+		return false;
 	char *end;
 	const char *colon = strchr(arg, ':');
 	long idx = strtol(arg, &end, 10);
@@ -62,58 +58,30 @@ static void add_input(options *o, const char *arg)
 			cli_usage("--input '%s': unknown dtype '%s' (f32, f16, i64, i32, i16, i8, u8, bool)", arg, dt + 1);
 		in.dtype = (ir_dtype)t;
 	}
-	for (int i = 0; i < o->n_inputs; i++)
-		if (o->inputs[i].index == in.index)
+	for (int i = 0; i < o->n; i++)
+		if (o->v[i].index == in.index)
 			cli_usage("--input %d is given twice", in.index);
-	if (o->n_inputs == (int)(sizeof o->inputs / sizeof o->inputs[0]))
+	if (o->n == CLI_MAX_NAMED)
 		cli_usage("too many --input options");
-	o->inputs[o->n_inputs++] = in;
-}
-
-static void parse_args(int argc, char **argv, options *o)
-{
-	enum { OPT_INPUT = 256 };
-	static const struct option longopts[] = {
-		{"input", required_argument, NULL, OPT_INPUT},
-		CLI_COMMON_OPTS,
-		{NULL, 0, NULL, 0},
-	};
-	int c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:fVvq", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_INPUT: add_input(o, optarg); break;
-		default: cli_common_option(c, argv, &o->out, &o->force, help);
-		}
-	}
-	if (optind < argc)
-		o->in = argv[optind++];
-	if (optind < argc)
-		cli_usage("unexpected argument '%s' (one model at a time)", argv[optind]);
+	o->v[o->n++] = in;
+	return true;
 }
 
 int main(int argc, char **argv)
 {
-	options o = {0};
+	static const struct option longopts[] = {{"input", required_argument, NULL, CLI_OPT_INPUT}, CLI_COMMON_OPTS,
+						  {NULL, 0, NULL, 0}};
+	static inputs in;
+	static cli_import a = {.help = help, .option = add_input, .ctx = &in};
 	uint8_t *buf;
 	size_t size;
 	ir_diag d;
 	cli_init("npu-import-pt", argc, argv);
-	parse_args(argc, argv, &o);
-	const char *name = cli_name(o.in), *slash = strrchr(name, '/');
-	bool std = !o.in || !strcmp(o.in, "-");
-	if (cli_read_file(o.in, true, &buf, &size))
-		return CLI_FAIL;
-	ts_import_opts io = {.inputs = o.inputs, .n_inputs = o.n_inputs, .file = std ? NULL : slash ? slash + 1 : name};
+	cli_import_args(&a, argc, argv, longopts);
+	if (cli_read_file(a.in, true, &buf, &size))
+		return cli_import_finish(&a, NULL, NULL);
+	ts_import_opts io = {.inputs = in.v, .n_inputs = in.n, .file = a.file};
 	ir_graph *g = ts_import(buf, size, &io, &d);
 	free(buf);
-	if (!g) {
-		cli_diag(NULL, name, &d);
-		return CLI_FAIL;
-	}
-	cli_info(1, "%s: %d nodes, %d tensors, %d inputs, %d outputs", name, ir_graph_node_count(g),
-		 ir_graph_tensor_count(g), ir_graph_input_count(g), ir_graph_output_count(g));
-	int rc = cli_write_ir(g, o.out, o.force) == 0 ? CLI_OK : CLI_FAIL;
-	ir_graph_free(g);
-	return rc;
+	return cli_import_finish(&a, g, &d);
 }

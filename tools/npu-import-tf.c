@@ -8,18 +8,9 @@
 #include <string.h>
 
 typedef struct {
-	const char *in;		/* model file, "-" or NULL: stdin */
-	const char *out;	/* IR file, NULL: stdout */
-	bool force;
-	tf_input_shape inputs[256];
-	int n_inputs;
-	const char *outputs[256];
-	int n_outputs;
-	tf_const_value consts[256];
-	int n_consts;
-	tf_state states[256];
-	int n_states;
-} options;
+	tf_state v[CLI_MAX_NAMED];
+	int n;
+} states;
 
 static void help(void)
 {
@@ -38,93 +29,26 @@ static void help(void)
 	       "                      keep_prob=1.0)\n"
 	       "  --state IN=OUT      placeholder IN is recurrent state whose next value is\n"
 	       "                      node output OUT (IN becomes a state input, OUT an output)\n"
-	       "  -o, --out FILE      write the IR to FILE (default: standard output)\n"
-	       "  -f, --force         write binary IR even to a terminal\n"
-	       "  -v, --verbose       report what was imported on standard error\n"
-	       "  -q, --quiet         no warnings\n"
-	       "      --help          show this help and exit\n"
-	       "  -V, --version       show the version and exit\n"
+	       CLI_IMPORT_HELP
 	       "\n"
-	       "Exit status: 0 success, 1 the model cannot be imported or I/O failed, 2 usage.\n"
+	       CLI_IMPORT_EXIT
 	       "The op mapping is in npu-import-tf(1).\n", cli_prog);
 	exit(fclose(stdout) ? CLI_FAIL : CLI_OK);
 }
 
-static char *dup_n(const char *s, size_t len)
+/* --state IN=OUT */
+static bool add_state(cli_import *a, int c, const char *arg)
 {
-	char *name = malloc(len + 1);
-	if (!name) {
-		cli_error(NULL, "out of memory");
-		exit(CLI_FAIL);
-	}
-	memcpy(name, s, len);
-	name[len] = 0;
-	return name;
-}
-
-static void add_const(options *o, const char *arg)
-{
-	double v;
-	char *name = cli_named_number(arg, &v);
-	if (o->n_consts == (int)(sizeof o->consts / sizeof o->consts[0]))
-		cli_usage("too many --const options");
-	o->consts[o->n_consts++] = (tf_const_value){.name = name, .value = v};
-}
-
-static void add_state(options *o, const char *arg)
-{
+	states *o = a->ctx;
+	if (c != CLI_OPT_OWN)
+		return false;
 	const char *eq = strchr(arg, '=');
 	if (!eq || eq == arg || !eq[1])
 		cli_usage("--state '%s': expected IN=OUT, e.g. --state h_in=h_out", arg);
-	if (o->n_states == (int)(sizeof o->states / sizeof o->states[0]))
+	if (o->n == CLI_MAX_NAMED)
 		cli_usage("too many --state options");
-	o->states[o->n_states++] = (tf_state){.in = dup_n(arg, (size_t)(eq - arg)), .out = eq + 1};
-}
-
-static void add_input(options *o, const char *arg)
-{
-	ir_shape s;
-	char *name = cli_named_shape(arg, &s);
-	for (int i = 0; i < o->n_inputs; i++)
-		if (!strcmp(o->inputs[i].name, name))
-			cli_usage("--input '%s' is given twice", name);
-	if (o->n_inputs == (int)(sizeof o->inputs / sizeof o->inputs[0]))
-		cli_usage("too many --input options");
-	o->inputs[o->n_inputs++] = (tf_input_shape){.name = name, .shape = s};
-}
-
-static void parse_args(int argc, char **argv, options *o)
-{
-	enum { OPT_INPUT = 256, OPT_OUTPUT, OPT_CONST, OPT_STATE };
-	static const struct option longopts[] = {
-		{"input", required_argument, NULL, OPT_INPUT},
-		{"output", required_argument, NULL, OPT_OUTPUT},
-		{"const", required_argument, NULL, OPT_CONST},
-		{"state", required_argument, NULL, OPT_STATE},
-		CLI_COMMON_OPTS,
-		{NULL, 0, NULL, 0},
-	};
-	int c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:fVvq", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_INPUT: add_input(o, optarg); break;
-		case OPT_CONST: add_const(o, optarg); break;
-		case OPT_STATE: add_state(o, optarg); break;
-		case OPT_OUTPUT:
-			if (!*optarg)
-				cli_usage("--output needs a node name");
-			if (o->n_outputs == (int)(sizeof o->outputs / sizeof o->outputs[0]))
-				cli_usage("too many --output options");
-			o->outputs[o->n_outputs++] = optarg;
-			break;
-		default: cli_common_option(c, argv, &o->out, &o->force, help);
-		}
-	}
-	if (optind < argc)
-		o->in = argv[optind++];
-	if (optind < argc)
-		cli_usage("unexpected argument '%s' (one model at a time)", argv[optind]);
+	o->v[o->n++] = (tf_state){.in = cli_strndup(arg, (size_t)(eq - arg)), .out = eq + 1};
+	return true;
 }
 
 /* A TensorFlow.js model.json: the text starts with '{'. */
@@ -138,47 +62,34 @@ static bool is_json(const uint8_t *buf, size_t size)
 
 int main(int argc, char **argv)
 {
-	options o = {0};
+	static const struct option longopts[] = {CLI_IMPORT_OPTS, {"state", required_argument, NULL, CLI_OPT_OWN},
+						  CLI_COMMON_OPTS, {NULL, 0, NULL, 0}};
+	static states st;
+	static cli_import a = {.help = help, .output_what = "node name", .option = add_state, .ctx = &st};
 	uint8_t *buf;
 	size_t size;
 	ir_diag d;
+	ir_graph *g = NULL;
 	cli_init("npu-import-tf", argc, argv);
-	parse_args(argc, argv, &o);
-	const char *name = cli_name(o.in), *slash = strrchr(name, '/');
-	bool std = !o.in || !strcmp(o.in, "-");
-	int rc = CLI_FAIL;
-	char *dir = NULL;
-	if (cli_read_file(o.in, true, &buf, &size))
-		goto out;
-	bool json = is_json(buf, size);
-	if (!json && o.n_outputs == 0) {
+	cli_import_args(&a, argc, argv, longopts);
+	bool read = cli_read_file(a.in, true, &buf, &size) == 0;
+	if (read) {
+		bool json = is_json(buf, size);
+		if (!json && a.n_outputs == 0) {
+			free(buf);
+			cli_usage("no --output given (a GraphDef does not name its outputs)");
+		}
+		/* a model.json's weight shards are next to it */
+		char *dir = !json || !a.file ? NULL : a.file > a.name ? cli_strndup(a.name, (size_t)(a.file - a.name - 1))
+									: cli_strndup(".", 1);
+		tf_import_opts io = {.inputs = a.inputs, .n_inputs = a.n_inputs, .outputs = a.outputs,
+				     .n_outputs = a.n_outputs, .consts = a.consts, .n_consts = a.n_consts,
+				     .states = st.v, .n_states = st.n, .file = a.file};
+		g = json ? tfjs_import(buf, size, dir, &io, &d) : tf_import(buf, size, &io, &d);
 		free(buf);
-		cli_usage("no --output given (a GraphDef does not name its outputs)");
+		free(dir);
 	}
-	if (json && !std)
-		dir = slash ? dup_n(name, (size_t)(slash - name)) : dup_n(".", 1);
-	tf_import_opts io = {.inputs = o.inputs, .n_inputs = o.n_inputs, .outputs = o.outputs,
-			     .n_outputs = o.n_outputs, .consts = o.consts, .n_consts = o.n_consts,
-			     .states = o.states, .n_states = o.n_states,
-			     .file = std ? NULL : slash ? slash + 1 : name};
-	ir_graph *g = json ? tfjs_import(buf, size, dir, &io, &d) : tf_import(buf, size, &io, &d);
-	free(buf);
-	free(dir);
-	if (!g) {
-		cli_diag(NULL, name, &d);
-		goto out;
-	}
-	cli_info(1, "%s: %d nodes, %d tensors, %d inputs, %d outputs", name, ir_graph_node_count(g),
-		 ir_graph_tensor_count(g), ir_graph_input_count(g), ir_graph_output_count(g));
-	if (cli_write_ir(g, o.out, o.force) == 0)
-		rc = CLI_OK;
-	ir_graph_free(g);
-out:
-	for (int i = 0; i < o.n_inputs; i++)
-		free((char *)o.inputs[i].name);
-	for (int i = 0; i < o.n_consts; i++)
-		free((char *)o.consts[i].name);
-	for (int i = 0; i < o.n_states; i++)
-		free((char *)o.states[i].in);
-	return rc;
+	for (int i = 0; i < st.n; i++)
+		free((char *)st.v[i].in);
+	return cli_import_finish(&a, g, read ? &d : NULL);
 }

@@ -11,6 +11,7 @@
  * attribute inputs) are collected and reported together at the end. */
 #include "onnx/onnx_import.h"
 #include "onnx/onnx.pb-c.h"
+#include "import/builder.h"
 #include "../../share/npu/runtime/npu_half.h"
 #include "ir_plugin.h"
 
@@ -134,29 +135,12 @@ static const char *onnx_type_name(int64_t t)
 	return t >= 0 && t < (int64_t)(sizeof names / sizeof names[0]) ? names[t] : "unknown";
 }
 
-static bool dtype_is_int(ir_dtype t)
-{
-	return t == IR_DTYPE_I64 || t == IR_DTYPE_I32 || t == IR_DTYPE_I16 || t == IR_DTYPE_I8 ||
-	       t == IR_DTYPE_U8 || t == IR_DTYPE_BOOL;
-}
-
 /* A constant's element, read as what it is: integer or floating. */
 typedef struct {
 	bool is_int;
 	int64_t i;
 	double f;
 } num;
-
-static int64_t f2i(double f)
-{
-	if (isnan(f))
-		return 0;
-	if (f >= 9.2e18)
-		return INT64_MAX;
-	if (f <= -9.2e18)
-		return INT64_MIN;
-	return (int64_t)f;
-}
 
 static num num_get(const ir_tensor *t, int64_t k)
 {
@@ -177,12 +161,12 @@ static num num_get(const ir_tensor *t, int64_t k)
 	if (r.is_int)
 		r.f = (double)r.i;
 	else
-		r.i = f2i(r.f);
+		r.i = ib_f2i(r.f);
 	return r;
 }
 
 static double num_f(num v) { return v.is_int ? (double)v.i : v.f; }
-static int64_t num_i(num v) { return v.is_int ? v.i : f2i(v.f); }
+static int64_t num_i(num v) { return v.is_int ? v.i : ib_f2i(v.f); }
 
 /* Store v as element k of a dt array (integers wrap like a C cast to the
  * unsigned type of that width would). */
@@ -319,27 +303,15 @@ typedef struct {
 	bool poisoned;		/* made by a node that could not be imported */
 } value;
 
-/* Something the importer cannot do; reported all together. */
-typedef struct {
-	char *op;
-	char *node;
-	char *detail;		/* NULL: the op itself is unsupported */
-} problem;
-
 typedef struct {
 	const Onnx__GraphProto *gp;
 	const onnx_import_opts *opts;
-	ir_graph *g;
-	ir_diag *d;
+	ib b;			/* the graph, diagnostics, names, problems */
 	int opset;
 	value *v;
 	int nv, capv;
 	int *slot;		/* hash of value names: value index or -1 */
 	size_t nslot;
-	problem *pb;
-	int npb, cappb;
-	char **strs;		/* strings owned by the importer */
-	int nstrs, capstrs;
 	int *in_ids, n_in_ids;	/* IR graph inputs */
 	int *in_pos;		/* their positions among the model's inputs */
 	int late_input;		/* add_inputs: only this one (an If branch reads it), or -1 */
@@ -355,66 +327,17 @@ typedef struct {
 /* One ONNX node being converted. */
 typedef struct {
 	imp *im;
+	ib *b;			/* &im->b: name and op_type of the node in b->name, b->op */
 	const Onnx__NodeProto *np;
-	const char *op;		/* op_type */
-	const char *name;	/* unique IR node name */
 	int nin, nout;
 	int *in, *out;		/* value indices, -1 for "" */
-	bool failed;		/* d holds an error */
 } cx;
-
-static int grow(void **p, int *cap, int n, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	int c = *cap ? *cap * 2 : 16;
-	if (c <= n || (size_t)c > SIZE_MAX / size)
-		return -1;
-	void *q = realloc(*p, (size_t)c * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
-/* A copy of s (or of its first n bytes) that lives until the import ends. */
-static char *own_strn(imp *im, const char *s, size_t n)
-{
-	if (grow((void **)&im->strs, &im->capstrs, im->nstrs, sizeof(char *)))
-		return NULL;
-	char *c = malloc(n + 1);
-	if (!c)
-		return NULL;
-	memcpy(c, s, n);
-	c[n] = 0;
-	return im->strs[im->nstrs++] = c;
-}
-
-static char *own_fmt(imp *im, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static char *own_fmt(imp *im, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return own_strn(im, buf, n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
-}
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603u;
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211u;
-	return h;
-}
 
 static int val_find(const imp *im, const char *name)
 {
 	if (!im->nslot || !name)
 		return -1;
-	for (size_t i = hash_str(name) & (im->nslot - 1);; i = (i + 1) & (im->nslot - 1)) {
+	for (size_t i = ib_hash(name, strlen(name)) & (im->nslot - 1);; i = (i + 1) & (im->nslot - 1)) {
 		int k = im->slot[i];
 		if (k < 0 || strcmp(im->v[k].name, name) == 0)
 			return k;
@@ -430,7 +353,7 @@ static int rehash(imp *im)
 	for (size_t i = 0; i < n; i++)
 		s[i] = -1;
 	for (int k = 0; k < im->nv; k++) {
-		size_t i = hash_str(im->v[k].name) & (n - 1);
+		size_t i = ib_hash(im->v[k].name, strlen(im->v[k].name)) & (n - 1);
 		while (s[i] >= 0)
 			i = (i + 1) & (n - 1);
 		s[i] = k;
@@ -444,126 +367,32 @@ static int rehash(imp *im)
 /* Add a value (the name must be new); its index or -1 (out of memory). */
 static int val_add(imp *im, const char *name)
 {
-	if (grow((void **)&im->v, &im->capv, im->nv, sizeof(value)))
+	if (ib_grow((void **)&im->v, &im->capv, im->nv, sizeof(value)))
 		return -1;
 	value *v = &im->v[im->nv++];
 	*v = (value){.name = name, .tensor = -1, .cst = -1, .producer = -1};
 	if ((size_t)im->nv * 2 > im->nslot)
 		return rehash(im) ? -1 : im->nv - 1;
-	size_t i = hash_str(name) & (im->nslot - 1);
+	size_t i = ib_hash(name, strlen(name)) & (im->nslot - 1);
 	while (im->slot[i] >= 0)
 		i = (i + 1) & (im->nslot - 1);
 	im->slot[i] = im->nv - 1;
 	return im->nv - 1;
 }
 
-/* A tensor or node name not used by the model or the graph so far. */
-static const char *unique_name(imp *im, const char *base, bool node)
-{
-	const char *s = base;
-	for (int k = 1; s; k++) {
-		bool used = node ? ir_graph_find_node(im->g, s) >= 0
-				 : val_find(im, s) >= 0 || ir_graph_find_tensor(im->g, s) >= 0;
-		if (!used)
-			return s;
-		s = own_fmt(im, "%s_%d", base, k);
-	}
-	return NULL;
-}
-
 /* ---------------------------------------------------------------- diagnostics */
 
-static int oom(imp *im) { return ir_fail(im->d, -1, -1, "out of memory"); }
+static bool val_taken(const void *im, const char *name) { return val_find(im, name) >= 0; }
 
-static int cfail(cx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int cfail(cx *c, const char *fmt, ...)
+/* A node whose op this importer does not know, or of another domain than
+ * ONNX's: recorded as an unsupported op. 1, or -1 out of memory. */
+static int unknown_op(cx *c)
 {
-	char m[sizeof c->im->d->msg];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
-	va_end(ap);
-	if (!c->failed)
-		ir_fail(c->im->d, -1, -1, "node '%s' (%s): %s", c->name, c->op, m);
-	c->failed = true;
-	return -1;
-}
-
-static int add_problem(imp *im, const char *op, const char *node, const char *detail)
-{
-	if (grow((void **)&im->pb, &im->cappb, im->npb, sizeof(problem)))
-		return oom(im);
-	problem *p = &im->pb[im->npb];
-	p->op = own_strn(im, op, strlen(op));
-	p->node = own_strn(im, node, strlen(node));
-	p->detail = detail ? own_strn(im, detail, strlen(detail)) : NULL;
-	if (!p->op || !p->node || (detail && !p->detail))
-		return oom(im);
-	im->npb++;
-	return 0;
-}
-
-/* Record that this node cannot be imported as it is; returns 1 (the
- * handlers' "unsupported" status) or -1 if out of memory. */
-static int unsup(cx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int unsup(cx *c, const char *fmt, ...)
-{
-	char m[sizeof c->im->d->msg];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
-	va_end(ap);
-	if (add_problem(c->im, c->op, c->name, m)) {
-		c->failed = true;
-		return -1;
-	}
-	return 1;
-}
-
-/* All problems as one message: unsupported ops grouped by op, then the
- * other problems node by node. */
-static void report_problems(imp *im)
-{
-	char m[4096];
-	size_t len = 0;
-	bool ops = false;
-#define PUT(...) do { if (len < sizeof m) { int k_ = snprintf(m + len, sizeof m - len, __VA_ARGS__); len += k_ > 0 ? (size_t)k_ : 0; } } while (0)
-	for (int i = 0; i < im->npb; i++) {
-		const problem *p = &im->pb[i];
-		bool first = true;
-		if (p->detail)
-			continue;
-		for (int j = 0; j < i && first; j++)
-			first = im->pb[j].detail || strcmp(im->pb[j].op, p->op);
-		if (!first)
-			continue;
-		int count = 0;
-		for (int j = i; j < im->npb; j++)
-			count += !im->pb[j].detail && !strcmp(im->pb[j].op, p->op);
-		PUT("%s'%s' (node%s ", ops ? ", " : "unsupported ops: ", p->op, count > 1 ? "s" : "");
-		ops = true;
-		for (int j = i, k = 0; j < im->npb; j++)
-			if (!im->pb[j].detail && !strcmp(im->pb[j].op, p->op))
-				PUT("%s'%s'", k++ ? ", " : "", im->pb[j].node);
-		PUT(")");
-	}
-	for (int i = 0; i < im->npb; i++) {
-		const problem *p = &im->pb[i];
-		if (p->detail) {
-			PUT("%snode '%s' (%s): %s", ops ? "; " : "", p->node, p->op, p->detail);
-			ops = true;
-		}
-	}
-#undef PUT
-	size_t cap = sizeof im->d->msg;
-	if (len >= cap) {
-		/* cut at a list boundary and say so */
-		size_t cut = cap - 8;
-		while (cut > 0 && m[cut] != ',' && m[cut] != ';')
-			cut--;
-		snprintf(m + cut, sizeof m - cut, ", ...");
-	}
-	ir_fail(im->d, -1, -1, "%s", m);
+	const Onnx__NodeProto *np = c->np;
+	const char *op = c->b->op;
+	if (np->domain && *np->domain && strcmp(np->domain, "ai.onnx"))
+		op = ib_fmt(c->b, "%s.%s", np->domain, op);
+	return ib_problem_add(c->b, 0, op, c->b->name, NULL) ? -1 : 1;
 }
 
 /* ---------------------------------------------------------------- attributes */
@@ -604,7 +433,7 @@ static const Onnx__AttributeProto *attr(cx *c, const char *name, atype want)
 			continue;
 		atype t = attr_type(a);
 		if (t != want) {
-			cfail(c, "attribute '%s' is %s, expected %s", name, atype_name(t), atype_name(want));
+			ib_fail(c->b, "attribute '%s' is %s, expected %s", name, atype_name(t), atype_name(want));
 			return NULL;
 		}
 		return a;
@@ -637,10 +466,9 @@ static const char *as(cx *c, const char *name, const char *def)
 	const Onnx__AttributeProto *a = attr(c, name, AT(STRING));
 	if (!a)
 		return def;
-	const char *s = own_strn(c->im, a->s.data ? (const char *)a->s.data : "", a->s.len);
+	const char *s = ib_strn(c->b, a->s.data ? (const char *)a->s.data : "", a->s.len);
 	if (!s) {
-		oom(c->im);
-		c->failed = true;
+		ib_oom(c->b);
 		return def;
 	}
 	return s;
@@ -652,7 +480,7 @@ static int aints(cx *c, const char *name, const int64_t **v)
 	const Onnx__AttributeProto *a = attr(c, name, AT(INTS));
 	*v = a ? a->ints : NULL;
 	if (a && a->n_ints > 65536) {
-		cfail(c, "attribute '%s' has too many values", name);
+		ib_fail(c->b, "attribute '%s' has too many values", name);
 		return -1;
 	}
 	return a ? (int)a->n_ints : -1;
@@ -666,8 +494,8 @@ static int aints_n(cx *c, const char *name, int n, int64_t def, int64_t *out)
 	for (int i = 0; i < n; i++)
 		out[i] = k < 0 ? def : i < k ? v[i] : 0;
 	if (k >= 0 && k != n)
-		return cfail(c, "attribute '%s' has %d values, expected %d", name, k, n);
-	return c->failed ? -1 : 0;
+		return ib_fail(c->b, "attribute '%s' has %d values, expected %d", name, k, n);
+	return c->b->failed ? -1 : 0;
 }
 
 /* ---------------------------------------------------------------- values of a node */
@@ -684,9 +512,9 @@ static int materialize(imp *im, int k)
 	size_t n;
 	char what[300];
 	snprintf(what, sizeof what, "initializer '%.200s'", v->name);
-	if (tensor_decode(v->init, what, &dt, &s, &data, &n, im->d))
+	if (tensor_decode(v->init, what, &dt, &s, &data, &n, im->b.d))
 		return -1;
-	int id = ir_graph_add_const(im->g, v->name, dt, &s, data, im->d);
+	int id = ir_graph_add_const(im->b.g, v->name, dt, &s, data, im->b.d);
 	free(data);
 	if (id < 0)
 		return -1;
@@ -700,7 +528,7 @@ static bool has_in(const cx *c, int i) { return i < c->nin && c->in[i] >= 0; }
 static int in_id(const cx *c, int i) { return has_in(c, i) ? c->im->v[c->in[i]].tensor : -1; }
 
 /* Input i's tensor (NULL if absent). Valid until the next tensor is added. */
-static ir_tensor *in_t(const cx *c, int i) { return ir_graph_tensor(c->im->g, in_id(c, i)); }
+static ir_tensor *in_t(const cx *c, int i) { return ir_graph_tensor(c->b->g, in_id(c, i)); }
 
 static ir_shape in_shape(const cx *c, int i)
 {
@@ -711,7 +539,7 @@ static ir_shape in_shape(const cx *c, int i)
 /* Input i's constant value, or NULL. */
 static const ir_tensor *in_cst(const cx *c, int i)
 {
-	return has_in(c, i) ? ir_graph_tensor(c->im->g, c->im->v[c->in[i]].cst) : NULL;
+	return has_in(c, i) ? ir_graph_tensor(c->b->g, c->im->v[c->in[i]].cst) : NULL;
 }
 
 /* Input i, which the IR needs as an attribute: NULL (and a problem
@@ -720,15 +548,15 @@ static const ir_tensor *need_cst(cx *c, int i, const char *what)
 {
 	const ir_tensor *t = in_cst(c, i);
 	if (!has_in(c, i)) {
-		cfail(c, "input %d (%s) is required", i, what);
+		ib_fail(c->b, "input %d (%s) is required", i, what);
 		return NULL;
 	}
 	if (!t) {
 		const char *name = c->im->v[c->in[i]].name;
 		if (strcmp(name, what))
-			unsup(c, "input %d (%s, '%s') must be constant", i, what, name);
+			ib_unsup(c->b, "input %d (%s, '%s') must be constant", i, what, name);
 		else
-			unsup(c, "input %d (%s) must be constant", i, what);
+			ib_unsup(c->b, "input %d (%s) must be constant", i, what);
 	}
 	return t;
 }
@@ -738,9 +566,9 @@ static int cst_ints(cx *c, const ir_tensor *t, int64_t *out, int max, const char
 {
 	int64_t n = ir_shape_numel(&t->shape);
 	if (t->shape.rank > 1 || n > max)
-		return cfail(c, "%s must be a vector of at most %d values", what, max);
-	if (!dtype_is_int(t->dtype))
-		return cfail(c, "%s must be integers (it is %s)", what, ir_dtype_name(t->dtype));
+		return ib_fail(c->b, "%s must be a vector of at most %d values", what, max);
+	if (!ib_dtype_is_int(t->dtype))
+		return ib_fail(c->b, "%s must be integers (it is %s)", what, ir_dtype_name(t->dtype));
 	for (int64_t k = 0; k < n; k++)
 		out[k] = num_get(t, k).i;
 	return (int)n;
@@ -749,7 +577,7 @@ static int cst_ints(cx *c, const ir_tensor *t, int64_t *out, int max, const char
 static int cst_scalar(cx *c, const ir_tensor *t, const char *what, double *out)
 {
 	if (ir_shape_numel(&t->shape) != 1)
-		return cfail(c, "%s must have one element", what);
+		return ib_fail(c->b, "%s must have one element", what);
 	*out = num_f(num_get(t, 0));
 	return 0;
 }
@@ -765,51 +593,28 @@ static int only_outputs(cx *c, int from, const char *what)
 {
 	for (int i = from; i < c->nout; i++)
 		if (out_used(c, i))
-			return unsup(c, "output %d (%s, '%s') is not supported", i, what, c->im->v[c->out[i]].name);
+			return ib_unsup(c->b, "output %d (%s, '%s') is not supported", i, what, c->im->v[c->out[i]].name);
 	return 0;
 }
 
 /* IR tensor for output i (a placeholder name for an unnamed one). */
 static int out_id(cx *c, int i)
 {
-	imp *im = c->im;
-	value *v = i < c->nout && c->out[i] >= 0 ? &im->v[c->out[i]] : NULL;
+	value *v = i < c->nout && c->out[i] >= 0 ? &c->im->v[c->out[i]] : NULL;
 	if (v && v->tensor >= 0)
 		return v->tensor;
-	const char *name = v ? v->name : unique_name(im, own_fmt(im, "%s:%d", c->name, i), false);
-	int id = name ? ir_graph_add_tensor(im->g, name, IR_DTYPE_F32, NULL, IR_KIND_ACTIVATION, im->d) : oom(im);
-	if (id < 0) {
-		c->failed = true;
-		return -1;
-	}
-	if (v)
+	int id = ib_tensor(c->b, v ? v->name : ib_unique(c->b, ib_fmt(c->b, "%s:%d", c->b->name, i), false));
+	if (v && id >= 0)
 		v->tensor = id;
-	return id;
-}
-
-/* A new activation for the inside of a multi-node conversion. */
-static int tmp_id(cx *c, const char *suffix)
-{
-	imp *im = c->im;
-	const char *name = unique_name(im, own_fmt(im, "%s/%s", c->name, suffix), false);
-	int id = name ? ir_graph_add_tensor(im->g, name, IR_DTYPE_F32, NULL, IR_KIND_ACTIVATION, im->d) : oom(im);
-	if (id < 0)
-		c->failed = true;
 	return id;
 }
 
 /* A new constant (for folded outputs: the output's own name). */
 static int new_const(cx *c, int out, const char *suffix, ir_dtype dt, const ir_shape *s, const void *data)
 {
-	imp *im = c->im;
-	value *v = out >= 0 && out < c->nout && c->out[out] >= 0 ? &im->v[c->out[out]] : NULL;
-	const char *name = v ? v->name : unique_name(im, own_fmt(im, "%s/%s", c->name, suffix), false);
-	int id = name ? ir_graph_add_const(im->g, name, dt, s, data, im->d) : oom(im);
-	if (id < 0) {
-		c->failed = true;
-		return -1;
-	}
-	if (v)
+	value *v = out >= 0 && out < c->nout && c->out[out] >= 0 ? &c->im->v[c->out[out]] : NULL;
+	int id = ib_const(c->b, v ? v->name : ib_suffixed(c->b, suffix, false), dt, s, data);
+	if (v && id >= 0)
 		v->tensor = v->cst = id;
 	return id;
 }
@@ -817,85 +622,11 @@ static int new_const(cx *c, int out, const char *suffix, ir_dtype dt, const ir_s
 static int scalar_const(cx *c, const char *suffix, ir_dtype dt, double value)
 {
 	uint8_t buf[8];
-	num_put(dt, buf, 0, (num){.f = value, .i = f2i(value)});
+	num_put(dt, buf, 0, (num){.f = value, .i = ib_f2i(value)});
 	return new_const(c, -1, suffix, dt, &(ir_shape){0}, buf);
 }
 
 /* ---------------------------------------------------------------- IR nodes */
-
-/* Shape inference of one new node. */
-static int infer(cx *c, int node)
-{
-	ir_diag sd;
-	if (ir_graph_infer_node(c->im->g, node, &sd) == 0)
-		return 0;
-	const ir_node *n = ir_graph_node(c->im->g, node);
-	if (strcmp(n->name, c->name))
-		cfail(c, "%s (%s): %s", n->name, ir_op_name(n->op), sd.msg);
-	else
-		cfail(c, "%s", sd.msg);
-	return -1;
-}
-
-/* Add an IR node for this ONNX node (suffix NULL: the node's own name,
- * else "<name>/<suffix>"). Returns its id or -1. */
-static int emit(cx *c, const char *suffix, int op, const int *in, int nin, const int *out, int nout)
-{
-	imp *im = c->im;
-	if (c->failed)
-		return -1;
-	for (int i = 0; i < nout; i++)
-		if (out[i] < 0)
-			return -1;
-	const char *name = suffix ? unique_name(im, own_fmt(im, "%s/%s", c->name, suffix), true) : c->name;
-	int id = name ? ir_graph_add_node(im->g, name, op, in, nin, out, nout, im->d) : oom(im);
-	if (id < 0 || ir_node_set_origin(im->g, id, c->op)) {
-		if (id >= 0)
-			oom(im);
-		c->failed = true;
-		return -1;
-	}
-	return id;
-}
-
-/* Attribute setters that remember failure (only out of memory). */
-static void set_i(cx *c, int n, const char *k, int64_t v)
-{
-	if (n >= 0 && ir_node_set_int(c->im->g, n, k, v))
-		c->failed = true, oom(c->im);
-}
-
-static void set_f(cx *c, int n, const char *k, double v)
-{
-	if (n >= 0 && ir_node_set_float(c->im->g, n, k, v))
-		c->failed = true, oom(c->im);
-}
-
-static void set_s(cx *c, int n, const char *k, const char *v)
-{
-	if (n >= 0 && ir_node_set_str(c->im->g, n, k, v))
-		c->failed = true, oom(c->im);
-}
-
-static void set_is(cx *c, int n, const char *k, const int64_t *v, int cnt)
-{
-	if (n >= 0 && ir_node_set_ints(c->im->g, n, k, v, cnt))
-		c->failed = true, oom(c->im);
-}
-
-static void set_fs(cx *c, int n, const char *k, const double *v, int cnt)
-{
-	if (n >= 0 && ir_node_set_floats(c->im->g, n, k, v, cnt))
-		c->failed = true, oom(c->im);
-}
-
-/* Infer the node's shapes unless something failed; the handlers' return. */
-static int done(cx *c, int n)
-{
-	if (c->failed || n < 0)
-		return -1;
-	return infer(c, n);
-}
 
 /* One IR node over inputs 0..nin-1 and output 0: the common case. */
 static int emit1(cx *c, int op, int nin)
@@ -904,7 +635,7 @@ static int emit1(cx *c, int op, int nin)
 	for (int i = 0; i < nin && i < 8; i++)
 		ins[i] = in_id(c, i);
 	int out = out_id(c, 0);
-	return emit(c, NULL, op, ins, nin < 8 ? nin : 8, &out, 1);
+	return ib_emit(c->b, NULL, op, ins, nin < 8 ? nin : 8, &out, 1);
 }
 
 /* ================================================================ op handlers
@@ -926,7 +657,7 @@ struct op_entry {
 	int (*fold)(cx *, const op_entry *);
 };
 
-#define NEED(t) do { if (!(t)) return c->failed ? -1 : 1; } while (0)
+#define NEED(t) do { if (!(t)) return c->b->failed ? -1 : 1; } while (0)
 #define TRY(x) do { int r_ = (x); if (r_) return r_; } while (0)
 
 /* Copy the "name=T" attributes of spec to IR node n. */
@@ -951,11 +682,11 @@ static void copy_attrs(cx *c, int n, const char *spec)
 		if (!*def && !has_attr(c, item))
 			continue;
 		if (type == 'i')
-			set_i(c, n, key, ai(c, item, strtoll(def, NULL, 10)));
+			ib_set_i(c->b, n, key, ai(c, item, strtoll(def, NULL, 10)));
 		else if (type == 'f')
-			set_f(c, n, key, af(c, item, (float)strtod(def, NULL)));
+			ib_set_f(c->b, n, key, af(c, item, (float)strtod(def, NULL)));
 		else
-			set_s(c, n, key, as(c, item, def));
+			ib_set_s(c->b, n, key, as(c, item, def));
 	}
 }
 
@@ -967,17 +698,17 @@ static int cv_plain(cx *c, const op_entry *e)
 		nin--;
 	ir_op_arity(e->op, &min_in, &max_in, &min_out, &max_out);
 	if (nin > max_in)
-		return cfail(c, "%d inputs, the IR op takes at most %d", nin, max_in);
+		return ib_fail(c->b, "%d inputs, the IR op takes at most %d", nin, max_in);
 	TRY(only_outputs(c, 1, "extra output"));
 	int *ins = malloc(sizeof(int) * (size_t)(nin + 1)), out = out_id(c, 0);
 	if (!ins)
-		return oom(c->im);
+		return ib_oom(c->b);
 	for (int i = 0; i < nin; i++)
 		ins[i] = in_id(c, i);
-	int n = emit(c, NULL, e->op, ins, nin, &out, 1);
+	int n = ib_emit(c->b, NULL, e->op, ins, nin, &out, 1);
 	free(ins);
 	copy_attrs(c, n, e->attrs);
-	return done(c, n);
+	return ib_done(c->b, n);
 }
 
 /* PRelu: before opset 7 a slope of C values is per channel (axis 1); as
@@ -997,18 +728,18 @@ static int cv_prelu(cx *c, const op_entry *e)
 	int ins[2] = {in_id(c, 0), new_const(c, -1, "slope", sl->dtype, &s, sl->data)}, out = out_id(c, 0);
 	if (ins[1] < 0)
 		return -1;
-	return done(c, emit(c, NULL, e->op, ins, 2, &out, 1));
+	return ib_done(c->b, ib_emit(c->b, NULL, e->op, ins, 2, &out, 1));
 }
 
 /* Output 0 keeps input 0's value in another shape: it is constant too. */
 static int attach_cst(cx *c)
 {
 	const ir_tensor *x = in_cst(c, 0);
-	if (!x || c->nout < 1 || c->out[0] < 0 || c->failed)
-		return c->failed ? -1 : 0;
+	if (!x || c->nout < 1 || c->out[0] < 0 || c->b->failed)
+		return c->b->failed ? -1 : 0;
 	value *v = &c->im->v[c->out[0]];
 	ir_dtype dt = x->dtype;
-	ir_shape s = ir_graph_tensor(c->im->g, v->tensor)->shape;
+	ir_shape s = ir_graph_tensor(c->b->g, v->tensor)->shape;
 	int id = new_const(c, -1, "value", dt, &s, x->data);
 	if (id < 0)
 		return -1;
@@ -1026,11 +757,11 @@ static int cv_identity(cx *c, const op_entry *e)
 		if (cst_scalar(c, t, "training_mode", &v))
 			return -1;
 		if (v != 0)
-			return unsup(c, "training mode is not supported");
+			return ib_unsup(c->b, "training mode is not supported");
 	}
 	TRY(only_outputs(c, 1, "mask"));
 	int n = emit1(c, IR_OP_IDENTITY, 1);
-	if (done(c, n))
+	if (ib_done(c->b, n))
 		return -1;
 	c->im->v[c->out[0]].cst = has_in(c, 0) ? c->im->v[c->in[0]].cst : -1;
 	return 0;
@@ -1058,8 +789,8 @@ static int cv_clip(cx *c, const op_entry *e)
 	int n = emit1(c, IR_OP_CLIP, 1);
 	for (int i = 0; i < 2; i++)
 		if (set[i])
-			set_f(c, n, names[i], lim[i]);
-	return done(c, n);
+			ib_set_f(c->b, n, names[i], lim[i]);
+	return ib_done(c->b, n);
 }
 
 /* Softmax before opset 13 coerces the input to 2-D at axis. */
@@ -1069,25 +800,25 @@ static int cv_softmax(cx *c, const op_entry *e)
 	int64_t axis = ai(c, "axis", c->im->opset >= 13 ? -1 : 1);
 	int a = ir_axis(axis, xs.rank);
 	if (a < 0 && xs.rank > 0)
-		return cfail(c, "axis %lld is out of range for rank %d", (long long)axis, xs.rank);
+		return ib_fail(c->b, "axis %lld is out of range for rank %d", (long long)axis, xs.rank);
 	if (c->im->opset >= 13 || a == xs.rank - 1 || xs.rank == 0) {
 		int n = emit1(c, e->op, 1);
-		set_i(c, n, "axis", a < 0 ? -1 : a);
-		return done(c, n);
+		ib_set_i(c->b, n, "axis", a < 0 ? -1 : a);
+		return ib_done(c->b, n);
 	}
 	int64_t flat[2] = {1, 1};
 	for (int i = 0; i < xs.rank; i++)
 		flat[i >= a] *= xs.dim[i];
-	int x = in_id(c, 0), t1 = tmp_id(c, "2d"), t2 = tmp_id(c, "2d_out"), y = out_id(c, 0);
-	int n = emit(c, "to_2d", IR_OP_RESHAPE, &x, 1, &t1, 1);
-	set_is(c, n, "shape", flat, 2);
-	TRY(done(c, n));
-	n = emit(c, NULL, e->op, &t1, 1, &t2, 1);
-	set_i(c, n, "axis", 1);
-	TRY(done(c, n));
-	n = emit(c, "from_2d", IR_OP_RESHAPE, &t2, 1, &y, 1);
-	set_is(c, n, "shape", xs.dim, xs.rank);
-	return done(c, n);
+	int x = in_id(c, 0), t1 = ib_tmp(c->b, "2d"), t2 = ib_tmp(c->b, "2d_out"), y = out_id(c, 0);
+	int n = ib_emit(c->b, "to_2d", IR_OP_RESHAPE, &x, 1, &t1, 1);
+	ib_set_is(c->b, n, "shape", flat, 2);
+	TRY(ib_done(c->b, n));
+	n = ib_emit(c->b, NULL, e->op, &t1, 1, &t2, 1);
+	ib_set_i(c->b, n, "axis", 1);
+	TRY(ib_done(c->b, n));
+	n = ib_emit(c->b, "from_2d", IR_OP_RESHAPE, &t2, 1, &y, 1);
+	ib_set_is(c->b, n, "shape", xs.dim, xs.rank);
+	return ib_done(c->b, n);
 }
 
 /* ---------------------------------------------------------------- convolution and pooling */
@@ -1108,7 +839,7 @@ static int geom_read(cx *c, geom *g, bool dilations)
 			g->dil[i] = 1;
 		if (g->st[i] < 1 || g->st[i] > IR_MAX_DIM || g->dil[i] < 1 || g->dil[i] > IR_MAX_DIM ||
 		    g->k[i] < 1 || g->k[i] > IR_MAX_DIM || g->k[i] - 1 > IR_MAX_DIM / g->dil[i])
-			return cfail(c, "kernel %lld, stride %lld, dilation %lld: out of range",
+			return ib_fail(c->b, "kernel %lld, stride %lld, dilation %lld: out of range",
 				     (long long)g->k[i], (long long)g->st[i], (long long)g->dil[i]);
 	}
 	return 0;
@@ -1123,7 +854,7 @@ static int geom_pads(cx *c, geom *g)
 		return aints_n(c, "pads", 2 * n, 0, g->pads);
 	bool upper = !strcmp(ap, "SAME_UPPER");
 	if (!upper && strcmp(ap, "SAME_LOWER") && strcmp(ap, "VALID"))
-		return cfail(c, "auto_pad '%s' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID", ap);
+		return ib_fail(c->b, "auto_pad '%s' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID", ap);
 	for (int i = 0; i < n; i++) {
 		int64_t total = 0;
 		if (strcmp(ap, "VALID")) {
@@ -1143,12 +874,12 @@ static int kernel_attr(cx *c, geom *g, bool required)
 	const int64_t *k;
 	int nk = aints(c, "kernel_shape", &k);
 	if (nk < 0 && required)
-		return c->failed ? -1 : cfail(c, "attribute 'kernel_shape' is required");
+		return c->b->failed ? -1 : ib_fail(c->b, "attribute 'kernel_shape' is required");
 	if (nk >= 0 && nk != g->nsp)
-		return cfail(c, "'kernel_shape' has %d values for %d spatial dimensions", nk, g->nsp);
+		return ib_fail(c->b, "'kernel_shape' has %d values for %d spatial dimensions", nk, g->nsp);
 	for (int i = 0; i < nk; i++) {
 		if (!required && k[i] != g->k[i])
-			return cfail(c, "'kernel_shape' disagrees with the weights");
+			return ib_fail(c->b, "'kernel_shape' disagrees with the weights");
 		g->k[i] = k[i];
 	}
 	return 0;
@@ -1160,9 +891,9 @@ static int geom_init(cx *c, geom *g, bool weights)
 	ir_shape xs = in_shape(c, 0), ws = in_shape(c, 1);
 	*g = (geom){.nsp = xs.rank - 2};
 	if (g->nsp < 1 || g->nsp > 3)
-		return cfail(c, "input has rank %d; 1-D to 3-D (rank 3 to 5) inputs are supported", xs.rank);
+		return ib_fail(c->b, "input has rank %d; 1-D to 3-D (rank 3 to 5) inputs are supported", xs.rank);
 	if (weights && ws.rank != xs.rank)
-		return cfail(c, "weights have rank %d, input has rank %d", ws.rank, xs.rank);
+		return ib_fail(c->b, "weights have rank %d, input has rank %d", ws.rank, xs.rank);
 	for (int i = 0; i < g->nsp; i++) {
 		g->in[i] = xs.dim[2 + i];
 		g->k[i] = weights ? ws.dim[2 + i] : 0;
@@ -1172,24 +903,24 @@ static int geom_init(cx *c, geom *g, bool weights)
 
 static void set_geom(cx *c, int n, const geom *g, bool dilations)
 {
-	set_is(c, n, "strides", g->st, g->nsp);
-	set_is(c, n, "pads", g->pads, 2 * g->nsp);
+	ib_set_is(c->b, n, "strides", g->st, g->nsp);
+	ib_set_is(c->b, n, "pads", g->pads, 2 * g->nsp);
 	if (dilations)
-		set_is(c, n, "dilations", g->dil, g->nsp);
+		ib_set_is(c->b, n, "dilations", g->dil, g->nsp);
 }
 
 static int cv_conv(cx *c, const op_entry *e)
 {
 	geom g;
 	if (!has_in(c, 1))
-		return cfail(c, "input 1 (weights) is required");
+		return ib_fail(c->b, "input 1 (weights) is required");
 	if (geom_init(c, &g, true) || geom_read(c, &g, true) || geom_pads(c, &g))
 		return -1;
 	TRY(only_outputs(c, 1, "extra output"));
 	int n = emit1(c, e->op, has_in(c, 2) ? 3 : 2);
 	set_geom(c, n, &g, true);
-	set_i(c, n, "group", ai(c, "group", 1));
-	return done(c, n);
+	ib_set_i(c->b, n, "group", ai(c, "group", 1));
+	return ib_done(c->b, n);
 }
 
 static int cv_conv_transpose(cx *c, const op_entry *e)
@@ -1197,7 +928,7 @@ static int cv_conv_transpose(cx *c, const op_entry *e)
 	geom g;
 	int64_t op[3], os[IR_MAX_RANK];
 	if (!has_in(c, 1))
-		return cfail(c, "input 1 (weights) is required");
+		return ib_fail(c->b, "input 1 (weights) is required");
 	if (geom_init(c, &g, true) || geom_read(c, &g, true) ||
 	    aints_n(c, "output_padding", g.nsp, 0, op))
 		return -1;
@@ -1206,15 +937,15 @@ static int cv_conv_transpose(cx *c, const op_entry *e)
 	int nos = aints(c, "output_shape", &osv);
 	bool same = !strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER");
 	if (!same && strcmp(ap, "NOTSET") && strcmp(ap, "VALID"))
-		return cfail(c, "auto_pad '%s' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID", ap);
+		return ib_fail(c->b, "auto_pad '%s' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID", ap);
 	if (nos >= 0 && nos != g.nsp && nos != g.nsp + 2)
-		return cfail(c, "'output_shape' has %d values for %d spatial dimensions", nos, g.nsp);
+		return ib_fail(c->b, "'output_shape' has %d values for %d spatial dimensions", nos, g.nsp);
 	for (int i = 0; i < g.nsp; i++) {
 		if (op[i] < 0 || op[i] > IR_MAX_DIM)
-			return cfail(c, "bad output_padding");
+			return ib_fail(c->b, "bad output_padding");
 		os[i] = nos >= 0 ? osv[nos - g.nsp + i] : g.in[i] * g.st[i];
 		if (os[i] < 0 || os[i] > IR_MAX_DIM)
-			return cfail(c, "bad output_shape");
+			return ib_fail(c->b, "bad output_shape");
 	}
 	if (nos < 0 && !same) {
 		if (!strcmp(ap, "NOTSET") && aints_n(c, "pads", 2 * g.nsp, 0, g.pads))
@@ -1238,9 +969,9 @@ static int cv_conv_transpose(cx *c, const op_entry *e)
 	TRY(only_outputs(c, 1, "extra output"));
 	int n = emit1(c, e->op, has_in(c, 2) ? 3 : 2);
 	set_geom(c, n, &g, true);
-	set_i(c, n, "group", ai(c, "group", 1));
-	set_is(c, n, "output_padding", op, g.nsp);
-	return done(c, n);
+	ib_set_i(c->b, n, "group", ai(c, "group", 1));
+	ib_set_is(c->b, n, "output_padding", op, g.nsp);
+	return ib_done(c->b, n);
 }
 
 static int cv_pool(cx *c, const op_entry *e)
@@ -1251,12 +982,12 @@ static int cv_pool(cx *c, const op_entry *e)
 		return -1;
 	TRY(only_outputs(c, 1, "indices"));
 	int n = emit1(c, e->op, 1);
-	set_is(c, n, "kernel", g.k, g.nsp);
+	ib_set_is(c->b, n, "kernel", g.k, g.nsp);
 	set_geom(c, n, &g, maxp);
-	set_i(c, n, "ceil_mode", ai(c, "ceil_mode", 0));
+	ib_set_i(c->b, n, "ceil_mode", ai(c, "ceil_mode", 0));
 	if (!maxp)
-		set_i(c, n, "count_include_pad", ai(c, "count_include_pad", 0));
-	return done(c, n);
+		ib_set_i(c->b, n, "count_include_pad", ai(c, "count_include_pad", 0));
+	return ib_done(c->b, n);
 }
 
 /* ---------------------------------------------------------------- normalization */
@@ -1264,25 +995,25 @@ static int cv_pool(cx *c, const op_entry *e)
 static int cv_batch_norm(cx *c, const op_entry *e)
 {
 	if (ai(c, "training_mode", 0))
-		return unsup(c, "training mode is not supported");
+		return ib_unsup(c->b, "training mode is not supported");
 	if (ai(c, "spatial", 1) != 1)
-		return unsup(c, "spatial=0 (per-element statistics) is not supported");
+		return ib_unsup(c->b, "spatial=0 (per-element statistics) is not supported");
 	for (int i = 1; i < 5; i++)
 		if (!has_in(c, i))
-			return cfail(c, "input %d is required", i);
+			return ib_fail(c->b, "input %d is required", i);
 	TRY(only_outputs(c, 1, "running statistics"));
 	int n = emit1(c, e->op, 5);
-	set_f(c, n, "epsilon", af(c, "epsilon", (float)1e-5));
-	return done(c, n);
+	ib_set_f(c->b, n, "epsilon", af(c, "epsilon", (float)1e-5));
+	return ib_done(c->b, n);
 }
 
 static int cv_layer_norm(cx *c, const op_entry *e)
 {
 	TRY(only_outputs(c, 1, "mean or inverse standard deviation"));
 	int n = emit1(c, e->op, has_in(c, 2) ? 3 : 2);
-	set_i(c, n, "axis", ai(c, "axis", -1));
-	set_f(c, n, "epsilon", af(c, "epsilon", (float)1e-5));
-	return done(c, n);
+	ib_set_i(c->b, n, "axis", ai(c, "axis", -1));
+	ib_set_f(c->b, n, "epsilon", af(c, "epsilon", (float)1e-5));
+	return ib_done(c->b, n);
 }
 
 /* ---------------------------------------------------------------- reductions */
@@ -1297,7 +1028,7 @@ static int read_axes(cx *c, bool from_input, int rank, int64_t *axes, int *st)
 		if (has_in(c, 1)) {
 			const ir_tensor *t = need_cst(c, 1, "axes");
 			if (!t) {
-				*st = c->failed ? -1 : 1;
+				*st = c->b->failed ? -1 : 1;
 				return -1;
 			}
 			if ((n = cst_ints(c, t, axes, IR_MAX_RANK, "axes")) < 0) {
@@ -1309,7 +1040,7 @@ static int read_axes(cx *c, bool from_input, int rank, int64_t *axes, int *st)
 		const int64_t *v;
 		n = aints(c, "axes", &v);
 		if (n > IR_MAX_RANK) {
-			*st = cfail(c, "'axes' has %d values", n);
+			*st = ib_fail(c->b, "'axes' has %d values", n);
 			return -1;
 		}
 		for (int i = 0; i < n; i++)
@@ -1318,12 +1049,12 @@ static int read_axes(cx *c, bool from_input, int rank, int64_t *axes, int *st)
 	for (int i = 0; i < n; i++) {
 		int a = ir_axis(axes[i], rank);
 		if (a < 0) {
-			*st = cfail(c, "axis %lld is out of range for rank %d", (long long)axes[i], rank);
+			*st = ib_fail(c->b, "axis %lld is out of range for rank %d", (long long)axes[i], rank);
 			return -1;
 		}
 		axes[i] = a;
 	}
-	if (c->failed)
+	if (c->b->failed)
 		*st = -1;
 	return n;
 }
@@ -1338,12 +1069,12 @@ static int cv_reduce(cx *c, const op_entry *e)
 		return st;
 	TRY(only_outputs(c, 1, "extra output"));
 	if (n <= 0 && ai(c, "noop_with_empty_axes", 0))
-		return done(c, emit1(c, IR_OP_IDENTITY, 1));
+		return ib_done(c->b, emit1(c, IR_OP_IDENTITY, 1));
 	int id = emit1(c, e->op, 1);
 	if (n > 0)
-		set_is(c, id, "axes", axes, n);
-	set_i(c, id, "keepdims", ai(c, "keepdims", 1) != 0);
-	return done(c, id);
+		ib_set_is(c->b, id, "axes", axes, n);
+	ib_set_i(c->b, id, "keepdims", ai(c, "keepdims", 1) != 0);
+	return ib_done(c->b, id);
 }
 
 /* ---------------------------------------------------------------- data movement */
@@ -1357,9 +1088,9 @@ static int cv_reshape(cx *c, const op_entry *e)
 		const int64_t *v;
 		n = aints(c, "shape", &v);
 		if (n < 0)
-			return c->failed ? -1 : cfail(c, "attribute 'shape' is required");
+			return c->b->failed ? -1 : ib_fail(c->b, "attribute 'shape' is required");
 		if (n > IR_MAX_RANK)
-			return cfail(c, "'shape' has %d values (rank at most %d)", n, IR_MAX_RANK);
+			return ib_fail(c->b, "'shape' has %d values (rank at most %d)", n, IR_MAX_RANK);
 		memcpy(s, v, sizeof(int64_t) * (size_t)n);
 	} else {
 		const ir_tensor *t = need_cst(c, 1, "shape");
@@ -1375,28 +1106,28 @@ static int cv_reshape(cx *c, const op_entry *e)
 		int64_t d = s[i];
 		if (d == 0 && !allowzero) {
 			if (i >= xs.rank)
-				return cfail(c, "shape[%d] is 0 (copy) but the input has rank %d", i, xs.rank);
+				return ib_fail(c->b, "shape[%d] is 0 (copy) but the input has rank %d", i, xs.rank);
 			d = xs.dim[i];
 		}
 		if (d == -1) {
 			if (infer >= 0)
-				return cfail(c, "shape has more than one -1");
+				return ib_fail(c->b, "shape has more than one -1");
 			infer = i;
 			d = 1;
 		} else if (d < 0 || d > IR_MAX_DIM) {
-			return cfail(c, "bad dimension %lld in shape", (long long)s[i]);
+			return ib_fail(c->b, "bad dimension %lld in shape", (long long)s[i]);
 		}
 		if (ir_mul_checked(&known, d, IR_MAX_ELEMS))
-			return cfail(c, "shape is too large");
+			return ib_fail(c->b, "shape is too large");
 		o.dim[i] = d;
 	}
 	if (infer >= 0 && allowzero && !known)
-		return cfail(c, "shape has both -1 and 0, which allowzero=1 does not allow");
+		return ib_fail(c->b, "shape has both -1 and 0, which allowzero=1 does not allow");
 	if (infer >= 0 && known && total % known == 0)
 		o.dim[infer] = total / known;
 	if (ir_shape_numel(&o) != total) {
 		char s1[128], s2[128];
-		return cfail(c, "cannot reshape %s into %s", ir_shape_str(&xs, s1, sizeof s1),
+		return ib_fail(c->b, "cannot reshape %s into %s", ir_shape_str(&xs, s1, sizeof s1),
 			     ir_shape_str(&o, s2, sizeof s2));
 	}
 	TRY(only_outputs(c, 1, "extra output"));
@@ -1408,8 +1139,8 @@ static int cv_reshape(cx *c, const op_entry *e)
 		return new_const(c, 0, "value", in_t(c, 0)->dtype, &o, none) < 0 ? -1 : 0;
 	}
 	int id = emit1(c, IR_OP_RESHAPE, 1);
-	set_is(c, id, "shape", o.dim, o.rank);
-	return done(c, id) ? -1 : attach_cst(c);
+	ib_set_is(c->b, id, "shape", o.dim, o.rank);
+	return ib_done(c->b, id) ? -1 : attach_cst(c);
 }
 
 static int cv_flatten(cx *c, const op_entry *e)
@@ -1418,10 +1149,10 @@ static int cv_flatten(cx *c, const op_entry *e)
 	int r = in_shape(c, 0).rank;
 	int64_t axis = ai(c, "axis", 1);
 	if (axis < -r || axis > r)
-		return cfail(c, "axis %lld is out of range for rank %d", (long long)axis, r);
+		return ib_fail(c->b, "axis %lld is out of range for rank %d", (long long)axis, r);
 	int id = emit1(c, IR_OP_FLATTEN, 1);
-	set_i(c, id, "axis", axis < 0 ? axis + r : axis);
-	return done(c, id) ? -1 : attach_cst(c);
+	ib_set_i(c->b, id, "axis", axis < 0 ? axis + r : axis);
+	return ib_done(c->b, id) ? -1 : attach_cst(c);
 }
 
 static int cv_squeeze(cx *c, const op_entry *e)
@@ -1442,7 +1173,7 @@ static int cv_squeeze(cx *c, const op_entry *e)
 			cnt = aints(c, "axes", &v);
 		}
 		if (cnt < 1 || xs.rank + cnt > IR_MAX_RANK)
-			return c->failed ? -1 : cfail(c, "'axes' must have 1 to %d values", IR_MAX_RANK - xs.rank);
+			return c->b->failed ? -1 : ib_fail(c->b, "'axes' must have 1 to %d values", IR_MAX_RANK - xs.rank);
 		n = read_axes(c, c->im->opset >= 13, xs.rank + cnt, axes, &st);
 	} else {
 		n = read_axes(c, c->im->opset >= 13, xs.rank, axes, &st);
@@ -1455,8 +1186,8 @@ static int cv_squeeze(cx *c, const op_entry *e)
 				axes[n++] = i;
 	int id = emit1(c, e->op, 1);
 	if (n > 0 || unsq)
-		set_is(c, id, "axes", axes, n);
-	return done(c, id) ? -1 : attach_cst(c);
+		ib_set_is(c->b, id, "axes", axes, n);
+	return ib_done(c->b, id) ? -1 : attach_cst(c);
 }
 
 static int cv_transpose(cx *c, const op_entry *e)
@@ -1468,8 +1199,8 @@ static int cv_transpose(cx *c, const op_entry *e)
 	if (has_attr(c, "perm") && aints_n(c, "perm", r, 0, perm))
 		return -1;
 	int id = emit1(c, e->op, 1);
-	set_is(c, id, "perm", perm, r);
-	return done(c, id);
+	ib_set_is(c->b, id, "perm", perm, r);
+	return ib_done(c->b, id);
 }
 
 static int cv_split(cx *c, const op_entry *e)
@@ -1478,9 +1209,9 @@ static int cv_split(cx *c, const op_entry *e)
 	int64_t axis = ai(c, "axis", 0), sizes[1024];
 	int a = ir_axis(axis, xs.rank), n = -1;
 	if (a < 0)
-		return c->failed ? -1 : cfail(c, "axis %lld is out of range for rank %d", (long long)axis, xs.rank);
+		return c->b->failed ? -1 : ib_fail(c->b, "axis %lld is out of range for rank %d", (long long)axis, xs.rank);
 	if (c->nout < 1 || c->nout > 1024)
-		return cfail(c, "%d outputs (1 to 1024 are supported)", c->nout);
+		return ib_fail(c->b, "%d outputs (1 to 1024 are supported)", c->nout);
 	if (c->im->opset >= 13) {
 		if (has_in(c, 1)) {
 			const ir_tensor *t = need_cst(c, 1, "split");
@@ -1492,18 +1223,18 @@ static int cv_split(cx *c, const op_entry *e)
 		const int64_t *v;
 		n = aints(c, "split", &v);
 		if (n > 1024)
-			return cfail(c, "'split' has too many values");
+			return ib_fail(c->b, "'split' has too many values");
 		for (int i = 0; i < n; i++)
 			sizes[i] = v[i];
 	}
 	int outs[1024], x = in_id(c, 0);
 	for (int i = 0; i < c->nout; i++)
 		outs[i] = out_id(c, i);
-	int id = emit(c, NULL, e->op, &x, 1, outs, c->nout);
-	set_i(c, id, "axis", a);
+	int id = ib_emit(c->b, NULL, e->op, &x, 1, outs, c->nout);
+	ib_set_i(c->b, id, "axis", a);
 	if (n >= 0)
-		set_is(c, id, "split", sizes, n);
-	return done(c, id);
+		ib_set_is(c->b, id, "split", sizes, n);
+	return ib_done(c->b, id);
 }
 
 /* Slice parameters, resolved against the input shape into non-negative
@@ -1529,7 +1260,7 @@ static int slice_read(cx *c, const ir_shape *xs, slice_spec *sp)
 				break;
 			cnt[k] = aints(c, what[k], &v);
 			if (cnt[k] > IR_MAX_RANK)
-				return cfail(c, "'%s' has %d values", what[k], cnt[k]);
+				return ib_fail(c->b, "'%s' has %d values", what[k], cnt[k]);
 			for (int i = 0; i < cnt[k]; i++)
 				dst[k][i] = v[i];
 		} else if (has_in(c, k + 1)) {
@@ -1539,24 +1270,24 @@ static int slice_read(cx *c, const ir_shape *xs, slice_spec *sp)
 				return -1;
 		}
 	}
-	if (c->failed)
+	if (c->b->failed)
 		return -1;
 	if (cnt[0] < 0 || cnt[1] != cnt[0])
-		return cfail(c, "starts and ends are required and must have the same length");
+		return ib_fail(c->b, "starts and ends are required and must have the same length");
 	if ((cnt[2] >= 0 && cnt[2] != cnt[0]) || (cnt[3] >= 0 && cnt[3] != cnt[0]))
-		return cfail(c, "axes and steps must have as many values as starts");
+		return ib_fail(c->b, "axes and steps must have as many values as starts");
 	sp->n = cnt[0];
 	bool seen[IR_MAX_RANK] = {false};
 	for (int i = 0; i < sp->n; i++) {
 		int a = ir_axis(cnt[2] >= 0 ? sp->axes[i] : i, xs->rank);
 		if (a < 0 || seen[a])
-			return cfail(c, "slice axis %lld is out of range or repeated",
+			return ib_fail(c->b, "slice axis %lld is out of range or repeated",
 				     (long long)(cnt[2] >= 0 ? sp->axes[i] : i));
 		seen[a] = true;
 		int64_t dim = xs->dim[a], step = cnt[3] >= 0 ? sp->steps[i] : 1;
 		int64_t start = sp->starts[i], end = sp->ends[i], first, count;
 		if (step == 0)
-			return cfail(c, "slice step must not be 0");
+			return ib_fail(c->b, "slice step must not be 0");
 		step = clamp64(step, -IR_MAX_DIM - 1, IR_MAX_DIM + 1);
 		if (start < 0)
 			start += dim;
@@ -1593,11 +1324,11 @@ static int cv_slice(cx *c, const op_entry *e)
 	slice_spec sp;
 	TRY(slice_read(c, &xs, &sp));
 	int id = emit1(c, e->op, 1);
-	set_is(c, id, "starts", sp.starts, sp.n);
-	set_is(c, id, "ends", sp.ends, sp.n);
-	set_is(c, id, "axes", sp.axes, sp.n);
-	set_is(c, id, "steps", sp.steps, sp.n);
-	return done(c, id);
+	ib_set_is(c->b, id, "starts", sp.starts, sp.n);
+	ib_set_is(c->b, id, "ends", sp.ends, sp.n);
+	ib_set_is(c->b, id, "axes", sp.axes, sp.n);
+	ib_set_is(c->b, id, "steps", sp.steps, sp.n);
+	return ib_done(c->b, id);
 }
 
 static int cv_pad(cx *c, const op_entry *e)
@@ -1607,12 +1338,12 @@ static int cv_pad(cx *c, const op_entry *e)
 	double value = 0;
 	const char *mode = as(c, "mode", "constant");
 	if (strcmp(mode, "constant") && strcmp(mode, "reflect") && strcmp(mode, "edge"))
-		return unsup(c, "pad mode '%s' is not supported", mode);
+		return ib_unsup(c->b, "pad mode '%s' is not supported", mode);
 	if (c->im->opset < 11) {
 		if (aints_n(c, "pads", 2 * r, 0, pads))
 			return -1;
 		if (!has_attr(c, "pads"))
-			return cfail(c, "attribute 'pads' is required");
+			return ib_fail(c->b, "attribute 'pads' is required");
 		value = af(c, "value", 0);
 	} else {
 		const ir_tensor *t = need_cst(c, 1, "pads");
@@ -1621,7 +1352,7 @@ static int cv_pad(cx *c, const op_entry *e)
 		if (n < 0)
 			return -1;
 		if (n != 2 * r)
-			return cfail(c, "pads has %d values, the input has rank %d", n, r);
+			return ib_fail(c->b, "pads has %d values, the input has rank %d", n, r);
 		if (has_in(c, 2)) {
 			const ir_tensor *v = need_cst(c, 2, "constant_value");
 			NEED(v);
@@ -1629,14 +1360,14 @@ static int cv_pad(cx *c, const op_entry *e)
 				return -1;
 		}
 		if (has_in(c, 3))
-			return unsup(c, "input 3 (axes) is not supported");
+			return ib_unsup(c->b, "input 3 (axes) is not supported");
 	}
 	int id = emit1(c, e->op, 1);
-	set_is(c, id, "pads", pads, 2 * r);
-	set_s(c, id, "mode", mode);
+	ib_set_is(c->b, id, "pads", pads, 2 * r);
+	ib_set_s(c->b, id, "mode", mode);
 	if (!strcmp(mode, "constant"))
-		set_f(c, id, "value", value);
-	return done(c, id);
+		ib_set_f(c->b, id, "value", value);
+	return ib_done(c->b, id);
 }
 
 /* Resize (opset 10+) and Upsample: sizes always, scales when given. */
@@ -1650,7 +1381,7 @@ static int cv_resize(cx *c, const op_entry *e)
 	if (!strcmp(mode, "bilinear"))
 		mode = "linear";
 	if (strcmp(mode, "nearest") && strcmp(mode, "linear") && strcmp(mode, "cubic"))
-		return unsup(c, "mode '%s' is not supported", mode);
+		return ib_unsup(c->b, "mode '%s' is not supported", mode);
 	const char *ctm = upsample || opset < 11 ? "asymmetric" :
 			  as(c, "coordinate_transformation_mode", "half_pixel");
 	static const char *const ctms[] = {"half_pixel", "pytorch_half_pixel", "align_corners",
@@ -1659,11 +1390,11 @@ static int cv_resize(cx *c, const op_entry *e)
 	for (size_t i = 0; i < sizeof ctms / sizeof ctms[0]; i++)
 		known |= !strcmp(ctm, ctms[i]);
 	if (!known)
-		return unsup(c, "coordinate_transformation_mode '%s' is not supported", ctm);
+		return ib_unsup(c->b, "coordinate_transformation_mode '%s' is not supported", ctm);
 	const char *nm = upsample || opset < 11 ? "floor" : as(c, "nearest_mode", "round_prefer_floor");
 	if (strcmp(nm, "round_prefer_floor") && strcmp(nm, "round_prefer_ceil") && strcmp(nm, "floor") &&
 	    strcmp(nm, "ceil"))
-		return cfail(c, "nearest_mode '%s' is not a known mode", nm);
+		return ib_fail(c->b, "nearest_mode '%s' is not a known mode", nm);
 	int64_t excl = ai(c, "exclude_outside", 0);
 	double cubic_a = af(c, "cubic_coeff_a", -0.75f);
 	double scales[IR_MAX_RANK];
@@ -1672,17 +1403,17 @@ static int cv_resize(cx *c, const op_entry *e)
 	if (upsample && opset < 9) {
 		const Onnx__AttributeProto *a = attr(c, "scales", AT(FLOATS));
 		if (!a)
-			return c->failed ? -1 : cfail(c, "attribute 'scales' is required");
+			return c->b->failed ? -1 : ib_fail(c->b, "attribute 'scales' is required");
 		if (a->n_floats != (size_t)r)
-			return cfail(c, "'scales' has %zu values for rank %d", a->n_floats, r);
+			return ib_fail(c->b, "'scales' has %zu values for rank %d", a->n_floats, r);
 		for (int i = 0; i < r; i++)
 			scales[i] = a->floats[i];
 		ns = r;
 	} else if (has_in(c, scales_in) && (!in_t(c, scales_in) || ir_shape_numel(&in_t(c, scales_in)->shape))) {
 		const ir_tensor *t = need_cst(c, scales_in, "scales");
 		NEED(t);
-		if (ir_shape_numel(&t->shape) != r || t->shape.rank != 1 || dtype_is_int(t->dtype))
-			return cfail(c, "scales must be %d floats", r);
+		if (ir_shape_numel(&t->shape) != r || t->shape.rank != 1 || ib_dtype_is_int(t->dtype))
+			return ib_fail(c->b, "scales must be %d floats", r);
 		for (int i = 0; i < r; i++)
 			scales[i] = num_f(num_get(t, i));
 		ns = r;
@@ -1693,32 +1424,32 @@ static int cv_resize(cx *c, const op_entry *e)
 		if ((nz = cst_ints(c, t, sizes, IR_MAX_RANK, "sizes")) < 0)
 			return -1;
 		if (nz != r)
-			return cfail(c, "sizes has %d values for rank %d", nz, r);
+			return ib_fail(c->b, "sizes has %d values for rank %d", nz, r);
 	}
 	if (ns < 0 && nz < 0)
-		return cfail(c, "one of scales and sizes is required");
+		return ib_fail(c->b, "one of scales and sizes is required");
 	if (ns >= 0 && nz >= 0)
-		return cfail(c, "only one of scales and sizes may be given");
+		return ib_fail(c->b, "only one of scales and sizes may be given");
 	for (int i = 0; i < r && nz < 0; i++) {
 		double v = floor((double)xs.dim[i] * (double)(float)scales[i]);
 		if (!(scales[i] > 0) || !(v >= 0 && v <= (double)IR_MAX_DIM))
-			return cfail(c, "bad scale %g for dimension %d", scales[i], i);
+			return ib_fail(c->b, "bad scale %g for dimension %d", scales[i], i);
 		sizes[i] = (int64_t)v;
 	}
 	TRY(only_outputs(c, 1, "extra output"));
 	int id = emit1(c, IR_OP_RESIZE, 1);
-	set_is(c, id, "sizes", sizes, r);
+	ib_set_is(c->b, id, "sizes", sizes, r);
 	if (ns >= 0)
-		set_fs(c, id, "scales", scales, r);
-	set_s(c, id, "mode", mode);
-	set_s(c, id, "coordinate_transformation_mode", ctm);
-	set_s(c, id, "nearest_mode", nm);
+		ib_set_fs(c->b, id, "scales", scales, r);
+	ib_set_s(c->b, id, "mode", mode);
+	ib_set_s(c->b, id, "coordinate_transformation_mode", ctm);
+	ib_set_s(c->b, id, "nearest_mode", nm);
 	if (!strcmp(mode, "cubic")) {
-		set_f(c, id, "cubic_coeff_a", cubic_a);
+		ib_set_f(c->b, id, "cubic_coeff_a", cubic_a);
 		if (excl)
-			set_i(c, id, "exclude_outside", 1);
+			ib_set_i(c->b, id, "exclude_outside", 1);
 	}
-	return done(c, id);
+	return ib_done(c->b, id);
 }
 
 /* ---------------------------------------------------------------- recurrent */
@@ -1730,7 +1461,7 @@ static int cv_rnn(cx *c, const op_entry *e)
 	const char *dir = as(c, "direction", "forward");
 	int dirs = !strcmp(dir, "bidirectional") ? 2 : 1;
 	if (dirs == 1 && strcmp(dir, "forward") && strcmp(dir, "reverse"))
-		return cfail(c, "direction '%s' is not forward, reverse or bidirectional", dir);
+		return ib_fail(c->b, "direction '%s' is not forward, reverse or bidirectional", dir);
 	const Onnx__AttributeProto *a = attr(c, "activations", AT(STRINGS));
 	if (a) {
 		bool ok = a->n_strings == (size_t)(per * dirs);
@@ -1740,11 +1471,11 @@ static int cv_rnn(cx *c, const op_entry *e)
 			     !strncasecmp((const char *)a->strings[i].data, want, a->strings[i].len);
 		}
 		if (!ok)
-			return unsup(c, "activations other than the defaults (%s%s%s%s%s) are not supported",
+			return ib_unsup(c->b, "activations other than the defaults (%s%s%s%s%s) are not supported",
 				     defaults[kind][0], per > 1 ? ", " : "", per > 1 ? defaults[kind][1] : "",
 				     per > 2 ? ", " : "", per > 2 ? defaults[kind][2] : "");
 	}
-	if (c->failed)
+	if (c->b->failed)
 		return -1;
 	int nin = c->nin < 8 ? c->nin : 8, nout = c->nout < 3 ? c->nout : 3;
 	while (nin > 0 && !has_in(c, nin - 1))
@@ -1758,20 +1489,20 @@ static int cv_rnn(cx *c, const op_entry *e)
 		outs[i] = out_id(c, i);
 	int64_t hidden = ai(c, "hidden_size", 1);
 	if (hidden < 1 || hidden > IR_MAX_DIM)
-		return cfail(c, "hidden_size %lld is out of range", (long long)hidden);
-	int id = emit(c, NULL, e->op, ins, nin, outs, nout);
+		return ib_fail(c->b, "hidden_size %lld is out of range", (long long)hidden);
+	int id = ib_emit(c->b, NULL, e->op, ins, nin, outs, nout);
 	if (has_attr(c, "hidden_size"))
-		set_i(c, id, "hidden_size", hidden);
-	set_s(c, id, "direction", dir);
+		ib_set_i(c->b, id, "hidden_size", hidden);
+	ib_set_s(c->b, id, "direction", dir);
 	if (has_attr(c, "clip"))
-		set_f(c, id, "clip", af(c, "clip", 0));
+		ib_set_f(c->b, id, "clip", af(c, "clip", 0));
 	if (has_attr(c, "layout"))
-		set_i(c, id, "layout", ai(c, "layout", 0));
+		ib_set_i(c->b, id, "layout", ai(c, "layout", 0));
 	if (kind == 1)
-		set_i(c, id, "linear_before_reset", ai(c, "linear_before_reset", 0));
+		ib_set_i(c->b, id, "linear_before_reset", ai(c, "linear_before_reset", 0));
 	if (kind == 2 && has_attr(c, "input_forget"))
-		set_i(c, id, "input_forget", ai(c, "input_forget", 0));
-	return done(c, id);
+		ib_set_i(c->b, id, "input_forget", ai(c, "input_forget", 0));
+	return ib_done(c->b, id);
 }
 
 /* ---------------------------------------------------------------- types, quantization */
@@ -1781,28 +1512,28 @@ static int cv_cast(cx *c, const op_entry *e)
 	int t;
 	if (!strcmp(e->name, "CastLike")) {
 		if (!has_in(c, 1))
-			return cfail(c, "input 1 is required");
+			return ib_fail(c->b, "input 1 is required");
 		t = (int)in_t(c, 1)->dtype;
 	} else {
 		int64_t to = ai(c, "to", -1);
 		if ((t = dtype_from_onnx(to)) < 0)
-			return c->failed ? -1 : unsup(c, "cast to %s is not supported", onnx_type_name(to));
+			return c->b->failed ? -1 : ib_unsup(c->b, "cast to %s is not supported", onnx_type_name(to));
 	}
 	int id = emit1(c, IR_OP_CAST, 1);
-	set_s(c, id, "to", ir_dtype_name((ir_dtype)t));
-	return done(c, id);
+	ib_set_s(c->b, id, "to", ir_dtype_name((ir_dtype)t));
+	return ib_done(c->b, id);
 }
 
 static int cv_quant(cx *c, const op_entry *e)
 {
 	if (!has_in(c, 1))
-		return cfail(c, "input 1 (scale) is required");
+		return ib_fail(c->b, "input 1 (scale) is required");
 	int id = emit1(c, e->op, has_in(c, 2) ? 3 : 2);
 	if (has_attr(c, "axis"))
-		set_i(c, id, "axis", ai(c, "axis", 1));
+		ib_set_i(c->b, id, "axis", ai(c, "axis", 1));
 	if (e->op == IR_OP_QUANTIZE && !has_in(c, 2))
-		set_s(c, id, "to", "u8");
-	return done(c, id);
+		ib_set_s(c->b, id, "to", "u8");
+	return ib_done(c->b, id);
 }
 
 /* ---------------------------------------------------------------- decompositions */
@@ -1813,11 +1544,11 @@ static int cv_quant(cx *c, const op_entry *e)
 static int step(cx *c, const char *suffix, int op, int a, int b, bool last, int *out)
 {
 	int ins[2] = {a, b};
-	*out = last ? out_id(c, 0) : tmp_id(c, suffix);
-	return emit(c, last ? NULL : suffix, op, ins, b >= 0 ? 2 : 1, out, 1);
+	*out = last ? out_id(c, 0) : ib_tmp(c->b, suffix);
+	return ib_emit(c->b, last ? NULL : suffix, op, ins, b >= 0 ? 2 : 1, out, 1);
 }
 
-static ir_dtype dtype_of(const cx *c, int t) { return ir_graph_tensor(c->im->g, t)->dtype; }
+static ir_dtype dtype_of(const cx *c, int t) { return ir_graph_tensor(c->b->g, t)->dtype; }
 
 /* Max, Min, Sum, Mean of any number of inputs: a chain of binary ops. */
 static int cv_variadic(cx *c, const op_entry *e)
@@ -1825,22 +1556,22 @@ static int cv_variadic(cx *c, const op_entry *e)
 	bool mean = !strcmp(e->name, "Mean");
 	int k = c->nin, acc;
 	if (k < 1)
-		return cfail(c, "at least one input is required");
+		return ib_fail(c->b, "at least one input is required");
 	for (int i = 0; i < k; i++)
 		if (!has_in(c, i))
-			return cfail(c, "input %d is missing", i);
+			return ib_fail(c->b, "input %d is missing", i);
 	TRY(only_outputs(c, 1, "extra output"));
 	if (k == 1)
-		return done(c, emit1(c, IR_OP_IDENTITY, 1));
+		return ib_done(c->b, emit1(c, IR_OP_IDENTITY, 1));
 	acc = in_id(c, 0);
 	for (int i = 1; i < k; i++) {
-		const char *sfx = own_fmt(c->im, "%d", i);
-		TRY(done(c, step(c, sfx ? sfx : "", e->op, acc, in_id(c, i), i == k - 1 && !mean, &acc)));
+		const char *sfx = ib_fmt(c->b, "%d", i);
+		TRY(ib_done(c->b, step(c, sfx ? sfx : "", e->op, acc, in_id(c, i), i == k - 1 && !mean, &acc)));
 	}
 	if (!mean)
 		return 0;
 	int cnt = scalar_const(c, "count", dtype_of(c, acc), k);
-	return done(c, step(c, NULL, IR_OP_DIV, acc, cnt, true, &acc));
+	return ib_done(c->b, step(c, NULL, IR_OP_DIV, acc, cnt, true, &acc));
 }
 
 /* Selu: gamma * elu(x, alpha). */
@@ -1848,10 +1579,10 @@ static int cv_selu(cx *c, const op_entry *e)
 {
 	(void)e;
 	int t, n = step(c, "elu", IR_OP_ELU, in_id(c, 0), -1, false, &t);
-	set_f(c, n, "alpha", af(c, "alpha", 1.67326319217681884765625));
-	TRY(done(c, n));
+	ib_set_f(c->b, n, "alpha", af(c, "alpha", 1.67326319217681884765625));
+	TRY(ib_done(c->b, n));
 	int gamma = scalar_const(c, "gamma", dtype_of(c, t), af(c, "gamma", 1.05070102214813232421875));
-	return done(c, step(c, NULL, IR_OP_MUL, t, gamma, true, &t));
+	return ib_done(c->b, step(c, NULL, IR_OP_MUL, t, gamma, true, &t));
 }
 
 /* Softsign: x / (1 + |x|). */
@@ -1859,10 +1590,10 @@ static int cv_softsign(cx *c, const op_entry *e)
 {
 	(void)e;
 	int x = in_id(c, 0), t;
-	TRY(done(c, step(c, "abs", IR_OP_ABS, x, -1, false, &t)));
+	TRY(ib_done(c->b, step(c, "abs", IR_OP_ABS, x, -1, false, &t)));
 	int one = scalar_const(c, "one", dtype_of(c, t), 1);
-	TRY(done(c, step(c, "add", IR_OP_ADD, t, one, false, &t)));
-	return done(c, step(c, NULL, IR_OP_DIV, x, t, true, &t));
+	TRY(ib_done(c->b, step(c, "add", IR_OP_ADD, t, one, false, &t)));
+	return ib_done(c->b, step(c, NULL, IR_OP_DIV, x, t, true, &t));
 }
 
 /* ArgMin: the first maximum of -x is the first minimum of x. */
@@ -1870,12 +1601,12 @@ static int cv_argmin(cx *c, const op_entry *e)
 {
 	(void)e;
 	int t, n;
-	TRY(done(c, step(c, "neg", IR_OP_NEG, in_id(c, 0), -1, false, &t)));
+	TRY(ib_done(c->b, step(c, "neg", IR_OP_NEG, in_id(c, 0), -1, false, &t)));
 	n = step(c, NULL, IR_OP_ARGMAX, t, -1, true, &t);
-	set_i(c, n, "axis", ai(c, "axis", 0));
-	set_i(c, n, "keepdims", ai(c, "keepdims", 1));
-	set_i(c, n, "select_last_index", ai(c, "select_last_index", 0));
-	return done(c, n);
+	ib_set_i(c->b, n, "axis", ai(c, "axis", 0));
+	ib_set_i(c->b, n, "keepdims", ai(c, "keepdims", 1));
+	ib_set_i(c->b, n, "select_last_index", ai(c, "select_last_index", 0));
+	return ib_done(c->b, n);
 }
 
 /* ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum, ReduceLogSumExp
@@ -1897,35 +1628,35 @@ static int cv_reduce_ext(cx *c, const op_entry *e)
 		int mk;
 		n = step(c, "max", IR_OP_REDUCE_MAX, x, -1, false, &mk);
 		if (na > 0)
-			set_is(c, n, "axes", axes, na);
-		set_i(c, n, "keepdims", 1);
-		TRY(done(c, n));
-		TRY(done(c, step(c, "shift", IR_OP_SUB, x, mk, false, &t)));
-		TRY(done(c, step(c, "exp", IR_OP_EXP, t, -1, false, &t)));
+			ib_set_is(c->b, n, "axes", axes, na);
+		ib_set_i(c->b, n, "keepdims", 1);
+		TRY(ib_done(c->b, n));
+		TRY(ib_done(c->b, step(c, "shift", IR_OP_SUB, x, mk, false, &t)));
+		TRY(ib_done(c->b, step(c, "exp", IR_OP_EXP, t, -1, false, &t)));
 		m = mk;
 		if (!keep) {
 			n = step(c, "max_out", IR_OP_REDUCE_MAX, x, -1, false, &m);
 			if (na > 0)
-				set_is(c, n, "axes", axes, na);
-			set_i(c, n, "keepdims", 0);
-			TRY(done(c, n));
+				ib_set_is(c->b, n, "axes", axes, na);
+			ib_set_i(c->b, n, "keepdims", 0);
+			TRY(ib_done(c->b, n));
 		}
 	}
 	if (l1)
-		TRY(done(c, step(c, "abs", IR_OP_ABS, x, -1, false, &t)));
+		TRY(ib_done(c->b, step(c, "abs", IR_OP_ABS, x, -1, false, &t)));
 	if (l2 || sq)
-		TRY(done(c, step(c, "square", IR_OP_MUL, x, x, false, &t)));
+		TRY(ib_done(c->b, step(c, "square", IR_OP_MUL, x, x, false, &t)));
 	n = step(c, "sum", IR_OP_REDUCE_SUM, t, -1, last, &t);
 	if (na > 0)
-		set_is(c, n, "axes", axes, na);
-	set_i(c, n, "keepdims", keep);
-	TRY(done(c, n));
+		ib_set_is(c->b, n, "axes", axes, na);
+	ib_set_i(c->b, n, "keepdims", keep);
+	TRY(ib_done(c->b, n));
 	if (last)
 		return 0;
 	if (l2)
-		return done(c, step(c, NULL, IR_OP_SQRT, t, -1, true, &t));
-	TRY(done(c, step(c, "log", IR_OP_LOG, t, -1, !lse, &t)));
-	return lse ? done(c, step(c, NULL, IR_OP_ADD, t, m, true, &t)) : 0;
+		return ib_done(c->b, step(c, NULL, IR_OP_SQRT, t, -1, true, &t));
+	TRY(ib_done(c->b, step(c, "log", IR_OP_LOG, t, -1, !lse, &t)));
+	return lse ? ib_done(c->b, step(c, NULL, IR_OP_ADD, t, m, true, &t)) : 0;
 }
 
 /* ================================================================ folding
@@ -1940,13 +1671,12 @@ static void *fold_buf(cx *c, ir_dtype dt, int64_t n)
 {
 	size_t esz = ir_dtype_size(dt);
 	if (n < 0 || (uint64_t)n > FOLD_MAX_BYTES / esz) {
-		cfail(c, "constant result of %lld elements is too large to compute at import", (long long)n);
+		ib_fail(c->b, "constant result of %lld elements is too large to compute at import", (long long)n);
 		return NULL;
 	}
 	void *p = calloc((size_t)n + 1, esz);
 	if (!p) {
-		oom(c->im);
-		c->failed = true;
+		ib_oom(c->b);
 	}
 	return p;
 }
@@ -1963,29 +1693,29 @@ static int fold_constant(cx *c, const op_entry *e)
 {
 	(void)e;
 	if (c->np->n_attribute != 1 || !c->np->attribute[0] || !c->np->attribute[0]->name)
-		return cfail(c, "a Constant needs exactly one value attribute");
+		return ib_fail(c->b, "a Constant needs exactly one value attribute");
 	const Onnx__AttributeProto *a = c->np->attribute[0];
 	const char *k = a->name;
 	if (!strcmp(k, "value")) {
 		if (!(a = attr(c, k, AT(TENSOR))))
 			return -1;
 		if (!a->t)	/* typed a tensor, but none given */
-			return cfail(c, "attribute 'value' holds no tensor");
+			return ib_fail(c->b, "attribute 'value' holds no tensor");
 		ir_dtype dt;
 		ir_shape s;
 		void *data;
 		size_t n;
 		char what[300];
-		snprintf(what, sizeof what, "node '%.100s' (Constant): value", c->name);
-		if (tensor_decode(a->t, what, &dt, &s, &data, &n, c->im->d)) {
-			c->failed = true;
+		snprintf(what, sizeof what, "node '%.100s' (Constant): value", c->b->name);
+		if (tensor_decode(a->t, what, &dt, &s, &data, &n, c->b->d)) {
+			c->b->failed = true;
 			return -1;
 		}
 		return fold_out(c, 0, dt, &s, data);
 	}
 	bool ints = !strcmp(k, "value_int") || !strcmp(k, "value_ints");
 	if (!ints && strcmp(k, "value_float") && strcmp(k, "value_floats"))
-		return unsup(c, "a %s value is not supported", k);
+		return ib_unsup(c->b, "a %s value is not supported", k);
 	bool list = !strcmp(k, "value_ints") || !strcmp(k, "value_floats");
 	if (!(a = attr(c, k, ints ? (list ? AT(INTS) : AT(INT)) : (list ? AT(FLOATS) : AT(FLOAT)))))
 		return -1;
@@ -2028,7 +1758,7 @@ static int cst_shape(cx *c, const ir_tensor *t, ir_shape *s)
 		return -1;
 	s->rank = n;
 	if (ir_shape_numel(s) < 0)
-		return cfail(c, "invalid or too large shape");
+		return ib_fail(c->b, "invalid or too large shape");
 	return 0;
 }
 
@@ -2045,18 +1775,18 @@ static int fold_constant_of_shape(cx *c, const op_entry *e)
 		ir_shape vs;
 		void *data;
 		size_t nb;
-		if (tensor_decode(a->t, "attribute 'value'", &dt, &vs, &data, &nb, c->im->d)) {
-			c->failed = true;
+		if (tensor_decode(a->t, "attribute 'value'", &dt, &vs, &data, &nb, c->b->d)) {
+			c->b->failed = true;
 			return -1;
 		}
 		if (ir_shape_numel(&vs) != 1) {
 			free(data);
-			return cfail(c, "attribute 'value' must have one element");
+			return ib_fail(c->b, "attribute 'value' must have one element");
 		}
 		ir_tensor tmp = {.dtype = dt, .data = data};
 		v = num_get(&tmp, 0);
 		free(data);
-	} else if (c->failed) {
+	} else if (c->b->failed) {
 		return -1;
 	}
 	int64_t n = ir_shape_numel(&s);
@@ -2075,13 +1805,13 @@ static int fold_range(cx *c, const op_entry *e)
 	num v[3];
 	for (int i = 0; i < 3; i++) {
 		if (!(t[i] = in_cst(c, i)) || ir_shape_numel(&t[i]->shape) != 1)
-			return cfail(c, "input %d must be a scalar", i);
+			return ib_fail(c->b, "input %d must be a scalar", i);
 		v[i] = num_get(t[i], 0);
 	}
 	ir_dtype dt = t[0]->dtype;
 	double n = ceil((num_f(v[1]) - num_f(v[0])) / num_f(v[2]));
 	if (v[0].is_int && v[2].i == 0)
-		return cfail(c, "delta must not be 0");
+		return ib_fail(c->b, "delta must not be 0");
 	if (!(n < (double)IR_MAX_ELEMS))
 		n = (double)IR_MAX_ELEMS;
 	if (!(n > 0))
@@ -2103,7 +1833,7 @@ static int fold_cast(cx *c, const op_entry *e)
 	int64_t to = ai(c, "to", -1);
 	int dt = dtype_from_onnx(to);
 	if (dt < 0)
-		return c->failed ? -1 : unsup(c, "cast to %s is not supported", onnx_type_name(to));
+		return c->b->failed ? -1 : ib_unsup(c->b, "cast to %s is not supported", onnx_type_name(to));
 	int64_t n = ir_shape_numel(&x->shape);
 	ir_shape s = x->shape;
 	void *buf = fold_buf(c, (ir_dtype)dt, n);
@@ -2208,15 +1938,15 @@ static int fold_elementwise(cx *c, const op_entry *e)
 			xs = t[i]->shape;
 		}
 		if (ir_shape_broadcast(&s, &xs, &s) < 0)
-			return cfail(c, "input shapes do not broadcast");
+			return ib_fail(c->b, "input shapes do not broadcast");
 	}
 	int a = kind == EW_WHERE ? 1 : 0;
 	if (kind != EW_EXPAND && nin > 1 && t[a]->dtype != t[nin - 1]->dtype)
-		return cfail(c, "input types differ");
+		return ib_fail(c->b, "input types differ");
 	if (kind == EW_WHERE && t[0]->dtype != IR_DTYPE_BOOL)
-		return cfail(c, "the condition must be bool");
+		return ib_fail(c->b, "the condition must be bool");
 	if (kind >= EW_AND && kind <= EW_NOT && t[0]->dtype != IR_DTYPE_BOOL)
-		return cfail(c, "the inputs must be bool");
+		return ib_fail(c->b, "the inputs must be bool");
 	ir_dtype dt = ew_bool(kind) ? IR_DTYPE_BOOL : t[a]->dtype;
 	int64_t n = ir_shape_numel(&s);
 	void *buf = fold_buf(c, dt, n);
@@ -2236,7 +1966,7 @@ static int fold_elementwise(cx *c, const op_entry *e)
 	}
 	if (bad) {
 		free(buf);
-		return cfail(c, "integer division by zero or overflow");
+		return ib_fail(c->b, "integer division by zero or overflow");
 	}
 	return fold_out(c, 0, dt, &s, buf);
 }
@@ -2248,17 +1978,17 @@ static int fold_concat(cx *c, const op_entry *e)
 	int r = x->shape.rank;
 	int64_t axis = ai(c, "axis", 0);
 	int a = ir_axis(axis, r);
-	if (a < 0 || c->failed)
-		return c->failed ? -1 : cfail(c, "axis %lld is out of range for rank %d", (long long)axis, r);
+	if (a < 0 || c->b->failed)
+		return c->b->failed ? -1 : ib_fail(c->b, "axis %lld is out of range for rank %d", (long long)axis, r);
 	ir_shape s = x->shape;
 	s.dim[a] = 0;
 	for (int i = 0; i < c->nin; i++) {
 		const ir_tensor *t = in_cst(c, i);
 		if (!t || t->dtype != x->dtype || t->shape.rank != r)
-			return cfail(c, "input %d differs in type or rank", i);
+			return ib_fail(c->b, "input %d differs in type or rank", i);
 		for (int d = 0; d < r; d++)
 			if (d != a && t->shape.dim[d] != x->shape.dim[d])
-				return cfail(c, "input %d differs in dimension %d", i, d);
+				return ib_fail(c->b, "input %d differs in dimension %d", i, d);
 		s.dim[a] += t->shape.dim[a];
 	}
 	int64_t n = ir_shape_numel(&s), outer = 1;
@@ -2285,10 +2015,10 @@ static int fold_gather(cx *c, const op_entry *e)
 	if (!idx)
 		return 2;
 	int a = ir_axis(axis, x->shape.rank);
-	if (a < 0 || !dtype_is_int(idx->dtype))
-		return c->failed ? -1 : cfail(c, "axis out of range or indices not integers");
+	if (a < 0 || !ib_dtype_is_int(idx->dtype))
+		return c->b->failed ? -1 : ib_fail(c->b, "axis out of range or indices not integers");
 	if (x->shape.rank - 1 + idx->shape.rank > IR_MAX_RANK)
-		return cfail(c, "result rank exceeds %d", IR_MAX_RANK);
+		return ib_fail(c->b, "result rank exceeds %d", IR_MAX_RANK);
 	ir_shape s = {0};
 	int64_t outer = 1, inner = 1, dim = x->shape.dim[a], ni = ir_shape_numel(&idx->shape);
 	for (int d = 0; d < a; d++)
@@ -2308,7 +2038,7 @@ static int fold_gather(cx *c, const op_entry *e)
 				k += dim;
 			if (k < 0 || k >= dim) {
 				free(buf);
-				return cfail(c, "index %lld is out of range for dimension %lld",
+				return ib_fail(c->b, "index %lld is out of range for dimension %lld",
 					     (long long)num_get(idx, j).i, (long long)dim);
 			}
 			memcpy(p, (const uint8_t *)x->data + ((size_t)(o * dim + k) * (size_t)inner) * esz,
@@ -2366,7 +2096,7 @@ static int fold_transpose(cx *c, const op_entry *e)
 	bool seen[IR_MAX_RANK] = {false};
 	for (int i = 0; i < xs.rank; i++) {
 		if (perm[i] < 0 || perm[i] >= xs.rank || seen[perm[i]])
-			return cfail(c, "'perm' is not a permutation");
+			return ib_fail(c->b, "'perm' is not a permutation");
 		seen[perm[i]] = true;
 		s.dim[i] = xs.dim[perm[i]];
 	}
@@ -2398,14 +2128,14 @@ static int fold_transpose(cx *c, const op_entry *e)
  * possible (left as it is), -1 out of memory. */
 static int fold_ir_node(imp *im, int i)
 {
-	ir_graph *g = im->g;
+	ir_graph *g = im->b.g;
 	const ir_node *n = ir_graph_node(g, i);
 	ir_graph *h = ir_graph_new();
 	ir_exec *ex = NULL;
 	ir_diag d;
 	int rc = 1, *ids = malloc(sizeof(int) * (size_t)(n->n_inputs + n->n_outputs + 1)), *out = ids + n->n_inputs;
 	if (!h || !ids) {
-		rc = oom(im);
+		rc = ib_oom(&im->b);
 		goto out;
 	}
 	for (int j = 0; j < n->n_inputs + n->n_outputs; j++) {
@@ -2441,7 +2171,7 @@ static int fold_ir_node(imp *im, int i)
 			continue;
 		ir_graph_tensor(g, n->outputs[j])->kind = IR_KIND_CONST;
 		if (ir_tensor_set_data(g, n->outputs[j], v, nb, &d)) {
-			rc = oom(im);
+			rc = ib_oom(&im->b);
 			goto out;
 		}
 	}
@@ -2461,14 +2191,14 @@ out:
 static int fold_ir(cx *c, int n0)
 {
 	imp *im = c->im;
-	for (int i = n0; i < ir_graph_node_count(im->g); i++) {
-		const ir_node *n = ir_graph_node(im->g, i);
+	for (int i = n0; i < ir_graph_node_count(im->b.g); i++) {
+		const ir_node *n = ir_graph_node(im->b.g, i);
 		bool all = true;
 		for (int j = 0; j < n->n_inputs && all; j++)
-			all = n->inputs[j] < 0 || ir_graph_tensor(im->g, n->inputs[j])->kind == IR_KIND_CONST;
+			all = n->inputs[j] < 0 || ir_graph_tensor(im->b.g, n->inputs[j])->kind == IR_KIND_CONST;
 		int64_t elems = 0;
 		for (int j = 0; j < n->n_outputs && all; j++)
-			elems += ir_shape_numel(&ir_graph_tensor(im->g, n->outputs[j])->shape);
+			elems += ir_shape_numel(&ir_graph_tensor(im->b.g, n->outputs[j])->shape);
 		if (!all || elems > FOLD_MAX_IN)
 			continue;
 		int r = fold_ir_node(im, i);
@@ -2479,7 +2209,7 @@ static int fold_ir(cx *c, int n0)
 	}
 	for (int i = 0; i < c->nout; i++) {
 		value *v = c->out[i] >= 0 ? &im->v[c->out[i]] : NULL;
-		if (v && v->tensor >= 0 && ir_graph_tensor(im->g, v->tensor)->kind == IR_KIND_CONST)
+		if (v && v->tensor >= 0 && ir_graph_tensor(im->b.g, v->tensor)->kind == IR_KIND_CONST)
 			v->cst = v->tensor;
 	}
 	return 0;
@@ -2496,7 +2226,7 @@ static int convert(imp *im, int index);
  * an identity of the branch's output, so it keeps its ONNX name. */
 static int if_unknown(cx *c)
 {
-	return unsup(c, "the condition '%s' is not known at import (only an If whose condition "
+	return ib_unsup(c->b, "the condition '%s' is not known at import (only an If whose condition "
 		     "folds to a constant is supported; freeze the inputs it depends on with --const)",
 		     c->im->v[c->in[0]].name);
 }
@@ -2507,33 +2237,33 @@ static int cv_if(cx *c, const op_entry *e)
 	imp *im = c->im;
 	const ir_tensor *t = in_cst(c, 0);
 	if (!has_in(c, 0))
-		return cfail(c, "input 0 (cond) is required");
+		return ib_fail(c->b, "input 0 (cond) is required");
 	if (!t)
 		return if_unknown(c);
 	if (ir_shape_numel(&t->shape) != 1)
-		return cfail(c, "the condition must have one element");
+		return ib_fail(c->b, "the condition must have one element");
 	bool taken = num_get(t, 0).i != 0;
 	const char *which = taken ? "then_branch" : "else_branch";
 	const Onnx__AttributeProto *a = attr(c, which, AT(GRAPH));
 	if (!a || !a->g)
-		return c->failed ? -1 : cfail(c, "attribute '%s' is required", which);
+		return c->b->failed ? -1 : ib_fail(c->b, "attribute '%s' is required", which);
 	const Onnx__GraphProto *gp = a->g;
 	if (gp->n_output != (size_t)c->nout)
-		return cfail(c, "%s has %zu outputs, the node %d", which, gp->n_output, c->nout);
+		return ib_fail(c->b, "%s has %zu outputs, the node %d", which, gp->n_output, c->nout);
 	if (im->depth >= PB_MAX_DEPTH)
-		return cfail(c, "If branches are nested too deeply");
+		return ib_fail(c->b, "If branches are nested too deeply");
 	if (register_values(im, gp, false)) {
-		c->failed = true;
+		c->b->failed = true;
 		return -1;
 	}
 	int *bouts = malloc(sizeof(int) * ((size_t)c->nout + 1)), nb = 0, *order = NULL, n, rc = -1;
 	if (!bouts)
-		return oom(im);
+		return ib_oom(&im->b);
 	for (int i = 0; i < c->nout; i++) {
 		const char *bn = gp->output[i] && gp->output[i]->name ? gp->output[i]->name : "";
 		int k = val_find(im, bn);
 		if (k < 0) {
-			cfail(c, "%s output '%s' is not produced by any node", which, bn);
+			ib_fail(c->b, "%s output '%s' is not produced by any node", which, bn);
 			goto out;
 		}
 		if (out_used(c, i))
@@ -2561,13 +2291,13 @@ static int cv_if(cx *c, const op_entry *e)
 		}
 		int x = im->v[k].tensor, y = out_id(c, i);
 		if (x < 0) {
-			rc = cfail(c, "%s output '%s' was not imported", which, im->v[k].name);
+			rc = ib_fail(c->b, "%s output '%s' was not imported", which, im->v[k].name);
 			break;
 		}
 		char suffix[32];
 		snprintf(suffix, sizeof suffix, "out%d", i);
-		int id = emit(c, c->nout > 1 ? suffix : NULL, IR_OP_IDENTITY, &x, 1, &y, 1);
-		if (done(c, id))
+		int id = ib_emit(c->b, c->nout > 1 ? suffix : NULL, IR_OP_IDENTITY, &x, 1, &y, 1);
+		if (ib_done(c->b, id))
 			rc = -1;
 		else
 			im->v[c->out[i]].cst = im->v[k].cst;
@@ -2750,7 +2480,7 @@ static bool foldable(const cx *c, const op_entry *e)
 static bool all_const_small(const cx *c)
 {
 	int64_t elems = 0;
-	if (!strcmp(c->op, "If") || !strcmp(c->op, "Identity") || !strcmp(c->op, "Dropout"))
+	if (!strcmp(c->b->op, "If") || !strcmp(c->b->op, "Identity") || !strcmp(c->b->op, "Dropout"))
 		return false;
 	for (int i = 0; i < c->nin; i++) {
 		const ir_tensor *t = in_cst(c, i);
@@ -2759,8 +2489,8 @@ static bool all_const_small(const cx *c)
 		elems += t ? ir_shape_numel(&t->shape) : 0;
 	}
 	for (int i = 0; i < c->nout; i++) {
-		const ir_tensor *t = c->out[i] >= 0 ? ir_graph_tensor(c->im->g, c->im->v[c->out[i]].tensor) : NULL;
-		if (t && !dtype_is_int(t->dtype))
+		const ir_tensor *t = c->out[i] >= 0 ? ir_graph_tensor(c->b->g, c->im->v[c->out[i]].tensor) : NULL;
+		if (t && !ib_dtype_is_int(t->dtype))
 			return false;
 	}
 	return elems <= FOLD_MAX_IN;
@@ -2793,56 +2523,58 @@ static int cv_custom(cx *c, const ir_plugin *pl)
 	while (nin > 0 && !has_in(c, nin - 1))
 		nin--;
 	if (nin > 7 || c->nout > 7 || c->nout < 1)
-		return cfail(c, "%d inputs and %d outputs: a custom op has 1 to 7 of each", nin, c->nout);
+		return ib_fail(c->b, "%d inputs and %d outputs: a custom op has 1 to 7 of each", nin, c->nout);
 	for (int i = 0; i < nin; i++)
 		if ((ins[i] = in_id(c, i)) < 0)
-			return cfail(c, "input %d is missing", i);
+			return ib_fail(c->b, "input %d is missing", i);
 	for (int i = 0; i < c->nout; i++)
 		outs[i] = out_id(c, i);
-	int n = emit(c, NULL, IR_OP_CUSTOM, ins, nin, outs, c->nout);
-	set_s(c, n, "type", pl->desc->name);
-	for (size_t i = 0; i < c->np->n_attribute && n >= 0 && !c->failed; i++) {
+	int n = ib_emit(c->b, NULL, IR_OP_CUSTOM, ins, nin, outs, c->nout);
+	ib_set_s(c->b, n, "type", pl->desc->name);
+	for (size_t i = 0; i < c->np->n_attribute && n >= 0 && !c->b->failed; i++) {
 		const Onnx__AttributeProto *a = c->np->attribute[i];
 		const char *k = a && a->name ? a->name : "";
 		atype t = a ? attr_type(a) : AT(UNDEFINED);
 		if (!*k || !strcmp(k, "type"))
-			return cfail(c, "attribute '%s' cannot pass to op plugin '%s'", k, pl->desc->name);
+			return ib_fail(c->b, "attribute '%s' cannot pass to op plugin '%s'", k, pl->desc->name);
 		if (t == AT(INT))
-			set_i(c, n, k, a->i);
+			ib_set_i(c->b, n, k, a->i);
 		else if (t == AT(FLOAT))
-			set_f(c, n, k, a->f);
+			ib_set_f(c->b, n, k, a->f);
 		else if (t == AT(STRING))
-			set_s(c, n, k, as(c, k, ""));
+			ib_set_s(c->b, n, k, as(c, k, ""));
 		else if (t == AT(INTS))
-			set_is(c, n, k, a->ints, (int)a->n_ints);
+			ib_set_is(c->b, n, k, a->ints, (int)a->n_ints);
 		else if (t == AT(FLOATS)) {
 			double *v = malloc(sizeof *v * (a->n_floats + 1));
 			if (!v)
-				return oom(c->im);
+				return ib_oom(c->b);
 			for (size_t j = 0; j < a->n_floats; j++)
 				v[j] = a->floats[j];
-			set_fs(c, n, k, v, (int)a->n_floats);
+			ib_set_fs(c->b, n, k, v, (int)a->n_floats);
 			free(v);
 		} else
-			return cfail(c, "attribute '%s' is %s, which op plugins do not take", k, atype_name(t));
+			return ib_fail(c->b, "attribute '%s' is %s, which op plugins do not take", k, atype_name(t));
 	}
-	return done(c, n);
+	return ib_done(c->b, n);
 }
 
 static int convert(imp *im, int index)
 {
 	const Onnx__NodeProto *np = im->nodes[index];
-	cx c = {.im = im, .np = np};
+	cx c = {.im = im, .b = &im->b, .np = np};
 	im->converted[index] = 1;
 	int rc = -1, r = 0;
-	c.op = np->op_type && *np->op_type ? np->op_type : "?";
-	c.name = unique_name(im, np->name && *np->name ? np->name : own_fmt(im, "%s_%d", c.op, index), true);
+	const char *outer_name = im->b.name, *outer_op = im->b.op;	/* an If converts its branch inside */
+	const char *op = np->op_type && *np->op_type ? np->op_type : "?";
+	const char *name = ib_unique(&im->b, np->name && *np->name ? np->name : ib_fmt(&im->b, "%s_%d", op, index), true);
+	ib_begin(&im->b, name, op);
 	c.nin = (int)np->n_input;
 	c.nout = (int)np->n_output;
 	c.in = malloc(sizeof(int) * (np->n_input + 1));
 	c.out = malloc(sizeof(int) * (np->n_output + 1));
-	if (!c.name || !c.in || !c.out) {
-		oom(im);
+	if (!name || !c.in || !c.out) {
+		ib_oom(&im->b);
 		goto out;
 	}
 	bool dead = false;
@@ -2856,21 +2588,21 @@ static int convert(imp *im, int index)
 		else if (c.in[i] >= 0 && im->v[c.in[i]].tensor < 0 && late_input(im, c.in[i]))
 			goto out;
 		else if (c.in[i] >= 0 && im->v[c.in[i]].tensor < 0) {
-			ir_fail(im->d, -1, -1, "node '%s' (%s): input '%s' was not imported", c.name, c.op, s);
+			ir_fail(im->b.d, -1, -1, "node '%s' (%s): input '%s' was not imported", name, op, s);
 			goto out;
 		}
 	}
 	for (int i = 0; i < c.nout; i++)
 		c.out[i] = np->output[i] && *np->output[i] ? val_find(im, np->output[i]) : -1;
-	const op_entry *e = find_op(c.op);
-	const ir_plugin *pl = NULL;
+	const op_entry *e = find_op(op);
 	bool other = np->domain && *np->domain && strcmp(np->domain, "ai.onnx");
-	if ((other || !e) && (pl = ir_plugin_find_op(other ? np->domain : "", c.op))) {
+	/* an op plugin may claim a foreign domain's op, or one of ONNX's this
+	 * importer does not know */
+	const ir_plugin *pl = other || !e ? ir_plugin_find_op(other ? np->domain : "", op) : NULL;
+	if (pl) {
 		r = dead ? 1 : cv_custom(&c, pl);
-	} else if (other) {
-		r = add_problem(im, own_fmt(im, "%s.%s", np->domain, c.op), c.name, NULL) ? -1 : 1;
-	} else if (!e) {
-		r = add_problem(im, c.op, c.name, NULL) ? -1 : 1;
+	} else if (!e || other) {
+		r = unknown_op(&c);
 	} else if (dead && e->conv == cv_if && im->v[c.in[0]].poisoned) {
 		r = if_unknown(&c);
 	} else if (dead) {
@@ -2879,39 +2611,40 @@ static int convert(imp *im, int index)
 		for (size_t i = 0; i < np->n_attribute && !r; i++) {
 			const char *a = np->attribute[i] && np->attribute[i]->name ? np->attribute[i]->name : "";
 			if (!attr_accepted(e->attrs, a))
-				r = unsup(&c, "attribute '%s' is not supported", a);
+				r = ib_unsup(c.b, "attribute '%s' is not supported", a);
 		}
 		if (!r && e->fold && foldable(&c, e))
 			r = e->fold(&c, e);
 		else if (!r)
 			r = 2;
 		if (r == 2 && e->conv) {
-			int n0 = ir_graph_node_count(im->g);
+			int n0 = ir_graph_node_count(im->b.g);
 			r = e->conv(&c, e);
-			if (r == 0 && !c.failed && all_const_small(&c) && fold_ir(&c, n0))
+			if (r == 0 && !c.b->failed && all_const_small(&c) && fold_ir(&c, n0))
 				goto out;
 		} else if (r == 2) {
 			int k = 0;
 			while (k < c.nin && (!has_in(&c, k) || in_cst(&c, k)))
 				k++;
 			if (k < c.nin)
-				r = unsup(&c, "it is computed only at import, and input %d ('%s') is not known then", k,
+				r = ib_unsup(c.b, "it is computed only at import, and input %d ('%s') is not known then", k,
 					  im->v[c.in[k]].name);
 			else
-				r = add_problem(im, c.op, c.name, NULL) ? -1 : 1;
+				r = ib_problem_add(&im->b, 0, op, name, NULL) ? -1 : 1;
 		}
 	}
-	if (r < 0 || c.failed)
+	if (r < 0 || c.b->failed)
 		goto out;
 	if (r == 1)
 		poison(&c);
 	for (int i = 0; i < c.nout && r == 0; i++)
 		if (out_used(&c, i) && im->v[c.out[i]].tensor < 0) {
-			cfail(&c, "output %d ('%s') is not supported", i, im->v[c.out[i]].name);
+			ib_fail(c.b, "output %d ('%s') is not supported", i, im->v[c.out[i]].name);
 			goto out;
 		}
 	rc = 0;
 out:
+	ib_begin(&im->b, outer_name, outer_op);
 	free(c.in);
 	free(c.out);
 	return rc;
@@ -2925,39 +2658,39 @@ static int register_values(imp *im, const Onnx__GraphProto *gp, bool main)
 	for (size_t i = 0; i < gp->n_initializer; i++) {
 		const Onnx__TensorProto *t = gp->initializer[i];
 		if (!t || !t->name || !*t->name)
-			return ir_fail(im->d, -1, -1, "initializer %zu%s has no name", i, where);
+			return ir_fail(im->b.d, -1, -1, "initializer %zu%s has no name", i, where);
 		if (val_find(im, t->name) >= 0)
-			return ir_fail(im->d, -1, -1, "initializer '%s'%s appears twice", t->name, where);
+			return ir_fail(im->b.d, -1, -1, "initializer '%s'%s appears twice", t->name, where);
 		int k = val_add(im, t->name);
 		if (k < 0)
-			return oom(im);
+			return ib_oom(&im->b);
 		im->v[k].init = t;
 	}
 	for (size_t i = 0; main && i < gp->n_input; i++) {
 		const Onnx__ValueInfoProto *vi = gp->input[i];
 		if (!vi || !vi->name || !*vi->name)
-			return ir_fail(im->d, -1, -1, "graph input %zu has no name", i);
+			return ir_fail(im->b.d, -1, -1, "graph input %zu has no name", i);
 		int k = val_find(im, vi->name);
 		if (k >= 0 && im->v[k].init)
 			continue;	/* an initializer listed as input (IR version < 4) */
 		if (k >= 0)
-			return ir_fail(im->d, -1, -1, "graph input '%s' appears twice", vi->name);
+			return ir_fail(im->b.d, -1, -1, "graph input '%s' appears twice", vi->name);
 		if (val_add(im, vi->name) < 0)
-			return oom(im);
+			return ib_oom(&im->b);
 	}
 	if (gp->n_node > (size_t)(INT32_MAX / 4 - im->nn))
-		return ir_fail(im->d, -1, -1, "too many nodes");
+		return ir_fail(im->b.d, -1, -1, "too many nodes");
 	for (size_t n = 0; n < gp->n_node; n++) {
 		const Onnx__NodeProto *np = gp->node[n];
 		if (!np)
-			return ir_fail(im->d, -1, -1, "node %zu%s is empty", n, where);
+			return ir_fail(im->b.d, -1, -1, "node %zu%s is empty", n, where);
 		if (np->n_input > 65536 || np->n_output > 65536)
-			return ir_fail(im->d, -1, -1, "node %zu%s has too many inputs or outputs", n, where);
-		if (grow((void **)&im->nodes, &im->capn, im->nn, sizeof(*im->nodes)))
-			return oom(im);
+			return ir_fail(im->b.d, -1, -1, "node %zu%s has too many inputs or outputs", n, where);
+		if (ib_grow((void **)&im->nodes, &im->capn, im->nn, sizeof(*im->nodes)))
+			return ib_oom(&im->b);
 		char *cv = realloc(im->converted, (size_t)im->capn);
 		if (!cv)
-			return oom(im);
+			return ib_oom(&im->b);
 		im->converted = cv;
 		int index = im->nn++;
 		im->nodes[index] = np;
@@ -2968,11 +2701,11 @@ static int register_values(imp *im, const Onnx__GraphProto *gp, bool main)
 				continue;
 			int k = val_find(im, s);
 			if (k >= 0)
-				return ir_fail(im->d, -1, -1, "value '%s' is produced twice (node %zu '%s'%s %s)", s, n,
+				return ir_fail(im->b.d, -1, -1, "value '%s' is produced twice (node %zu '%s'%s %s)", s, n,
 					       np->name ? np->name : "", where, im->v[k].producer >= 0 ? "and an earlier node" :
 					       im->v[k].init ? "and an initializer" : "and a graph input");
 			if ((k = val_add(im, s)) < 0)
-				return oom(im);
+				return ib_oom(&im->b);
 			im->v[k].producer = index;
 		}
 	}
@@ -3015,7 +2748,7 @@ static int plan(imp *im, const int *outs, int nouts, int **order_out)
 	int *at = malloc(sizeof(int) * (size_t)(2 * nn + 2));
 	char label[600];
 	if (!need || !state || !stack || !at || !order) {
-		oom(im);
+		ib_oom(&im->b);
 		goto out;
 	}
 	for (int i = 0; i < nn; i++)
@@ -3038,7 +2771,7 @@ static int plan(imp *im, const int *outs, int nouts, int **order_out)
 				continue;
 			int v = val_find(im, s);
 			if (v < 0) {
-				ir_fail(im->d, -1, -1, "%s reads '%s', which no node, graph input or initializer provides",
+				ir_fail(im->b.d, -1, -1, "%s reads '%s', which no node, graph input or initializer provides",
 					node_label(im, p, label, sizeof label), s);
 				goto out;
 			}
@@ -3066,7 +2799,7 @@ static int plan(imp *im, const int *outs, int nouts, int **order_out)
 				if (p < 0 || state[p] == 2)
 					continue;
 				if (state[p] == 1) {
-					ir_fail(im->d, -1, -1, "the graph has a cycle through %s",
+					ir_fail(im->b.d, -1, -1, "the graph has a cycle through %s",
 						node_label(im, p, label, sizeof label));
 					goto out;
 				}
@@ -3143,26 +2876,26 @@ static int freeze_input(imp *im, int k, ir_dtype dt, const ir_shape *s, double v
 {
 	const char *name = im->v[k].name;
 	int64_t n = ir_shape_numel(s);
-	if (dtype_is_int(dt)) {
+	if (ib_dtype_is_int(dt)) {
 		double lo = dt == IR_DTYPE_I64 ? -9.2e18 : dt == IR_DTYPE_I32 ? (double)INT32_MIN :
 			    dt == IR_DTYPE_I16 ? INT16_MIN : dt == IR_DTYPE_I8 ? INT8_MIN : 0;
 		double hi = dt == IR_DTYPE_I64 ? 9.2e18 : dt == IR_DTYPE_I32 ? (double)INT32_MAX :
 			    dt == IR_DTYPE_I16 ? INT16_MAX : dt == IR_DTYPE_I8 ? INT8_MAX : dt == IR_DTYPE_U8 ? 255 : 1;
 		if (value != floor(value) || value < lo || value > hi)
-			return ir_fail(im->d, -1, -1, "--const %s=%g: input '%s' is %s, the value must be an integer "
+			return ir_fail(im->b.d, -1, -1, "--const %s=%g: input '%s' is %s, the value must be an integer "
 				       "from %.0f to %.0f", name, value, name, ir_dtype_name(dt), lo, hi);
 	} else if (!isfinite(value)) {
-		return ir_fail(im->d, -1, -1, "--const %s: the value must be finite", name);
+		return ir_fail(im->b.d, -1, -1, "--const %s: the value must be finite", name);
 	}
 	if (n < 0 || (uint64_t)n > FOLD_MAX_BYTES / ir_dtype_size(dt))
-		return ir_fail(im->d, -1, -1, "--const %s: input '%s' is too large to freeze", name, name);
+		return ir_fail(im->b.d, -1, -1, "--const %s: input '%s' is too large to freeze", name, name);
 	void *buf = calloc((size_t)n + 1, ir_dtype_size(dt));
 	if (!buf)
-		return oom(im);
-	num v = dtype_is_int(dt) ? (num){.is_int = true, .i = (int64_t)value} : (num){.f = value};
+		return ib_oom(&im->b);
+	num v = ib_dtype_is_int(dt) ? (num){.is_int = true, .i = (int64_t)value} : (num){.f = value};
 	for (int64_t i = 0; i < n; i++)
 		num_put(dt, buf, i, v);
-	int id = ir_graph_add_const(im->g, name, dt, s, buf, im->d);
+	int id = ir_graph_add_const(im->b.g, name, dt, s, buf, im->b.d);
 	free(buf);
 	if (id < 0)
 		return -1;
@@ -3181,7 +2914,7 @@ static int add_inputs(imp *im)
 		im->in_pos = malloc(sizeof(int) * (gp->n_input + 1));
 	}
 	if (!used || !cused || !im->in_ids || !im->in_pos) {
-		oom(im);
+		ib_oom(&im->b);
 		goto out;
 	}
 	for (size_t i = 0; i < gp->n_input; i++) {
@@ -3213,10 +2946,10 @@ static int add_inputs(imp *im)
 			  tp->tensor_type->shape : NULL, dims, sizeof dims);
 		if (st < 0) {
 			if (elem)
-				ir_fail(im->d, -1, -1, "input '%s' has element type %s, which the IR does not support",
+				ir_fail(im->b.d, -1, -1, "input '%s' has element type %s, which the IR does not support",
 					vi->name, onnx_type_name(elem));
 			else
-				ir_fail(im->d, -1, -1, "input '%s' is not a tensor (sequences, maps and optionals are not supported)",
+				ir_fail(im->b.d, -1, -1, "input '%s' is not a tensor (sequences, maps and optionals are not supported)",
 					vi->name);
 			goto out;
 		}
@@ -3227,7 +2960,7 @@ static int add_inputs(imp *im)
 			for (int d = 0; fits && has_shape && d < s.rank; d++)
 				fits = s.dim[d] < 0 || s.dim[d] == want.dim[d];
 			if (!fits) {
-				ir_fail(im->d, -1, -1, "the shape given for input '%s' (%s) does not fit the model's (%s)",
+				ir_fail(im->b.d, -1, -1, "the shape given for input '%s' (%s) does not fit the model's (%s)",
 					vi->name, ir_shape_str(&want, s1, sizeof s1), dims);
 				goto out;
 			}
@@ -3235,13 +2968,13 @@ static int add_inputs(imp *im)
 		} else if (!st && cv >= 0 && !has_shape) {
 			s = (ir_shape){0};	/* frozen, of unknown rank: a scalar */
 		} else if (!st) {
-			ir_fail(im->d, -1, -1, "input '%s' has %s (%s); give its shape with --input %s:SHAPE",
+			ir_fail(im->b.d, -1, -1, "input '%s' has %s (%s); give its shape with --input %s:SHAPE",
 				vi->name, has_shape ? "dynamic dimensions" : "no shape", has_shape ? dims : "unknown rank",
 				vi->name);
 			goto out;
 		}
 		if (ir_shape_numel(&s) < 0) {
-			ir_fail(im->d, -1, -1, "input '%s' has an invalid or too large shape (%s)", vi->name, dims);
+			ir_fail(im->b.d, -1, -1, "input '%s' has an invalid or too large shape (%s)", vi->name, dims);
 			goto out;
 		}
 		if (cv >= 0) {
@@ -3249,7 +2982,7 @@ static int add_inputs(imp *im)
 				goto out;
 			continue;
 		}
-		int id = ir_graph_add_tensor(im->g, vi->name, dt, &s, IR_KIND_INPUT, im->d);
+		int id = ir_graph_add_tensor(im->b.g, vi->name, dt, &s, IR_KIND_INPUT, im->b.d);
 		if (id < 0)
 			goto out;
 		im->v[k].tensor = id;
@@ -3262,7 +2995,7 @@ static int add_inputs(imp *im)
 			name = name ? name : "";
 			int k = val_find(im, name);
 			if (k >= 0 && im->v[k].init) {
-				ir_fail(im->d, -1, -1, "'%s' is an initializer (a constant), not an input", name);
+				ir_fail(im->b.d, -1, -1, "'%s' is an initializer (a constant), not an input", name);
 				goto out;
 			}
 			char names[300];
@@ -3276,7 +3009,7 @@ static int add_inputs(imp *im)
 					len += w > 0 ? (size_t)w : 0;
 				}
 			}
-			ir_fail(im->d, -1, -1, "the model has no input '%s' (its inputs: %s)", name, len ? names : "none");
+			ir_fail(im->b.d, -1, -1, "the model has no input '%s' (its inputs: %s)", name, len ? names : "none");
 			goto out;
 		}
 	rc = 0;
@@ -3286,23 +3019,6 @@ out:
 	return rc;
 }
 
-/* After a libir failure on the finished graph: name the node for the caller
- * (who never sees this graph). */
-static int graph_fail(imp *im)
-{
-	const ir_node *n = ir_graph_node(im->g, im->d->node);
-	const ir_tensor *t = ir_graph_tensor(im->g, im->d->tensor);
-	char m[sizeof im->d->msg];
-	snprintf(m, sizeof m, "%s", im->d->msg);
-	if (n)
-		ir_fail(im->d, -1, -1, "node '%s' (%s): %s", n->name, n->origin ? n->origin : ir_op_name(n->op), m);
-	else if (t && !strstr(m, t->name))
-		ir_fail(im->d, -1, -1, "tensor '%s': %s", t->name, m);
-	else
-		ir_fail(im->d, -1, -1, "%s", m);
-	return -1;
-}
-
 /* The model's declared output types and static shapes must be what the
  * import gives: a disagreement means the model or the importer is wrong. */
 static int check_outputs(imp *im)
@@ -3310,20 +3026,20 @@ static int check_outputs(imp *im)
 	const Onnx__GraphProto *gp = im->gp;
 	for (size_t i = 0; i < gp->n_output; i++) {
 		const Onnx__ValueInfoProto *vi = gp->output[i];
-		int t = vi && vi->name ? ir_graph_find_tensor(im->g, vi->name) : -1;
+		int t = vi && vi->name ? ir_graph_find_tensor(im->b.g, vi->name) : -1;
 		ir_dtype dt;
 		ir_shape s;
 		int64_t elem;
 		if (t < 0)
 			continue;
 		int st = declared(vi, &dt, &s, &elem);
-		const ir_tensor *x = ir_graph_tensor(im->g, t);
+		const ir_tensor *x = ir_graph_tensor(im->b.g, t);
 		char s1[128], s2[128];
 		if (st >= 0 && elem && dt != x->dtype)
-			return ir_fail(im->d, -1, -1, "output '%s' is %s in the model, the import gives %s",
+			return ir_fail(im->b.d, -1, -1, "output '%s' is %s in the model, the import gives %s",
 				       vi->name, ir_dtype_name(dt), ir_dtype_name(x->dtype));
 		if (st == 1 && !ir_shape_equal(&s, &x->shape))
-			return ir_fail(im->d, -1, -1, "output '%s' has shape %s in the model, the import gives %s",
+			return ir_fail(im->b.d, -1, -1, "output '%s' has shape %s in the model, the import gives %s",
 				       vi->name, ir_shape_str(&s, s1, sizeof s1), ir_shape_str(&x->shape, s2, sizeof s2));
 	}
 	return 0;
@@ -3334,11 +3050,11 @@ static int set_meta(imp *im, const Onnx__ModelProto *m)
 	char prod[256];
 	const char *pn = m->producer_name ? m->producer_name : "", *pv = m->producer_version ? m->producer_version : "";
 	snprintf(prod, sizeof prod, "%s%s%s", pn, *pn && *pv ? " " : "", pv);
-	if (ir_meta_set_str(im->g, "source.framework", "onnx") ||
-	    ir_meta_set_int(im->g, "source.opset", im->opset) ||
-	    (im->opts->file && ir_meta_set_str(im->g, "source.file", im->opts->file)) ||
-	    (*prod && ir_meta_set_str(im->g, "source.producer", prod)))
-		return oom(im);
+	if (ir_meta_set_str(im->b.g, "source.framework", "onnx") ||
+	    ir_meta_set_int(im->b.g, "source.opset", im->opset) ||
+	    (im->opts->file && ir_meta_set_str(im->b.g, "source.file", im->opts->file)) ||
+	    (*prod && ir_meta_set_str(im->b.g, "source.producer", prod)))
+		return ib_oom(&im->b);
 	return 0;
 }
 
@@ -3349,22 +3065,22 @@ static int build(imp *im, const Onnx__ModelProto *m)
 	int nouts = o->n_outputs ? o->n_outputs : (int)gp->n_output, rc = -1, n;
 	int *outs = malloc(sizeof(int) * (size_t)(nouts + 1)), *order = NULL;
 	if (!outs) {
-		oom(im);
+		ib_oom(&im->b);
 		goto out;
 	}
 	if (register_values(im, gp, true))
 		goto out;
 	if (nouts == 0) {
-		ir_fail(im->d, -1, -1, "the model has no outputs");
+		ir_fail(im->b.d, -1, -1, "the model has no outputs");
 		goto out;
 	}
 	for (int i = 0; i < nouts; i++) {
 		const char *s = o->n_outputs ? o->outputs[i] : gp->output[i] ? gp->output[i]->name : NULL;
 		if ((outs[i] = val_find(im, s ? s : "")) < 0) {
 			if (o->n_outputs)
-				ir_fail(im->d, -1, -1, "the model has no value named '%s'", s ? s : "");
+				ir_fail(im->b.d, -1, -1, "the model has no value named '%s'", s ? s : "");
 			else
-				ir_fail(im->d, -1, -1, "graph output '%s' is not produced by any node", s ? s : "");
+				ir_fail(im->b.d, -1, -1, "graph output '%s' is not produced by any node", s ? s : "");
 			goto out;
 		}
 	}
@@ -3373,8 +3089,8 @@ static int build(imp *im, const Onnx__ModelProto *m)
 	for (int i = 0; i < n; i++)
 		if (convert(im, order[i]))
 			goto out;
-	if (im->npb) {
-		report_problems(im);
+	if (im->b.npb) {
+		ib_report(&im->b, (const char *const[]){"unsupported ops: "}, 1);
 		goto out;
 	}
 	for (int i = 0; i < nouts; i++) {
@@ -3382,7 +3098,7 @@ static int build(imp *im, const Onnx__ModelProto *m)
 		if (materialize(im, outs[i]))
 			goto out;
 		if (v->tensor < 0) {
-			ir_fail(im->d, -1, -1, "output '%s' was not imported", v->name);
+			ir_fail(im->b.d, -1, -1, "output '%s' was not imported", v->name);
 			goto out;
 		}
 		outs[i] = v->tensor;
@@ -3396,14 +3112,8 @@ static int build(imp *im, const Onnx__ModelProto *m)
 			im->in_ids[j] = im->in_ids[j - 1];
 			im->in_ids[j - 1] = t;
 		}
-	if (ir_graph_set_inputs(im->g, im->in_ids, im->n_in_ids, im->d) ||
-	    ir_graph_set_outputs(im->g, outs, nouts, im->d))
+	if (ib_finish(&im->b, im->in_ids, im->n_in_ids, outs, nouts))
 		goto out;
-	ir_graph_prune(im->g);
-	if (ir_graph_infer_shapes(im->g, im->d) || ir_graph_verify(im->g, im->d)) {
-		graph_fail(im);
-		goto out;
-	}
 	if ((!o->n_outputs && check_outputs(im)) || set_meta(im, m))
 		goto out;
 	rc = 0;
@@ -3417,25 +3127,12 @@ ir_graph *onnx_import(const uint8_t *buf, size_t size, const onnx_import_opts *o
 {
 	static const onnx_import_opts defaults;
 	ir_diag scratch;
-	const char *hint, *what;
 	if (!d)
 		d = &scratch;
 	if (!opts)
 		opts = &defaults;
-	if (size == 0) {
-		ir_fail(d, -1, -1, "empty file (expected an ONNX model)");
+	if (ib_check_format(buf, size, "an ONNX model", "an ONNX model", d))
 		return NULL;
-	}
-	/* an IR stream: a msgpack map (fix, 16 or 32 bits) whose first key is "npu-ir" */
-	size_t key = size > 0 && (buf[0] & 0xf0) == 0x80 ? 1 : size > 0 && buf[0] == 0xde ? 3 : 5;
-	if (size >= key + 7 && buf[key] == 0xa6 && !memcmp(buf + key + 1, "npu-ir", 6)) {
-		ir_fail(d, -1, -1, "this is an npukit IR stream already, not an ONNX model");
-		return NULL;
-	}
-	if ((what = ir_sniff_format(buf, size, &hint)) && strcmp(what, "an ONNX model")) {
-		ir_fail(d, -1, -1, "not an ONNX model (this looks like %s)", what);
-		return NULL;
-	}
 	Onnx__ModelProto *m = pb_check(buf, size, PB_MODEL, 0) ? NULL : onnx__model_proto__unpack(NULL, size, buf);
 	if (!m || !m->graph) {
 		ir_fail(d, -1, -1, "not an ONNX model (%s)", m ? "it has no graph" : "protobuf parse failed");
@@ -3443,7 +3140,10 @@ ir_graph *onnx_import(const uint8_t *buf, size_t size, const onnx_import_opts *o
 			onnx__model_proto__free_unpacked(m, NULL);
 		return NULL;
 	}
-	imp im = {.gp = m->graph, .opts = opts, .d = d, .late_input = -1};
+	imp im = {.gp = m->graph, .opts = opts, .late_input = -1};
+	ib_init(&im.b, NULL, d, '/');
+	im.b.taken = val_taken;
+	im.b.ctx = &im;
 	for (size_t i = 0; i < m->n_opset_import; i++) {
 		const Onnx__OperatorSetIdProto *os = m->opset_import[i];
 		if (os && (!os->domain || !*os->domain || !strcmp(os->domain, "ai.onnx")) && os->has_version)
@@ -3459,18 +3159,15 @@ ir_graph *onnx_import(const uint8_t *buf, size_t size, const onnx_import_opts *o
 		ir_fail(d, -1, -1, "the model imports no version of the default ONNX opset");
 	else if (im.opset > OPSET_MAX)
 		ir_fail(d, -1, -1, "opset %d is newer than this importer knows (opsets 7 to %d)", im.opset, OPSET_MAX);
-	else if (!(im.g = ir_graph_new()))
-		oom(&im);
+	else if (!(im.b.g = ir_graph_new()))
+		ib_oom(&im.b);
 	else if (build(&im, m) == 0)
-		g = im.g;
+		g = im.b.g;
 	if (!g)
-		ir_graph_free(im.g);
-	for (int i = 0; i < im.nstrs; i++)
-		free(im.strs[i]);
-	free(im.strs);
+		ir_graph_free(im.b.g);
+	ib_free(&im.b);
 	free(im.v);
 	free(im.slot);
-	free(im.pb);
 	free(im.in_ids);
 	free(im.in_pos);
 	free(im.nodes);

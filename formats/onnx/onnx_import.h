@@ -9,18 +9,12 @@
 #include "ir.h"
 
 /* A shape for a graph input (--input NAME:SHAPE). */
-typedef struct {
-	const char *name;
-	ir_shape shape;
-} onnx_input_shape;
+typedef ir_named_shape onnx_input_shape;
 
 /* A graph input frozen to a constant (--const NAME=VALUE): every element
  * of it is value (a sample rate, a flag), so what depends only on it is
  * computed at import and an If on it keeps the branch taken. */
-typedef struct {
-	const char *name;
-	double value;
-} onnx_const_value;
+typedef ir_named_value onnx_const_value;
 
 /* Options; a zero-initialized struct means "the model as it is". */
 typedef struct {

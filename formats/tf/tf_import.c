@@ -18,6 +18,7 @@
  * attribute inputs) are collected and reported together at the end. */
 #include "tf/tf_import.h"
 #include "tf/graph.pb-c.h"
+#include "import/builder.h"
 #include "../../share/npu/runtime/npu_half.h"
 
 #include <math.h>
@@ -60,23 +61,6 @@ static const char *tf_type_name(int64_t t)
 	if (t > 100)
 		t -= 100;
 	return t >= 0 && t < (int64_t)(sizeof names / sizeof names[0]) ? names[t] : "unknown";
-}
-
-static bool is_int(ir_dtype t)
-{
-	return t == IR_DTYPE_I64 || t == IR_DTYPE_I32 || t == IR_DTYPE_I16 || t == IR_DTYPE_I8 ||
-	       t == IR_DTYPE_U8 || t == IR_DTYPE_BOOL;
-}
-
-static int64_t d2i(double f)
-{
-	if (isnan(f))
-		return 0;
-	if (f >= 9.2e18)
-		return INT64_MAX;
-	if (f <= -9.2e18)
-		return INT64_MIN;
-	return (int64_t)f;
 }
 
 /* ================================================================ constants known at import */
@@ -124,11 +108,11 @@ static double cast_to(ir_dtype dt, double v)
 	case IR_DTYPE_F32: return (float)v;
 	case IR_DTYPE_F16: return npu_f16_to_f32(npu_f32_to_f16((float)v));
 	case IR_DTYPE_BF16: return (float)v;
-	case IR_DTYPE_I64: return (double)d2i(v);
-	case IR_DTYPE_I32: return (int32_t)(uint32_t)(uint64_t)d2i(v);
-	case IR_DTYPE_I16: return (int16_t)(uint16_t)(uint64_t)d2i(v);
-	case IR_DTYPE_I8: return (int8_t)(uint8_t)(uint64_t)d2i(v);
-	case IR_DTYPE_U8: return (uint8_t)(uint64_t)d2i(v);
+	case IR_DTYPE_I64: return (double)ib_f2i(v);
+	case IR_DTYPE_I32: return (int32_t)(uint32_t)(uint64_t)ib_f2i(v);
+	case IR_DTYPE_I16: return (int16_t)(uint16_t)(uint64_t)ib_f2i(v);
+	case IR_DTYPE_I8: return (int8_t)(uint8_t)(uint64_t)ib_f2i(v);
+	case IR_DTYPE_U8: return (uint8_t)(uint64_t)ib_f2i(v);
 	case IR_DTYPE_BOOL: return v != 0;
 	default: return v;
 	}
@@ -148,10 +132,10 @@ static void *cval_bytes(const cval *c, size_t *nbytes)
 		case IR_DTYPE_F32: { float f = (float)v; memcpy(q, &f, 4); break; }
 		case IR_DTYPE_F16: { uint16_t h = npu_f32_to_f16((float)v); memcpy(q, &h, 2); break; }
 		case IR_DTYPE_BF16: { uint16_t h = npu_f32_to_bf16((float)v); memcpy(q, &h, 2); break; }
-		case IR_DTYPE_I64: { int64_t i = d2i(v); memcpy(q, &i, 8); break; }
-		case IR_DTYPE_I32: { int32_t i = (int32_t)(uint32_t)(uint64_t)d2i(v); memcpy(q, &i, 4); break; }
-		case IR_DTYPE_I16: { int16_t i = (int16_t)(uint16_t)(uint64_t)d2i(v); memcpy(q, &i, 2); break; }
-		case IR_DTYPE_I8: case IR_DTYPE_U8: q[0] = (uint8_t)(uint64_t)d2i(v); break;
+		case IR_DTYPE_I64: { int64_t i = ib_f2i(v); memcpy(q, &i, 8); break; }
+		case IR_DTYPE_I32: { int32_t i = (int32_t)(uint32_t)(uint64_t)ib_f2i(v); memcpy(q, &i, 4); break; }
+		case IR_DTYPE_I16: { int16_t i = (int16_t)(uint16_t)(uint64_t)ib_f2i(v); memcpy(q, &i, 2); break; }
+		case IR_DTYPE_I8: case IR_DTYPE_U8: q[0] = (uint8_t)(uint64_t)ib_f2i(v); break;
 		case IR_DTYPE_BOOL: q[0] = v != 0; break;
 		default: break;
 		}
@@ -183,25 +167,14 @@ typedef struct {
 } tnode;
 
 typedef struct {
-	char *op;
-	char *node;
-	char *detail;		/* NULL: the op itself is unsupported */
-	int kind;		/* 0 unsupported, 1 quantized, 2 training only */
-} problem;
-
-typedef struct {
 	const NpuTf__GraphDef *gd;
 	const tf_import_opts *opts;
-	ir_graph *g;
-	ir_diag *d;
+	ib b;			/* the graph, diagnostics, names, problems (kind: 0
+				 * unsupported, 1 quantized, 2 training only) */
 	tnode *n;
 	int nn;
 	int *slot;		/* hash of node names */
 	size_t nslot;
-	problem *pb;
-	int npb, cappb;
-	char **strs;
-	int nstrs, capstrs;
 	int *in_ids, n_in_ids, cap_in;
 	bool nchw;		/* the graph's layout-sensitive nodes say NCHW */
 } imp;
@@ -209,69 +182,22 @@ typedef struct {
 /* A node being converted. */
 typedef struct {
 	imp *im;
+	ib *b;			/* &im->b: the node's name and op in b->name, b->op */
 	int idx;
 	const NpuTf__NodeDef *nd;
-	const char *op, *name;
 	int nin;
 	val *in[64];		/* data inputs (control inputs dropped) */
 	val *out;
 	int nout;
-	bool failed;		/* error in d */
 	bool problem;		/* a problem was recorded: stop converting this node */
 } cx;
-
-static int grow(void **p, int *cap, int n, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	int c = *cap ? *cap * 2 : 16;
-	if (c <= n || (size_t)c > SIZE_MAX / size)
-		return -1;
-	void *q = realloc(*p, (size_t)c * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
-static char *own_strn(imp *im, const char *s, size_t n)
-{
-	if (grow((void **)&im->strs, &im->capstrs, im->nstrs, sizeof(char *)))
-		return NULL;
-	char *c = malloc(n + 1);
-	if (!c)
-		return NULL;
-	memcpy(c, s, n);
-	c[n] = 0;
-	return im->strs[im->nstrs++] = c;
-}
-
-static char *own_fmt(imp *im, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static char *own_fmt(imp *im, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return own_strn(im, buf, n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
-}
-
-static uint64_t hash_mem(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 1099511628211u;
-	return h;
-}
 
 /* Node index of the name s[0..len), or -1. */
 static int node_find(const imp *im, const char *s, size_t len)
 {
 	if (!im->nslot)
 		return -1;
-	for (size_t i = hash_mem(s, len) & (im->nslot - 1);; i = (i + 1) & (im->nslot - 1)) {
+	for (size_t i = ib_hash(s, len) & (im->nslot - 1);; i = (i + 1) & (im->nslot - 1)) {
 		int k = im->slot[i];
 		if (k < 0)
 			return -1;
@@ -280,8 +206,6 @@ static int node_find(const imp *im, const char *s, size_t len)
 			return k;
 	}
 }
-
-static int oom(imp *im) { return ir_fail(im->d, -1, -1, "out of memory"); }
 
 /* "node", "node:k" or "^node" -> node index and output; -1 if no such node. */
 static int parse_ref(const imp *im, const char *ref, int *out, bool *control)
@@ -303,118 +227,7 @@ static int parse_ref(const imp *im, const char *ref, int *out, bool *control)
 	return node_find(im, ref, len);
 }
 
-/* A tensor or node name not used so far (generated names contain '#',
- * which TensorFlow node names never do). */
-static const char *unique_name(imp *im, const char *base, bool node)
-{
-	const char *s = base;
-	for (int k = 1; s; k++) {
-		bool used = node ? ir_graph_find_node(im->g, s) >= 0 : ir_graph_find_tensor(im->g, s) >= 0;
-		if (!used)
-			return s;
-		s = own_fmt(im, "%s_%d", base, k);
-	}
-	return NULL;
-}
-
 /* ---------------------------------------------------------------- diagnostics */
-
-static int cfail(cx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int cfail(cx *c, const char *fmt, ...)
-{
-	char m[sizeof c->im->d->msg];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
-	va_end(ap);
-	if (!c->failed)
-		ir_fail(c->im->d, -1, -1, "node '%s' (%s): %s", c->name, c->op, m);
-	c->failed = true;
-	return -1;
-}
-
-static int add_problem(imp *im, const char *op, const char *node, const char *detail, int kind)
-{
-	if (grow((void **)&im->pb, &im->cappb, im->npb, sizeof(problem)))
-		return oom(im);
-	problem *p = &im->pb[im->npb];
-	p->op = own_strn(im, op, strlen(op));
-	p->node = own_strn(im, node, strlen(node));
-	p->detail = detail ? own_strn(im, detail, strlen(detail)) : NULL;
-	p->kind = kind;
-	if (!p->op || !p->node || (detail && !p->detail))
-		return oom(im);
-	im->npb++;
-	return 0;
-}
-
-/* Record that this node cannot be imported as it is; returns 1. */
-static int unsup(cx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int unsup(cx *c, const char *fmt, ...)
-{
-	char m[sizeof c->im->d->msg];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
-	va_end(ap);
-	if (add_problem(c->im, c->op, c->name, m, 0)) {
-		c->failed = true;
-		return -1;
-	}
-	return 1;
-}
-
-/* All problems as one message: unsupported, quantized and training-only
- * ops grouped by op, then the other problems node by node. */
-static void report_problems(imp *im)
-{
-	char m[4096];
-	size_t len = 0;
-	bool any = false;
-	static const char *const heads[3] = {
-		"unsupported ops: ", "quantized ops (import the float graph instead): ",
-		"training-only ops (freeze an inference graph): "};
-#define PUT(...) do { if (len < sizeof m) { int k_ = snprintf(m + len, sizeof m - len, __VA_ARGS__); len += k_ > 0 ? (size_t)k_ : 0; } } while (0)
-	for (int kind = 0; kind < 3; kind++) {
-		bool head = false;
-		for (int i = 0; i < im->npb; i++) {
-			const problem *p = &im->pb[i];
-			bool first = true;
-			if (p->detail || p->kind != kind)
-				continue;
-			for (int j = 0; j < i && first; j++)
-				first = im->pb[j].detail || strcmp(im->pb[j].op, p->op);
-			if (!first)
-				continue;
-			int count = 0;
-			for (int j = i; j < im->npb; j++)
-				count += !im->pb[j].detail && !strcmp(im->pb[j].op, p->op);
-			PUT("%s%s'%s' (node%s ", head ? ", " : any ? "; " : "", head ? "" : heads[kind], p->op,
-			    count > 1 ? "s" : "");
-			head = any = true;
-			for (int j = i, k = 0; j < im->npb; j++)
-				if (!im->pb[j].detail && !strcmp(im->pb[j].op, p->op))
-					PUT("%s'%s'", k++ ? ", " : "", im->pb[j].node);
-			PUT(")");
-		}
-	}
-	for (int i = 0; i < im->npb; i++) {
-		const problem *p = &im->pb[i];
-		if (p->detail) {
-			PUT("%snode '%s' (%s): %s", any ? "; " : "", p->node, p->op, p->detail);
-			any = true;
-		}
-	}
-#undef PUT
-	size_t cap = sizeof im->d->msg;
-	if (len >= cap) {
-		size_t cut = cap - 8;
-		while (cut > 0 && m[cut] != ',' && m[cut] != ';')
-			cut--;
-		snprintf(m + cut, sizeof m - cut, ", ...");
-	}
-	ir_fail(im->d, -1, -1, "%s", m);
-}
 
 /* ---------------------------------------------------------------- attributes */
 
@@ -457,10 +270,9 @@ static const char *a_str(cx *c, const char *key, const char *def)
 	const NpuTf__AttrValue *a = attr(c, key);
 	if (!a || a->value_case != NPU_TF__ATTR_VALUE__VALUE_S)
 		return def;
-	const char *s = own_strn(c->im, a->s.data ? (const char *)a->s.data : "", a->s.len);
+	const char *s = ib_strn(c->b, a->s.data ? (const char *)a->s.data : "", a->s.len);
 	if (!s) {
-		oom(c->im);
-		c->failed = true;
+		ib_oom(c->b);
 		return def;
 	}
 	return s;
@@ -611,7 +423,7 @@ static cval *tensor_decode(const NpuTf__TensorProto *tp, const char *what, ir_di
 
 static ir_tensor *vtensor(const cx *c, const val *v)
 {
-	return v->tensor >= 0 ? ir_graph_tensor(c->im->g, v->tensor) : NULL;
+	return v->tensor >= 0 ? ir_graph_tensor(c->b->g, v->tensor) : NULL;
 }
 
 static ir_shape vshape(const cx *c, const val *v)
@@ -636,7 +448,7 @@ static ir_dtype vdtype(const cx *c, const val *v)
 static const char *out_name(imp *im, int idx, int k)
 {
 	const char *nm = im->n[idx].nd->name;
-	return k ? own_fmt(im, "%s:%d", nm, k) : nm;
+	return k ? ib_fmt(&im->b, "%s:%d", nm, k) : nm;
 }
 
 /* IR tensor of input i (constants are added to the graph on first use). */
@@ -644,7 +456,7 @@ static int tin(cx *c, int i)
 {
 	imp *im = c->im;
 	val *v = c->in[i];
-	if (c->failed)
+	if (c->b->failed)
 		return -1;
 	if (v->tensor >= 0)
 		return v->tensor;
@@ -652,143 +464,50 @@ static int tin(cx *c, int i)
 		return -1;
 	if (v->rnd || !v->c) {
 		if (v->rnd)
-			unsup(c, "input %d is a random tensor", i);
+			ib_unsup(c->b, "input %d is a random tensor", i);
 		else
-			unsup(c, "input %d ('%s') is an output that is not imported", i, out_name(im, v->owner, v->k));
+			ib_unsup(c->b, "input %d ('%s') is an output that is not imported", i, out_name(im, v->owner, v->k));
 		c->problem = true;
 		return -1;
 	}
 	/* name the constant after the node that made it */
-	const char *base = out_name(im, v->owner, v->k);
-	const char *name = base ? unique_name(im, base, false) : NULL;
 	size_t nb;
-	void *data = name ? cval_bytes(v->c, &nb) : NULL;
-	int id = data ? ir_graph_add_const(im->g, name, v->c->dt, &v->c->s, data, im->d) : oom(im);
+	void *data = cval_bytes(v->c, &nb);
+	int id = data ? ib_const(c->b, ib_unique(c->b, out_name(im, v->owner, v->k), false), v->c->dt, &v->c->s, data)
+		      : ib_oom(c->b);
 	free(data);
-	if (id < 0) {
-		c->failed = true;
-		return -1;
-	}
-	return v->tensor = id;
+	return id < 0 ? -1 : (v->tensor = id);
 }
 
 /* New activation for output k (named after it) or a temporary ("node#suffix"). */
 static int tout(cx *c, int k)
 {
-	imp *im = c->im;
-	if (c->failed)
-		return -1;
-	const char *name = unique_name(im, out_name(im, c->idx, k), false);
-	int id = name ? ir_graph_add_tensor(im->g, name, IR_DTYPE_F32, NULL, IR_KIND_ACTIVATION, im->d) : oom(im);
-	if (id < 0) {
-		c->failed = true;
-		return -1;
-	}
-	if (k < c->nout)
+	int id = ib_tensor(c->b, ib_unique(c->b, out_name(c->im, c->idx, k), false));
+	if (id >= 0 && k < c->nout)
 		c->out[k].tensor = id;
 	return id;
 }
-
-static int ttmp(cx *c, const char *suffix)
-{
-	imp *im = c->im;
-	if (c->failed)
-		return -1;
-	const char *name = unique_name(im, own_fmt(im, "%s#%s", c->name, suffix), false);
-	int id = name ? ir_graph_add_tensor(im->g, name, IR_DTYPE_F32, NULL, IR_KIND_ACTIVATION, im->d) : oom(im);
-	if (id < 0)
-		c->failed = true;
-	return id;
-}
-
 /* A constant tensor made by the importer (weights in IR order). */
 static int tconst(cx *c, const char *suffix, cval *v)
 {
-	imp *im = c->im;
-	if (c->failed || !v) {
-		if (!c->failed)
-			oom(im);
-		c->failed = true;
-		cval_free(v);
-		return -1;
-	}
-	const char *name = unique_name(im, own_fmt(im, "%s#%s", c->name, suffix), false);
 	size_t nb;
-	void *data = name ? cval_bytes(v, &nb) : NULL;
-	int id = data ? ir_graph_add_const(im->g, name, v->dt, &v->s, data, im->d) : oom(im);
+	void *data = v && !c->b->failed ? cval_bytes(v, &nb) : NULL;
+	int id = data ? ib_const(c->b, ib_suffixed(c->b, suffix, false), v->dt, &v->s, data) : ib_oom(c->b);
 	free(data);
 	cval_free(v);
-	if (id < 0)
-		c->failed = true;
 	return id;
 }
-
 /* ---------------------------------------------------------------- IR nodes */
 
-/* Add an IR node named after this TF node (suffix: "<name>#<suffix>"). */
+/* Add an IR node named after this TF node (suffix: "<name>#<suffix>");
+ * nothing when an input is missing (-1). */
 static int emit(cx *c, const char *suffix, int op, const int *in, int nin, const int *out, int nout)
 {
-	imp *im = c->im;
-	if (c->failed)
-		return -1;
 	for (int i = 0; i < nin; i++)
 		if (in[i] < 0)
 			return -1;
-	for (int i = 0; i < nout; i++)
-		if (out[i] < 0)
-			return -1;
-	const char *name = unique_name(im, suffix ? own_fmt(im, "%s#%s", c->name, suffix) : c->name, true);
-	int id = name ? ir_graph_add_node(im->g, name, op, in, nin, out, nout, im->d) : oom(im);
-	if (id < 0 || ir_node_set_origin(im->g, id, c->op)) {
-		if (id >= 0)
-			oom(im);
-		c->failed = true;
-		return -1;
-	}
-	return id;
+	return ib_emit(c->b, suffix, op, in, nin, out, nout);
 }
-
-static void set_i(cx *c, int n, const char *k, int64_t v)
-{
-	if (n >= 0 && ir_node_set_int(c->im->g, n, k, v))
-		c->failed = true, oom(c->im);
-}
-
-static void set_f(cx *c, int n, const char *k, double v)
-{
-	if (n >= 0 && ir_node_set_float(c->im->g, n, k, v))
-		c->failed = true, oom(c->im);
-}
-
-static void set_s(cx *c, int n, const char *k, const char *v)
-{
-	if (n >= 0 && ir_node_set_str(c->im->g, n, k, v))
-		c->failed = true, oom(c->im);
-}
-
-static void set_is(cx *c, int n, const char *k, const int64_t *v, int cnt)
-{
-	if (n >= 0 && ir_node_set_ints(c->im->g, n, k, v, cnt))
-		c->failed = true, oom(c->im);
-}
-
-/* Shape inference of one new node. Layouts preset by the importer are
- * kept; others follow libir's propagation. */
-static int done(cx *c, int node)
-{
-	ir_diag sd;
-	if (c->failed || node < 0)
-		return -1;
-	if (ir_graph_infer_node(c->im->g, node, &sd) == 0)
-		return 0;
-	const ir_node *n = ir_graph_node(c->im->g, node);
-	if (strcmp(n->name, c->name))
-		cfail(c, "%s (%s): %s", n->name, ir_op_name(n->op), sd.msg);
-	else
-		cfail(c, "%s", sd.msg);
-	return -1;
-}
-
 /* One IR node over tensors in[0..nin) making output 0. */
 static int emit_out0(cx *c, int op, const int *in, int nin)
 {
@@ -802,39 +521,39 @@ static int with_layout(cx *c, int t, ir_layout l, const char *suffix)
 {
 	if (t < 0)
 		return -1;
-	ir_tensor *x = ir_graph_tensor(c->im->g, t);
+	ir_tensor *x = ir_graph_tensor(c->b->g, t);
 	if (x->layout == l || (l == IR_LAYOUT_NCHW && x->layout == IR_LAYOUT_NONE && x->shape.rank == 4))
 		return t;
 	if (x->layout == IR_LAYOUT_NONE && x->kind != IR_KIND_CONST && x->kind != IR_KIND_INPUT) {
 		x->layout = l;
 		return t;
 	}
-	int o = ttmp(c, suffix);
+	int o = ib_tmp(c->b, suffix);
 	if (o < 0)
 		return -1;
-	ir_graph_tensor(c->im->g, o)->layout = l;
+	ir_graph_tensor(c->b->g, o)->layout = l;
 	int n = emit(c, suffix, IR_OP_IDENTITY, &t, 1, &o, 1);
-	return done(c, n) ? -1 : o;
+	return ib_done(c->b, n) ? -1 : o;
 }
 
 /* A transpose node with its output tagged l. */
 static int transpose(cx *c, int t, const int64_t *perm, int rank, ir_layout l, const char *suffix, int out)
 {
-	int o = out >= 0 ? out : ttmp(c, suffix);
+	int o = out >= 0 ? out : ib_tmp(c->b, suffix);
 	if (o < 0 || t < 0)
 		return -1;
-	ir_graph_tensor(c->im->g, o)->layout = l;
+	ir_graph_tensor(c->b->g, o)->layout = l;
 	int n = emit(c, out >= 0 ? NULL : suffix, IR_OP_TRANSPOSE, &t, 1, &o, 1);
-	set_is(c, n, "perm", perm, rank);
-	return done(c, n) ? -1 : o;
+	ib_set_is(c->b, n, "perm", perm, rank);
+	return ib_done(c->b, n) ? -1 : o;
 }
 
 static int reshape(cx *c, int t, const ir_shape *s, const char *suffix, int out)
 {
-	int o = out >= 0 ? out : ttmp(c, suffix);
+	int o = out >= 0 ? out : ib_tmp(c->b, suffix);
 	int n = emit(c, out >= 0 ? NULL : suffix, IR_OP_RESHAPE, &t, 1, &o, 1);
-	set_is(c, n, "shape", s->dim, s->rank);
-	return done(c, n) ? -1 : o;
+	ib_set_is(c->b, n, "shape", s->dim, s->rank);
+	return ib_done(c->b, n) ? -1 : o;
 }
 
 /* ================================================================ op handlers
@@ -842,7 +561,7 @@ static int reshape(cx *c, int t, const ir_shape *s, const char *suffix, int out)
  * Each returns 0 (converted), 1 (a problem was recorded: the node's outputs
  * become unknown) or -1 (error in d). */
 
-#define NEED(t) do { if (!(t)) return c->failed ? -1 : 1; } while (0)
+#define NEED(t) do { if (!(t)) return c->b->failed ? -1 : 1; } while (0)
 #define TRY(x) do { int r_ = (x); if (r_) return r_; } while (0)
 
 static bool has_in(const cx *c, int i) { return i >= 0 && i < c->nin; }
@@ -851,22 +570,22 @@ static bool has_in(const cx *c, int i) { return i >= 0 && i < c->nin; }
 static const cval *need_cst(cx *c, int i, const char *what)
 {
 	if (!has_in(c, i)) {
-		cfail(c, "input %d (%s) is missing", i, what);
+		ib_fail(c->b, "input %d (%s) is missing", i, what);
 		return NULL;
 	}
 	if (!c->in[i]->c)
-		unsup(c, "input %d (%s) must be constant", i, what);
+		ib_unsup(c->b, "input %d (%s) must be constant", i, what);
 	return c->in[i]->c;
 }
 
 static int cst_ints(cx *c, const cval *t, int64_t *out, int max, const char *what)
 {
 	if (t->s.rank > 1 || t->n > max)
-		return cfail(c, "%s must be a vector of at most %d values", what, max);
-	if (!is_int(t->dt))
-		return cfail(c, "%s must be integers (it is %s)", what, ir_dtype_name(t->dt));
+		return ib_fail(c->b, "%s must be a vector of at most %d values", what, max);
+	if (!ib_dtype_is_int(t->dt))
+		return ib_fail(c->b, "%s must be integers (it is %s)", what, ir_dtype_name(t->dt));
 	for (int64_t k = 0; k < t->n; k++)
-		out[k] = d2i(t->v[k]);
+		out[k] = ib_f2i(t->v[k]);
 	return (int)t->n;
 }
 
@@ -874,8 +593,8 @@ static int cst_ints(cx *c, const cval *t, int64_t *out, int max, const char *wha
 static int put_cst(cx *c, int k, cval *v)
 {
 	if (!v) {
-		c->failed = true;
-		return ir_fail(c->im->d, -1, -1, "node '%s' (%s): out of memory or constant too large", c->name, c->op);
+		c->b->failed = true;
+		return ir_fail(c->b->d, -1, -1, "node '%s' (%s): out of memory or constant too large", c->b->name, c->b->op);
 	}
 	if (k < c->nout) {
 		cval_free(c->out[k].c);
@@ -890,7 +609,7 @@ static int norm_axis(cx *c, int64_t a, int rank)
 {
 	int r = ir_axis(a, rank);
 	if (r < 0)
-		cfail(c, "axis %lld is out of range for rank %d", (long long)a, rank);
+		ib_fail(c->b, "axis %lld is out of range for rank %d", (long long)a, rank);
 	return r;
 }
 
@@ -899,9 +618,9 @@ static int norm_axis(cx *c, int64_t a, int rank)
 static int cv_identity(cx *c)
 {
 	for (int k = 0; k < c->nout; k++) {
-		int from = !strcmp(c->op, "IdentityN") ? k : 0;
+		int from = !strcmp(c->b->op, "IdentityN") ? k : 0;
 		if (from >= c->nin)
-			return cfail(c, "output %d has no input", k);
+			return ib_fail(c->b, "output %d has no input", k);
 		val *src = c->in[from], *dst = &c->out[k];
 		dst->tensor = src->tensor;
 		dst->rnd = src->rnd;
@@ -928,22 +647,22 @@ static int cv_const(cx *c)
 {
 	const NpuTf__AttrValue *a = attr(c, "value");
 	char what[300];
-	snprintf(what, sizeof what, "node '%.200s' (Const): attribute 'value'", c->name);
+	snprintf(what, sizeof what, "node '%.200s' (Const): attribute 'value'", c->b->name);
 	if (!a || a->value_case != NPU_TF__ATTR_VALUE__VALUE_TENSOR)
-		return cfail(c, "attribute 'value' (a tensor) is missing");
+		return ib_fail(c->b, "attribute 'value' (a tensor) is missing");
 	if (a->tensor && dtype_from_tf(a->tensor->dtype) < 0) {
 		int64_t t = a->tensor->dtype > 100 ? a->tensor->dtype - 100 : a->tensor->dtype;
 		bool q = t == DT_QINT8 || t == DT_QUINT8 || t == DT_QINT32 || t == DT_QINT16 || t == DT_QUINT16;
-		const char *op = own_fmt(c->im, "Const of %s", tf_type_name(t));
+		const char *op = ib_fmt(c->b, "Const of %s", tf_type_name(t));
 		if (!op)
-			return oom(c->im);
+			return ib_oom(c->b);
 		if (q)
-			return add_problem(c->im, op, c->name, NULL, 1) ? -1 : 1;
-		return unsup(c, "element type %s is not supported by the IR", tf_type_name(t));
+			return ib_problem_add(c->b, 1, op, c->b->name, NULL) ? -1 : 1;
+		return ib_unsup(c->b, "element type %s is not supported by the IR", tf_type_name(t));
 	}
-	cval *v = tensor_decode(a->tensor, what, c->im->d);
+	cval *v = tensor_decode(a->tensor, what, c->b->d);
 	if (!v) {
-		c->failed = true;
+		c->b->failed = true;
 		return -1;
 	}
 	return put_cst(c, 0, v);
@@ -955,7 +674,7 @@ static int cv_switch(cx *c)
 	const cval *p = need_cst(c, 1, "pred");
 	NEED(p);
 	if (p->n != 1)
-		return cfail(c, "the predicate must be a scalar");
+		return ib_fail(c->b, "the predicate must be a scalar");
 	int taken = p->v[0] != 0;
 	TRY(cv_identity(c));
 	for (int k = 1; k < c->nout; k++) {	/* cv_identity copied the value to every output */
@@ -989,7 +708,7 @@ static const ew binops[] = {
 
 static double ew2(const char *op, ir_dtype dt, double a, double b)
 {
-	bool in = is_int(dt);
+	bool in = ib_dtype_is_int(dt);
 	switch (op[0]) {
 	case 'A': return !strcmp(op, "AddV2") || !strcmp(op, "Add") ? a + b : 0;
 	case 'S': return !strcmp(op, "Sub") ? a - b : (a - b) * (a - b);
@@ -1040,12 +759,12 @@ static int fold_binary(cx *c)
 	const cval *a = c->in[0]->c, *b = c->in[1]->c;
 	ir_shape o;
 	if (ir_shape_broadcast(&a->s, &b->s, &o) < 0)
-		return cfail(c, "shapes do not broadcast");
-	ir_dtype dt = is_compare(c->op) ? IR_DTYPE_BOOL : a->dt;
+		return ib_fail(c->b, "shapes do not broadcast");
+	ir_dtype dt = is_compare(c->b->op) ? IR_DTYPE_BOOL : a->dt;
 	cval *r = cval_new(dt, &o);
 	if (r)
 		for (int64_t k = 0; k < r->n; k++)
-			r->v[k] = cast_to(dt, ew2(c->op, a->dt, a->v[bcast_index(&o, &a->s, k)], b->v[bcast_index(&o, &b->s, k)]));
+			r->v[k] = cast_to(dt, ew2(c->b->op, a->dt, a->v[bcast_index(&o, &a->s, k)], b->v[bcast_index(&o, &b->s, k)]));
 	return put_cst(c, 0, r);
 }
 
@@ -1056,24 +775,24 @@ static int rnd_binary(cx *c)
 	val *r = c->in[0]->rnd ? c->in[0] : c->in[1], *k = c->in[0]->rnd ? c->in[1] : c->in[0];
 	bool left = r == c->in[0];
 	if (!k->c || k->c->n != 1)
-		return unsup(c, "random values are only supported in arithmetic with constant scalars");
+		return ib_unsup(c->b, "random values are only supported in arithmetic with constant scalars");
 	double s = k->c->v[0], lo = r->lo, hi = r->hi;
 	val *o = &c->out[0];
-	if (!strcmp(c->op, "Add") || !strcmp(c->op, "AddV2")) {
+	if (!strcmp(c->b->op, "Add") || !strcmp(c->b->op, "AddV2")) {
 		lo += s, hi += s;
-	} else if (!strcmp(c->op, "Sub")) {
+	} else if (!strcmp(c->b->op, "Sub")) {
 		if (left)
 			lo -= s, hi -= s;
 		else {
 			double t = s - hi;
 			hi = s - lo, lo = t;
 		}
-	} else if (!strcmp(c->op, "Mul") || (!strcmp(c->op, "RealDiv") && left)) {
-		double f = !strcmp(c->op, "Mul") ? s : 1 / s;
+	} else if (!strcmp(c->b->op, "Mul") || (!strcmp(c->b->op, "RealDiv") && left)) {
+		double f = !strcmp(c->b->op, "Mul") ? s : 1 / s;
 		if (!(f >= 0))
-			return unsup(c, "random values scaled by a negative number");
+			return ib_unsup(c->b, "random values scaled by a negative number");
 		lo *= f, hi *= f;
-	} else if (!strcmp(c->op, "GreaterEqual") && left && lo >= s) {
+	} else if (!strcmp(c->b->op, "GreaterEqual") && left && lo >= s) {
 		/* TF 2 dropout: U[0,1) >= rate with rate 0 is all true */
 		cval *v = cval_new(IR_DTYPE_BOOL, &r->rs);
 		if (v)
@@ -1081,7 +800,7 @@ static int rnd_binary(cx *c)
 				v->v[j] = 1;
 		return put_cst(c, 0, v);
 	} else {
-		return unsup(c, "random values are only supported in dropout arithmetic with keep_prob 1 (--const)");
+		return ib_unsup(c->b, "random values are only supported in dropout arithmetic with keep_prob 1 (--const)");
 	}
 	o->rnd = true;
 	o->lo = lo;
@@ -1096,67 +815,67 @@ static int rnd_binary(cx *c)
 static int floor_div(cx *c, const int *in)
 {
 	ir_dtype dt = vdtype(c, c->in[0]);
-	bool in_int = is_int(dt), mod = !strcmp(c->op, "FloorMod");
+	bool in_int = ib_dtype_is_int(dt), mod = !strcmp(c->b->op, "FloorMod");
 	int f[2] = {in[0], in[1]};
 	if (in_int)
 		for (int i = 0; i < 2; i++) {
-			int o = ttmp(c, own_fmt(c->im, "f32_%d", i));
-			int n = emit(c, own_fmt(c->im, "f32_%d", i), IR_OP_CAST, &in[i], 1, &o, 1);
-			set_s(c, n, "to", "f32");
-			TRY(done(c, n));
+			int o = ib_tmp(c->b, ib_fmt(c->b, "f32_%d", i));
+			int n = emit(c, ib_fmt(c->b, "f32_%d", i), IR_OP_CAST, &in[i], 1, &o, 1);
+			ib_set_s(c->b, n, "to", "f32");
+			TRY(ib_done(c->b, n));
 			f[i] = o;
 		}
-	int q = ttmp(c, "div");
+	int q = ib_tmp(c->b, "div");
 	int n = emit(c, "div", IR_OP_DIV, f, 2, &q, 1);
-	TRY(done(c, n));
+	TRY(ib_done(c->b, n));
 	bool last = !in_int && !mod;
-	int fl = last ? tout(c, 0) : ttmp(c, "floor");
+	int fl = last ? tout(c, 0) : ib_tmp(c->b, "floor");
 	n = emit(c, last ? NULL : "floor", IR_OP_FLOOR, &q, 1, &fl, 1);
-	TRY(done(c, n));
+	TRY(ib_done(c->b, n));
 	if (mod) {
-		int mi[2] = {fl, f[1]}, m = ttmp(c, "mul");
+		int mi[2] = {fl, f[1]}, m = ib_tmp(c->b, "mul");
 		n = emit(c, "mul", IR_OP_MUL, mi, 2, &m, 1);
-		TRY(done(c, n));
-		int si[2] = {f[0], m}, r = in_int ? ttmp(c, "sub") : tout(c, 0);
+		TRY(ib_done(c->b, n));
+		int si[2] = {f[0], m}, r = in_int ? ib_tmp(c->b, "sub") : tout(c, 0);
 		n = emit(c, in_int ? "sub" : NULL, IR_OP_SUB, si, 2, &r, 1);
-		TRY(done(c, n));
+		TRY(ib_done(c->b, n));
 		fl = r;
 	}
 	if (!in_int)
 		return 0;
 	int o = tout(c, 0);
 	n = emit(c, NULL, IR_OP_CAST, &fl, 1, &o, 1);
-	set_s(c, n, "to", ir_dtype_name(dt));
-	return done(c, n);
+	ib_set_s(c->b, n, "to", ir_dtype_name(dt));
+	return ib_done(c->b, n);
 }
 
 static int cv_binary(cx *c)
 {
 	if (c->nin != 2)
-		return cfail(c, "expected 2 inputs, got %d", c->nin);
+		return ib_fail(c->b, "expected 2 inputs, got %d", c->nin);
 	if (c->in[0]->c && c->in[1]->c)
 		return fold_binary(c);
 	if (c->in[0]->rnd || c->in[1]->rnd)
 		return rnd_binary(c);
 	int op = -1;
 	for (size_t i = 0; i < sizeof binops / sizeof binops[0]; i++)
-		if (!strcmp(binops[i].tf, c->op))
+		if (!strcmp(binops[i].tf, c->b->op))
 			op = binops[i].op;
 	int in[2] = {tin(c, 0), tin(c, 1)};
-	if (!strcmp(c->op, "SquaredDifference")) {
-		int t = ttmp(c, "diff");
+	if (!strcmp(c->b->op, "SquaredDifference")) {
+		int t = ib_tmp(c->b, "diff");
 		int n = emit(c, "diff", IR_OP_SUB, in, 2, &t, 1);
-		TRY(done(c, n));
+		TRY(ib_done(c->b, n));
 		int tt[2] = {t, t};
-		return done(c, emit_out0(c, IR_OP_MUL, tt, 2));
+		return ib_done(c->b, emit_out0(c, IR_OP_MUL, tt, 2));
 	}
-	if (!strcmp(c->op, "FloorDiv") || !strcmp(c->op, "FloorMod"))
+	if (!strcmp(c->b->op, "FloorDiv") || !strcmp(c->b->op, "FloorMod"))
 		return floor_div(c, in);
 	if (op < 0)
-		return unsup(c, "only on constants");
-	if (op == IR_OP_DIV && is_int(vdtype(c, c->in[0])) && strcmp(c->op, "RealDiv"))
-		return unsup(c, "integer division of tensors");
-	return done(c, emit_out0(c, op, in, 2));
+		return ib_unsup(c->b, "only on constants");
+	if (op == IR_OP_DIV && ib_dtype_is_int(vdtype(c, c->in[0])) && strcmp(c->b->op, "RealDiv"))
+		return ib_unsup(c->b, "integer division of tensors");
+	return ib_done(c->b, emit_out0(c, op, in, 2));
 }
 
 typedef struct {
@@ -1202,18 +921,18 @@ static int cv_unary(cx *c)
 {
 	double alpha = a_float(c, "alpha", 0.2);
 	if (c->nin < 1)
-		return cfail(c, "input 0 is missing");
+		return ib_fail(c->b, "input 0 is missing");
 	if (c->in[0]->c) {
 		const cval *x = c->in[0]->c;
 		cval *r = cval_new(x->dt, &x->s);
 		if (r)
 			for (int64_t k = 0; k < r->n; k++)
-				r->v[k] = cast_to(x->dt, ew1(c->op, x->v[k], alpha));
+				r->v[k] = cast_to(x->dt, ew1(c->b->op, x->v[k], alpha));
 		return put_cst(c, 0, r);
 	}
 	if (c->in[0]->rnd) {
 		const val *r = c->in[0];
-		if (!strcmp(c->op, "Floor") && floor(r->lo) == floor(nextafter(r->hi, -INFINITY))) {
+		if (!strcmp(c->b->op, "Floor") && floor(r->lo) == floor(nextafter(r->hi, -INFINITY))) {
 			/* dropout's mask: floor(keep_prob + U[0,1)) is 1 when keep_prob is 1 */
 			cval *v = cval_new(IR_DTYPE_F32, &r->rs);
 			if (v)
@@ -1221,54 +940,54 @@ static int cv_unary(cx *c)
 					v->v[k] = floor(r->lo);
 			return put_cst(c, 0, v);
 		}
-		return unsup(c, "random values are only supported in dropout with keep_prob 1 (--const)");
+		return ib_unsup(c->b, "random values are only supported in dropout with keep_prob 1 (--const)");
 	}
 	int op = -1;
 	for (size_t i = 0; i < sizeof unops / sizeof unops[0]; i++)
-		if (!strcmp(unops[i].tf, c->op))
+		if (!strcmp(unops[i].tf, c->b->op))
 			op = unops[i].op;
 	int x = tin(c, 0);
-	if (!strcmp(c->op, "Square")) {
+	if (!strcmp(c->b->op, "Square")) {
 		int in[2] = {x, x};
-		return done(c, emit_out0(c, IR_OP_MUL, in, 2));
+		return ib_done(c->b, emit_out0(c, IR_OP_MUL, in, 2));
 	}
 	if (op < 0)
-		return unsup(c, "only on constants");
+		return ib_unsup(c->b, "only on constants");
 	int n = emit_out0(c, op, &x, 1);
 	if (op == IR_OP_LEAKY_RELU)
-		set_f(c, n, "alpha", alpha);
+		ib_set_f(c->b, n, "alpha", alpha);
 	if (op == IR_OP_ELU)
-		set_f(c, n, "alpha", 1.0);
-	return done(c, n);
+		ib_set_f(c->b, n, "alpha", 1.0);
+	return ib_done(c->b, n);
 }
 
 static int cv_softmax(cx *c)
 {
 	int x = tin(c, 0);
-	int n = emit_out0(c, !strcmp(c->op, "Softmax") ? IR_OP_SOFTMAX : IR_OP_LOG_SOFTMAX, &x, 1);
-	set_i(c, n, "axis", -1);
-	return done(c, n);
+	int n = emit_out0(c, !strcmp(c->b->op, "Softmax") ? IR_OP_SOFTMAX : IR_OP_LOG_SOFTMAX, &x, 1);
+	ib_set_i(c->b, n, "axis", -1);
+	return ib_done(c->b, n);
 }
 
 static int cv_cast(cx *c)
 {
 	int to = dtype_from_tf(a_type(c, "DstT", DT_FLOAT));
 	if (to < 0)
-		return unsup(c, "cast to %s", tf_type_name(a_type(c, "DstT", 0)));
+		return ib_unsup(c->b, "cast to %s", tf_type_name(a_type(c, "DstT", 0)));
 	if (c->in[0]->c) {
 		const cval *x = c->in[0]->c;
 		cval *r = cval_new((ir_dtype)to, &x->s);
 		if (r)
 			for (int64_t k = 0; k < r->n; k++)
-				r->v[k] = cast_to((ir_dtype)to, is_int((ir_dtype)to) ? trunc(x->v[k]) : x->v[k]);
+				r->v[k] = cast_to((ir_dtype)to, ib_dtype_is_int((ir_dtype)to) ? trunc(x->v[k]) : x->v[k]);
 		return put_cst(c, 0, r);
 	}
 	int x = tin(c, 0);
-	if (x >= 0 && ir_graph_tensor(c->im->g, x)->dtype == (ir_dtype)to)
+	if (x >= 0 && ir_graph_tensor(c->b->g, x)->dtype == (ir_dtype)to)
 		return cv_identity(c);
 	int n = emit_out0(c, IR_OP_CAST, &x, 1);
-	set_s(c, n, "to", ir_dtype_name((ir_dtype)to));
-	return done(c, n);
+	ib_set_s(c->b, n, "to", ir_dtype_name((ir_dtype)to));
+	return ib_done(c->b, n);
 }
 
 /* ---------------------------------------------------------------- shapes, folded */
@@ -1282,18 +1001,18 @@ static ir_dtype out_type(cx *c, const char *key)
 static int cv_shape(cx *c)
 {
 	if (c->nin < 1)
-		return cfail(c, "input 0 is missing");
+		return ib_fail(c->b, "input 0 is missing");
 	ir_shape xs = vshape(c, c->in[0]);
 	ir_dtype dt = out_type(c, "out_type");
 	cval *r;
-	if (!strcmp(c->op, "Shape")) {
+	if (!strcmp(c->b->op, "Shape")) {
 		r = cval_new(dt, &(ir_shape){.rank = 1, .dim = {xs.rank}});
 		for (int i = 0; r && i < xs.rank; i++)
 			r->v[i] = (double)xs.dim[i];
 	} else {
 		r = cval_new(dt, &(ir_shape){0});
 		if (r)
-			r->v[0] = !strcmp(c->op, "Rank") ? xs.rank : (double)ir_shape_numel(&xs);
+			r->v[0] = !strcmp(c->b->op, "Rank") ? xs.rank : (double)ir_shape_numel(&xs);
 	}
 	return put_cst(c, 0, r);
 }
@@ -1303,7 +1022,7 @@ static int cv_like(cx *c)
 	ir_shape xs = vshape(c, c->in[0]);
 	cval *r = cval_new(vdtype(c, c->in[0]), &xs);
 	for (int64_t k = 0; r && k < r->n; k++)
-		r->v[k] = !strcmp(c->op, "OnesLike");
+		r->v[k] = !strcmp(c->b->op, "OnesLike");
 	return put_cst(c, 0, r);
 }
 
@@ -1314,7 +1033,7 @@ static int cv_fill(cx *c)
 	ir_shape s = {0};
 	int n = cst_ints(c, dims, s.dim, IR_MAX_RANK, "dims");
 	if (n < 0 || v->n != 1)
-		return cfail(c, "bad dims or value");
+		return ib_fail(c->b, "bad dims or value");
 	s.rank = n;
 	cval *r = cval_new(v->dt, &s);
 	for (int64_t k = 0; r && k < r->n; k++)
@@ -1328,12 +1047,12 @@ static int cv_range(cx *c)
 	NEED(a && b && d);
 	double st = a->v[0], lim = b->v[0], de = d->v[0];
 	if (!de || a->n != 1 || b->n != 1 || d->n != 1)
-		return cfail(c, "bad range");
+		return ib_fail(c->b, "bad range");
 	double cnt = ceil((lim - st) / de);
 	if (cnt < 0)
 		cnt = 0;
 	if (cnt > FOLD_MAX)
-		return cfail(c, "range too large");
+		return ib_fail(c->b, "range too large");
 	cval *r = cval_new(a->dt, &(ir_shape){.rank = 1, .dim = {(int64_t)cnt}});
 	for (int64_t k = 0; r && k < r->n; k++)
 		r->v[k] = cast_to(a->dt, st + (double)k * de);
@@ -1347,7 +1066,7 @@ static int reshaped(cx *c, const ir_shape *s)
 	if (x->c) {
 		cval *r = cval_new(x->c->dt, s);
 		if (r && r->n != x->c->n)
-			return cval_free(r), cfail(c, "element count changes");
+			return cval_free(r), ib_fail(c->b, "element count changes");
 		if (r)
 			memcpy(r->v, x->c->v, sizeof(double) * (size_t)(r->n ? r->n : 1));
 		return put_cst(c, 0, r);
@@ -1376,14 +1095,14 @@ static int cv_reshape(cx *c)
 		if (s.dim[i] == -1 && infer < 0)
 			infer = i;
 		else if (s.dim[i] < 0 || s.dim[i] > IR_MAX_DIM)
-			return cfail(c, "bad dimension %lld", (long long)s.dim[i]);
+			return ib_fail(c->b, "bad dimension %lld", (long long)s.dim[i]);
 		else if (ir_mul_checked(&known, s.dim[i] ? s.dim[i] : 1, IR_MAX_ELEMS))
-			return cfail(c, "shape has more than %lld elements", (long long)IR_MAX_ELEMS);
+			return ib_fail(c->b, "shape has more than %lld elements", (long long)IR_MAX_ELEMS);
 	}
 	if (infer >= 0)
 		s.dim[infer] = known ? total / known : 0;
 	if (ir_shape_numel(&s) != total)
-		return cfail(c, "cannot reshape %lld elements to the given shape", (long long)total);
+		return ib_fail(c->b, "cannot reshape %lld elements to the given shape", (long long)total);
 	return reshaped(c, &s);
 }
 
@@ -1393,8 +1112,8 @@ static int cv_expand_dims(cx *c)
 	NEED(ax);
 	ir_shape xs = vshape(c, c->in[0]);
 	if (ax->n != 1 || xs.rank >= IR_MAX_RANK)
-		return cfail(c, "bad axis");
-	int a = norm_axis(c, d2i(ax->v[0]), xs.rank + 1);
+		return ib_fail(c->b, "bad axis");
+	int a = norm_axis(c, ib_f2i(ax->v[0]), xs.rank + 1);
 	if (a < 0)
 		return -1;
 	memmove(&xs.dim[a + 1], &xs.dim[a], sizeof(int64_t) * (size_t)(xs.rank - a));
@@ -1416,7 +1135,7 @@ static int cv_squeeze(cx *c)
 		if (a < 0)
 			return -1;
 		if (xs.dim[a] != 1)
-			return cfail(c, "dimension %d is %lld, not 1", a, (long long)xs.dim[a]);
+			return ib_fail(c->b, "dimension %d is %lld, not 1", a, (long long)xs.dim[a]);
 		drop[a] = true;
 	}
 	for (int i = 0; i < xs.rank; i++)
@@ -1435,11 +1154,11 @@ static int cv_transpose(cx *c)
 	if (n < 0)
 		return -1;
 	if (n != xs.rank)
-		return cfail(c, "perm has %d values for rank %d", n, xs.rank);
+		return ib_fail(c->b, "perm has %d values for rank %d", n, xs.rank);
 	bool seen[IR_MAX_RANK] = {0};
 	for (int i = 0; i < n; i++) {
 		if (perm[i] < 0 || perm[i] >= n || seen[perm[i]])
-			return cfail(c, "perm is not a permutation of 0..%d", n - 1);
+			return ib_fail(c->b, "perm is not a permutation of 0..%d", n - 1);
 		seen[perm[i]] = true;
 		o.dim[i] = xs.dim[perm[i]];
 	}
@@ -1466,7 +1185,7 @@ static int cv_transpose(cx *c)
 static int concat(cx *c, int from, int to, int64_t axis64)
 {
 	if (to <= from)
-		return cfail(c, "nothing to concatenate");
+		return ib_fail(c->b, "nothing to concatenate");
 	ir_shape s0 = vshape(c, c->in[from]);
 	int a = norm_axis(c, axis64, s0.rank);
 	if (a < 0)
@@ -1478,10 +1197,10 @@ static int concat(cx *c, int from, int to, int64_t axis64)
 		ir_shape s = vshape(c, c->in[i]);
 		all &= c->in[i]->c != NULL;
 		if (s.rank != s0.rank)
-			return cfail(c, "inputs differ in rank");
+			return ib_fail(c->b, "inputs differ in rank");
 		for (int k = 0; k < s.rank; k++)
 			if (k != a && s.dim[k] != s0.dim[k])
-				return cfail(c, "inputs differ in shape outside the concatenation axis");
+				return ib_fail(c->b, "inputs differ in shape outside the concatenation axis");
 		o.dim[a] += s.dim[a];
 	}
 	if (all) {
@@ -1505,24 +1224,24 @@ static int concat(cx *c, int from, int to, int64_t axis64)
 	for (int i = from; i < to; i++)
 		ins[i - from] = tin(c, i);
 	int n = emit_out0(c, IR_OP_CONCAT, ins, to - from);
-	set_i(c, n, "axis", a);
-	return done(c, n);
+	ib_set_i(c->b, n, "axis", a);
+	return ib_done(c->b, n);
 }
 
 static int cv_concat(cx *c)
 {
-	bool v2 = strcmp(c->op, "Concat") != 0;
+	bool v2 = strcmp(c->b->op, "Concat") != 0;
 	const cval *ax = need_cst(c, v2 ? c->nin - 1 : 0, "axis");
 	NEED(ax);
 	if (ax->n != 1)
-		return cfail(c, "axis must be a scalar");
-	return v2 ? concat(c, 0, c->nin - 1, d2i(ax->v[0])) : concat(c, 1, c->nin, d2i(ax->v[0]));
+		return ib_fail(c->b, "axis must be a scalar");
+	return v2 ? concat(c, 0, c->nin - 1, ib_f2i(ax->v[0])) : concat(c, 1, c->nin, ib_f2i(ax->v[0]));
 }
 
 static int cv_pack(cx *c)
 {
 	if (c->nin < 1 || c->nin > 64)
-		return cfail(c, "bad number of inputs");
+		return ib_fail(c->b, "bad number of inputs");
 	ir_shape s = vshape(c, c->in[0]);
 	int a = norm_axis(c, a_int(c, "axis", 0), s.rank + 1), n = c->nin;
 	if (a < 0 || s.rank >= IR_MAX_RANK)
@@ -1541,7 +1260,7 @@ static int cv_pack(cx *c)
 		all &= c->in[i]->c != NULL;
 		ir_shape si = vshape(c, c->in[i]);
 		if (!ir_shape_equal(&si, &s))
-			return cfail(c, "inputs differ in shape");
+			return ib_fail(c->b, "inputs differ in shape");
 	}
 	if (all) {
 		cval *r = cval_new(c->in[0]->c->dt, &o);
@@ -1557,16 +1276,16 @@ static int cv_pack(cx *c)
 			cval *r = cval_new(x->dt, &e);
 			if (r)
 				memcpy(r->v, x->v, sizeof(double) * (size_t)(x->n ? x->n : 1));
-			ins[i] = tconst(c, own_fmt(c->im, "in%d", i), r);
+			ins[i] = tconst(c, ib_fmt(c->b, "in%d", i), r);
 		} else {
-			ins[i] = reshape(c, tin(c, i), &e, own_fmt(c->im, "expand%d", i), -1);
+			ins[i] = reshape(c, tin(c, i), &e, ib_fmt(c->b, "expand%d", i), -1);
 		}
 		if (ins[i] < 0)
 			return -1;
 	}
 	int nd = emit_out0(c, IR_OP_CONCAT, ins, n);
-	set_i(c, nd, "axis", a);
-	return done(c, nd);
+	ib_set_i(c->b, nd, "axis", a);
+	return ib_done(c->b, nd);
 }
 
 /* Split input x along axis into sizes[0..n) as outputs 0..n-1 (squeezing
@@ -1575,7 +1294,7 @@ static int split(cx *c, int xi, int axis, const int64_t *sizes, int n, bool sque
 {
 	ir_shape xs = vshape(c, c->in[xi]);
 	if (n > c->nout || n < 1)
-		return cfail(c, "%d outputs expected", n);
+		return ib_fail(c->b, "%d outputs expected", n);
 	if (c->in[xi]->c) {
 		const cval *x = c->in[xi]->c;
 		int64_t outer = 1, inner = 1, off = 0;
@@ -1600,11 +1319,11 @@ static int split(cx *c, int xi, int axis, const int64_t *sizes, int n, bool sque
 	}
 	int x = tin(c, xi), outs[1024];
 	for (int k = 0; k < n; k++)
-		outs[k] = squeeze ? ttmp(c, own_fmt(c->im, "part%d", k)) : tout(c, k);
+		outs[k] = squeeze ? ib_tmp(c->b, ib_fmt(c->b, "part%d", k)) : tout(c, k);
 	int nd = emit(c, squeeze ? "split" : NULL, IR_OP_SPLIT, &x, 1, outs, n);
-	set_i(c, nd, "axis", axis);
-	set_is(c, nd, "split", sizes, n);
-	TRY(done(c, nd));
+	ib_set_i(c->b, nd, "axis", axis);
+	ib_set_is(c->b, nd, "split", sizes, n);
+	TRY(ib_done(c->b, nd));
 	if (squeeze) {
 		ir_shape s = xs;
 		memmove(&s.dim[axis], &s.dim[axis + 1], sizeof(int64_t) * (size_t)(s.rank - axis - 1));
@@ -1624,7 +1343,7 @@ static int cv_unpack(cx *c)
 		return -1;
 	int n = (int)a_int(c, "num", xs.dim[a]);
 	if (n != xs.dim[a] || n > 1024)
-		return cfail(c, "num %d does not match dimension %lld", n, (long long)xs.dim[a]);
+		return ib_fail(c->b, "num %d does not match dimension %lld", n, (long long)xs.dim[a]);
 	int64_t sizes[1024];
 	for (int k = 0; k < n; k++)
 		sizes[k] = 1;
@@ -1633,12 +1352,12 @@ static int cv_unpack(cx *c)
 
 static int cv_split(cx *c)
 {
-	bool v = !strcmp(c->op, "SplitV");
+	bool v = !strcmp(c->b->op, "SplitV");
 	int xi = v ? 0 : 1;
 	const cval *ax = need_cst(c, v ? 2 : 0, "axis");
 	NEED(ax);
 	ir_shape xs = vshape(c, c->in[xi]);
-	int a = ax->n == 1 ? norm_axis(c, d2i(ax->v[0]), xs.rank) : cfail(c, "axis must be a scalar");
+	int a = ax->n == 1 ? norm_axis(c, ib_f2i(ax->v[0]), xs.rank) : ib_fail(c->b, "axis must be a scalar");
 	if (a < 0)
 		return -1;
 	int64_t sizes[1024];
@@ -1660,7 +1379,7 @@ static int cv_split(cx *c)
 			sizes[neg] = xs.dim[a] - sum;
 	} else {
 		if (n < 1 || n > 1024 || xs.dim[a] % n)
-			return cfail(c, "dimension %lld does not split into %d", (long long)xs.dim[a], n);
+			return ib_fail(c->b, "dimension %lld does not split into %d", (long long)xs.dim[a], n);
 		for (int k = 0; k < n; k++)
 			sizes[k] = xs.dim[a] / n;
 	}
@@ -1713,13 +1432,13 @@ static int slice_apply(cx *c, const slice_plan *p)
 	bool same = ir_shape_equal(&mid, &p->out);
 	if (n == 0)
 		return same ? (cv_identity(c), 0) : (reshape(c, x, &p->out, NULL, tout(c, 0)) < 0 ? -1 : 0);
-	int t = same ? tout(c, 0) : ttmp(c, "slice");
+	int t = same ? tout(c, 0) : ib_tmp(c->b, "slice");
 	int nd = emit(c, same ? NULL : "slice", IR_OP_SLICE, &x, 1, &t, 1);
-	set_is(c, nd, "starts", starts, n);
-	set_is(c, nd, "ends", ends, n);
-	set_is(c, nd, "axes", axes, n);
-	set_is(c, nd, "steps", steps, n);
-	TRY(done(c, nd));
+	ib_set_is(c->b, nd, "starts", starts, n);
+	ib_set_is(c->b, nd, "ends", ends, n);
+	ib_set_is(c->b, nd, "axes", axes, n);
+	ib_set_is(c->b, nd, "steps", steps, n);
+	TRY(ib_done(c->b, nd));
 	return same ? 0 : reshape(c, t, &p->out, NULL, tout(c, 0)) < 0 ? -1 : 0;
 }
 
@@ -1735,7 +1454,7 @@ static int cv_strided_slice(cx *c)
 	if (nb < 0 || ne < 0 || ns < 0)
 		return -1;
 	if (nb != ne || nb != ns)
-		return cfail(c, "begin, end and strides differ in length");
+		return ib_fail(c->b, "begin, end and strides differ in length");
 	int64_t bm = a_int(c, "begin_mask", 0), em = a_int(c, "end_mask", 0), elm = a_int(c, "ellipsis_mask", 0),
 		nam = a_int(c, "new_axis_mask", 0), sam = a_int(c, "shrink_axis_mask", 0);
 	ir_shape xs = vshape(c, c->in[0]);
@@ -1748,7 +1467,7 @@ static int cv_strided_slice(cx *c)
 				after += !(nam >> j & 1);
 			for (; dim < xs.rank - after; dim++) {
 				if (p.out.rank >= IR_MAX_RANK)
-					return cfail(c, "rank too large");
+					return ib_fail(c->b, "rank too large");
 				p.first[dim] = 0, p.count[dim] = xs.dim[dim], p.step[dim] = 1;
 				p.out.dim[p.out.rank++] = xs.dim[dim];
 			}
@@ -1756,19 +1475,19 @@ static int cv_strided_slice(cx *c)
 		}
 		if (nam >> i & 1) {
 			if (p.out.rank >= IR_MAX_RANK)
-				return cfail(c, "rank too large");
+				return ib_fail(c->b, "rank too large");
 			p.out.dim[p.out.rank++] = 1;
 			continue;
 		}
 		if (dim >= xs.rank)
-			return cfail(c, "slice has more axes than the input");
+			return ib_fail(c->b, "slice has more axes than the input");
 		int64_t d = xs.dim[dim], st = s[i];
 		if (st == 0)
-			return cfail(c, "stride 0");
+			return ib_fail(c->b, "stride 0");
 		if (sam >> i & 1) {
 			int64_t k = b[i] < 0 ? b[i] + d : b[i];
 			if (k < 0 || k >= d)
-				return cfail(c, "index %lld out of range", (long long)b[i]);
+				return ib_fail(c->b, "index %lld out of range", (long long)b[i]);
 			p.first[dim] = k, p.count[dim] = 1, p.step[dim] = 1;
 			dim++;
 			continue;
@@ -1785,14 +1504,14 @@ static int cv_strided_slice(cx *c)
 		int64_t cnt = st > 0 ? (end > beg ? (end - beg + st - 1) / st : 0) : (beg > end ? (beg - end - st - 1) / -st : 0);
 		p.first[dim] = cnt ? beg : 0, p.count[dim] = cnt, p.step[dim] = st;
 		if (p.out.rank >= IR_MAX_RANK)
-			return cfail(c, "rank too large");
+			return ib_fail(c->b, "rank too large");
 		p.out.dim[p.out.rank++] = cnt;
 		dim++;
 	}
 	for (; dim < xs.rank; dim++) {
 		p.first[dim] = 0, p.count[dim] = xs.dim[dim], p.step[dim] = 1;
 		if (p.out.rank >= IR_MAX_RANK)
-			return cfail(c, "rank too large");
+			return ib_fail(c->b, "rank too large");
 		p.out.dim[p.out.rank++] = xs.dim[dim];
 	}
 	return slice_apply(c, &p);
@@ -1808,12 +1527,12 @@ static int cv_slice(cx *c)
 	if (nb < 0 || ns < 0)
 		return -1;
 	if (nb != xs.rank || ns != xs.rank)
-		return cfail(c, "begin and size must have %d values", xs.rank);
+		return ib_fail(c->b, "begin and size must have %d values", xs.rank);
 	slice_plan p = {.out = xs};
 	for (int i = 0; i < xs.rank; i++) {
 		int64_t cnt = s[i] == -1 ? xs.dim[i] - b[i] : s[i];
 		if (b[i] < 0 || cnt < 0 || b[i] + cnt > xs.dim[i])
-			return cfail(c, "slice out of range on axis %d", i);
+			return ib_fail(c->b, "slice out of range on axis %d", i);
 		p.first[i] = b[i], p.count[i] = cnt, p.step[i] = 1, p.out.dim[i] = cnt;
 	}
 	return slice_apply(c, &p);
@@ -1824,32 +1543,32 @@ static int cv_pad(cx *c)
 	const cval *pc = need_cst(c, 1, "paddings");
 	NEED(pc);
 	ir_shape xs = vshape(c, c->in[0]);
-	if (pc->s.rank != 2 || pc->s.dim[0] != xs.rank || pc->s.dim[1] != 2 || !is_int(pc->dt))
-		return cfail(c, "paddings must be %dx2 integers", xs.rank);
+	if (pc->s.rank != 2 || pc->s.dim[0] != xs.rank || pc->s.dim[1] != 2 || !ib_dtype_is_int(pc->dt))
+		return ib_fail(c->b, "paddings must be %dx2 integers", xs.rank);
 	int64_t pads[2 * IR_MAX_RANK];
 	for (int i = 0; i < xs.rank; i++) {
-		pads[i] = d2i(pc->v[2 * i]);
-		pads[xs.rank + i] = d2i(pc->v[2 * i + 1]);
+		pads[i] = ib_f2i(pc->v[2 * i]);
+		pads[xs.rank + i] = ib_f2i(pc->v[2 * i + 1]);
 	}
 	const char *mode = "constant";
 	double value = 0;
-	if (!strcmp(c->op, "MirrorPad")) {
+	if (!strcmp(c->b->op, "MirrorPad")) {
 		const char *m = a_str(c, "mode", "REFLECT");
 		if (strcmp(m, "REFLECT"))
-			return unsup(c, "mode %s (only REFLECT)", m);
+			return ib_unsup(c->b, "mode %s (only REFLECT)", m);
 		mode = "reflect";
-	} else if (!strcmp(c->op, "PadV2")) {
+	} else if (!strcmp(c->b->op, "PadV2")) {
 		const cval *v = need_cst(c, 2, "constant_values");
 		NEED(v);
 		value = v->v[0];
 	}
 	int x = tin(c, 0);
 	int n = emit_out0(c, IR_OP_PAD, &x, 1);
-	set_is(c, n, "pads", pads, 2 * xs.rank);
-	set_s(c, n, "mode", mode);
+	ib_set_is(c->b, n, "pads", pads, 2 * xs.rank);
+	ib_set_s(c->b, n, "mode", mode);
 	if (value != 0)
-		set_f(c, n, "value", value);
-	return done(c, n);
+		ib_set_f(c->b, n, "value", value);
+	return ib_done(c->b, n);
 }
 
 /* ---------------------------------------------------------------- fused ops
@@ -1880,13 +1599,13 @@ static int parse_fused(cx *c, fusion *f)
 {
 	const NpuTf__AttrValue *a = attr(c, "fused_ops");
 	int next = 2;	/* extra inputs follow the two operands */
-	bool matmul = strstr(c->op, "MatMul") != NULL;
+	bool matmul = strstr(c->b->op, "MatMul") != NULL;
 	f->bias = -1;
 	f->n = 0;
 	f->eps = a_float(c, "epsilon", 1e-4);
 	size_t n = a && a->value_case == NPU_TF__ATTR_VALUE__VALUE_LIST && a->list ? a->list->n_s : 0;
 	if (n > 8)
-		return cfail(c, "%zu fused ops", n);
+		return ib_fail(c->b, "%zu fused ops", n);
 	for (size_t i = 0; i < n; i++) {
 		const ProtobufCBinaryData *b = &a->list->s[i];
 		char op[40];
@@ -1901,15 +1620,15 @@ static int parse_fused(cx *c, fusion *f)
 			if (!strcmp(t[j].tf, op))
 				k = j;
 		if (k < 0)
-			return unsup(c, "fused op '%s'", op);
+			return ib_unsup(c->b, "fused op '%s'", op);
 		if (next + t[k].args > c->nin)
-			return cfail(c, "fused op %s needs %d more input%s", op, t[k].args, t[k].args == 1 ? "" : "s");
+			return ib_fail(c->b, "fused op %s needs %d more input%s", op, t[k].args, t[k].args == 1 ? "" : "s");
 		if (!strcmp(op, "BiasAdd") && i == 0 && !matmul) {
 			f->bias = next++;
 			continue;
 		}
 		if (t[k].op == IR_OP_BATCH_NORM && matmul)
-			return unsup(c, "fused op FusedBatchNorm after a matrix product");
+			return ib_unsup(c->b, "fused op FusedBatchNorm after a matrix product");
 		fstep *st = &f->s[f->n++];
 		st->op = t[k].op;
 		st->arg = t[k].args ? next : -1;
@@ -1919,7 +1638,7 @@ static int parse_fused(cx *c, fusion *f)
 	}
 	int64_t na = a_int(c, "num_args", next - 2);
 	if (na != next - 2 || next != c->nin)
-		return cfail(c, "fused_ops read %d extra inputs, the node has %d (num_args %lld)", next - 2, c->nin - 2,
+		return ib_fail(c->b, "fused_ops read %d extra inputs, the node has %d (num_args %lld)", next - 2, c->nin - 2,
 			     (long long)na);
 	return 0;
 }
@@ -1930,7 +1649,7 @@ static int nchw_operand(cx *c, int i, const char *suffix)
 {
 	ir_shape s = vshape(c, c->in[i]), s4 = {.rank = 4, .dim = {1, 1, 1, 1}};
 	if (s.rank > 4)
-		return cfail(c, "input %d has rank %d", i, s.rank);
+		return ib_fail(c->b, "input %d has rank %d", i, s.rank);
 	for (int k = 0; k < s.rank; k++)
 		s4.dim[4 - s.rank + k] = s.dim[k];
 	static const int64_t perm[4] = {0, 3, 1, 2};
@@ -1948,7 +1667,7 @@ static int nchw_operand(cx *c, int i, const char *suffix)
 	}
 	int x = tin(c, i);
 	if (s.rank != 4)
-		x = reshape(c, x, &s4, own_fmt(c->im, "%s_4d", suffix), -1);
+		x = reshape(c, x, &s4, ib_fmt(c->b, "%s_4d", suffix), -1);
 	return transpose(c, x, perm, 4, IR_LAYOUT_NCHW, suffix, -1);
 }
 
@@ -1968,22 +1687,22 @@ static int epilogue(cx *c, const fusion *f, int t, bool nchw_result, int out)
 				in[1 + k] = tin(c, st->arg + k);
 			nin = 5;
 		} else if (st->arg >= 0) {
-			in[1] = nchw_result ? nchw_operand(c, st->arg, own_fmt(c->im, "%s_nchw", sfx)) : tin(c, st->arg);
+			in[1] = nchw_result ? nchw_operand(c, st->arg, ib_fmt(c->b, "%s_nchw", sfx)) : tin(c, st->arg);
 			nin = 2;
 		}
-		int o = last ? out : ttmp(c, sfx);
+		int o = last ? out : ib_tmp(c->b, sfx);
 		if (nchw_result && o >= 0)
-			ir_graph_tensor(c->im->g, o)->layout = IR_LAYOUT_NCHW;
+			ir_graph_tensor(c->b->g, o)->layout = IR_LAYOUT_NCHW;
 		int n = emit(c, last ? NULL : sfx, st->op, in, nin, &o, 1);
 		if (st->op == IR_OP_LEAKY_RELU)
-			set_f(c, n, "alpha", st->alpha);
+			ib_set_f(c->b, n, "alpha", st->alpha);
 		if (st->op == IR_OP_ELU)
-			set_f(c, n, "alpha", 1.0);
+			ib_set_f(c->b, n, "alpha", 1.0);
 		if (st->op == IR_OP_GELU)
-			set_s(c, n, "approximate", !strcmp(st->what, "GeluApproximate") ? "tanh" : "none");
+			ib_set_s(c->b, n, "approximate", !strcmp(st->what, "GeluApproximate") ? "tanh" : "none");
 		if (st->op == IR_OP_BATCH_NORM)
-			set_f(c, n, "epsilon", f->eps);
-		if (done(c, n))
+			ib_set_f(c->b, n, "epsilon", f->eps);
+		if (ib_done(c->b, n))
 			return -1;
 		t = o;
 	}
@@ -1998,7 +1717,7 @@ static int swap_last2(cx *c, int i, const char *suffix)
 	ir_shape s = vshape(c, c->in[i]);
 	int r = s.rank;
 	if (r < 2) {
-		cfail(c, "input %d has rank %d, expected at least 2", i, r);
+		ib_fail(c->b, "input %d has rank %d, expected at least 2", i, r);
 		return -1;
 	}
 	int64_t perm[IR_MAX_RANK];
@@ -2022,19 +1741,19 @@ static int swap_last2(cx *c, int i, const char *suffix)
 
 static int cv_matmul(cx *c)
 {
-	bool batch = strncmp(c->op, "BatchMatMul", 11) == 0;
+	bool batch = strncmp(c->b->op, "BatchMatMul", 11) == 0;
 	fusion f = {.bias = -1};
-	if (!strcmp(c->op, "_FusedMatMul"))
+	if (!strcmp(c->b->op, "_FusedMatMul"))
 		TRY(parse_fused(c, &f));
 	bool ta = a_bool(c, batch ? "adj_x" : "transpose_a", false), tb = a_bool(c, batch ? "adj_y" : "transpose_b", false);
 	int a = ta ? swap_last2(c, 0, "a_t") : tin(c, 0);
 	int b = tb ? swap_last2(c, 1, "b_t") : tin(c, 1);
 	int in[2] = {a, b};
 	if (f.n == 0)
-		return done(c, emit_out0(c, IR_OP_MATMUL, in, 2));
-	int t = ttmp(c, "matmul");
+		return ib_done(c->b, emit_out0(c, IR_OP_MATMUL, in, 2));
+	int t = ib_tmp(c->b, "matmul");
 	int n = emit(c, "matmul", IR_OP_MATMUL, in, 2, &t, 1);
-	TRY(done(c, n));
+	TRY(ib_done(c->b, n));
 	return epilogue(c, &f, t, false, tout(c, 0)) < 0 ? -1 : 0;
 }
 
@@ -2049,7 +1768,7 @@ static int cv_bias_add(cx *c)
 	ir_shape xs = vshape(c, c->in[0]), bs = vshape(c, c->in[1]);
 	int in[2] = {tin(c, 0), -1};
 	if (bs.rank != 1)
-		return cfail(c, "bias must be a vector");
+		return ib_fail(c->b, "bias must be a vector");
 	if (nchw_format(c) && xs.rank > 2) {
 		ir_shape s = {.rank = xs.rank - 1, .dim = {bs.dim[0]}};
 		for (int i = 1; i < s.rank; i++)
@@ -2066,7 +1785,7 @@ static int cv_bias_add(cx *c)
 	} else {
 		in[1] = tin(c, 1);
 	}
-	return done(c, emit_out0(c, IR_OP_ADD, in, 2));
+	return ib_done(c->b, emit_out0(c, IR_OP_ADD, in, 2));
 }
 
 /* ---------------------------------------------------------------- convolution and pooling */
@@ -2098,7 +1817,7 @@ static int to_nchw(cx *c, bool nchw)
 /* Output 0 from an NCHW result: a transpose back for NHWC. */
 static int from_nchw(cx *c, bool nchw, int n, int t)
 {
-	TRY(done(c, n));
+	TRY(ib_done(c->b, n));
 	if (nchw)
 		return 0;
 	static const int64_t perm[4] = {0, 2, 3, 1};
@@ -2116,17 +1835,17 @@ static int hw_attr(cx *c, const char *key, bool nchw, int64_t def, int64_t *hw)
 	if (n == 4) {
 		hw[0] = v[nchw ? 2 : 1], hw[1] = v[nchw ? 3 : 2];
 		if ((v[0] != 1 || v[nchw ? 1 : 3] != 1) && def == 1)
-			return unsup(c, "'%s' on the batch or channel axis", key);
+			return ib_unsup(c->b, "'%s' on the batch or channel axis", key);
 	} else if (n == 2) {
 		hw[0] = v[0], hw[1] = v[1];
 	} else if (n == 1) {
 		hw[0] = hw[1] = v[0];
 	} else {
-		return cfail(c, "attribute '%s' has %d values", key, n);
+		return ib_fail(c->b, "attribute '%s' has %d values", key, n);
 	}
 	for (int i = 0; i < 2; i++)
 		if (hw[i] < 1 || hw[i] > IR_MAX_DIM)
-			return cfail(c, "attribute '%s' out of range", key);
+			return ib_fail(c->b, "attribute '%s' out of range", key);
 	return 0;
 }
 
@@ -2137,13 +1856,13 @@ static int padding(cx *c, bool nchw, const int64_t *in, const int64_t *k, const 
 	if (!strcmp(p, "EXPLICIT")) {
 		const int64_t *v;
 		if (a_ints(c, "explicit_paddings", &v) != 8)
-			return cfail(c, "explicit_paddings must have 8 values");
+			return ib_fail(c->b, "explicit_paddings must have 8 values");
 		int h = nchw ? 2 : 1;
 		pads[0] = v[2 * h], pads[2] = v[2 * h + 1], pads[1] = v[2 * h + 2], pads[3] = v[2 * h + 3];
 		return 0;
 	}
 	if (strcmp(p, "SAME") && strcmp(p, "VALID"))
-		return cfail(c, "padding '%s' is not SAME, VALID or EXPLICIT", p);
+		return ib_fail(c->b, "padding '%s' is not SAME, VALID or EXPLICIT", p);
 	for (int i = 0; i < 2; i++)
 		same_pads(!strcmp(p, "SAME"), in[i], k[i], st[i], dil[i], &pads[i], &pads[2 + i]);
 	return 0;
@@ -2151,13 +1870,13 @@ static int padding(cx *c, bool nchw, const int64_t *in, const int64_t *k, const 
 
 static int cv_conv(cx *c)
 {
-	bool dw = strstr(c->op, "DepthwiseConv2dNative") != NULL, nchw = nchw_format(c);
+	bool dw = strstr(c->b->op, "DepthwiseConv2dNative") != NULL, nchw = nchw_format(c);
 	fusion f_ops = {.bias = -1};
-	if (c->op[0] == '_' || !strncmp(c->op, "Fused", 5))
+	if (c->b->op[0] == '_' || !strncmp(c->b->op, "Fused", 5))
 		TRY(parse_fused(c, &f_ops));
 	ir_shape xs = vshape(c, c->in[0]), ws = vshape(c, c->in[1]);
 	if (xs.rank != 4 || ws.rank != 4)
-		return unsup(c, "input rank %d, filter rank %d (4 expected)", xs.rank, ws.rank);
+		return ib_unsup(c->b, "input rank %d, filter rank %d (4 expected)", xs.rank, ws.rank);
 	int64_t st[2], dil[2], pads[4], in[2] = {xs.dim[nchw ? 2 : 1], xs.dim[nchw ? 3 : 2]}, k[2] = {ws.dim[0], ws.dim[1]};
 	TRY(hw_attr(c, "strides", nchw, 1, st));
 	TRY(hw_attr(c, "dilations", nchw, 1, dil));
@@ -2189,14 +1908,14 @@ static int cv_conv(cx *c)
 	int x = to_nchw(c, nchw);
 	int in3[3] = {x, w, f_ops.bias >= 0 ? tin(c, f_ops.bias) : -1};
 	bool direct = nchw && f_ops.n == 0;
-	int t = direct ? tout(c, 0) : ttmp(c, "nchw");
+	int t = direct ? tout(c, 0) : ib_tmp(c->b, "nchw");
 	int n = emit(c, direct ? NULL : "conv", IR_OP_CONV, in3, f_ops.bias >= 0 ? 3 : 2, &t, 1);
 	int64_t pp[4] = {pads[0], pads[1], pads[2], pads[3]};
-	set_is(c, n, "strides", st, 2);
-	set_is(c, n, "dilations", dil, 2);
-	set_is(c, n, "pads", pp, 4);
-	set_i(c, n, "group", dw ? C : (I ? C / I : 1));
-	TRY(done(c, n));
+	ib_set_is(c->b, n, "strides", st, 2);
+	ib_set_is(c->b, n, "dilations", dil, 2);
+	ib_set_is(c->b, n, "pads", pp, 4);
+	ib_set_i(c->b, n, "group", dw ? C : (I ? C / I : 1));
+	TRY(ib_done(c->b, n));
 	if (f_ops.n && (t = epilogue(c, &f_ops, t, !nchw, nchw ? tout(c, 0) : -1)) < 0)
 		return -1;
 	if (nchw)
@@ -2212,13 +1931,13 @@ static int cv_conv_backprop_input(cx *c)
 	NEED(sz && f);
 	int64_t os[4];
 	if (cst_ints(c, sz, os, 4, "input_sizes") != 4 || f->s.rank != 4)
-		return cfail(c, "input_sizes must have 4 values and the filter rank 4");
+		return ib_fail(c->b, "input_sizes must have 4 values and the filter rank 4");
 	val *dy = c->in[2];
 	c->in[2] = c->in[0];
 	c->in[0] = dy;	/* to_nchw reads input 0 */
 	ir_shape xs = vshape(c, dy);
 	if (xs.rank != 4)
-		return cfail(c, "out_backprop must have rank 4");
+		return ib_fail(c->b, "out_backprop must have rank 4");
 	int64_t st[2], dil[2], pads[4], k[2] = {f->s.dim[0], f->s.dim[1]};
 	int64_t out[2] = {os[nchw ? 2 : 1], os[nchw ? 3 : 2]}, in[2] = {xs.dim[nchw ? 2 : 1], xs.dim[nchw ? 3 : 2]};
 	TRY(hw_attr(c, "strides", nchw, 1, st));
@@ -2243,47 +1962,47 @@ static int cv_conv_backprop_input(cx *c)
 					r->v[((i * O + o) * k[0] + h) * k[1] + x] = f->v[((h * k[1] + x) * O + o) * I + i];
 	int w = tconst(c, "weights", r), x = to_nchw(c, nchw);
 	int in2[2] = {x, w};
-	int t = nchw ? tout(c, 0) : ttmp(c, "nchw");
+	int t = nchw ? tout(c, 0) : ib_tmp(c->b, "nchw");
 	int n = emit(c, nchw ? NULL : "conv_transpose", IR_OP_CONV_TRANSPOSE, in2, 2, &t, 1);
-	set_is(c, n, "strides", st, 2);
-	set_is(c, n, "dilations", dil, 2);
-	set_is(c, n, "pads", pads, 4);
-	set_is(c, n, "output_padding", opad, 2);
+	ib_set_is(c->b, n, "strides", st, 2);
+	ib_set_is(c->b, n, "dilations", dil, 2);
+	ib_set_is(c->b, n, "pads", pads, 4);
+	ib_set_is(c->b, n, "output_padding", opad, 2);
 	return from_nchw(c, nchw, n, t);
 }
 
 static int cv_pool(cx *c)
 {
-	bool nchw = nchw_format(c), avg = !strncmp(c->op, "AvgPool", 7);
+	bool nchw = nchw_format(c), avg = !strncmp(c->b->op, "AvgPool", 7);
 	ir_shape xs = vshape(c, c->in[0]);
 	if (xs.rank != 4)
-		return unsup(c, "input rank %d (4 expected)", xs.rank);
+		return ib_unsup(c->b, "input rank %d (4 expected)", xs.rank);
 	int64_t st[2], k[2], pads[4], dil[2] = {1, 1}, in[2] = {xs.dim[nchw ? 2 : 1], xs.dim[nchw ? 3 : 2]};
 	TRY(hw_attr(c, "ksize", nchw, 1, k));
 	TRY(hw_attr(c, "strides", nchw, 1, st));
 	TRY(padding(c, nchw, in, k, st, dil, pads));
 	int x = to_nchw(c, nchw);
-	int t = nchw ? tout(c, 0) : ttmp(c, "nchw");
+	int t = nchw ? tout(c, 0) : ib_tmp(c->b, "nchw");
 	int n = emit(c, nchw ? NULL : "pool", avg ? IR_OP_AVG_POOL : IR_OP_MAX_POOL, &x, 1, &t, 1);
-	set_is(c, n, "kernel", k, 2);
-	set_is(c, n, "strides", st, 2);
-	set_is(c, n, "pads", pads, 4);
+	ib_set_is(c->b, n, "kernel", k, 2);
+	ib_set_is(c->b, n, "strides", st, 2);
+	ib_set_is(c->b, n, "pads", pads, 4);
 	if (avg)
-		set_i(c, n, "count_include_pad", 0);
+		ib_set_i(c->b, n, "count_include_pad", 0);
 	return from_nchw(c, nchw, n, t);
 }
 
 static int cv_batch_norm(cx *c)
 {
 	if (a_bool(c, "is_training", false))
-		return unsup(c, "is_training is set (freeze the graph for inference)");
+		return ib_unsup(c->b, "is_training is set (freeze the graph for inference)");
 	bool nchw = nchw_format(c);
 	double eps = a_float(c, "epsilon", 1e-3);
 	int x = with_layout(c, tin(c, 0), nchw ? IR_LAYOUT_NCHW : IR_LAYOUT_NHWC, nchw ? "nchw_in" : "nhwc_in");
 	int in[5] = {x, tin(c, 1), tin(c, 2), tin(c, 3), tin(c, 4)};
 	int n = emit_out0(c, IR_OP_BATCH_NORM, in, 5);
-	set_f(c, n, "epsilon", eps);
-	return done(c, n);
+	ib_set_f(c->b, n, "epsilon", eps);
+	return ib_done(c->b, n);
 }
 
 /* ---------------------------------------------------------------- reductions */
@@ -2307,7 +2026,7 @@ static int cv_reduce(cx *c)
 		{"Mean", IR_OP_REDUCE_MEAN}, {"Sum", IR_OP_REDUCE_SUM}, {"Max", IR_OP_REDUCE_MAX}, {"Min", IR_OP_REDUCE_MIN}};
 	int op = -1;
 	for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
-		if (!strcmp(m[i].tf, c->op))
+		if (!strcmp(m[i].tf, c->b->op))
 			op = m[i].op;
 	if (c->in[0]->c) {
 		/* fold: walk every element into its reduced slot */
@@ -2345,9 +2064,9 @@ static int cv_reduce(cx *c)
 	}
 	int xi = tin(c, 0);
 	int nd = emit_out0(c, op, &xi, 1);
-	set_is(c, nd, "axes", axes, n);
-	set_i(c, nd, "keepdims", keep);
-	return done(c, nd);
+	ib_set_is(c->b, nd, "axes", axes, n);
+	ib_set_i(c->b, nd, "keepdims", keep);
+	return ib_done(c->b, nd);
 }
 
 static int cv_argmax(cx *c)
@@ -2355,22 +2074,22 @@ static int cv_argmax(cx *c)
 	const cval *ax = need_cst(c, 1, "dimension");
 	NEED(ax);
 	ir_shape xs = vshape(c, c->in[0]);
-	int a = ax->n == 1 ? norm_axis(c, d2i(ax->v[0]), xs.rank) : cfail(c, "dimension must be a scalar");
+	int a = ax->n == 1 ? norm_axis(c, ib_f2i(ax->v[0]), xs.rank) : ib_fail(c->b, "dimension must be a scalar");
 	if (a < 0)
 		return -1;
 	ir_dtype to = out_type(c, "output_type");
 	int x = tin(c, 0);
-	int t = to == IR_DTYPE_I64 ? tout(c, 0) : ttmp(c, "i64");
+	int t = to == IR_DTYPE_I64 ? tout(c, 0) : ib_tmp(c->b, "i64");
 	int n = emit(c, to == IR_DTYPE_I64 ? NULL : "argmax", IR_OP_ARGMAX, &x, 1, &t, 1);
-	set_i(c, n, "axis", a);
-	set_i(c, n, "keepdims", 0);
-	TRY(done(c, n));
+	ib_set_i(c->b, n, "axis", a);
+	ib_set_i(c->b, n, "keepdims", 0);
+	TRY(ib_done(c->b, n));
 	if (to == IR_DTYPE_I64)
 		return 0;
 	int o = tout(c, 0);
 	n = emit(c, NULL, IR_OP_CAST, &t, 1, &o, 1);
-	set_s(c, n, "to", ir_dtype_name(to));
-	return done(c, n);
+	ib_set_s(c->b, n, "to", ir_dtype_name(to));
+	return ib_done(c->b, n);
 }
 
 /* ---------------------------------------------------------------- resizing and blocks */
@@ -2382,26 +2101,26 @@ static int cv_resize(cx *c)
 	ir_shape xs = vshape(c, c->in[0]);
 	int64_t hw[2];
 	if (cst_ints(c, sz, hw, 2, "size") != 2 || xs.rank != 4)
-		return cfail(c, "size must have 2 values and the input rank 4");
+		return ib_fail(c->b, "size must have 2 values and the input rank 4");
 	bool align = a_bool(c, "align_corners", false), half = a_bool(c, "half_pixel_centers", false);
-	bool nearest = !strcmp(c->op, "ResizeNearestNeighbor");
+	bool nearest = !strcmp(c->b->op, "ResizeNearestNeighbor");
 	const char *ct = align ? "align_corners" : half ? (nearest ? "tf_half_pixel_for_nn" : "half_pixel") : "asymmetric";
 	int64_t sizes[4] = {xs.dim[0], xs.dim[1], hw[0], hw[1]};
 	int x = to_nchw(c, false);
 	sizes[1] = xs.dim[3];
-	int t = ttmp(c, "nchw");
+	int t = ib_tmp(c->b, "nchw");
 	int n = emit(c, "resize", IR_OP_RESIZE, &x, 1, &t, 1);
-	set_is(c, n, "sizes", sizes, 4);
-	set_s(c, n, "mode", nearest ? "nearest" : "linear");
-	set_s(c, n, "coordinate_transformation_mode", ct);
+	ib_set_is(c->b, n, "sizes", sizes, 4);
+	ib_set_s(c->b, n, "mode", nearest ? "nearest" : "linear");
+	ib_set_s(c->b, n, "coordinate_transformation_mode", ct);
 	if (nearest)
-		set_s(c, n, "nearest_mode", align ? "round_prefer_ceil" : "floor");
+		ib_set_s(c->b, n, "nearest_mode", align ? "round_prefer_ceil" : "floor");
 	return from_nchw(c, false, n, t);
 }
 
 static int cv_batch_space(cx *c)
 {
-	bool to_space = !strcmp(c->op, "BatchToSpaceND");
+	bool to_space = !strcmp(c->b->op, "BatchToSpaceND");
 	const cval *bc = need_cst(c, 1, "block_shape"), *pc = need_cst(c, 2, to_space ? "crops" : "paddings");
 	NEED(bc && pc);
 	ir_shape xs = vshape(c, c->in[0]);
@@ -2410,16 +2129,16 @@ static int cv_batch_space(cx *c)
 	if (m < 0)
 		return -1;
 	if (m != 2 || xs.rank != 4 || pc->n != 4)
-		return unsup(c, "only 2 spatial block dimensions of a 4-D NHWC tensor");
-	if (pc->s.rank != 2 || pc->s.dim[0] != m || pc->s.dim[1] != 2 || !is_int(pc->dt))
-		return cfail(c, "%s must be %dx2 integers", to_space ? "crops" : "paddings", m);
+		return ib_unsup(c->b, "only 2 spatial block dimensions of a 4-D NHWC tensor");
+	if (pc->s.rank != 2 || pc->s.dim[0] != m || pc->s.dim[1] != 2 || !ib_dtype_is_int(pc->dt))
+		return ib_fail(c->b, "%s must be %dx2 integers", to_space ? "crops" : "paddings", m);
 	for (int i = 0; i < 2 * m; i++)	/* [begin, end] per axis, as the IR's pads/crops */
-		pads[i] = d2i(pc->v[i]);
+		pads[i] = ib_f2i(pc->v[i]);
 	int x = with_layout(c, tin(c, 0), IR_LAYOUT_NHWC, "nhwc_in");
 	int n = emit_out0(c, to_space ? IR_OP_BATCH_TO_SPACE : IR_OP_SPACE_TO_BATCH, &x, 1);
-	set_is(c, n, "block", blk, m);
-	set_is(c, n, to_space ? "crops" : "pads", pads, 2 * m);
-	return done(c, n);
+	ib_set_is(c->b, n, "block", blk, m);
+	ib_set_is(c->b, n, to_space ? "crops" : "pads", pads, 2 * m);
+	return ib_done(c->b, n);
 }
 
 /* ---------------------------------------------------------------- placeholders */
@@ -2435,14 +2154,14 @@ static int cv_placeholder(cx *c)
 	char b1[128], b2[128];
 	if (sa && sa->value_case == NPU_TF__ATTR_VALUE__VALUE_SHAPE) {
 		if (shape_from_proto(sa->shape, &s, &known))
-			return cfail(c, "bad shape attribute");
-	} else if (!strcmp(c->op, "Placeholder")) {
+			return ib_fail(c->b, "bad shape attribute");
+	} else if (!strcmp(c->b->op, "Placeholder")) {
 		known = false;
 	}
 	for (int i = 0; i < o->n_consts; i++)
-		if (!strcmp(o->consts[i].name, c->name)) {
+		if (!strcmp(o->consts[i].name, c->b->name)) {
 			if (dt < 0)
-				return cfail(c, "type %s is not supported", tf_type_name(a_type(c, "dtype", 0)));
+				return ib_fail(c->b, "type %s is not supported", tf_type_name(a_type(c, "dtype", 0)));
 			ir_shape cs = known ? s : (ir_shape){0};
 			cval *r = cval_new((ir_dtype)dt, &cs);
 			for (int64_t k = 0; r && k < r->n; k++)
@@ -2451,12 +2170,12 @@ static int cv_placeholder(cx *c)
 		}
 	const ir_shape *given = NULL;
 	for (int i = 0; i < o->n_inputs; i++)
-		if (!strcmp(o->inputs[i].name, c->name))
+		if (!strcmp(o->inputs[i].name, c->b->name))
 			given = &o->inputs[i].shape;
-	if (!given && !strcmp(c->op, "PlaceholderWithDefault"))
+	if (!given && !strcmp(c->b->op, "PlaceholderWithDefault"))
 		return cv_identity(c);
 	if (dt < 0)
-		return unsup(c, "placeholder of type %s", tf_type_name(a_type(c, "dtype", 0)));
+		return ib_unsup(c->b, "placeholder of type %s", tf_type_name(a_type(c, "dtype", 0)));
 	if (given) {
 		bool ok = s.rank == 0 && !known;	/* unknown rank */
 		if (!ok && given->rank == s.rank) {
@@ -2465,24 +2184,24 @@ static int cv_placeholder(cx *c)
 				ok &= s.dim[i] < 0 || s.dim[i] == given->dim[i];
 		}
 		if (!ok)
-			return cfail(c, "--input shape %s does not match the placeholder's shape %s",
+			return ib_fail(c->b, "--input shape %s does not match the placeholder's shape %s",
 				     shape_text(given, true, b1, sizeof b1), shape_text(&s, known, b2, sizeof b2));
 		s = *given;
 	} else if (!known) {
-		return unsup(c, "placeholder has no static shape (%s); give it with --input %s:SHAPE",
-			     shape_text(&s, known, b1, sizeof b1), c->name);
+		return ib_unsup(c->b, "placeholder has no static shape (%s); give it with --input %s:SHAPE",
+			     shape_text(&s, known, b1, sizeof b1), c->b->name);
 	}
 	ir_kind kind = IR_KIND_INPUT;
 	for (int i = 0; i < o->n_states; i++)
-		if (!strcmp(o->states[i].in, c->name))
+		if (!strcmp(o->states[i].in, c->b->name))
 			kind = IR_KIND_STATE;
-	int id = ir_graph_add_tensor(im->g, c->name, (ir_dtype)dt, &s, kind, im->d);
-	if (id < 0 || grow((void **)&im->in_ids, &im->cap_in, im->n_in_ids, sizeof(int))) {
-		c->failed = true;
-		return id < 0 ? -1 : oom(im);
+	int id = ir_graph_add_tensor(im->b.g, c->b->name, (ir_dtype)dt, &s, kind, im->b.d);
+	if (id < 0 || ib_grow((void **)&im->in_ids, &im->cap_in, im->n_in_ids, sizeof(int))) {
+		c->b->failed = true;
+		return id < 0 ? -1 : ib_oom(&im->b);
 	}
 	if (s.rank == 4)
-		ir_graph_tensor(im->g, id)->layout = im->nchw ? IR_LAYOUT_NCHW : IR_LAYOUT_NHWC;
+		ir_graph_tensor(im->b.g, id)->layout = im->nchw ? IR_LAYOUT_NCHW : IR_LAYOUT_NHWC;
 	im->in_ids[im->n_in_ids++] = id;
 	c->out[0].tensor = id;
 	return 0;
@@ -2498,7 +2217,7 @@ static int cv_random(cx *c)
 		return -1;
 	s.rank = n;
 	if (ir_shape_numel(&s) < 0)
-		return cfail(c, "bad shape");
+		return ib_fail(c->b, "bad shape");
 	c->out[0].rnd = true;
 	c->out[0].lo = 0;
 	c->out[0].hi = 1;
@@ -2514,38 +2233,38 @@ static int cv_argmin(cx *c)
 	const cval *ax = need_cst(c, 1, "dimension");
 	NEED(ax);
 	ir_shape xs = vshape(c, c->in[0]);
-	int a = ax->n == 1 ? norm_axis(c, d2i(ax->v[0]), xs.rank) : cfail(c, "dimension must be a scalar");
+	int a = ax->n == 1 ? norm_axis(c, ib_f2i(ax->v[0]), xs.rank) : ib_fail(c->b, "dimension must be a scalar");
 	if (a < 0)
 		return -1;
 	ir_dtype to = out_type(c, "output_type");
-	int x = tin(c, 0), neg = ttmp(c, "neg");
+	int x = tin(c, 0), neg = ib_tmp(c->b, "neg");
 	int n = emit(c, "neg", IR_OP_NEG, &x, 1, &neg, 1);
-	TRY(done(c, n));
-	int t = to == IR_DTYPE_I64 ? tout(c, 0) : ttmp(c, "i64");
+	TRY(ib_done(c->b, n));
+	int t = to == IR_DTYPE_I64 ? tout(c, 0) : ib_tmp(c->b, "i64");
 	n = emit(c, to == IR_DTYPE_I64 ? NULL : "argmax", IR_OP_ARGMAX, &neg, 1, &t, 1);
-	set_i(c, n, "axis", a);
-	set_i(c, n, "keepdims", 0);
-	TRY(done(c, n));
+	ib_set_i(c->b, n, "axis", a);
+	ib_set_i(c->b, n, "keepdims", 0);
+	TRY(ib_done(c->b, n));
 	if (to == IR_DTYPE_I64)
 		return 0;
 	int o = tout(c, 0);
 	n = emit(c, NULL, IR_OP_CAST, &t, 1, &o, 1);
-	set_s(c, n, "to", ir_dtype_name(to));
-	return done(c, n);
+	ib_set_s(c->b, n, "to", ir_dtype_name(to));
+	return ib_done(c->b, n);
 }
 
 static int cv_gather(cx *c)
 {
-	bool v2 = !strcmp(c->op, "GatherV2");
+	bool v2 = !strcmp(c->b->op, "GatherV2");
 	int64_t axis = 0;
 	if (v2) {
 		const cval *ax = need_cst(c, 2, "axis");
 		NEED(ax);
 		if (ax->n != 1)
-			return cfail(c, "axis must be a scalar");
-		axis = d2i(ax->v[0]);
+			return ib_fail(c->b, "axis must be a scalar");
+		axis = ib_f2i(ax->v[0]);
 		if (a_int(c, "batch_dims", 0) != 0)
-			return unsup(c, "batch_dims %lld", (long long)a_int(c, "batch_dims", 0));
+			return ib_unsup(c->b, "batch_dims %lld", (long long)a_int(c, "batch_dims", 0));
 	}
 	ir_shape xs = vshape(c, c->in[0]);
 	int a = norm_axis(c, axis, xs.rank);
@@ -2561,7 +2280,7 @@ static int cv_gather(cx *c)
 		for (int i = a + 1; i < xs.rank && o.rank < IR_MAX_RANK; i++)
 			o.dim[o.rank++] = xs.dim[i];
 		if (xs.rank - 1 + ix->s.rank > IR_MAX_RANK)
-			return cfail(c, "result rank too large");
+			return ib_fail(c->b, "result rank too large");
 		int64_t outer = 1, inner = 1, d = xs.dim[a];
 		for (int i = 0; i < xs.rank; i++)
 			if (i != a)
@@ -2569,12 +2288,12 @@ static int cv_gather(cx *c)
 		cval *r = cval_new(x->dt, &o);
 		for (int64_t q = 0; r && q < outer; q++)
 			for (int64_t j = 0; j < ix->n; j++) {
-				int64_t k = d2i(ix->v[j]);
+				int64_t k = ib_f2i(ix->v[j]);
 				if (k < 0)
 					k += d;
 				if (k < 0 || k >= d) {
 					cval_free(r);
-					return cfail(c, "index %lld out of range", (long long)d2i(ix->v[j]));
+					return ib_fail(c->b, "index %lld out of range", (long long)ib_f2i(ix->v[j]));
 				}
 				memcpy(r->v + (q * ix->n + j) * inner, x->v + (q * d + k) * inner, sizeof(double) * (size_t)inner);
 			}
@@ -2582,8 +2301,8 @@ static int cv_gather(cx *c)
 	}
 	int in[2] = {tin(c, 0), tin(c, 1)};
 	int n = emit_out0(c, IR_OP_GATHER, in, 2);
-	set_i(c, n, "axis", a);
-	return done(c, n);
+	ib_set_i(c->b, n, "axis", a);
+	return ib_done(c->b, n);
 }
 
 /* GatherNd with indices computed in the graph: the flat index is the sum
@@ -2593,12 +2312,12 @@ static int gather_nd_dynamic(cx *c)
 	ir_shape ps = vshape(c, c->in[0]), is = vshape(c, c->in[1]);
 	ir_dtype it = vdtype(c, c->in[1]);
 	if (is.rank < 1 || (it != IR_DTYPE_I32 && it != IR_DTYPE_I64))
-		return cfail(c, "indices must be int32 or int64 of rank 1 or more");
+		return ib_fail(c->b, "indices must be int32 or int64 of rank 1 or more");
 	int K = (int)is.dim[is.rank - 1];
 	if (K < 1 || K > ps.rank)
-		return cfail(c, "index tuples of %d values for params of rank %d", K, ps.rank);
+		return ib_fail(c->b, "index tuples of %d values for params of rank %d", K, ps.rank);
 	if (is.rank - 1 + ps.rank - K > IR_MAX_RANK)
-		return cfail(c, "result rank too large");
+		return ib_fail(c->b, "result rank too large");
 	ir_shape flat = {.rank = ps.rank - K + 1, .dim = {1}};
 	for (int i = 0; i < K; i++)
 		flat.dim[0] *= ps.dim[i];
@@ -2608,22 +2327,22 @@ static int gather_nd_dynamic(cx *c)
 	for (int i = K - 1; st && i >= 0; i--)
 		st->v[i] = i == K - 1 ? 1 : st->v[i + 1] * (double)ps.dim[i + 1];
 	int mi[2] = {tin(c, 1), tconst(c, "strides", st)};
-	int m = ttmp(c, "scaled");
+	int m = ib_tmp(c->b, "scaled");
 	int n = emit(c, "scaled", IR_OP_MUL, mi, 2, &m, 1);
-	TRY(done(c, n));
-	int fi = ttmp(c, "flat_indices");
+	TRY(ib_done(c->b, n));
+	int fi = ib_tmp(c->b, "flat_indices");
 	n = emit(c, "flat_indices", IR_OP_REDUCE_SUM, &m, 1, &fi, 1);
 	int64_t ax = is.rank - 1;
-	set_is(c, n, "axes", &ax, 1);
-	set_i(c, n, "keepdims", 0);
-	TRY(done(c, n));
+	ib_set_is(c->b, n, "axes", &ax, 1);
+	ib_set_i(c->b, n, "keepdims", 0);
+	TRY(ib_done(c->b, n));
 	int x = tin(c, 0);
 	if (K != 1)
 		x = reshape(c, x, &flat, "flat", -1);
 	int in[2] = {x, fi};
 	n = emit_out0(c, IR_OP_GATHER, in, 2);
-	set_i(c, n, "axis", 0);
-	return done(c, n);
+	ib_set_i(c->b, n, "axis", 0);
+	return ib_done(c->b, n);
 }
 
 /* GatherNd with indices known at import: the leading K axes of params
@@ -2631,21 +2350,21 @@ static int gather_nd_dynamic(cx *c)
 static int cv_gather_nd(cx *c)
 {
 	if (a_int(c, "batch_dims", 0) != 0)
-		return unsup(c, "batch_dims %lld", (long long)a_int(c, "batch_dims", 0));
+		return ib_unsup(c->b, "batch_dims %lld", (long long)a_int(c, "batch_dims", 0));
 	if (!c->in[1]->c && !c->in[1]->rnd)
 		return gather_nd_dynamic(c);
 	const cval *ix = need_cst(c, 1, "indices");
 	NEED(ix);
 	if (a_int(c, "batch_dims", 0) != 0)
-		return unsup(c, "batch_dims %lld", (long long)a_int(c, "batch_dims", 0));
+		return ib_unsup(c->b, "batch_dims %lld", (long long)a_int(c, "batch_dims", 0));
 	ir_shape ps = vshape(c, c->in[0]);
-	if (ix->s.rank < 1 || !is_int(ix->dt))
-		return cfail(c, "indices must be integers of rank 1 or more");
+	if (ix->s.rank < 1 || !ib_dtype_is_int(ix->dt))
+		return ib_fail(c->b, "indices must be integers of rank 1 or more");
 	int K = (int)ix->s.dim[ix->s.rank - 1];
 	if (K < 0 || K > ps.rank)
-		return cfail(c, "index tuples of %d values for params of rank %d", K, ps.rank);
+		return ib_fail(c->b, "index tuples of %d values for params of rank %d", K, ps.rank);
 	if (ix->s.rank - 1 + ps.rank - K > IR_MAX_RANK)
-		return cfail(c, "result rank too large");
+		return ib_fail(c->b, "result rank too large");
 	ir_shape is = {.rank = ix->s.rank - 1}, o = {0}, flat = {.rank = ps.rank - K + 1, .dim = {1}};
 	for (int i = 0; i < is.rank; i++)
 		o.dim[o.rank++] = is.dim[i] = ix->s.dim[i];
@@ -2657,10 +2376,10 @@ static int cv_gather_nd(cx *c)
 	for (int64_t j = 0; fi && j < fi->n; j++) {
 		int64_t lin = 0;
 		for (int i = 0; i < K; i++) {
-			int64_t v = d2i(ix->v[j * K + i]);
+			int64_t v = ib_f2i(ix->v[j * K + i]);
 			if (v < 0 || v >= ps.dim[i]) {
 				cval_free(fi);
-				return cfail(c, "index %lld out of range for axis %d of size %lld", (long long)v, i,
+				return ib_fail(c->b, "index %lld out of range for axis %d of size %lld", (long long)v, i,
 					     (long long)ps.dim[i]);
 			}
 			lin = lin * ps.dim[i] + v;
@@ -2685,29 +2404,29 @@ static int cv_gather_nd(cx *c)
 		x = reshape(c, x, &flat, "flat", -1);
 	int in[2] = {x, tconst(c, "flat_indices", fi)};
 	int n = emit_out0(c, IR_OP_GATHER, in, 2);
-	set_i(c, n, "axis", 0);
-	return done(c, n);
+	ib_set_i(c->b, n, "axis", 0);
+	return ib_done(c->b, n);
 }
 
 static int cv_prelu(cx *c)
 {
 	int in[2] = {tin(c, 0), tin(c, 1)};
-	return done(c, emit_out0(c, IR_OP_PRELU, in, 2));
+	return ib_done(c->b, emit_out0(c, IR_OP_PRELU, in, 2));
 }
 
 static int cv_add_n(cx *c)
 {
 	if (c->nin < 1)
-		return cfail(c, "no inputs");
+		return ib_fail(c->b, "no inputs");
 	if (c->nin == 1)
 		return cv_identity(c);
 	int acc = tin(c, 0);
 	for (int i = 1; i < c->nin; i++) {
 		int in[2] = {acc, tin(c, i)};
 		bool last = i == c->nin - 1;
-		int o = last ? tout(c, 0) : ttmp(c, own_fmt(c->im, "sum%d", i));
-		int n = emit(c, last ? NULL : own_fmt(c->im, "add%d", i), IR_OP_ADD, in, 2, &o, 1);
-		TRY(done(c, n));
+		int o = last ? tout(c, 0) : ib_tmp(c->b, ib_fmt(c->b, "sum%d", i));
+		int n = emit(c, last ? NULL : ib_fmt(c->b, "add%d", i), IR_OP_ADD, in, 2, &o, 1);
+		TRY(ib_done(c->b, n));
 		acc = o;
 	}
 	return 0;
@@ -2718,31 +2437,31 @@ static int cv_clip(cx *c)
 	const cval *lo = need_cst(c, 1, "clip_value_min"), *hi = need_cst(c, 2, "clip_value_max");
 	NEED(lo && hi);
 	if (lo->n != 1 || hi->n != 1)
-		return unsup(c, "clip limits that are not scalars");
+		return ib_unsup(c->b, "clip limits that are not scalars");
 	int x = tin(c, 0);
 	int n = emit_out0(c, IR_OP_CLIP, &x, 1);
-	set_f(c, n, "min", lo->v[0]);
-	set_f(c, n, "max", hi->v[0]);
-	return done(c, n);
+	ib_set_f(c->b, n, "min", lo->v[0]);
+	ib_set_f(c->b, n, "max", hi->v[0]);
+	return ib_done(c->b, n);
 }
 
 /* DepthToSpace/SpaceToDepth: TF's NHWC order is ONNX's DCR on NCHW. */
 static int cv_depth_space(cx *c)
 {
-	bool d2s = !strcmp(c->op, "DepthToSpace"), nchw = nchw_format(c);
+	bool d2s = !strcmp(c->b->op, "DepthToSpace"), nchw = nchw_format(c);
 	ir_shape xs = vshape(c, c->in[0]);
 	if (xs.rank != 4)
-		return unsup(c, "input rank %d (4 expected)", xs.rank);
+		return ib_unsup(c->b, "input rank %d (4 expected)", xs.rank);
 	int64_t b = a_int(c, "block_size", 2);
 	if (b < 1 || b > 4096)
-		return cfail(c, "bad block_size");
+		return ib_fail(c->b, "bad block_size");
 	int x = to_nchw(c, nchw);
-	int t = nchw ? tout(c, 0) : ttmp(c, "nchw");
+	int t = nchw ? tout(c, 0) : ib_tmp(c->b, "nchw");
 	int n = emit(c, nchw ? NULL : d2s ? "depth_to_space" : "space_to_depth",
 		     d2s ? IR_OP_DEPTH_TO_SPACE : IR_OP_SPACE_TO_DEPTH, &x, 1, &t, 1);
-	set_i(c, n, "blocksize", b);
+	ib_set_i(c->b, n, "blocksize", b);
 	if (d2s)
-		set_s(c, n, "mode", "DCR");
+		ib_set_s(c->b, n, "mode", "DCR");
 	return from_nchw(c, nchw, n, t);
 }
 
@@ -2752,17 +2471,17 @@ static int cv_lrn(cx *c)
 {
 	ir_shape xs = vshape(c, c->in[0]);
 	if (xs.rank != 4)
-		return unsup(c, "input rank %d (4 expected)", xs.rank);
+		return ib_unsup(c->b, "input rank %d (4 expected)", xs.rank);
 	int64_t r = a_int(c, "depth_radius", 5);
 	if (r < 0 || r > 4096)
-		return cfail(c, "bad depth_radius");
+		return ib_fail(c->b, "bad depth_radius");
 	int x = to_nchw(c, false);
-	int t = ttmp(c, "nchw");
+	int t = ib_tmp(c->b, "nchw");
 	int n = emit(c, "lrn", IR_OP_LRN, &x, 1, &t, 1);
-	set_i(c, n, "size", 2 * r + 1);
-	set_f(c, n, "alpha", a_float(c, "alpha", 1) * (double)(2 * r + 1));
-	set_f(c, n, "beta", a_float(c, "beta", 0.5));
-	set_f(c, n, "bias", a_float(c, "bias", 1));
+	ib_set_i(c->b, n, "size", 2 * r + 1);
+	ib_set_f(c->b, n, "alpha", a_float(c, "alpha", 1) * (double)(2 * r + 1));
+	ib_set_f(c->b, n, "beta", a_float(c, "beta", 0.5));
+	ib_set_f(c->b, n, "bias", a_float(c, "bias", 1));
 	return from_nchw(c, false, n, t);
 }
 
@@ -2882,7 +2601,8 @@ static void poison(cx *c)
 static int convert(imp *im, int idx)
 {
 	tnode *t = &im->n[idx];
-	cx c = {.im = im, .idx = idx, .nd = t->nd, .op = t->nd->op, .name = t->nd->name, .out = t->out, .nout = t->nout};
+	cx c = {.im = im, .idx = idx, .nd = t->nd, .b = &im->b, .out = t->out, .nout = t->nout};
+	ib_begin(&im->b, t->nd->name, t->nd->op);
 	bool dead = false, poisoned = false;
 	for (size_t i = 0; i < t->nd->n_input; i++) {
 		int k;
@@ -2891,14 +2611,14 @@ static int convert(imp *im, int idx)
 		if (control)
 			continue;
 		if (c.nin == 64)
-			return cfail(&c, "more than 64 inputs");
+			return ib_fail(c.b, "more than 64 inputs");
 		val *v = &im->n[j].out[k];
 		c.in[c.nin++] = v;
 		dead |= v->dead;
 		poisoned |= v->poisoned;
 	}
-	const op_entry *e = find_op(c.op);
-	if (!strcmp(c.op, "Merge")) {
+	const op_entry *e = find_op(t->nd->op);
+	if (!strcmp(t->nd->op, "Merge")) {
 		for (int i = 0; i < c.nin; i++)
 			if (!c.in[i]->dead) {
 				if (c.in[i]->poisoned)
@@ -2920,18 +2640,18 @@ static int convert(imp *im, int idx)
 		return 0;
 	}
 	if (!e) {
-		int cls = op_class(c.op);
+		int cls = op_class(t->nd->op);
 		poison(&c);
-		return add_problem(im, c.op, c.name, NULL, cls);
+		return ib_problem_add(&im->b, cls, t->nd->op, t->nd->name, NULL);
 	}
 	if (poisoned) {
 		poison(&c);
 		return 0;
 	}
-	if (c.nin < min_inputs(c.op))
-		return cfail(&c, "%d data input%s, at least %d expected", c.nin, c.nin == 1 ? "" : "s", min_inputs(c.op));
+	if (c.nin < min_inputs(t->nd->op))
+		return ib_fail(c.b, "%d data input%s, at least %d expected", c.nin, c.nin == 1 ? "" : "s", min_inputs(t->nd->op));
 	int r = e->conv(&c);
-	if (c.failed || (r < 0 && !c.problem))
+	if (c.b->failed || (r < 0 && !c.problem))
 		return -1;
 	if (r != 0 || c.problem)
 		poison(&c);
@@ -2947,7 +2667,7 @@ static int plan(imp *im, const int *outs, int nouts, int *order)
 	if (!stack || !pos) {
 		free(stack);
 		free(pos);
-		return oom(im);
+		return ib_oom(&im->b);
 	}
 	int rc = 0;
 	for (int o = 0; o < nouts && rc == 0; o++) {
@@ -2967,7 +2687,7 @@ static int plan(imp *im, const int *outs, int nouts, int *order)
 				if (control)
 					continue;
 				if (j < 0) {
-					rc = ir_fail(im->d, -1, -1, "node '%s' (%s) reads '%s', which is not in the graph",
+					rc = ir_fail(im->b.d, -1, -1, "node '%s' (%s) reads '%s', which is not in the graph",
 						     nd->name, nd->op, ref);
 					break;
 				}
@@ -2975,7 +2695,7 @@ static int plan(imp *im, const int *outs, int nouts, int *order)
 					im->n[j].nout = out + 1;
 				if (im->n[j].state == 1 && strcmp(im->n[j].nd->op, "NextIteration") &&
 				    strcmp(nd->op, "Merge")) {
-					rc = ir_fail(im->d, -1, -1, "the graph has a cycle through node '%s'", nd->name);
+					rc = ir_fail(im->b.d, -1, -1, "the graph has a cycle through node '%s'", nd->name);
 					break;
 				}
 				if (im->n[j].state == 0) {
@@ -2998,25 +2718,12 @@ static int plan(imp *im, const int *outs, int nouts, int *order)
 static int set_meta(imp *im)
 {
 	const NpuTf__GraphDef *gd = im->gd;
-	if (ir_meta_set_str(im->g, "source.framework", "tensorflow") ||
-	    (im->opts->file && ir_meta_set_str(im->g, "source.file", im->opts->file)) ||
+	if (ir_meta_set_str(im->b.g, "source.framework", "tensorflow") ||
+	    (im->opts->file && ir_meta_set_str(im->b.g, "source.file", im->opts->file)) ||
 	    (gd->versions && gd->versions->producer &&
-	     ir_meta_set_int(im->g, "source.producer_version", gd->versions->producer)))
-		return oom(im);
+	     ir_meta_set_int(im->b.g, "source.producer_version", gd->versions->producer)))
+		return ib_oom(&im->b);
 	return 0;
-}
-
-/* Re-express libir's diagnostic naming the node or tensor it concerns. */
-static int graph_fail(imp *im)
-{
-	const ir_node *n = ir_graph_node(im->g, im->d->node);
-	char m[sizeof im->d->msg];
-	snprintf(m, sizeof m, "%s", im->d->msg);
-	if (n)
-		ir_fail(im->d, -1, -1, "node '%s' (%s): %s", n->name, n->origin ? n->origin : ir_op_name(n->op), m);
-	else
-		ir_fail(im->d, -1, -1, "%s", m);
-	return -1;
 }
 
 /* The IR tensor for requested output o (node j, output k), named after it. */
@@ -3024,29 +2731,30 @@ static int output_tensor(imp *im, int j, int k, const char *want)
 {
 	tnode *t = &im->n[j];
 	val *v = &t->out[k];
-	cx c = {.im = im, .idx = j, .nd = t->nd, .op = t->nd->op, .name = t->nd->name, .out = t->out, .nout = t->nout};
+	cx c = {.im = im, .idx = j, .nd = t->nd, .b = &im->b, .out = t->out, .nout = t->nout};
+	ib_begin(&im->b, t->nd->name, t->nd->op);
 	if (v->dead)
-		return ir_fail(im->d, -1, -1, "output '%s' is on the untaken side of a Switch", want);
+		return ir_fail(im->b.d, -1, -1, "output '%s' is on the untaken side of a Switch", want);
 	if (v->rnd)
-		return ir_fail(im->d, -1, -1, "output '%s' is random", want);
+		return ir_fail(im->b.d, -1, -1, "output '%s' is random", want);
 	c.in[0] = v;
 	c.nin = 1;
 	int id = v->tensor >= 0 ? v->tensor : v->c ? tin(&c, 0) : -1;
 	if (id < 0)
-		return c.failed ? -1 : ir_fail(im->d, -1, -1, "output '%s' was not imported", want);
-	const ir_tensor *x = ir_graph_tensor(im->g, id);
+		return c.b->failed ? -1 : ir_fail(im->b.d, -1, -1, "output '%s' was not imported", want);
+	const ir_tensor *x = ir_graph_tensor(im->b.g, id);
 	if (x->kind == IR_KIND_ACTIVATION && !strcmp(x->name, want))
 		return id;
 	/* a constant, a placeholder or a value named after another node:
 	 * an identity node gives the output its own name */
-	const char *name = unique_name(im, ir_graph_find_tensor(im->g, want) < 0 ? want : own_fmt(im, "%s#out", want), false);
-	int o = name ? ir_graph_add_tensor(im->g, name, x->dtype, &x->shape, IR_KIND_ACTIVATION, im->d) : oom(im);
+	const char *name = ib_unique(&im->b, ir_graph_find_tensor(im->b.g, want) < 0 ? want : ib_fmt(&im->b, "%s#out", want), false);
+	int o = name ? ir_graph_add_tensor(im->b.g, name, x->dtype, &x->shape, IR_KIND_ACTIVATION, im->b.d) : ib_oom(&im->b);
 	if (o < 0)
 		return -1;
-	const char *nn = unique_name(im, ir_graph_find_node(im->g, t->nd->name) < 0 ? t->nd->name : own_fmt(im, "%s#out", t->nd->name), true);
-	int n = nn ? ir_graph_add_node(im->g, nn, IR_OP_IDENTITY, &id, 1, &o, 1, im->d) : oom(im);
-	if (n < 0 || ir_node_set_origin(im->g, n, t->nd->op))
-		return n < 0 ? -1 : oom(im);
+	const char *nn = ib_unique(&im->b, ir_graph_find_node(im->b.g, t->nd->name) < 0 ? t->nd->name : ib_fmt(&im->b, "%s#out", t->nd->name), true);
+	int n = nn ? ir_graph_add_node(im->b.g, nn, IR_OP_IDENTITY, &id, 1, &o, 1, im->b.d) : ib_oom(&im->b);
+	if (n < 0 || ir_node_set_origin(im->b.g, n, t->nd->op))
+		return n < 0 ? -1 : ib_oom(&im->b);
 	return o;
 }
 
@@ -3064,11 +2772,11 @@ static int build(imp *im)
 	const char **outn = malloc(sizeof(char *) * (size_t)(nouts + 1));
 	int *order = malloc(sizeof(int) * (size_t)(im->nn + 1));
 	if (!outs || !outk || !outn || !order) {
-		oom(im);
+		ib_oom(&im->b);
 		goto out;
 	}
 	if (nouts == 0) {
-		ir_fail(im->d, -1, -1, "no outputs given (a GraphDef does not name its outputs; use --output NAME)");
+		ir_fail(im->b.d, -1, -1, "no outputs given (a GraphDef does not name its outputs; use --output NAME)");
 		goto out;
 	}
 	int m = 0;
@@ -3085,7 +2793,7 @@ static int build(imp *im)
 		bool control;
 		outs[i] = parse_ref(im, outn[i], &outk[i], &control);
 		if (outs[i] < 0 || control) {
-			ir_fail(im->d, -1, -1, "the graph has no node named '%s'", outn[i]);
+			ir_fail(im->b.d, -1, -1, "the graph has no node named '%s'", outn[i]);
 			goto out;
 		}
 		if (outk[i] + 1 > im->n[outs[i]].nout)
@@ -3096,7 +2804,7 @@ static int build(imp *im)
 				 o->consts[i - o->n_inputs].name : o->states[i - o->n_inputs - o->n_consts].in;
 		int j = node_find(im, nm, strlen(nm));
 		if (j < 0 || (strcmp(im->n[j].nd->op, "Placeholder") && strcmp(im->n[j].nd->op, "PlaceholderWithDefault"))) {
-			ir_fail(im->d, -1, -1, j < 0 ? "the graph has no node named '%s'" :
+			ir_fail(im->b.d, -1, -1, j < 0 ? "the graph has no node named '%s'" :
 				"node '%s' is not a placeholder (%s)", nm, j < 0 ? "" : im->n[j].nd->op);
 			goto out;
 		}
@@ -3117,12 +2825,12 @@ static int build(imp *im)
 		if (t->nout < 1)
 			t->nout = 1;
 		if (t->nout > 1024) {
-			ir_fail(im->d, -1, -1, "node '%s' (%s) has too many outputs", t->nd->name, t->nd->op);
+			ir_fail(im->b.d, -1, -1, "node '%s' (%s) has too many outputs", t->nd->name, t->nd->op);
 			goto out;
 		}
 		t->out = calloc((size_t)t->nout + 1, sizeof(val));	/* + a scratch slot */
 		if (!t->out) {
-			oom(im);
+			ib_oom(&im->b);
 			goto out;
 		}
 		for (int k2 = 0; k2 <= t->nout; k2++)
@@ -3137,23 +2845,26 @@ static int build(imp *im)
 	for (int i = 0; i < n; i++)
 		if (convert(im, order[i]))
 			goto out;
-	if (im->npb) {
-		report_problems(im);
+	if (im->b.npb) {
+		static const char *const heads[3] = {
+			"unsupported ops: ", "quantized ops (import the float graph instead): ",
+			"training-only ops (freeze an inference graph): "};
+		ib_report(&im->b, heads, 3);
 		goto out;
 	}
 	for (int i = 0; i < nouts; i++) {
-		const char *want = outk[i] ? own_fmt(im, "%s:%d", im->n[outs[i]].nd->name, outk[i]) : im->n[outs[i]].nd->name;
+		const char *want = outk[i] ? ib_fmt(&im->b, "%s:%d", im->n[outs[i]].nd->name, outk[i]) : im->n[outs[i]].nd->name;
 		if (!want || (outs[i] = output_tensor(im, outs[i], outk[i], want)) < 0)
 			goto out;
 	}
 	/* inputs: the --input order first, then the graph's */
 	int *ins = malloc(sizeof(int) * (size_t)(im->n_in_ids + 1)), ni = 0;
 	if (!ins) {
-		oom(im);
+		ib_oom(&im->b);
 		goto out;
 	}
 	for (int i = 0; i < o->n_inputs; i++) {
-		int t = ir_graph_find_tensor(im->g, o->inputs[i].name);
+		int t = ir_graph_find_tensor(im->b.g, o->inputs[i].name);
 		for (int k = 0; k < im->n_in_ids; k++)
 			if (im->in_ids[k] == t && t >= 0)
 				ins[ni++] = t;
@@ -3165,16 +2876,9 @@ static int build(imp *im)
 		if (!seen)
 			ins[ni++] = im->in_ids[k];
 	}
-	int r1 = ir_graph_set_inputs(im->g, ins, ni, im->d);
+	int r1 = ib_finish(&im->b, ins, ni, outs, nouts);
 	free(ins);
-	if (r1 || ir_graph_set_outputs(im->g, outs, nouts, im->d))
-		goto out;
-	ir_graph_prune(im->g);
-	if (ir_graph_infer_shapes(im->g, im->d) || ir_graph_verify(im->g, im->d)) {
-		graph_fail(im);
-		goto out;
-	}
-	if (set_meta(im))
+	if (r1 || set_meta(im))
 		goto out;
 	rc = 0;
 out:
@@ -3189,24 +2893,12 @@ ir_graph *tf_import(const uint8_t *buf, size_t size, const tf_import_opts *opts,
 {
 	static const tf_import_opts defaults;
 	ir_diag scratch;
-	const char *hint, *what;
 	if (!d)
 		d = &scratch;
 	if (!opts)
 		opts = &defaults;
-	if (size == 0) {
-		ir_fail(d, -1, -1, "empty file (expected a TensorFlow GraphDef)");
+	if (ib_check_format(buf, size, "a TensorFlow GraphDef", "a TensorFlow GraphDef", d))
 		return NULL;
-	}
-	size_t key = (buf[0] & 0xf0) == 0x80 ? 1 : buf[0] == 0xde ? 3 : 5;
-	if (size >= key + 7 && buf[key] == 0xa6 && !memcmp(buf + key + 1, "npu-ir", 6)) {
-		ir_fail(d, -1, -1, "this is an npukit IR stream already, not a TensorFlow GraphDef");
-		return NULL;
-	}
-	if ((what = ir_sniff_format(buf, size, &hint)) && strcmp(what, "a TensorFlow GraphDef")) {
-		ir_fail(d, -1, -1, "not a TensorFlow GraphDef (this looks like %s)", what);
-		return NULL;
-	}
 	NpuTf__GraphDef *gd = npu_tf__graph_def__unpack(NULL, size, buf);
 	if (!gd || gd->n_node == 0) {
 		ir_fail(d, -1, -1, "not a TensorFlow GraphDef (%s)", gd ? "it has no nodes" : "protobuf parse failed");
@@ -3219,15 +2911,16 @@ ir_graph *tf_import(const uint8_t *buf, size_t size, const tf_import_opts *opts,
 		npu_tf__graph_def__free_unpacked(gd, NULL);
 		return NULL;
 	}
-	imp im = {.gd = gd, .opts = opts, .d = d, .nn = (int)gd->n_node};
+	imp im = {.gd = gd, .opts = opts, .nn = (int)gd->n_node};
+	ib_init(&im.b, NULL, d, '#');
 	ir_graph *g = NULL;
 	im.n = calloc(gd->n_node, sizeof(tnode));
 	im.nslot = 64;
 	while (im.nslot < 2 * gd->n_node)
 		im.nslot *= 2;
 	im.slot = malloc(im.nslot * sizeof(int));
-	if (!im.n || !im.slot || !(im.g = ir_graph_new())) {
-		oom(&im);
+	if (!im.n || !im.slot || !(im.b.g = ir_graph_new())) {
+		ib_oom(&im.b);
 		goto out;
 	}
 	for (size_t i = 0; i < im.nslot; i++)
@@ -3243,16 +2936,16 @@ ir_graph *tf_import(const uint8_t *buf, size_t size, const tf_import_opts *opts,
 			ir_fail(d, -1, -1, "two nodes are named '%s'", nd->name);
 			goto out;
 		}
-		size_t i = hash_mem(nd->name, strlen(nd->name)) & (im.nslot - 1);
+		size_t i = ib_hash(nd->name, strlen(nd->name)) & (im.nslot - 1);
 		while (im.slot[i] >= 0)
 			i = (i + 1) & (im.nslot - 1);
 		im.slot[i] = k;
 	}
 	if (build(&im) == 0)
-		g = im.g;
+		g = im.b.g;
 out:
 	if (!g)
-		ir_graph_free(im.g);
+		ir_graph_free(im.b.g);
 	for (int k = 0; im.n && k < im.nn; k++) {
 		for (int j = 0; im.n[k].out && j <= im.n[k].nout; j++) {
 			val *v = &im.n[k].out[j];
@@ -3265,12 +2958,9 @@ out:
 		}
 		free(im.n[k].out);
 	}
-	for (int i = 0; i < im.nstrs; i++)
-		free(im.strs[i]);
-	free(im.strs);
+	ib_free(&im.b);
 	free(im.n);
 	free(im.slot);
-	free(im.pb);
 	free(im.in_ids);
 	npu_tf__graph_def__free_unpacked(gd, NULL);
 	return g;

@@ -11,17 +11,11 @@
 #include "ir.h"
 
 /* A shape for a placeholder (--input NAME:SHAPE). */
-typedef struct {
-	const char *name;
-	ir_shape shape;
-} tf_input_shape;
+typedef ir_named_shape tf_input_shape;
 
 /* A scalar placeholder frozen to a value (--const NAME=VALUE), e.g. a
  * dropout keep_prob fed as 1.0. */
-typedef struct {
-	const char *name;
-	double value;
-} tf_const_value;
+typedef ir_named_value tf_const_value;
 
 /* A state placeholder and the node output that carries its next value
  * (--state IN=OUT): IN becomes an input of kind state, OUT an output. */

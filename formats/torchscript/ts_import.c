@@ -15,6 +15,7 @@
  * silently propagates, and all problems are reported together at the end. */
 #include "torchscript/ts_import.h"
 #include "torchscript/ts_internal.h"
+#include "import/builder.h"
 #include "../../share/npu/runtime/npu_half.h"
 
 #include <math.h>
@@ -40,15 +41,10 @@
 #define MAX_PROBLEMS 200
 
 typedef struct {
-	const char *what;	/* "op 'aten::foo'", "'while' loop", ... */
-	const char *where;	/* "code/__torch__.py:12" */
-} problem;
-
-typedef struct {
 	ts_arena a;
 	ts_zip *z;
-	ir_graph *g;
-	ir_diag *d;
+	ib b;			/* the graph, diagnostics; problems: op is what cannot be
+				 * imported ("op 'aten::foo'"), node where ("code/__torch__.py:12") */
 	const ts_import_opts *o;
 	ts_map files;		/* code path -> parsed module (or &missing) */
 	ts_map ops;		/* op name -> opdef */
@@ -56,8 +52,6 @@ typedef struct {
 	ts_map node_suffix, tensor_suffix;	/* base -> the last suffix given */
 	ts_val *constants;	/* constants.pkl: a tuple */
 	ts_val *none, *poison;
-	problem *pb;
-	int npb, cappb;
 	uint8_t **bufs;		/* storage data, freed at the end */
 	int nbufs, capbufs;
 	long steps;
@@ -98,13 +92,13 @@ typedef struct {
 /* One call of a torch op being converted. */
 struct cx {
 	imp *im;
+	ib *b;			/* &im->b */
 	frame *f;
 	const opdef *e;
 	const char *op;		/* "aten::conv2d", for messages and node origins */
 	ts_val *a[16];		/* arguments bound to the schema */
 	int n;
 	const char *base;	/* node name of this call (made on first use) */
-	bool failed;		/* an IR call failed: d is set */
 };
 
 static int missing_file;	/* marks a code path known to be absent */
@@ -114,12 +108,12 @@ static int missing_file;	/* marks a code path known to be absent */
 static ts_val *fail(imp *im, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static ts_val *fail(imp *im, const char *fmt, ...)
 {
-	char m[sizeof im->d->msg];
+	char m[sizeof im->b.d->msg];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(m, sizeof m, fmt, ap);
 	va_end(ap);
-	ir_fail(im->d, -1, -1, "%s", m);
+	ir_fail(im->b.d, -1, -1, "%s", m);
 	return NULL;
 }
 
@@ -138,54 +132,12 @@ static ts_val *problem_at(imp *im, int line, const char *fmt, ...)
 	const char *where = ts_sprintf(&im->a, "%s:%d", im->file ? im->file : "?", line);
 	if (!where)
 		return oom(im);
-	for (int i = 0; i < im->npb; i++)
-		if (!strcmp(im->pb[i].what, m) && !strcmp(im->pb[i].where, where))
+	for (int i = 0; i < im->b.npb; i++)
+		if (!strcmp(im->b.pb[i].op, m) && !strcmp(im->b.pb[i].node, where))
 			return im->poison;
-	if (im->npb >= MAX_PROBLEMS)	/* more would not fit the message anyway */
+	if (im->b.npb >= MAX_PROBLEMS)	/* more would not fit the message anyway */
 		return im->poison;
-	if (im->npb == im->cappb) {
-		int cap = im->cappb ? 2 * im->cappb : 16;
-		problem *p = realloc(im->pb, sizeof *p * (size_t)cap);
-		if (!p)
-			return oom(im);
-		im->pb = p;
-		im->cappb = cap;
-	}
-	if (!(im->pb[im->npb].what = ts_strndup(&im->a, m, strlen(m))))
-		return oom(im);
-	im->pb[im->npb++].where = where;
-	return im->poison;
-}
-
-/* All problems in one line: "what (where, where); what (where)". */
-static void report_problems(imp *im)
-{
-	char m[4096];
-	size_t len = 0;
-	bool *done = calloc((size_t)im->npb + 1, 1);
-#define PUT(...) do { if (len < sizeof m) { int k_ = snprintf(m + len, sizeof m - len, __VA_ARGS__); len += k_ > 0 ? (size_t)k_ : 0; } } while (0)
-	PUT("cannot import: ");
-	for (int i = 0; i < im->npb; i++) {
-		if (done && done[i])
-			continue;
-		PUT("%s%s (%s", i ? "; " : "", im->pb[i].what, im->pb[i].where);
-		for (int j = i + 1; j < im->npb && done; j++)
-			if (!done[j] && !strcmp(im->pb[j].what, im->pb[i].what)) {
-				PUT(", %s", im->pb[j].where);
-				done[j] = true;
-			}
-		PUT(")");
-	}
-#undef PUT
-	free(done);
-	size_t cap = sizeof im->d->msg;
-	if (len >= cap) {
-		size_t cut = cap - 8;
-		while (cut > 0 && m[cut] != ';' && m[cut] != ',')
-			cut--;
-		snprintf(m + cut, sizeof m - cut, "%s ...", m[cut] == ';' ? ";" : ",");
-	}
-	ir_fail(im->d, -1, -1, "%s", m);
+	return ib_problem_add(&im->b, 0, m, where, NULL) ? NULL : im->poison;
 }
 
 /* ================================================================ names */
@@ -319,7 +271,7 @@ static int64_t hgeti(const ts_tensor *t, int64_t i)
 		return v;
 	}
 	double f = hget(t, i);
-	return f != f ? 0 : f >= 9.2e18 ? INT64_MAX : f <= -9.2e18 ? INT64_MIN : (int64_t)f;
+	return ib_f2i(f);
 }
 
 static void hput(ts_tensor *t, int64_t i, double f, int64_t iv)
@@ -341,12 +293,12 @@ static void hput(ts_tensor *t, int64_t i, double f, int64_t iv)
 /* A new host tensor of zeros (its data in the arena). */
 static ts_val *host_new(imp *im, ir_dtype dt, const ir_shape *s)
 {
-	int64_t n = ir_shape_numel(s);
-	if (n < 0 || (uint64_t)n > MAX_HOST_BYTES / ir_dtype_size(dt))
+	int64_t n = ib_nbytes(s, dt, (int64_t)MAX_HOST_BYTES);
+	if (n < 0)
 		return fail(im, "a tensor made at import time is too large");
 	ts_val *v = mk(im, TS_TENSOR);
 	ts_tensor *t = ts_alloc(&im->a, sizeof *t);
-	if (!v || !t || !(t->data = ts_alloc(&im->a, (size_t)n * ir_dtype_size(dt))))
+	if (!v || !t || !(t->data = ts_alloc(&im->a, (size_t)n)))
 		return oom(im);
 	t->dtype = dt;
 	t->shape = *s;
@@ -377,11 +329,11 @@ static int load_storage(imp *im, ts_storage *st)
 	int rc = 1;
 	if (!strcmp(st->dir, "constants")) {
 		snprintf(name, sizeof name, "constants/%s", st->key);
-		rc = ts_zip_read(im->z, name, (size_t)need, &p, &size, im->d);
+		rc = ts_zip_read(im->z, name, (size_t)need, &p, &size, im->b.d);
 	}
 	if (rc == 1) {
 		snprintf(name, sizeof name, "data/%s", st->key);
-		rc = ts_zip_read(im->z, name, (size_t)need, &p, &size, im->d);
+		rc = ts_zip_read(im->z, name, (size_t)need, &p, &size, im->b.d);
 	}
 	if (rc == 1)
 		return fail(im, "the archive has no %s (a tensor's data)", name), -1;
@@ -406,15 +358,9 @@ static int load_storage(imp *im, ts_storage *st)
 		p = (uint8_t *)f;
 		size = need / 2;
 	}
-	if (im->nbufs == im->capbufs) {
-		int cap = im->capbufs ? 2 * im->capbufs : 64;
-		uint8_t **b = realloc(im->bufs, sizeof *b * (size_t)cap);
-		if (!b) {
-			free(p);
-			return oom(im), -1;
-		}
-		im->bufs = b;
-		im->capbufs = cap;
+	if (ib_grow((void **)&im->bufs, &im->capbufs, im->nbufs, sizeof *im->bufs)) {
+		free(p);
+		return oom(im), -1;
 	}
 	im->bufs[im->nbufs++] = p;
 	st->data = p;
@@ -473,7 +419,7 @@ static int tid(imp *im, ts_val *v)
 	 * once, from the names map (47 MB of resnet18 are copied once less) */
 	if (ts_map_put(&im->tensor_names, name, t->data ? t->data : (void *)empty))
 		return oom(im), -1;
-	t->id = ir_graph_add_tensor(im->g, name, t->dtype, &t->shape, IR_KIND_CONST, im->d);
+	t->id = ir_graph_add_tensor(im->b.g, name, t->dtype, &t->shape, IR_KIND_CONST, im->b.d);
 	return t->id;
 }
 
@@ -484,7 +430,7 @@ static ts_val *tval(imp *im, int id)
 	ts_tensor *t = ts_alloc(&im->a, sizeof *t);
 	if (!v || !t)
 		return oom(im);
-	const ir_tensor *x = ir_graph_tensor(im->g, id);
+	const ir_tensor *x = ir_graph_tensor(im->b.g, id);
 	t->dtype = x->dtype;
 	t->shape = x->shape;
 	t->id = id;
@@ -507,7 +453,7 @@ static const char *base_name(cx *c)
 			shortop[--n] = 0;
 		c->base = unique(c->im, &c->im->node_names, path ? path : shortop[0] == '_' ? shortop + 1 : shortop);
 		if (!c->base)
-			c->failed = true;
+			c->b->failed = true;
 	}
 	return c->base;
 }
@@ -519,62 +465,24 @@ static int emit(cx *c, const char *suffix, int op, const int *in, int nin, int *
 {
 	imp *im = c->im;
 	const char *base = base_name(c), *name;
-	if (!base || c->failed)
+	if (!base || c->b->failed)
 		return -1;
-	if (ir_graph_node_count(im->g) >= MAX_NODES) {
+	if (ir_graph_node_count(im->b.g) >= MAX_NODES) {
 		fail(im, "%s:%d: the model has more than %d ops (a loop unrolled too far?)", im->file, im->line, MAX_NODES);
-		c->failed = true;
+		c->b->failed = true;
 		return -1;
 	}
 	if (suffix)
 		name = (name = ts_sprintf(&im->a, "%s/%s", base, suffix)) ? unique(im, &im->node_names, name) : NULL;
 	else
 		name = base;
+	ib_begin(c->b, name, c->op);
 	for (int i = 0; name && i < nout; i++) {
 		const char *tn = i ? ts_sprintf(&im->a, "%s:%d", name, i) : name;
-		if (!tn || !(tn = unique(im, &im->tensor_names, tn)) || (outs[i] = ir_graph_add_tensor(im->g, tn, IR_DTYPE_F32, NULL, IR_KIND_ACTIVATION, im->d)) < 0) {
-			c->failed = true;
+		if ((outs[i] = ib_tensor(c->b, tn ? unique(im, &im->tensor_names, tn) : NULL)) < 0)
 			return -1;
-		}
 	}
-	int id = name ? ir_graph_add_node(im->g, name, op, in, nin, outs, nout, im->d) : -1;
-	if (id < 0 || ir_node_set_origin(im->g, id, c->op)) {
-		if (id >= 0)
-			oom(im);
-		c->failed = true;
-		return -1;
-	}
-	return id;
-}
-
-static void set_i(cx *c, int n, const char *k, int64_t v)
-{
-	if (n >= 0 && ir_node_set_int(c->im->g, n, k, v))
-		c->failed = true, oom(c->im);
-}
-
-static void set_f(cx *c, int n, const char *k, double v)
-{
-	if (n >= 0 && ir_node_set_float(c->im->g, n, k, v))
-		c->failed = true, oom(c->im);
-}
-
-static void set_s(cx *c, int n, const char *k, const char *v)
-{
-	if (n >= 0 && ir_node_set_str(c->im->g, n, k, v))
-		c->failed = true, oom(c->im);
-}
-
-static void set_is(cx *c, int n, const char *k, const int64_t *v, int cnt)
-{
-	if (n >= 0 && ir_node_set_ints(c->im->g, n, k, v, cnt))
-		c->failed = true, oom(c->im);
-}
-
-static void set_fs(cx *c, int n, const char *k, const double *v, int cnt)
-{
-	if (n >= 0 && ir_node_set_floats(c->im->g, n, k, v, cnt))
-		c->failed = true, oom(c->im);
+	return ib_node(c->b, name, op, in, nin, outs, nout);
 }
 
 static ts_val *unsup(cx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -584,7 +492,7 @@ static ts_val *unsup(cx *c, const char *fmt, ...) __attribute__((format(printf, 
 static int infer(cx *c, int node)
 {
 	ir_diag sd;
-	if (ir_graph_infer_node(c->im->g, node, &sd) == 0)
+	if (ir_graph_infer_node(c->b->g, node, &sd) == 0)
 		return 0;
 	return unsup(c, "%s", sd.msg) ? 1 : -1;
 }
@@ -592,7 +500,7 @@ static int infer(cx *c, int node)
 /* After the attributes: infer the node. 0 ok, 1 problem, -1 fatal. */
 static int done(cx *c, int n)
 {
-	if (c->failed || n < 0)
+	if (c->b->failed || n < 0)
 		return -1;
 	return infer(c, n);
 }
@@ -603,7 +511,7 @@ static ts_val *done1(cx *c, int n)
 	int r = done(c, n);
 	if (r)
 		return r > 0 ? c->im->poison : NULL;
-	return tval(c->im, ir_graph_node(c->im->g, n)->outputs[0]);
+	return tval(c->im, ir_graph_node(c->b->g, n)->outputs[0]);
 }
 
 /* ================================================================ op arguments */
@@ -619,22 +527,22 @@ static ts_val *unsup(cx *c, const char *fmt, ...)
 }
 
 /* The IR tensor of argument v (a tensor, or -1 with a problem recorded:
- * *bad set; or fatal: c->failed). */
+ * *bad set; or fatal: c->b->failed). */
 static int arg_id(cx *c, ts_val *v, const char *what, bool *bad)
 {
 	if (!is_tensor(v)) {
 		if (!unsup(c, "%s must be a tensor (it is %s)", what, v ? ts_kind_name(v->kind) : "missing"))
-			c->failed = true;
+			c->b->failed = true;
 		*bad = true;
 		return -1;
 	}
 	int id = tid(c->im, v);
 	if (id < 0)
-		c->failed = true;
+		c->b->failed = true;
 	return id;
 }
 
-static const ir_tensor *irt(cx *c, int id) { return ir_graph_tensor(c->im->g, id); }
+static const ir_tensor *irt(cx *c, int id) { return ir_graph_tensor(c->b->g, id); }
 
 /* An int argument (bool counts, as in Python). */
 static bool get_int(const ts_val *v, int64_t *out)
@@ -706,14 +614,14 @@ static int axis_arg(cx *c, int i, int rank, const char *what)
 /* A scalar constant (rank 0) of dtype dt. */
 static int scalar_id(cx *c, ir_dtype dt, double f)
 {
-	ts_val *v = host_scalar(c->im, dt, f, f != f ? 0 : f >= 9.2e18 ? INT64_MAX : f <= -9.2e18 ? INT64_MIN : (int64_t)f);
+	ts_val *v = host_scalar(c->im, dt, f, ib_f2i(f));
 	const char *base = base_name(c);
 	if (!v || !base)
-		return c->failed = true, -1;
+		return c->b->failed = true, -1;
 	v->t->name = ts_sprintf(&c->im->a, "%s/const", base);
 	int id = tid(c->im, v);
 	if (id < 0)
-		c->failed = true;
+		c->b->failed = true;
 	return id;
 }
 
@@ -722,11 +630,11 @@ static int const_id(cx *c, ts_val *v, const char *suffix)
 {
 	const char *base = base_name(c);
 	if (!v || !base)
-		return c->failed = true, -1;
+		return c->b->failed = true, -1;
 	v->t->name = ts_sprintf(&c->im->a, "%s/%s", base, suffix);
 	int id = tid(c->im, v);
 	if (id < 0)
-		c->failed = true;
+		c->b->failed = true;
 	return id;
 }
 
@@ -738,7 +646,7 @@ static ts_val *node1(cx *c, const char *suffix, int op, const int *in, int nin)
 }
 
 /* The result of a handler that emitted nothing, or failed fatally. */
-static ts_val *bail(cx *c) { return c->failed ? NULL : c->im->poison; }
+static ts_val *bail(cx *c) { return c->b->failed ? NULL : c->im->poison; }
 
 #define TENSOR(var, i, what) \
 	bool bad_##var = false; \
@@ -751,14 +659,14 @@ static ts_val *reshape_to(cx *c, const char *suffix, int x, const ir_shape *s)
 	if (ir_shape_equal(s, &irt(c, x)->shape))
 		return tval(c->im, x);
 	int out, n = emit(c, suffix, IR_OP_RESHAPE, &x, 1, &out, 1);
-	set_is(c, n, "shape", s->dim, s->rank);
+	ib_set_is(c->b, n, "shape", s->dim, s->rank);
 	return done1(c, n);
 }
 
 static ts_val *transpose_to(cx *c, const char *suffix, int x, const int64_t *perm, int rank)
 {
 	int out, n = emit(c, suffix, IR_OP_TRANSPOSE, &x, 1, &out, 1);
-	set_is(c, n, "perm", perm, rank);
+	ib_set_is(c->b, n, "perm", perm, rank);
 	return done1(c, n);
 }
 
@@ -767,7 +675,7 @@ static int cast_to(cx *c, int x, ir_dtype dt)
 	if (irt(c, x)->dtype == dt)
 		return x;
 	int out, n = emit(c, "cast", IR_OP_CAST, &x, 1, &out, 1);
-	set_s(c, n, "to", ir_dtype_name(dt));
+	ib_set_s(c->b, n, "to", ir_dtype_name(dt));
 	int r = done(c, n);
 	return r ? -1 : out;
 }
@@ -963,10 +871,10 @@ static int operand(cx *c, ts_val *v, ir_dtype dt)
 	if (is_host(v) && v->t->dtype != dt && v->t->id < 0) {
 		/* convert the constant rather than adding a cast node */
 		if (load(c->im, v->t))
-			return c->failed = true, -1;
+			return c->b->failed = true, -1;
 		ts_val *w = host_new(c->im, dt, &v->t->shape);
 		if (!w)
-			return c->failed = true, -1;
+			return c->b->failed = true, -1;
 		for (int64_t k = 0, n = ir_shape_numel(&v->t->shape); k < n; k++)
 			hput(w->t, k, hget(v->t, k), hgeti(v->t, k));
 		return const_id(c, w, "const");
@@ -1040,8 +948,8 @@ static ts_val *h_hardsigmoid(cx *c)
 {
 	TENSOR(x, 0, "input");
 	int out, n = emit(c, NULL, IR_OP_HARD_SIGMOID, &x, 1, &out, 1);
-	set_f(c, n, "alpha", 1.0 / 6);
-	set_f(c, n, "beta", 0.5);
+	ib_set_f(c->b, n, "alpha", 1.0 / 6);
+	ib_set_f(c->b, n, "beta", 0.5);
 	return done1(c, n);
 }
 
@@ -1054,9 +962,9 @@ static ts_val *clip(cx *c, int x, bool has_lo, double lo, bool has_hi, double hi
 		return node1(c, NULL, IR_OP_RELU6, &x, 1);
 	int out, n = emit(c, NULL, IR_OP_CLIP, &x, 1, &out, 1);
 	if (has_lo)
-		set_f(c, n, "min", lo);
+		ib_set_f(c->b, n, "min", lo);
 	if (has_hi)
-		set_f(c, n, "max", hi);
+		ib_set_f(c->b, n, "max", hi);
 	return done1(c, n);
 }
 
@@ -1086,7 +994,7 @@ static ts_val *h_leaky_relu(cx *c)
 	if (num_arg(c, 1, "negative_slope", &alpha))
 		return bail(c);
 	int out, n = emit(c, NULL, IR_OP_LEAKY_RELU, &x, 1, &out, 1);
-	set_f(c, n, "alpha", alpha);
+	ib_set_f(c->b, n, "alpha", alpha);
 	return done1(c, n);
 }
 
@@ -1099,7 +1007,7 @@ static ts_val *h_elu(cx *c)
 	if (scale != 1 || in_scale != 1)
 		return unsup(c, "scale and input_scale other than 1 are not supported");
 	int out, n = emit(c, NULL, IR_OP_ELU, &x, 1, &out, 1);
-	set_f(c, n, "alpha", alpha);
+	ib_set_f(c->b, n, "alpha", alpha);
 	return done1(c, n);
 }
 
@@ -1110,7 +1018,7 @@ static ts_val *h_gelu(cx *c)
 	if (ap->kind != TS_STR || (strcmp(ap->s, "none") && strcmp(ap->s, "tanh")))
 		return unsup(c, "approximate must be \"none\" or \"tanh\"");
 	int out, n = emit(c, NULL, IR_OP_GELU, &x, 1, &out, 1);
-	set_s(c, n, "approximate", ap->s);
+	ib_set_s(c->b, n, "approximate", ap->s);
 	return done1(c, n);
 }
 
@@ -1309,8 +1217,8 @@ static ts_val *h_addmm(cx *c)
 	if (num_arg(c, 3, "beta", &beta) || num_arg(c, 4, "alpha", &alpha))
 		return bail(c);
 	int in[3] = {a, b, bias}, out, n = emit(c, NULL, IR_OP_GEMM, in, 3, &out, 1);
-	set_f(c, n, "alpha", alpha);
-	set_f(c, n, "beta", beta);
+	ib_set_f(c->b, n, "alpha", alpha);
+	ib_set_f(c->b, n, "beta", beta);
 	return done1(c, n);
 }
 
@@ -1351,12 +1259,12 @@ static ts_val *conv(cx *c, int i_stride, int i_pad, int i_dil, bool transposed, 
 		in[nin++] = b;
 	}
 	int out, n = emit(c, NULL, transposed ? IR_OP_CONV_TRANSPOSE : IR_OP_CONV, in, nin, &out, 1);
-	set_is(c, n, "strides", st, nsp);
-	set_is(c, n, "pads", pads, 2 * nsp);
-	set_is(c, n, "dilations", dil, nsp);
-	set_i(c, n, "group", groups);
+	ib_set_is(c->b, n, "strides", st, nsp);
+	ib_set_is(c->b, n, "pads", pads, 2 * nsp);
+	ib_set_is(c->b, n, "dilations", dil, nsp);
+	ib_set_i(c->b, n, "group", groups);
 	if (transposed)
-		set_is(c, n, "output_padding", op, nsp);
+		ib_set_is(c->b, n, "output_padding", op, nsp);
 	return done1(c, n);
 }
 
@@ -1378,7 +1286,7 @@ static int filled(cx *c, int64_t n, double v, ir_dtype dt, const char *suffix)
 {
 	ts_val *t = host_new(c->im, dt, &(ir_shape){.rank = 1, .dim = {n}});
 	if (!t)
-		return c->failed = true, -1;
+		return c->b->failed = true, -1;
 	for (int64_t i = 0; i < n; i++)
 		hput(t->t, i, v, (int64_t)v);
 	return const_id(c, t, suffix);
@@ -1412,7 +1320,7 @@ static ts_val *h_batch_norm(cx *c)
 			return bail(c);
 	}
 	int out, n = emit(c, NULL, IR_OP_BATCH_NORM, in, 5, &out, 1);
-	set_f(c, n, "epsilon", eps);
+	ib_set_f(c->b, n, "epsilon", eps);
 	return done1(c, n);
 }
 
@@ -1440,7 +1348,7 @@ static ts_val *h_instance_norm(cx *c)
 			return bail(c);
 	}
 	int out, n = emit(c, NULL, IR_OP_INSTANCE_NORM, in, 3, &out, 1);
-	set_f(c, n, "epsilon", eps);
+	ib_set_f(c->b, n, "epsilon", eps);
 	return done1(c, n);
 }
 
@@ -1483,8 +1391,8 @@ static ts_val *h_layer_norm(cx *c)
 		nin = i;
 	}
 	int out, n = emit(c, NULL, IR_OP_LAYER_NORM, in, nin, &out, 1);
-	set_i(c, n, "axis", r - k);
-	set_f(c, n, "epsilon", eps);
+	ib_set_i(c->b, n, "axis", r - k);
+	ib_set_f(c->b, n, "epsilon", eps);
 	return done1(c, n);
 }
 
@@ -1495,7 +1403,7 @@ static ts_val *h_softmax(cx *c)
 	if (axis < 0)
 		return bail(c);
 	int out, n = emit(c, NULL, c->e->op, &x, 1, &out, 1);
-	set_i(c, n, "axis", axis);
+	ib_set_i(c->b, n, "axis", axis);
 	return done1(c, n);
 }
 
@@ -1519,19 +1427,19 @@ static ts_val *h_pool(cx *c)
 	for (int i = 0; i < nsp; i++)
 		pads[i] = pads[nsp + i] = pad[i];
 	int out, n = emit(c, NULL, c->e->op, &x, 1, &out, 1);
-	set_is(c, n, "kernel", k, nsp);
-	set_is(c, n, "strides", st, nsp);
-	set_is(c, n, "pads", pads, 2 * nsp);
-	set_i(c, n, "ceil_mode", ceil_mode != 0);
+	ib_set_is(c->b, n, "kernel", k, nsp);
+	ib_set_is(c->b, n, "strides", st, nsp);
+	ib_set_is(c->b, n, "pads", pads, 2 * nsp);
+	ib_set_i(c->b, n, "ceil_mode", ceil_mode != 0);
 	if (max) {
-		set_is(c, n, "dilations", dil, nsp);
+		ib_set_is(c->b, n, "dilations", dil, nsp);
 	} else {
 		int64_t cip;
 		if (int_arg(c, 5, "count_include_pad", &cip))
 			return bail(c);
 		if (c->n > 6 && !is_none(c->a[6]))
 			return unsup(c, "divisor_override is not supported");
-		set_i(c, n, "count_include_pad", cip != 0);
+		ib_set_i(c->b, n, "count_include_pad", cip != 0);
 	}
 	return done1(c, n);
 }
@@ -1580,11 +1488,11 @@ static ts_val *h_adaptive_pool(cx *c)
 		res = node1(c, NULL, max ? IR_OP_GLOBAL_MAX_POOL : IR_OP_GLOBAL_AVG_POOL, &x, 1);
 	} else if (even) {
 		int out, n = emit(c, NULL, max ? IR_OP_MAX_POOL : IR_OP_AVG_POOL, &x, 1, &out, 1);
-		set_is(c, n, "kernel", k, nsp);
-		set_is(c, n, "strides", k, nsp);
-		set_is(c, n, "pads", pads, 2 * nsp);
+		ib_set_is(c->b, n, "kernel", k, nsp);
+		ib_set_is(c->b, n, "strides", k, nsp);
+		ib_set_is(c->b, n, "pads", pads, 2 * nsp);
 		if (max)
-			set_is(c, n, "dilations", ones, nsp);
+			ib_set_is(c->b, n, "dilations", ones, nsp);
 		res = done1(c, n);
 	} else {
 		res = tval(c->im, x);
@@ -1597,11 +1505,11 @@ static ts_val *h_adaptive_pool(cx *c)
 				kk[d] = k[d];
 				int out, n = emit(c, ts_sprintf(&c->im->a, "dim%d", d), max ? IR_OP_MAX_POOL : IR_OP_AVG_POOL,
 						  &cur, 1, &out, 1);
-				set_is(c, n, "kernel", kk, nsp);
-				set_is(c, n, "strides", kk, nsp);
-				set_is(c, n, "pads", pads, 2 * nsp);
+				ib_set_is(c->b, n, "kernel", kk, nsp);
+				ib_set_is(c->b, n, "strides", kk, nsp);
+				ib_set_is(c->b, n, "pads", pads, 2 * nsp);
 				if (max)
-					set_is(c, n, "dilations", ones, nsp);
+					ib_set_is(c->b, n, "dilations", ones, nsp);
 				res = done1(c, n);
 				continue;
 			}
@@ -1616,15 +1524,15 @@ static ts_val *h_adaptive_pool(cx *c)
 				int wid = w->t->id, out;
 				int n = emit(c, ts_sprintf(&c->im->a, "dim%d/pool%lld", d, (long long)i),
 					     max ? IR_OP_REDUCE_MAX : IR_OP_REDUCE_MEAN, &wid, 1, &out, 1);
-				set_is(c, n, "axes", &axis, 1);
-				set_i(c, n, "keepdims", 1);
+				ib_set_is(c->b, n, "axes", &axis, 1);
+				ib_set_i(c->b, n, "keepdims", 1);
 				if (!(w = done1(c, n)) || w->kind != TS_TENSOR)
 					return w;
 				parts[i] = w->t->id;
 			}
 			int out, n = emit(c, d + 1 < nsp ? ts_sprintf(&c->im->a, "dim%d", d) : NULL, IR_OP_CONCAT, parts,
 					  (int)osz[d], &out, 1);
-			set_i(c, n, "axis", axis);
+			ib_set_i(c->b, n, "axis", axis);
 			res = done1(c, n);
 		}
 		/* only dimensions already of the output size: a copy */
@@ -1675,13 +1583,13 @@ static ts_val *h_reduce(cx *c)
 		if (is_none(dv))
 			return unsup(c, "argmax over all dimensions is not supported");
 		int out, n = emit(c, NULL, IR_OP_ARGMAX, &x, 1, &out, 1);
-		set_i(c, n, "axis", axes[0]);
-		set_i(c, n, "keepdims", keep != 0);
+		ib_set_i(c->b, n, "axis", axes[0]);
+		ib_set_i(c->b, n, "keepdims", keep != 0);
 		return done1(c, n);
 	}
 	int out, n = emit(c, NULL, c->e->op, &x, 1, &out, 1);
-	set_is(c, n, "axes", axes, k);
-	set_i(c, n, "keepdims", keep != 0);
+	ib_set_is(c->b, n, "axes", axes, k);
+	ib_set_i(c->b, n, "keepdims", keep != 0);
 	return done1(c, n);
 }
 
@@ -1699,8 +1607,8 @@ static ts_val *h_maxmin(cx *c)
 	int rank = irt(c, x)->shape.rank;
 	for (int i = 0; i < rank; i++)
 		axes[i] = i;
-	set_is(c, n, "axes", axes, rank);
-	set_i(c, n, "keepdims", 0);
+	ib_set_is(c->b, n, "axes", axes, rank);
+	ib_set_i(c->b, n, "keepdims", 0);
 	return done1(c, n);
 }
 
@@ -1723,7 +1631,7 @@ static ts_val *h_flatten(cx *c)
 		return c->a[0];
 	if (a == 1 && b == r - 1) {
 		int out, n = emit(c, NULL, IR_OP_FLATTEN, &x, 1, &out, 1);
-		set_i(c, n, "axis", 1);
+		ib_set_i(c->b, n, "axis", 1);
 		return done1(c, n);
 	}
 	ir_shape o = {0};
@@ -1791,7 +1699,7 @@ static ts_val *h_unsqueeze(cx *c)
 	if (a < 0)
 		return bail(c);
 	int out, n = emit(c, NULL, IR_OP_UNSQUEEZE, &x, 1, &out, 1);
-	set_is(c, n, "axes", (const int64_t[]){a}, 1);
+	ib_set_is(c->b, n, "axes", (const int64_t[]){a}, 1);
 	return done1(c, n);
 }
 
@@ -1809,7 +1717,7 @@ static ts_val *h_squeeze(cx *c)
 	if (!m)
 		return c->a[0];
 	int out, n = emit(c, NULL, IR_OP_SQUEEZE, &x, 1, &out, 1);
-	set_is(c, n, "axes", keep, m);
+	ib_set_is(c->b, n, "axes", keep, m);
 	return done1(c, n);
 }
 
@@ -1878,7 +1786,7 @@ static ts_val *h_cat(cx *c)
 	if (k == 1)
 		return tval(c->im, ids[0]);
 	int out, n = emit(c, NULL, IR_OP_CONCAT, ids, k, &out, 1);
-	set_i(c, n, "axis", a);
+	ib_set_i(c->b, n, "axis", a);
 	return done1(c, n);
 }
 
@@ -1892,7 +1800,7 @@ static ts_val *h_stack(cx *c)
 		return bail(c);
 	for (int i = 0; i < k; i++) {
 		int out, n = emit(c, ts_sprintf(&c->im->a, "unsqueeze%d", i), IR_OP_UNSQUEEZE, &ids[i], 1, &out, 1);
-		set_is(c, n, "axes", (const int64_t[]){a}, 1);
+		ib_set_is(c->b, n, "axes", (const int64_t[]){a}, 1);
 		if (done(c, n))
 			return bail(c);
 		ids[i] = out;
@@ -1900,7 +1808,7 @@ static ts_val *h_stack(cx *c)
 	if (k == 1)
 		return tval(c->im, ids[0]);
 	int out, n = emit(c, NULL, IR_OP_CONCAT, ids, k, &out, 1);
-	set_i(c, n, "axis", a);
+	ib_set_i(c->b, n, "axis", a);
 	return done1(c, n);
 }
 
@@ -1918,14 +1826,14 @@ static ts_val *split_into(cx *c, int x, int axis, const int64_t *sizes, int k, b
 	int n = k == 1 ? -1 : emit(c, squeeze ? "split" : NULL, IR_OP_SPLIT, &x, 1, outs, k);
 	if (k == 1)
 		outs[0] = x;
-	set_i(c, n, "axis", axis);
-	set_is(c, n, "split", sizes, k);
+	ib_set_i(c->b, n, "axis", axis);
+	ib_set_is(c->b, n, "split", sizes, k);
 	int r = k == 1 ? 0 : done(c, n);
 	for (int i = 0; r == 0 && i < k; i++) {
 		int o = outs[i];
 		if (squeeze) {
 			int sq = emit(c, ts_sprintf(&im->a, "%d", i), IR_OP_SQUEEZE, &outs[i], 1, &o, 1);
-			set_is(c, sq, "axes", (const int64_t[]){axis}, 1);
+			ib_set_is(c->b, sq, "axes", (const int64_t[]){axis}, 1);
 			r = done(c, sq);
 		}
 		ts_val *v = r ? NULL : tval(im, o);
@@ -1977,10 +1885,10 @@ static ts_val *h_split(cx *c)
 static ts_val *slice_node(cx *c, int x, int axis, int64_t start, int64_t end, int64_t step, const char *suffix)
 {
 	int out, n = emit(c, suffix, IR_OP_SLICE, &x, 1, &out, 1);
-	set_is(c, n, "starts", &start, 1);
-	set_is(c, n, "ends", &end, 1);
-	set_is(c, n, "axes", (const int64_t[]){axis}, 1);
-	set_is(c, n, "steps", &step, 1);
+	ib_set_is(c->b, n, "starts", &start, 1);
+	ib_set_is(c->b, n, "ends", &end, 1);
+	ib_set_is(c->b, n, "axes", (const int64_t[]){axis}, 1);
+	ib_set_is(c->b, n, "steps", &step, 1);
 	return done1(c, n);
 }
 
@@ -2030,7 +1938,7 @@ static ts_val *h_select(cx *c)
 	if (in[1] < 0)
 		return bail(c);
 	int out, n = emit(c, NULL, IR_OP_GATHER, in, 2, &out, 1);
-	set_i(c, n, "axis", a);
+	ib_set_i(c->b, n, "axis", a);
 	return done1(c, n);
 }
 
@@ -2046,10 +1954,10 @@ static ts_val *pad(cx *c, int x, const ts_val *pv, const char *mode, double valu
 		pads[2 * r - 1 - i] = p[2 * i + 1];
 	}
 	int out, n = emit(c, NULL, IR_OP_PAD, &x, 1, &out, 1);
-	set_is(c, n, "pads", pads, 2 * r);
-	set_s(c, n, "mode", mode);
+	ib_set_is(c->b, n, "pads", pads, 2 * r);
+	ib_set_s(c->b, n, "mode", mode);
 	if (!strcmp(mode, "constant"))
-		set_f(c, n, "value", value);
+		ib_set_f(c->b, n, "value", value);
 	return done1(c, n);
 }
 
@@ -2133,16 +2041,16 @@ static ts_val *h_upsample(cx *c)
 	if (linear && int_arg(c, 2, "align_corners", &align))
 		return bail(c);
 	int out, n = emit(c, NULL, IR_OP_RESIZE, &x, 1, &out, 1);
-	set_is(c, n, "sizes", sizes, r);
+	ib_set_is(c->b, n, "sizes", sizes, r);
 	/* torch maps coordinates with 1/scale_factor when one is given,
 	 * with in/out otherwise */
 	if (has_scales)
-		set_fs(c, n, "scales", scales, r);
-	set_s(c, n, "mode", linear ? "linear" : "nearest");
-	set_s(c, n, "coordinate_transformation_mode",
+		ib_set_fs(c->b, n, "scales", scales, r);
+	ib_set_s(c->b, n, "mode", linear ? "linear" : "nearest");
+	ib_set_s(c->b, n, "coordinate_transformation_mode",
 	      !linear ? "asymmetric" : align ? "align_corners" : "pytorch_half_pixel");
 	if (!linear)
-		set_s(c, n, "nearest_mode", "floor");
+		ib_set_s(c->b, n, "nearest_mode", "floor");
 	return done1(c, n);
 }
 
@@ -2153,8 +2061,8 @@ static ts_val *h_pixel_shuffle(cx *c)
 	if (int_arg(c, 1, "upscale_factor", &b))
 		return bail(c);
 	int out, n = emit(c, NULL, IR_OP_DEPTH_TO_SPACE, &x, 1, &out, 1);
-	set_i(c, n, "blocksize", b);
-	set_s(c, n, "mode", "CRD");
+	ib_set_i(c->b, n, "blocksize", b);
+	ib_set_s(c->b, n, "mode", "CRD");
 	return done1(c, n);
 }
 
@@ -2164,7 +2072,7 @@ static ts_val *h_embedding(cx *c)
 	TENSOR(idx, 1, "indices");
 	int in[2] = {w, idx};
 	int out, n = emit(c, NULL, IR_OP_GATHER, in, 2, &out, 1);
-	set_i(c, n, "axis", 0);
+	ib_set_i(c->b, n, "axis", 0);
 	return done1(c, n);
 }
 
@@ -2184,7 +2092,7 @@ static ts_val *h_to(cx *c)	/* to(x, dtype | device | other, ...), type_as */
 		return c->a[0];
 	TENSOR(x, 0, "input");
 	int out, n = emit(c, NULL, IR_OP_CAST, &x, 1, &out, 1);
-	set_s(c, n, "to", ir_dtype_name((ir_dtype)dt));
+	ib_set_s(c->b, n, "to", ir_dtype_name((ir_dtype)dt));
 	return done1(c, n);
 }
 
@@ -2198,12 +2106,12 @@ static const float *host_f32(cx *c, ts_val *v, int64_t numel)
 		return NULL;
 	}
 	if (load(c->im, v->t))
-		return c->failed = true, NULL;
+		return c->b->failed = true, NULL;
 	if (v->t->dtype == IR_DTYPE_F32)
 		return v->t->data;
 	float *f = ts_alloc_array(&c->im->a, (size_t)numel, sizeof *f);
 	if (!f)
-		return oom(c->im), c->failed = true, NULL;
+		return oom(c->im), c->b->failed = true, NULL;
 	for (int64_t i = 0; i < numel; i++)
 		f[i] = (float)hget(v->t, i);
 	return f;
@@ -2217,10 +2125,10 @@ static int state_in(cx *c, ts_val *hx, int l, int64_t D, int64_t B, int64_t H, b
 	int x;
 	if (is_host(hx)) {
 		if (load(im, hx->t))
-			return c->failed = true, -1;
+			return c->b->failed = true, -1;
 		ts_val *part = host_new(im, hx->t->dtype, &s);
 		if (!part)
-			return c->failed = true, -1;
+			return c->b->failed = true, -1;
 		size_t bytes = (size_t)(D * B * H) * ir_dtype_size(hx->t->dtype);
 		memcpy(part->t->data, (uint8_t *)hx->t->data + (size_t)l * bytes, bytes);
 		if ((x = operand(c, part, IR_DTYPE_F32)) < 0)
@@ -2324,11 +2232,11 @@ static ts_val *h_rnn(cx *c)
 		}
 		int outs[3], no = kind == 2 ? 3 : 2;
 		int n = emit(c, sfx, ir_op[kind], ins, nin, outs, no);
-		set_i(c, n, "hidden_size", H);
-		set_s(c, n, "direction", D == 2 ? "bidirectional" : "forward");
-		set_i(c, n, "layout", bf != 0);
+		ib_set_i(c->b, n, "hidden_size", H);
+		ib_set_s(c->b, n, "direction", D == 2 ? "bidirectional" : "forward");
+		ib_set_i(c->b, n, "layout", bf != 0);
 		if (kind == 1)
-			set_i(c, n, "linear_before_reset", 1);
+			ib_set_i(c->b, n, "linear_before_reset", 1);
 		int r = done(c, n);
 		if (r)
 			return r > 0 ? im->poison : NULL;
@@ -2365,7 +2273,7 @@ static ts_val *h_rnn(cx *c)
 		for (int l = 0; l < L; l++)
 			ids[l] = st[l]->t->id;
 		int n = emit(c, k == 1 ? "h_n" : "c_n", IR_OP_CONCAT, ids, (int)L, &out, 1);
-		set_i(c, n, "axis", 0);
+		ib_set_i(c->b, n, "axis", 0);
 		if (!(res[k] = done1(c, n)) || res[k]->kind != TS_TENSOR)
 			return res[k];
 	}
@@ -2994,7 +2902,7 @@ static bool args_poisoned(const args *a)
 
 static ts_val *call_op(imp *im, frame *f, const opdef *e, const char *ns, const args *a)
 {
-	cx c = {.im = im, .f = f, .e = e};
+	cx c = {.im = im, .b = &im->b, .f = f, .e = e};
 	if (args_poisoned(a))
 		return im->poison;
 	if (!(c.op = ts_sprintf(&im->a, "%s::%s", ns, e->name)))
@@ -3008,7 +2916,7 @@ static ts_val *call_op(imp *im, frame *f, const opdef *e, const char *ns, const 
 	if (r)
 		return r > 0 ? im->poison : NULL;
 	ts_val *v = e->fn(&c);
-	if (c.failed || !v)
+	if (c.b->failed || !v)
 		return NULL;
 	size_t len = strlen(e->name);
 	/* in place: the first argument now holds the result */
@@ -3033,11 +2941,11 @@ static ts_ast *code_file(imp *im, const char *path, bool *err)
 	char *key = ts_strndup(&im->a, path, strlen(path));
 	if (!key)
 		return *err = true, oom(im), NULL;
-	int rc = ts_zip_read(im->z, path, MAX_SOURCE, &src, &size, im->d);
+	int rc = ts_zip_read(im->z, path, MAX_SOURCE, &src, &size, im->b.d);
 	if (rc < 0)
 		return *err = true, NULL;
 	if (rc == 0) {
-		m = ts_parse(&im->a, (const char *)src, size, path, im->d);
+		m = ts_parse(&im->a, (const char *)src, size, path, im->b.d);
 		free(src);
 		if (!m)
 			return *err = true, NULL;
@@ -3940,7 +3848,7 @@ static int bind_inputs(imp *im, const ts_ast *def, args *a, int *in_ids, int *n_
 		if (!given)
 			return fail(im, "input %d ('%s') needs a shape: give it with --input %d:SHAPE", i, p->s, i), -1;
 		const char *name = unique(im, &im->tensor_names, p->s);
-		int id = name ? ir_graph_add_tensor(im->g, name, given->dtype, &given->shape, IR_KIND_INPUT, im->d) : -1;
+		int id = name ? ir_graph_add_tensor(im->b.g, name, given->dtype, &given->shape, IR_KIND_INPUT, im->b.d) : -1;
 		if (id < 0 || !(a->pos[a->npos++] = tval(im, id)))
 			return -1;
 		in_ids[(*n_in)++] = id;
@@ -3992,15 +3900,15 @@ static ir_graph *copy_renamed(imp *im, const ir_graph *g)
 			ok = name && !ts_map_put(&used, name, (void *)1);
 		}
 		int id = !ok ? -1 : x->kind == IR_KIND_CONST ? ir_graph_add_const(h, name, x->dtype, &x->shape,
-										ts_map_get(&im->tensor_names, x->name), im->d) :
-			 ir_graph_add_tensor(h, name, x->dtype, &x->shape, x->kind, im->d);
+										ts_map_get(&im->tensor_names, x->name), im->b.d) :
+			 ir_graph_add_tensor(h, name, x->dtype, &x->shape, x->kind, im->b.d);
 		ok = id == t;
 		if (ok)
 			ir_graph_tensor(h, id)->layout = x->layout;
 	}
 	for (int i = 0; ok && i < ir_graph_node_count(g); i++) {
 		const ir_node *n = ir_graph_node(g, i);
-		int id = ir_graph_add_node(h, n->name, n->op, n->inputs, n->n_inputs, n->outputs, n->n_outputs, im->d);
+		int id = ir_graph_add_node(h, n->name, n->op, n->inputs, n->n_inputs, n->outputs, n->n_outputs, im->b.d);
 		ok = id >= 0 && (!n->origin || !ir_node_set_origin(h, id, n->origin));
 		for (int k = 0; ok && k < n->n_attrs; k++) {
 			const ir_attr *a = &n->attrs[k];
@@ -4015,15 +3923,15 @@ static ir_graph *copy_renamed(imp *im, const ir_graph *g)
 	ok = ok && ids;
 	for (int i = 0; ok && i < ir_graph_input_count(g); i++)
 		ids[i] = ir_graph_input(g, i);
-	ok = ok && !ir_graph_set_inputs(h, ids, ir_graph_input_count(g), im->d);
+	ok = ok && !ir_graph_set_inputs(h, ids, ir_graph_input_count(g), im->b.d);
 	for (int i = 0; ok && i < no; i++)
 		ids[i] = ir_graph_output(g, i);
-	ok = ok && !ir_graph_set_outputs(h, ids, no, im->d);
+	ok = ok && !ir_graph_set_outputs(h, ids, no, im->b.d);
 	free(ids);
 	free(names);
 	ts_map_free(&used);
 	if (!ok) {
-		if (!im->d->msg[0])
+		if (!im->b.d->msg[0])
 			oom(im);
 		ir_graph_free(h);
 		return NULL;
@@ -4037,8 +3945,8 @@ static ir_graph *build(imp *im)
 	size_t size;
 	int rc;
 	/* the archive version: torch 1.10-1.13 write 3 (in version or .data/version) */
-	if ((rc = ts_zip_read(im->z, "version", 64, &buf, &size, im->d)) == 1)
-		rc = ts_zip_read(im->z, ".data/version", 64, &buf, &size, im->d);
+	if ((rc = ts_zip_read(im->z, "version", 64, &buf, &size, im->b.d)) == 1)
+		rc = ts_zip_read(im->z, ".data/version", 64, &buf, &size, im->b.d);
 	if (rc < 0)
 		return NULL;
 	if (rc == 0) {
@@ -4048,7 +3956,7 @@ static ir_graph *build(imp *im)
 	if (ts_zip_has(im->z, "model.json"))
 		return (ir_graph *)fail(im, "this is a TorchScript archive of PyTorch 1.0-1.2 (model.json), which is not "
 					"supported; load and save it again with a newer torch");
-	if ((rc = ts_zip_read(im->z, "byteorder", 64, &buf, &size, im->d)) < 0)
+	if ((rc = ts_zip_read(im->z, "byteorder", 64, &buf, &size, im->b.d)) < 0)
 		return NULL;
 	if (rc == 0) {
 		bool big = !strncmp((const char *)buf, "big", 3);
@@ -4060,16 +3968,16 @@ static ir_graph *build(imp *im)
 		return (ir_graph *)fail(im, "the archive has no TorchScript code (code/): this looks like torch.save output; "
 					"trace or script the model and save it with torch.jit.save");
 	/* the module tree, then the constants the code refers to */
-	if ((rc = ts_zip_read(im->z, "data.pkl", MAX_PICKLE, &buf, &size, im->d)) != 0)
+	if ((rc = ts_zip_read(im->z, "data.pkl", MAX_PICKLE, &buf, &size, im->b.d)) != 0)
 		return rc > 0 ? (ir_graph *)fail(im, "the archive has no data.pkl") : NULL;
-	ts_val *root = ts_unpickle(&im->a, buf, size, "data", "data.pkl", im->d);
+	ts_val *root = ts_unpickle(&im->a, buf, size, "data", "data.pkl", im->b.d);
 	free(buf);
 	if (!root)
 		return NULL;
-	if ((rc = ts_zip_read(im->z, "constants.pkl", MAX_PICKLE, &buf, &size, im->d)) < 0)
+	if ((rc = ts_zip_read(im->z, "constants.pkl", MAX_PICKLE, &buf, &size, im->b.d)) < 0)
 		return NULL;
 	if (rc == 0) {
-		im->constants = ts_unpickle(&im->a, buf, size, "constants", "constants.pkl", im->d);
+		im->constants = ts_unpickle(&im->a, buf, size, "constants", "constants.pkl", im->b.d);
 		free(buf);
 		if (!im->constants)
 			return NULL;
@@ -4103,8 +4011,8 @@ static ir_graph *build(imp *im)
 	ts_val *ret = call_def(im, fwd, k->file, root, "", &a, fwd->line);
 	if (!ret)
 		goto out;
-	if (im->npb) {
-		report_problems(im);
+	if (im->b.npb) {
+		ib_report_places(&im->b, "cannot import: ");
 		goto out;
 	}
 	if (flatten_outputs(im, ret, out_ids, &n_out, 0))
@@ -4115,13 +4023,13 @@ static ir_graph *build(imp *im)
 	}
 	/* outputs that are inputs, constants or repeated get their own tensor */
 	for (int i = 0; i < n_out; i++) {
-		const ir_tensor *t = ir_graph_tensor(im->g, out_ids[i]);
+		const ir_tensor *t = ir_graph_tensor(im->b.g, out_ids[i]);
 		bool again = false;
 		for (int j = 0; j < i; j++)
 			again |= out_ids[j] == out_ids[i];
 		if (t->kind == IR_KIND_ACTIVATION && !again)
 			continue;
-		cx c = {.im = im, .op = "aten::clone"};
+		cx c = {.im = im, .b = &im->b, .op = "aten::clone"};
 		char oname[32];
 		snprintf(oname, sizeof oname, "output_%d", i);
 		c.base = unique(im, &im->node_names, oname);
@@ -4130,18 +4038,14 @@ static ir_graph *build(imp *im)
 			goto out;
 		out_ids[i] = v->t->id;
 	}
-	if (ir_graph_set_inputs(im->g, in_ids, n_in, im->d) || ir_graph_set_outputs(im->g, out_ids, n_out, im->d))
+	if (ir_graph_set_inputs(im->b.g, in_ids, n_in, im->b.d) || ir_graph_set_outputs(im->b.g, out_ids, n_out, im->b.d))
 		goto out;
-	ir_graph_prune(im->g);
-	result = copy_renamed(im, im->g);
+	ir_graph_prune(im->b.g);
+	result = copy_renamed(im, im->b.g);
 	if (!result)
 		goto out;
-	if (ir_graph_infer_shapes(result, im->d) || ir_graph_verify(result, im->d)) {
-		const ir_node *n = ir_graph_node(result, im->d->node);
-		char m[sizeof im->d->msg];
-		snprintf(m, sizeof m, "%s", im->d->msg);
-		if (n)
-			ir_fail(im->d, -1, -1, "node '%s' (%s): %s", n->name, n->origin ? n->origin : ir_op_name(n->op), m);
+	if (ir_graph_infer_shapes(result, im->b.d) || ir_graph_verify(result, im->b.d)) {
+		ib_graph_fail(result, im->b.d);
 		ir_graph_free(result);
 		result = NULL;
 		goto out;
@@ -4168,35 +4072,23 @@ ir_graph *ts_import(const uint8_t *buf, size_t size, const ts_import_opts *opts,
 	if (!d)
 		d = &scratch;
 	d->msg[0] = 0;
-	if (size == 0) {
-		ir_fail(d, -1, -1, "empty file (expected a TorchScript archive)");
+	if (ib_check_format(buf, size, "a TorchScript archive", "zip", d))
 		return NULL;
-	}
-	/* an IR stream: a msgpack map (fix, 16 or 32 bits) whose first key is "npu-ir" */
-	size_t key = (buf[0] & 0xf0) == 0x80 ? 1 : buf[0] == 0xde ? 3 : 5;
-	if (size >= key + 7 && buf[key] == 0xa6 && !memcmp(buf + key + 1, "npu-ir", 6)) {
-		ir_fail(d, -1, -1, "this is an npukit IR stream already, not a TorchScript archive");
-		return NULL;
-	}
-	const char *hint, *what = ir_sniff_format(buf, size, &hint);
-	if (what && !strstr(what, "zip")) {
-		ir_fail(d, -1, -1, "not a TorchScript archive (this looks like %s)", what);
-		return NULL;
-	}
-	imp im = {.d = d, .o = opts ? opts : &defaults, .a = {.limit = ARENA_LIMIT}};
+	imp im = {.o = opts ? opts : &defaults, .a = {.limit = ARENA_LIMIT}};
+	ib_init(&im.b, NULL, d, '/');
 	ir_graph *g = NULL;
 	if (!(im.z = ts_zip_open(buf, size, d)))
 		return NULL;
-	if (!(im.g = ir_graph_new()) || !(im.none = mk(&im, TS_NONE)) || !(im.poison = mk(&im, TS_POISON)))
+	if (!(im.b.g = ir_graph_new()) || !(im.none = mk(&im, TS_NONE)) || !(im.poison = mk(&im, TS_POISON)))
 		oom(&im);
 	else
 		g = build(&im);
-	ir_graph_free(im.g);
+	ir_graph_free(im.b.g);
 	ts_zip_close(im.z);
 	for (int i = 0; i < im.nbufs; i++)
 		free(im.bufs[i]);
 	free(im.bufs);
-	free(im.pb);
+	ib_free(&im.b);
 	ts_map_free(&im.files);
 	ts_map_free(&im.ops);
 	ts_map_free(&im.node_names);
