@@ -281,7 +281,7 @@ static void hput(ts_tensor *t, int64_t i, double f, int64_t iv)
 	switch (t->dtype) {
 	case IR_DTYPE_F32: { float v = (float)f; memcpy(p, &v, 4); break; }
 	case IR_DTYPE_F16: { uint16_t h = npu_f32_to_f16((float)f); memcpy(p, &h, 2); break; }
-	case IR_DTYPE_BF16: { uint16_t h = (uint16_t)(npu_f32_bits((float)f) >> 16); memcpy(p, &h, 2); break; }
+	case IR_DTYPE_BF16: { uint16_t h = npu_f32_to_bf16((float)f); memcpy(p, &h, 2); break; }
 	case IR_DTYPE_I64: memcpy(p, &u, 8); break;
 	case IR_DTYPE_I32: { uint32_t w = (uint32_t)u; memcpy(p, &w, 4); break; }
 	case IR_DTYPE_I16: { uint16_t w = (uint16_t)u; memcpy(p, &w, 2); break; }
