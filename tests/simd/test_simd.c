@@ -142,6 +142,50 @@ static int one(const shape *s, int *path)
 	return ok;
 }
 
+/* ---- q8conv: cq_requant's vector rows and the direct 1x1 path ---- */
+
+/* cq_requant on random rows (lengths around the vector widths, extreme
+ * accumulators, weight zero points, shifts on both sides of 32, clamps
+ * inside and beyond the output range) against cq_out element by element */
+static int requant_rows(void)
+{
+	int bad = 0;
+	for (int it = 0; it < 3000 && bad < 5; it++) {
+		int n = ri(1, 40), YT = ri(0, 2) ? NPU_T_I8 : NPU_T_I16;
+		int32_t acc[40], cs[40], z = ri(0, 2) ? 0 : ri(-128, 127);
+		int lim = ri(0, 1) ? (1 << 29) - 1 : ri(1, 5000);
+		for (int i = 0; i < n; i++) {
+			cs[i] = ri(-4000, 4000);
+			int32_t v = ri(-lim, lim);
+			acc[i] = ri(0, 9) ? v : ri(0, 1) ? lim : -lim;
+			acc[i] += z * cs[i];	/* acc - z cs stays within the bound */
+		}
+		int32_t ylo = YT == NPU_T_I8 ? -128 : -32768, yhi = YT == NPU_T_I8 ? 127 : 32767;
+		int32_t bias = ri(0, 3) ? ri(-(1 << 20), 1 << 20) : ri(-(1 << 30) + 1, (1 << 30) - 1);
+		int32_t mult = ri(0, 9) ? ri(1 << 29, 0x7fffffff) : ri(0, 3) ? ri(0, 1 << 20) : -ri(1, 1 << 30);
+		int32_t shift = ri(0, 4) ? ri(32, 62) : ri(1, 31), zy = ri(ylo, yhi);
+		int32_t lo = ri(0, 2) ? ylo : ri(ylo, yhi), hi = ri(0, 2) ? yhi : ri(lo, yhi);
+		if (ri(0, 9) == 0)
+			lo = ylo - 5, hi = yhi + 5;	/* beyond the type: the scalar loop's wrapping */
+		int16_t y[40];
+		int use_cs = z != 0 || ri(0, 1);
+		cq_requant(y, YT, 0, acc, use_cs ? cs : NULL, use_cs ? z : 0, n, 1, 0, bias, mult, shift, zy, lo, hi);
+		for (int i = 0; i < n; i++) {
+			int64_t a = (int64_t)acc[i] - (use_cs ? (int64_t)z * cs[i] : 0) + bias;
+			int32_t want = cq_out(a, mult, rt_shift(shift), zy, lo, hi);
+			int32_t got = YT == NPU_T_I8 ? ((int8_t *)y)[i] : y[i];
+			want = YT == NPU_T_I8 ? (int8_t)want : (int16_t)want;
+			if (got != want) {
+				printf("# requant: n %d i %d acc %d cs %d z %d bias %d mult %d shift %d zy %d [%d, %d] yt %d: %d, want %d\n",
+				       n, i, acc[i], cs[i], z, bias, mult, shift, zy, lo, hi, YT, got, want);
+				bad++;
+				break;
+			}
+		}
+	}
+	return bad == 0;
+}
+
 int main(void)
 {
 	int paths[4] = {0, 0, 0, 0}, fails = 0, path;
@@ -199,6 +243,7 @@ int main(void)
 	}
 	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks)\n",
 	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked);
+	CHECK(requant_rows());
 	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + (int)(sizeof fixed / sizeof fixed[0]));
 	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 100 && gathered > 0 && chunked > 0);
 	return check_done();

@@ -544,6 +544,116 @@ static void cq_range(int off, int s, int n, int no, int *lo, int *hi)
 		*hi = *lo;
 }
 
+/* cq_requant's unsigned path on whole vectors: y[at + i] for i below the
+ * count returned (the scalar loop does the rest), lane by lane the same
+ * arithmetic: a = acc - z cs + b (mod 2^32), the 32 x 32 -> 64-bit product
+ * a m (pmuludq / umull on the even and odd lanes), + D, >> s (s >= 32, so
+ * the result has 32 bits), the unsigned clamp to [lu, hu] and the rebase,
+ * whose results lie in [LO, HI]: the saturating packs to int16 / int8 then
+ * only narrow (the caller checks LO and HI fit the output type). */
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__) && !defined(__SSE4_1__)
+static inline __m128i cq_clampu(__m128i v, __m128i lu, __m128i hu)
+{
+	/* unsigned max/min through signed compares of sign-flipped values */
+	__m128i k = _mm_set1_epi32(INT32_MIN), vf = _mm_xor_si128(v, k);
+	__m128i lt = _mm_cmpgt_epi32(_mm_xor_si128(lu, k), vf), gt = _mm_cmpgt_epi32(vf, _mm_xor_si128(hu, k));
+	v = _mm_or_si128(_mm_and_si128(lt, lu), _mm_andnot_si128(lt, v));
+	return _mm_or_si128(_mm_and_si128(gt, hu), _mm_andnot_si128(gt, v));
+}
+#endif
+static int cq_uq_simd(void *y, int32_t YT, size_t at, const int32_t *restrict acc, const int32_t *restrict cs,
+		      int32_t z, int n, uint32_t b, uint32_t m, uint64_t D, int s, uint32_t lu, uint32_t hu, int32_t base)
+{
+	int i = 0;
+	uint32_t rb = (uint32_t)base - lu;	/* y = v + (base - lu), mod 2^32 */
+#if defined(NPU_NO_SIMD)
+	(void)y, (void)YT, (void)at, (void)acc, (void)cs, (void)z, (void)n, (void)b, (void)m, (void)D, (void)s;
+	(void)lu, (void)hu, (void)rb;
+#elif defined(__AVX2__)
+	__m256i vb = _mm256_set1_epi32((int32_t)b), vm = _mm256_set1_epi32((int32_t)m), vz = _mm256_set1_epi32(z);
+	__m256i vd = _mm256_set1_epi64x((int64_t)D), vlu = _mm256_set1_epi32((int32_t)lu);
+	__m256i vhu = _mm256_set1_epi32((int32_t)hu), vrb = _mm256_set1_epi32((int32_t)rb);
+	__m128i sc = _mm_cvtsi32_si128(s);
+	for (; i + 8 <= n; i += 8) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(acc + i));
+		if (cs)
+			a = _mm256_sub_epi32(a, _mm256_mullo_epi32(vz, _mm256_loadu_si256((const __m256i *)(const void *)(cs + i))));
+		a = _mm256_add_epi32(a, vb);
+		__m256i e = _mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epu32(a, vm), vd), sc);
+		__m256i o = _mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), vm), vd), sc);
+		__m256i v = _mm256_or_si256(e, _mm256_slli_epi64(o, 32));
+		v = _mm256_add_epi32(_mm256_min_epu32(_mm256_max_epu32(v, vlu), vhu), vrb);
+		__m128i p = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+		if (YT == NPU_T_I8)
+			_mm_storel_epi64((__m128i *)(void *)((int8_t *)y + at + i), _mm_packs_epi16(p, p));
+		else
+			_mm_storeu_si128((__m128i *)(void *)((int16_t *)y + at + i), p);
+	}
+#elif defined(__SSE2__)
+#if !defined(__SSE4_1__)
+	if (cs)
+		return 0;	/* no pmulld */
+	(void)z;
+#endif
+	__m128i vb = _mm_set1_epi32((int32_t)b), vm = _mm_set1_epi32((int32_t)m);
+	__m128i vd = _mm_set1_epi64x((int64_t)D), vlu = _mm_set1_epi32((int32_t)lu);
+	__m128i vhu = _mm_set1_epi32((int32_t)hu), vrb = _mm_set1_epi32((int32_t)rb), sc = _mm_cvtsi32_si128(s);
+	for (; i + 4 <= n; i += 4) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(acc + i));
+#if defined(__SSE4_1__)
+		if (cs)
+			a = _mm_sub_epi32(a, _mm_mullo_epi32(_mm_set1_epi32(z), _mm_loadu_si128((const __m128i *)(const void *)(cs + i))));
+#endif
+		a = _mm_add_epi32(a, vb);
+		__m128i e = _mm_srl_epi64(_mm_add_epi64(_mm_mul_epu32(a, vm), vd), sc);
+		__m128i o = _mm_srl_epi64(_mm_add_epi64(_mm_mul_epu32(_mm_srli_epi64(a, 32), vm), vd), sc);
+		__m128i v = _mm_or_si128(e, _mm_slli_epi64(o, 32));
+#if defined(__SSE4_1__)
+		v = _mm_min_epu32(_mm_max_epu32(v, vlu), vhu);
+#else
+		v = cq_clampu(v, vlu, vhu);
+#endif
+		v = _mm_add_epi32(v, vrb);
+		__m128i p = _mm_packs_epi32(v, v);
+		if (YT == NPU_T_I8) {
+			int32_t t = _mm_cvtsi128_si32(_mm_packs_epi16(p, p));
+			memcpy((int8_t *)y + at + i, &t, 4);
+		} else {
+			_mm_storel_epi64((__m128i *)(void *)((int16_t *)y + at + i), p);
+		}
+	}
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+	uint32x4_t vb = vdupq_n_u32(b), vlu = vdupq_n_u32(lu), vhu = vdupq_n_u32(hu), vrb = vdupq_n_u32(rb);
+	uint32x2_t vm = vdup_n_u32(m);
+	uint64x2_t vd = vdupq_n_u64(D);
+	int64x2_t sc = vdupq_n_s64(-s);
+	int32x4_t vz = vdupq_n_s32(z);
+	for (; i + 8 <= n; i += 8) {
+		int32x4_t r[2];
+		for (int h = 0; h < 2; h++) {
+			int32x4_t a0 = vld1q_s32(acc + i + 4 * h);
+			if (cs)
+				a0 = vmlsq_s32(a0, vz, vld1q_s32(cs + i + 4 * h));
+			uint32x4_t a = vaddq_u32(vreinterpretq_u32_s32(a0), vb);
+			uint64x2_t e = vshlq_u64(vmlal_u32(vd, vget_low_u32(a), vm), sc);
+			uint64x2_t o = vshlq_u64(vmlal_u32(vd, vget_high_u32(a), vm), sc);
+			uint32x4_t v = vcombine_u32(vmovn_u64(e), vmovn_u64(o));
+			v = vaddq_u32(vminq_u32(vmaxq_u32(v, vlu), vhu), vrb);
+			r[h] = vreinterpretq_s32_u32(v);
+		}
+		int16x8_t p = vcombine_s16(vqmovn_s32(r[0]), vqmovn_s32(r[1]));
+		if (YT == NPU_T_I8)
+			vst1_s8((int8_t *)y + at + i, vqmovn_s16(p));
+		else
+			vst1q_s16((int16_t *)y + at + i, p);
+	}
+#else
+	(void)y, (void)YT, (void)at, (void)acc, (void)cs, (void)z, (void)n, (void)b, (void)m, (void)D, (void)s;
+	(void)lu, (void)hu, (void)rb;
+#endif
+	return i;
+}
+
 /* y[at + i] = clamp(ZY + rshift_round((acc[i] - z cs[i] + bias) mult, s))
  * for a row of int32 dot products acc (cs: their pixels' sums of x - ZX,
  * or NULL). a = acc[i] - z cs[i] is the exact sum of (x - ZX)(w - z),
@@ -562,10 +672,12 @@ static void cq_requant(void *y, int32_t YT, size_t at, const int32_t *restrict a
 		uint64_t D = q.D;
 		uint32_t m = (uint32_t)mult, b = (uint32_t)bias + 0x80000000u, lu = q.lu, hu = q.hu;
 		int32_t base = q.base;
+		int vec = YT == NPU_T_I8 ? lo >= -128 && hi <= 127 : lo >= -32768 && hi <= 32767;
 		for (int r = 0; r < rows; r++, acc += astride, at += (size_t)n) {
+			int i0 = vec ? cq_uq_simd(y, YT, at, acc, cs, z, n, b, m, D, s, lu, hu, base) : 0;
 			if (YT == NPU_T_I8) {
 				int8_t *restrict yp = (int8_t *)y + at;
-				for (int i = 0; i < n; i++) {
+				for (int i = i0; i < n; i++) {
 					uint32_t a = (uint32_t)(cs ? acc[i] - z * cs[i] : acc[i]) + b;
 					uint32_t v = (uint32_t)(((uint64_t)a * m + D) >> s);
 					v = v < lu ? lu : v > hu ? hu : v;
@@ -573,7 +685,7 @@ static void cq_requant(void *y, int32_t YT, size_t at, const int32_t *restrict a
 				}
 			} else {
 				int16_t *restrict yp = (int16_t *)y + at;
-				for (int i = 0; i < n; i++) {
+				for (int i = i0; i < n; i++) {
 					uint32_t a = (uint32_t)(cs ? acc[i] - z * cs[i] : acc[i]) + b;
 					uint32_t v = (uint32_t)(((uint64_t)a * m + D) >> s);
 					v = v < lu ? lu : v > hu ? hu : v;
