@@ -30,7 +30,7 @@ static const char *isa(void)
 #if defined(NPU_NO_SIMD)
 	return "portable";
 #elif defined(__AVX2__) && defined(__AVXVNNI__)
-	return "avx-vnni";
+	return "avx-vnni (vpdpbusd in the direct 1x1 path)";
 #elif defined(__AVX2__) && defined(__AVX512VNNI__) && defined(__AVX512VL__)
 	return "avx512-vnni";
 #elif defined(__AVX2__)
@@ -186,9 +186,43 @@ static int requant_rows(void)
 	return bad == 0;
 }
 
+/* the direct 1x1 path: pixel counts around CQ_DNP and the tile (tails),
+ * channel counts around the quads and pairs of its panels, groups, batch,
+ * weight zero points, int16 outputs, budgets that shrink the tile */
+static int direct_cases(int *paths)
+{
+	int ok = 1, path;
+	static const shape fixed[] = {
+		{1, 4, 4, 4, 8, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* P = CQ_DNP */
+		{1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* one of everything */
+		{1, 3, 5, 7, 5, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},
+		{2, 33, 17, 19, 13, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 2},
+		{1, 64, 28, 28, 24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* several tiles */
+		{1, 960, 7, 7, 160, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* mobilenet's widest */
+		{1, 12, 9, 11, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 4, NPU_T_I16, 1},	/* grouped */
+		{1, 16380, 1, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 2},	/* K at the bound */
+		{1, 40, 20, 20, 9, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0, 6000},	/* a budget */
+	};
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+		ok &= one(&fixed[i], &path);
+		paths[path]++;
+	}
+	for (int i = 0; i < 150; i++) {
+		shape s = {ri(1, 2), 0, ri(1, 40), ri(1, 40), 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0, 0};
+		s.G = ri(0, 4) ? 1 : ri(2, 3);
+		s.C = s.G * ri(1, 70), s.OC = s.G * ri(1, 21);
+		s.YT = ri(0, 4) ? NPU_T_I8 : NPU_T_I16;
+		s.wz = ri(0, 3) ? ri(0, 1) : 2;
+		s.smax = ri(0, 3) ? 0 : ri(2000, 40000);
+		ok &= one(&s, &path);
+		paths[path]++;
+	}
+	return ok;
+}
+
 int main(void)
 {
-	int paths[4] = {0, 0, 0, 0}, fails = 0, path;
+	int paths[5] = {0, 0, 0, 0, 0}, fails = 0, path;
 	printf("# cq_micro: %s\n", isa());
 	/* fixed shapes: the model layers that matter and the edges */
 	static const shape fixed[] = {
@@ -241,10 +275,12 @@ int main(void)
 		fails += !ok;
 		paths[path]++;
 	}
-	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks)\n",
-	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked);
+	fails += !direct_cases(paths);
+	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks), direct 1x1 %d\n",
+	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked, paths[CQ_DIRECT]);
 	CHECK(requant_rows());
 	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + (int)(sizeof fixed / sizeof fixed[0]));
 	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 100 && gathered > 0 && chunked > 0);
+	CHECK(paths[CQ_DIRECT] > 100);
 	return check_done();
 }

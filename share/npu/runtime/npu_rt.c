@@ -366,7 +366,7 @@ static inline int64_t cq_bias(const int32_t *p, const void *bias, int oc)
 #define CQ_MR 4
 #define CQ_NR 8
 
-enum { CQ_NONE, CQ_GENERIC, CQ_DEPTHWISE, CQ_IM2COL };
+enum { CQ_NONE, CQ_GENERIC, CQ_DEPTHWISE, CQ_IM2COL, CQ_DIRECT };
 
 typedef struct {
 	int N, C, H, W, OC, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW, G;
@@ -381,6 +381,18 @@ typedef struct {
 	size_t stage;	/* the staging area's (or the accumulators') offset */
 	size_t scratch;
 } cq_geo;
+
+#define CQ_DNP 16	/* pixels per call of the direct 1x1 path's micro-kernel */
+
+/* scratch offsets for a tile of TPr pixels: panel, widened weights, pixel
+ * sums, CQ_NR accumulator rows; returns the total */
+static size_t cq_direct_fit(const cq_geo *g, int TPr, size_t *wide, size_t *csum, size_t *acc)
+{
+	*wide = ((size_t)g->Kp * TPr * 2 + 63) & ~(size_t)63;
+	*csum = *wide + (size_t)g->Kp * 16;
+	*acc = *csum + (size_t)TPr * 4;
+	return *acc + (size_t)CQ_NR * TPr * 4;
+}
 
 static void cq_geometry(const int32_t *p, cq_geo *g)
 {
@@ -443,6 +455,22 @@ static void cq_geometry(const int32_t *p, cq_geo *g)
 		    g->OW == g->W && g->OH <= g->H;
 	int wp = g->PL + g->W, need = (g->OW - 1) * g->SW + (g->KW - 1) * g->DW + 1;
 	g->Wp = wp > need ? wp : need;
+	if (g->direct) {
+		/* cq_direct_conv: tiles of a multiple of CQ_DNP pixels */
+		int tp = CQ_TILE_BYTES / (2 * g->Kp);
+		tp = tp < CQ_DNP ? CQ_DNP : tp - tp % CQ_DNP;
+		for (;; tp = tp / 2 < CQ_DNP ? CQ_DNP : tp / 2 - tp / 2 % CQ_DNP) {
+			g->TP = tp < g->P ? tp : g->P;
+			size_t o1, o2, o3;
+			g->scratch = cq_direct_fit(g, (g->TP + CQ_DNP - 1) / CQ_DNP * CQ_DNP, &o1, &o2, &o3);
+			if (g->scratch <= budget) {
+				g->path = CQ_DIRECT;
+				return;
+			}
+			if (g->TP <= CQ_DNP)
+				break;
+		}
+	}
 	int tp0 = CQ_TILE_BYTES / (2 * g->Kp);
 	tp0 = tp0 < CQ_MR ? CQ_MR : tp0 - tp0 % CQ_MR;
 	for (int staged = !g->direct; staged >= 0; staged--)
@@ -1263,6 +1291,289 @@ static void cq_chunked_conv(const int32_t *p, const cq_geo *g, void *const *a, v
 		}
 }
 
+/* The direct 1x1 path (stride 1, no padding, no weight zero points): the
+ * output pixels are x's own, so a tile of TP pixels needs no im2col; its
+ * input rows are staged as a panel the micro-kernels stream with pixels
+ * along the vector lanes, and each packed weight quad (4 k of one output
+ * channel, 4 bytes, npu_rt.h) is broadcast to all lanes. The results are
+ * rows of pixels per output channel, which cq_requant takes whole.
+ * - VNNI (vpdpbusd, AVX-VNNI or AVX512-VNNI+VL): int8 x int8 without
+ *   widening. The panel holds u = x + 128 as uint8, 4 channels per pixel
+ *   ([Kq][TPr][4]); vpdpbusd sums u w over 4 k into int32 exactly (its
+ *   products are not saturated, unlike vpmaddubsw's pair sums), and
+ *   sum (x - ZX) w = sum u w - (128 + ZX) sum w, the correction per
+ *   channel from the block's weights.
+ * - elsewhere (vpmaddwd / pmaddwd, the portable C): the panel holds x - ZX
+ *   as int16 pairs of channels per pixel ([Kp/2][TPr][2]) and the block's
+ *   weights are widened to int16 once per tile.
+ * Both give sum (x - ZX) w exactly, as the other paths do.
+ * CQ_DNP = 16 pixels per micro-kernel call, 4 channels (two calls per
+ * packed block of 8); the scratch layout (cq_direct_fit) is the same for
+ * every ISA, so npu-emit's arena fits the header whatever its flags. */
+#if !defined(NPU_NO_SIMD) && defined(__AVX2__) && \
+	(defined(__AVXVNNI__) || (defined(__AVX512VNNI__) && defined(__AVX512VL__)))
+#define CQ_VNNI 1
+#if defined(__AVXVNNI__)
+#define CQ_DPB(a, x, w) _mm256_dpbusd_avx_epi32(a, x, w)
+#else
+#define CQ_DPB(a, x, w) _mm256_dpbusd_epi32(a, x, w)
+#endif
+#endif
+
+#if defined(CQ_VNNI)
+/* panel rows of quads: u = x + 128 (x ^ 0x80) of channels 4q .. 4q + 3 */
+static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, void *panel)
+{
+	size_t plane = (size_t)g->H * g->W;
+	uint8_t *pn = panel;
+	const __m128i f = _mm_set1_epi8((char)0x80);
+	(void)ZX;
+	for (int c = 0; c < g->Kp; c += 4) {
+		uint8_t *o = pn + (size_t)c * TPr;
+		for (int t = 0; t < TPr; t += 16) {
+			__m128i r[4];
+			for (int i = 0; i < 4; i++) {
+				if (c + i >= g->cg || t >= tp) {
+					r[i] = _mm_setzero_si128();
+					continue;
+				}
+				const int8_t *src = xg + (size_t)(c + i) * plane + (size_t)p0 + (size_t)t;
+				if (tp - t >= 16) {
+					r[i] = _mm_loadu_si128((const __m128i *)(const void *)src);
+				} else {
+					int8_t tmp[16] = {0};
+					memcpy(tmp, src, (size_t)(tp - t));
+					r[i] = _mm_loadu_si128((const __m128i *)(const void *)tmp);
+				}
+				r[i] = _mm_xor_si128(r[i], f);
+			}
+			__m128i t0 = _mm_unpacklo_epi8(r[0], r[1]), t1 = _mm_unpackhi_epi8(r[0], r[1]);
+			__m128i t2 = _mm_unpacklo_epi8(r[2], r[3]), t3 = _mm_unpackhi_epi8(r[2], r[3]);
+			_mm_storeu_si128((__m128i *)(void *)(o + 4 * t), _mm_unpacklo_epi16(t0, t2));
+			_mm_storeu_si128((__m128i *)(void *)(o + 4 * t + 16), _mm_unpackhi_epi16(t0, t2));
+			_mm_storeu_si128((__m128i *)(void *)(o + 4 * t + 32), _mm_unpacklo_epi16(t1, t3));
+			_mm_storeu_si128((__m128i *)(void *)(o + 4 * t + 48), _mm_unpackhi_epi16(t1, t3));
+		}
+	}
+}
+
+/* acc rows j < 4 (stride TPr), CQ_DNP pixels from t0: sum u w - corr[j] */
+static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
+		      const int32_t *corr, int32_t *restrict acc)
+{
+	const uint8_t *pp = (const uint8_t *)panel + (size_t)t0 * 4;
+	__m256i a00 = _mm256_setzero_si256(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00,
+		a31 = a00;
+	(void)wide;
+	for (int q = 0; q < Kq; q++, pp += (size_t)TPr * 4, wb += 4 * CQ_NR) {
+		__m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)pp);
+		__m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(pp + 32));
+		int32_t w0, w1, w2, w3;
+		memcpy(&w0, wb, 4), memcpy(&w1, wb + 4, 4), memcpy(&w2, wb + 8, 4), memcpy(&w3, wb + 12, 4);
+		__m256i v = _mm256_set1_epi32(w0);
+		a00 = CQ_DPB(a00, x0, v), a01 = CQ_DPB(a01, x1, v);
+		v = _mm256_set1_epi32(w1);
+		a10 = CQ_DPB(a10, x0, v), a11 = CQ_DPB(a11, x1, v);
+		v = _mm256_set1_epi32(w2);
+		a20 = CQ_DPB(a20, x0, v), a21 = CQ_DPB(a21, x1, v);
+		v = _mm256_set1_epi32(w3);
+		a30 = CQ_DPB(a30, x0, v), a31 = CQ_DPB(a31, x1, v);
+	}
+	__m256i r[8] = {a00, a01, a10, a11, a20, a21, a30, a31};
+	for (int j = 0; j < 4; j++) {
+		__m256i c = _mm256_set1_epi32(corr[j]);
+		_mm256_storeu_si256((__m256i *)(void *)(acc + (size_t)j * TPr + t0), _mm256_sub_epi32(r[2 * j], c));
+		_mm256_storeu_si256((__m256i *)(void *)(acc + (size_t)j * TPr + t0 + 8), _mm256_sub_epi32(r[2 * j + 1], c));
+	}
+}
+#else
+/* panel rows of channel pairs: x - ZX as int16 of channels 2h, 2h + 1 */
+static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, void *panel)
+{
+	size_t plane = (size_t)g->H * g->W;
+	int16_t *pn = panel;
+	for (int c = 0; c < g->Kp; c += 2) {
+		int16_t *o = pn + (size_t)c * TPr;
+		const int8_t *r0 = xg + (size_t)c * plane + (size_t)p0, *r1 = r0 + plane;
+		int h0 = c < g->cg, h1 = c + 1 < g->cg, t = 0;
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+		if (h0 && h1) {
+			__m128i z = _mm_set1_epi16((int16_t)ZX);
+			for (; t + 16 <= tp; t += 16) {
+				__m128i u = _mm_loadu_si128((const __m128i *)(const void *)(r0 + t));
+				__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(r1 + t));
+				__m128i ul = _mm_sub_epi16(_mm_srai_epi16(_mm_unpacklo_epi8(u, u), 8), z);
+				__m128i uh = _mm_sub_epi16(_mm_srai_epi16(_mm_unpackhi_epi8(u, u), 8), z);
+				__m128i vl = _mm_sub_epi16(_mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8), z);
+				__m128i vh = _mm_sub_epi16(_mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8), z);
+				_mm_storeu_si128((__m128i *)(void *)(o + 2 * t), _mm_unpacklo_epi16(ul, vl));
+				_mm_storeu_si128((__m128i *)(void *)(o + 2 * t + 8), _mm_unpackhi_epi16(ul, vl));
+				_mm_storeu_si128((__m128i *)(void *)(o + 2 * t + 16), _mm_unpacklo_epi16(uh, vh));
+				_mm_storeu_si128((__m128i *)(void *)(o + 2 * t + 24), _mm_unpackhi_epi16(uh, vh));
+			}
+		}
+#endif
+		for (; t < tp; t++) {
+			o[2 * t] = (int16_t)(h0 ? r0[t] - ZX : 0);
+			o[2 * t + 1] = (int16_t)(h1 ? r1[t] - ZX : 0);
+		}
+		for (; t < TPr; t++)
+			o[2 * t] = o[2 * t + 1] = 0;
+	}
+}
+
+/* acc rows j < 4 (stride TPr), CQ_DNP pixels from t0: sum (x - ZX) w, the
+ * weight pair of channel j for channel pair h at wide[(h / 2) 16 + 2 j +
+ * h % 2] (the packed quads widened to int16) */
+#if !defined(NPU_NO_SIMD) && defined(__AVX2__)
+static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
+		      const int32_t *corr, int32_t *restrict acc)
+{
+	const int16_t *pp = (const int16_t *)panel + (size_t)t0 * 2;
+	__m256i a00 = _mm256_setzero_si256(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00,
+		a31 = a00;
+	(void)wb, (void)corr;
+	for (int h = 0; h < 2 * Kq; h++, pp += (size_t)TPr * 2) {
+		const int32_t *wp = wide + (h >> 1) * 16 + (h & 1);
+		__m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)pp);
+		__m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(pp + 16));
+		__m256i v = _mm256_set1_epi32(wp[0]);
+		a00 = CQ_DPW(a00, x0, v), a01 = CQ_DPW(a01, x1, v);
+		v = _mm256_set1_epi32(wp[2]);
+		a10 = CQ_DPW(a10, x0, v), a11 = CQ_DPW(a11, x1, v);
+		v = _mm256_set1_epi32(wp[4]);
+		a20 = CQ_DPW(a20, x0, v), a21 = CQ_DPW(a21, x1, v);
+		v = _mm256_set1_epi32(wp[6]);
+		a30 = CQ_DPW(a30, x0, v), a31 = CQ_DPW(a31, x1, v);
+	}
+	__m256i r[8] = {a00, a01, a10, a11, a20, a21, a30, a31};
+	for (int j = 0; j < 4; j++) {
+		_mm256_storeu_si256((__m256i *)(void *)(acc + (size_t)j * TPr + t0), r[2 * j]);
+		_mm256_storeu_si256((__m256i *)(void *)(acc + (size_t)j * TPr + t0 + 8), r[2 * j + 1]);
+	}
+}
+#elif !defined(NPU_NO_SIMD) && defined(__SSE2__)
+static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
+		      const int32_t *corr, int32_t *restrict acc)
+{
+	(void)wb, (void)corr;
+	for (int half = 0; half < CQ_DNP; half += 8) {
+		const int16_t *pp = (const int16_t *)panel + (size_t)(t0 + half) * 2;
+		__m128i a00 = _mm_setzero_si128(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00,
+			a31 = a00;
+		for (int h = 0; h < 2 * Kq; h++, pp += (size_t)TPr * 2) {
+			const int32_t *wp = wide + (h >> 1) * 16 + (h & 1);
+			__m128i x0 = _mm_loadu_si128((const __m128i *)(const void *)pp);
+			__m128i x1 = _mm_loadu_si128((const __m128i *)(const void *)(pp + 8));
+			__m128i v = _mm_set1_epi32(wp[0]);
+			a00 = _mm_add_epi32(a00, _mm_madd_epi16(x0, v)), a01 = _mm_add_epi32(a01, _mm_madd_epi16(x1, v));
+			v = _mm_set1_epi32(wp[2]);
+			a10 = _mm_add_epi32(a10, _mm_madd_epi16(x0, v)), a11 = _mm_add_epi32(a11, _mm_madd_epi16(x1, v));
+			v = _mm_set1_epi32(wp[4]);
+			a20 = _mm_add_epi32(a20, _mm_madd_epi16(x0, v)), a21 = _mm_add_epi32(a21, _mm_madd_epi16(x1, v));
+			v = _mm_set1_epi32(wp[6]);
+			a30 = _mm_add_epi32(a30, _mm_madd_epi16(x0, v)), a31 = _mm_add_epi32(a31, _mm_madd_epi16(x1, v));
+		}
+		__m128i r[8] = {a00, a01, a10, a11, a20, a21, a30, a31};
+		for (int j = 0; j < 4; j++) {
+			_mm_storeu_si128((__m128i *)(void *)(acc + (size_t)j * TPr + t0 + half), r[2 * j]);
+			_mm_storeu_si128((__m128i *)(void *)(acc + (size_t)j * TPr + t0 + half + 4), r[2 * j + 1]);
+		}
+	}
+}
+#else
+/* portable C (compilers vectorize the pixel loop) */
+static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
+		      const int32_t *corr, int32_t *restrict acc)
+{
+	int32_t a[4][CQ_DNP];
+	(void)wb, (void)corr;
+	for (int j = 0; j < 4; j++)
+		for (int t = 0; t < CQ_DNP; t++)
+			a[j][t] = 0;
+	const int16_t *pp = (const int16_t *)panel + (size_t)t0 * 2;
+	for (int h = 0; h < 2 * Kq; h++, pp += (size_t)TPr * 2) {
+		const int32_t *wp = wide + (h >> 1) * 16 + (h & 1);
+		for (int j = 0; j < 4; j++) {
+			int16_t w2[2];
+			memcpy(w2, wp + 2 * j, 4);
+			int32_t w0 = w2[0], w1 = w2[1];
+			for (int t = 0; t < CQ_DNP; t++)
+				a[j][t] += pp[2 * t] * w0 + pp[2 * t + 1] * w1;
+		}
+	}
+	for (int j = 0; j < 4; j++)
+		for (int t = 0; t < CQ_DNP; t++)
+			acc[(size_t)j * TPr + t0 + t] = a[j][t];
+}
+#endif
+#endif
+
+static void cq_direct_conv(const int32_t *p, const cq_geo *g, void *const *a, void *scratch)
+{
+	const int8_t *x = a[0], *w = a[1];
+	const int32_t *bias = a[2], *mult = a[3], *shift = a[4], *wzp = a[5];
+	void *y = a[6];
+	int32_t YT = p[NPU_CV_YT], ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	int TPr = (g->TP + CQ_DNP - 1) / CQ_DNP * CQ_DNP, Kq = g->Kp / 4, nb = (g->og + CQ_NR - 1) / CQ_NR;
+	size_t ow, oc_, oa, plane = (size_t)g->H * g->W, bstride = (size_t)Kq * 4 * CQ_NR;
+	cq_direct_fit(g, TPr, &ow, &oc_, &oa);
+	void *panel = scratch;
+	int32_t *wide = (int32_t *)(void *)((uint8_t *)scratch + ow);
+	int32_t *csum = (int32_t *)(void *)((uint8_t *)scratch + oc_);
+	int32_t *acc = (int32_t *)(void *)((uint8_t *)scratch + oa);
+	for (int n = 0; n < g->N; n++)
+		for (int gr = 0; gr < g->G; gr++) {
+			const int8_t *xg = x + ((size_t)n * g->C + (size_t)gr * g->cg) * plane;
+			for (int p0 = 0; p0 < g->P; p0 += g->TP) {
+				int tp = g->P - p0 < g->TP ? g->P - p0 : g->TP, tpr = (tp + CQ_DNP - 1) / CQ_DNP * CQ_DNP;
+				cq_dstage(g, xg, ZX, p0, tp, TPr, panel);
+				if (wzp) {
+					for (int t = 0; t < tp; t++)
+						csum[t] = 0;
+					for (int c = 0; c < g->cg; c++)
+						for (int t = 0; t < tp; t++)
+							csum[t] += xg[(size_t)c * plane + (size_t)(p0 + t)] - ZX;
+				}
+				for (int b = 0; b < nb; b++) {
+					int oc = gr * g->og + b * CQ_NR, no = g->og - b * CQ_NR < CQ_NR ? g->og - b * CQ_NR : CQ_NR;
+					const int8_t *wb = w + ((size_t)gr * nb + (size_t)b) * bstride;
+					int32_t corr[CQ_NR] = {0, 0, 0, 0, 0, 0, 0, 0};
+#if defined(CQ_VNNI)
+					{
+						__m256i s = _mm256_setzero_si256(), ones = _mm256_set1_epi8(1);
+						for (int q = 0; q < Kq; q++)
+							s = CQ_DPB(s, ones, _mm256_loadu_si256((const __m256i *)(const void *)(wb + (size_t)q * 32)));
+						s = _mm256_mullo_epi32(s, _mm256_set1_epi32(128 + ZX));
+						_mm256_storeu_si256((__m256i *)(void *)corr, s);
+					}
+#else
+					{
+						int16_t *wd = (int16_t *)(void *)wide;
+						size_t i = 0;
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+						for (; i + 16 <= bstride; i += 16) {
+							__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(wb + i));
+							_mm_storeu_si128((__m128i *)(void *)(wd + i), _mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8));
+							_mm_storeu_si128((__m128i *)(void *)(wd + i + 8), _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8));
+						}
+#endif
+						for (; i < bstride; i++)
+							wd[i] = wb[i];
+					}
+#endif
+					for (int h = 0; h < no; h += 4)
+						for (int t0 = 0; t0 < tpr; t0 += CQ_DNP)
+							cq_dmicro(panel, TPr, Kq, t0, wb + 4 * h, wide + 2 * h, corr + h, acc + (size_t)h * TPr);
+					for (int o = 0; o < no; o++)
+						cq_requant(y, YT, ((size_t)n * g->OC + oc + o) * g->P + p0, acc + (size_t)o * TPr,
+							   wzp ? csum : NULL, wzp ? wzp[oc + o] : 0, tp, 1, 0, bias ? bias[oc + o] : 0,
+							   mult[oc + o], shift[oc + o], ZY, LO, HI);
+				}
+			}
+		}
+}
+
 size_t npu_conv_q_pack(const int32_t *p, const int8_t *w, int8_t *out)
 {
 	cq_geo g;
@@ -1285,7 +1596,7 @@ static void k_conv_q(const int32_t *p, void *const *a, void *scratch)
 	cq_geo g;
 	cq_geometry(p, &g);
 	/* the int8 paths' bounds hold for int8 zero points and int32 biases */
-	if (g.path == CQ_DEPTHWISE || g.path == CQ_IM2COL) {
+	if (g.path == CQ_DEPTHWISE || g.path == CQ_IM2COL || g.path == CQ_DIRECT) {
 		const int32_t *wzp = a[5];
 		int ok = p[NPU_CV_ZX] >= -128 && p[NPU_CV_ZX] <= 127 && p[NPU_CV_ACT] != NPU_T_I64;
 		for (int o = 0; ok && wzp && o < g.OC; o++)
@@ -1299,6 +1610,8 @@ static void k_conv_q(const int32_t *p, void *const *a, void *scratch)
 		cq_chunked_conv(p, &g, a, scratch);
 	else if (g.path == CQ_IM2COL)
 		cq_im2col_conv(p, &g, a, scratch);
+	else if (g.path == CQ_DIRECT)
+		cq_direct_conv(p, &g, a, scratch);
 	else if (g.path == CQ_GENERIC)
 		cq_generic(p, &g, a);
 }
