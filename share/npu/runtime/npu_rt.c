@@ -391,7 +391,8 @@ static size_t cq_direct_fit(const cq_geo *g, int TPr, size_t *wide, size_t *csum
 	*wide = ((size_t)g->Kp * TPr * 2 + 63) & ~(size_t)63;
 	*csum = *wide + (size_t)g->Kp * 16;
 	*acc = *csum + (size_t)TPr * 4;
-	return *acc + (size_t)CQ_NR * TPr * 4;
+	/* then the weight sums' corrections, one per packed channel */
+	return *acc + (size_t)CQ_NR * TPr * 4 + (size_t)g->G * ((g->og + CQ_NR - 1) / CQ_NR) * CQ_NR * 4;
 }
 
 static void cq_geometry(const int32_t *p, cq_geo *g)
@@ -1522,6 +1523,26 @@ static void cq_direct_conv(const int32_t *p, const cq_geo *g, void *const *a, vo
 	int32_t *wide = (int32_t *)(void *)((uint8_t *)scratch + ow);
 	int32_t *csum = (int32_t *)(void *)((uint8_t *)scratch + oc_);
 	int32_t *acc = (int32_t *)(void *)((uint8_t *)scratch + oa);
+	int32_t *corr = acc + (size_t)CQ_NR * TPr;
+#if defined(CQ_VNNI)
+	/* (128 + ZX) sum w per packed channel, once per call */
+	for (int b = 0; b < g->G * nb; b++) {
+		const int8_t *wb = w + (size_t)b * bstride;
+		__m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0, ones = _mm256_set1_epi8(1);
+		int q = 0;
+		for (; q + 4 <= Kq; q += 4, wb += 128) {
+			s0 = CQ_DPB(s0, ones, _mm256_loadu_si256((const __m256i *)(const void *)wb));
+			s1 = CQ_DPB(s1, ones, _mm256_loadu_si256((const __m256i *)(const void *)(wb + 32)));
+			s2 = CQ_DPB(s2, ones, _mm256_loadu_si256((const __m256i *)(const void *)(wb + 64)));
+			s3 = CQ_DPB(s3, ones, _mm256_loadu_si256((const __m256i *)(const void *)(wb + 96)));
+		}
+		for (; q < Kq; q++, wb += 32)
+			s0 = CQ_DPB(s0, ones, _mm256_loadu_si256((const __m256i *)(const void *)wb));
+		s0 = _mm256_add_epi32(_mm256_add_epi32(s0, s1), _mm256_add_epi32(s2, s3));
+		_mm256_storeu_si256((__m256i *)(void *)(corr + (size_t)b * CQ_NR),
+				    _mm256_mullo_epi32(s0, _mm256_set1_epi32(128 + ZX)));
+	}
+#endif
 	for (int n = 0; n < g->N; n++)
 		for (int gr = 0; gr < g->G; gr++) {
 			const int8_t *xg = x + ((size_t)n * g->C + (size_t)gr * g->cg) * plane;
@@ -1538,17 +1559,9 @@ static void cq_direct_conv(const int32_t *p, const cq_geo *g, void *const *a, vo
 				for (int b = 0; b < nb; b++) {
 					int oc = gr * g->og + b * CQ_NR, no = g->og - b * CQ_NR < CQ_NR ? g->og - b * CQ_NR : CQ_NR;
 					const int8_t *wb = w + ((size_t)gr * nb + (size_t)b) * bstride;
-					int32_t corr[CQ_NR] = {0, 0, 0, 0, 0, 0, 0, 0};
-#if defined(CQ_VNNI)
-					{
-						__m256i s = _mm256_setzero_si256(), ones = _mm256_set1_epi8(1);
-						for (int q = 0; q < Kq; q++)
-							s = CQ_DPB(s, ones, _mm256_loadu_si256((const __m256i *)(const void *)(wb + (size_t)q * 32)));
-						s = _mm256_mullo_epi32(s, _mm256_set1_epi32(128 + ZX));
-						_mm256_storeu_si256((__m256i *)(void *)corr, s);
-					}
-#else
-					{
+					const int32_t *bc = corr + ((size_t)gr * nb + (size_t)b) * CQ_NR;
+#if !defined(CQ_VNNI)
+					{	/* the block widened to int16 */
 						int16_t *wd = (int16_t *)(void *)wide;
 						size_t i = 0;
 #if !defined(NPU_NO_SIMD) && defined(__SSE2__)
@@ -1564,7 +1577,7 @@ static void cq_direct_conv(const int32_t *p, const cq_geo *g, void *const *a, vo
 #endif
 					for (int h = 0; h < no; h += 4)
 						for (int t0 = 0; t0 < tpr; t0 += CQ_DNP)
-							cq_dmicro(panel, TPr, Kq, t0, wb + 4 * h, wide + 2 * h, corr + h, acc + (size_t)h * TPr);
+							cq_dmicro(panel, TPr, Kq, t0, wb + 4 * h, wide + 2 * h, bc + h, acc + (size_t)h * TPr);
 					for (int o = 0; o < no; o++)
 						cq_requant(y, YT, ((size_t)n * g->OC + oc + o) * g->P + p0, acc + (size_t)o * TPr,
 							   wzp ? csum : NULL, wzp ? wzp[oc + o] : 0, tp, 1, 0, bias ? bias[oc + o] : 0,
