@@ -276,11 +276,11 @@ int main(void)
 		paths[path]++;
 	}
 	fails += !direct_cases(paths);
-	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks), direct 1x1 %d\n",
-	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked, paths[CQ_DIRECT]);
+	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks), panel %d\n",
+	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked, paths[CQ_PANEL]);
 	CHECK(requant_rows());
 	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + (int)(sizeof fixed / sizeof fixed[0]));
-	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 100 && gathered > 0 && chunked > 0);
-	CHECK(paths[CQ_DIRECT] > 100);
+	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 30 && gathered > 0 && chunked > 0);
+	CHECK(paths[CQ_PANEL] > 100);
 	return check_done();
 }

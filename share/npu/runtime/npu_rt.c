@@ -366,7 +366,7 @@ static inline int64_t cq_bias(const int32_t *p, const void *bias, int oc)
 #define CQ_MR 4
 #define CQ_NR 8
 
-enum { CQ_NONE, CQ_GENERIC, CQ_DEPTHWISE, CQ_IM2COL, CQ_DIRECT };
+enum { CQ_NONE, CQ_GENERIC, CQ_DEPTHWISE, CQ_IM2COL, CQ_PANEL };
 
 typedef struct {
 	int N, C, H, W, OC, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW, G;
@@ -386,13 +386,15 @@ typedef struct {
 
 /* scratch offsets for a tile of TPr pixels: panel, widened weights, pixel
  * sums, CQ_NR accumulator rows; returns the total */
-static size_t cq_direct_fit(const cq_geo *g, int TPr, size_t *wide, size_t *csum, size_t *acc)
+static size_t cq_panel_fit(const cq_geo *g, int TPr, size_t *wide, size_t *csum, size_t *acc)
 {
 	*wide = ((size_t)g->Kp * TPr * 2 + 63) & ~(size_t)63;
 	*csum = *wide + (size_t)g->Kp * 16;
 	*acc = *csum + (size_t)TPr * 4;
-	/* then the weight sums' corrections, one per packed channel */
-	return *acc + (size_t)CQ_NR * TPr * 4 + (size_t)g->G * ((g->og + CQ_NR - 1) / CQ_NR) * CQ_NR * 4;
+	/* then the weight sums' corrections, one per packed channel, and 4
+	 * gathered rows */
+	return *acc + (size_t)CQ_NR * TPr * 4 + (size_t)g->G * ((g->og + CQ_NR - 1) / CQ_NR) * CQ_NR * 4 +
+	       (g->direct ? 0 : (size_t)4 * TPr);
 }
 
 static void cq_geometry(const int32_t *p, cq_geo *g)
@@ -456,16 +458,16 @@ static void cq_geometry(const int32_t *p, cq_geo *g)
 		    g->OW == g->W && g->OH <= g->H;
 	int wp = g->PL + g->W, need = (g->OW - 1) * g->SW + (g->KW - 1) * g->DW + 1;
 	g->Wp = wp > need ? wp : need;
-	if (g->direct) {
-		/* cq_direct_conv: tiles of a multiple of CQ_DNP pixels */
+	{
+		/* cq_panel_conv: tiles of a multiple of CQ_DNP pixels */
 		int tp = CQ_TILE_BYTES / (2 * g->Kp);
 		tp = tp < CQ_DNP ? CQ_DNP : tp - tp % CQ_DNP;
 		for (;; tp = tp / 2 < CQ_DNP ? CQ_DNP : tp / 2 - tp / 2 % CQ_DNP) {
 			g->TP = tp < g->P ? tp : g->P;
 			size_t o1, o2, o3;
-			g->scratch = cq_direct_fit(g, (g->TP + CQ_DNP - 1) / CQ_DNP * CQ_DNP, &o1, &o2, &o3);
+			g->scratch = cq_panel_fit(g, (g->TP + CQ_DNP - 1) / CQ_DNP * CQ_DNP, &o1, &o2, &o3);
 			if (g->scratch <= budget) {
-				g->path = CQ_DIRECT;
+				g->path = CQ_PANEL;
 				return;
 			}
 			if (g->TP <= CQ_DNP)
@@ -1309,7 +1311,7 @@ static void cq_chunked_conv(const int32_t *p, const cq_geo *g, void *const *a, v
  *   weights are widened to int16 once per tile.
  * Both give sum (x - ZX) w exactly, as the other paths do.
  * CQ_DNP = 16 pixels per micro-kernel call, 4 channels (two calls per
- * packed block of 8); the scratch layout (cq_direct_fit) is the same for
+ * packed block of 8); the scratch layout (cq_panel_fit) is the same for
  * every ISA, so npu-emit's arena fits the header whatever its flags. */
 #if !defined(NPU_NO_SIMD) && defined(__AVX2__) && \
 	(defined(__AVXVNNI__) || (defined(__AVX512VNNI__) && defined(__AVX512VL__)))
@@ -1321,30 +1323,68 @@ static void cq_chunked_conv(const int32_t *p, const cq_geo *g, void *const *a, v
 #endif
 #endif
 
-#if defined(CQ_VNNI)
-/* panel rows of quads: u = x + 128 (x ^ 0x80) of channels 4q .. 4q + 3 */
-static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, void *panel)
+/* Row k of the panel for pixels p0 .. p0 + tp - 1: x itself for a direct
+ * 1x1 (channel k), else the tap k = (ic, kh, kw) of each pixel's window
+ * gathered into dst with ZX for padding (x - ZX = 0 there; in the VNNI
+ * panel u = ZX + 128, which the correction cancels); NULL past K. */
+static const int8_t *cq_srow(const cq_geo *g, const int8_t *xg, int32_t ZX, int k, int p0, int tp, int8_t *dst)
 {
 	size_t plane = (size_t)g->H * g->W;
+	if (k >= g->K)
+		return NULL;
+	if (g->direct)
+		return xg + (size_t)k * plane + (size_t)p0;
+	int taps = g->KH * g->KW, ic = k / taps, kh = k % taps / g->KW, kw = k % g->KW;
+	int off = kw * g->DW - g->PL, lo, hi, oh = p0 / g->OW, ow = p0 % g->OW;
+	const int8_t *xc = xg + (size_t)ic * plane;
+	cq_range(off, g->SW, g->W, g->OW, &lo, &hi);	/* the output columns inside x */
+	for (int t = 0; t < tp; oh++, ow = 0) {
+		int n = g->OW - ow < tp - t ? g->OW - ow : tp - t, e = ow + n;
+		int ih = oh * g->SH - g->PT + kh * g->DH;
+		int8_t *d = dst + t - ow;	/* d[o]: output column o */
+		t += n;
+		if (ih < 0 || ih >= g->H) {
+			memset(d + ow, ZX, (size_t)n);
+			continue;
+		}
+		const int8_t *xr = xc + (size_t)ih * g->W;
+		int l = lo < ow ? ow : lo > e ? e : lo, h = hi > e ? e : hi < l ? l : hi;
+		memset(d + ow, ZX, (size_t)(l - ow));
+		if (g->SW == 1)
+			memcpy(d + l, xr + l + off, (size_t)(h - l));
+		else
+			for (int o = l; o < h; o++)
+				d[o] = xr[o * g->SW + off];
+		memset(d + h, ZX, (size_t)(e - h));
+	}
+	return dst;
+}
+
+#if defined(CQ_VNNI)
+/* panel rows of quads: u = x + 128 (x ^ 0x80) of rows k .. k + 3 (NULL
+ * past K: zero, against zero weights) */
+static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, void *panel, int8_t *tmp)
+{
 	uint8_t *pn = panel;
 	const __m128i f = _mm_set1_epi8((char)0x80);
-	(void)ZX;
 	for (int c = 0; c < g->Kp; c += 4) {
 		uint8_t *o = pn + (size_t)c * TPr;
+		const int8_t *rows[4];
+		for (int i = 0; i < 4; i++)
+			rows[i] = cq_srow(g, xg, ZX, c + i, p0, tp, tmp + (size_t)i * TPr);
 		for (int t = 0; t < TPr; t += 16) {
 			__m128i r[4];
 			for (int i = 0; i < 4; i++) {
-				if (c + i >= g->cg || t >= tp) {
+				if (!rows[i] || t >= tp) {
 					r[i] = _mm_setzero_si128();
 					continue;
 				}
-				const int8_t *src = xg + (size_t)(c + i) * plane + (size_t)p0 + (size_t)t;
 				if (tp - t >= 16) {
-					r[i] = _mm_loadu_si128((const __m128i *)(const void *)src);
+					r[i] = _mm_loadu_si128((const __m128i *)(const void *)(rows[i] + t));
 				} else {
-					int8_t tmp[16] = {0};
-					memcpy(tmp, src, (size_t)(tp - t));
-					r[i] = _mm_loadu_si128((const __m128i *)(const void *)tmp);
+					int8_t b16[16] = {0};
+					memcpy(b16, rows[i] + t, (size_t)(tp - t));
+					r[i] = _mm_loadu_si128((const __m128i *)(const void *)b16);
 				}
 				r[i] = _mm_xor_si128(r[i], f);
 			}
@@ -1388,17 +1428,16 @@ static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *
 	}
 }
 #else
-/* panel rows of channel pairs: x - ZX as int16 of channels 2h, 2h + 1 */
-static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, void *panel)
+/* panel rows of pairs: x - ZX as int16 of rows k, k + 1 (NULL past K: 0) */
+static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, void *panel, int8_t *tmp)
 {
-	size_t plane = (size_t)g->H * g->W;
 	int16_t *pn = panel;
 	for (int c = 0; c < g->Kp; c += 2) {
 		int16_t *o = pn + (size_t)c * TPr;
-		const int8_t *r0 = xg + (size_t)c * plane + (size_t)p0, *r1 = r0 + plane;
-		int h0 = c < g->cg, h1 = c + 1 < g->cg, t = 0;
+		const int8_t *r0 = cq_srow(g, xg, ZX, c, p0, tp, tmp), *r1 = cq_srow(g, xg, ZX, c + 1, p0, tp, tmp + TPr);
+		int t = 0;
 #if !defined(NPU_NO_SIMD) && defined(__SSE2__)
-		if (h0 && h1) {
+		if (r0 && r1) {
 			__m128i z = _mm_set1_epi16((int16_t)ZX);
 			for (; t + 16 <= tp; t += 16) {
 				__m128i u = _mm_loadu_si128((const __m128i *)(const void *)(r0 + t));
@@ -1415,8 +1454,8 @@ static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int
 		}
 #endif
 		for (; t < tp; t++) {
-			o[2 * t] = (int16_t)(h0 ? r0[t] - ZX : 0);
-			o[2 * t + 1] = (int16_t)(h1 ? r1[t] - ZX : 0);
+			o[2 * t] = (int16_t)(r0 ? r0[t] - ZX : 0);
+			o[2 * t + 1] = (int16_t)(r1 ? r1[t] - ZX : 0);
 		}
 		for (; t < TPr; t++)
 			o[2 * t] = o[2 * t + 1] = 0;
@@ -1510,7 +1549,7 @@ static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *
 #endif
 #endif
 
-static void cq_direct_conv(const int32_t *p, const cq_geo *g, void *const *a, void *scratch)
+static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, void *scratch)
 {
 	const int8_t *x = a[0], *w = a[1];
 	const int32_t *bias = a[2], *mult = a[3], *shift = a[4], *wzp = a[5];
@@ -1518,12 +1557,13 @@ static void cq_direct_conv(const int32_t *p, const cq_geo *g, void *const *a, vo
 	int32_t YT = p[NPU_CV_YT], ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
 	int TPr = (g->TP + CQ_DNP - 1) / CQ_DNP * CQ_DNP, Kq = g->Kp / 4, nb = (g->og + CQ_NR - 1) / CQ_NR;
 	size_t ow, oc_, oa, plane = (size_t)g->H * g->W, bstride = (size_t)Kq * 4 * CQ_NR;
-	cq_direct_fit(g, TPr, &ow, &oc_, &oa);
+	cq_panel_fit(g, TPr, &ow, &oc_, &oa);
 	void *panel = scratch;
 	int32_t *wide = (int32_t *)(void *)((uint8_t *)scratch + ow);
 	int32_t *csum = (int32_t *)(void *)((uint8_t *)scratch + oc_);
 	int32_t *acc = (int32_t *)(void *)((uint8_t *)scratch + oa);
 	int32_t *corr = acc + (size_t)CQ_NR * TPr;
+	int8_t *tmp = (int8_t *)(corr + (size_t)g->G * nb * CQ_NR);
 #if defined(CQ_VNNI)
 	/* (128 + ZX) sum w per packed channel, once per call */
 	for (int b = 0; b < g->G * nb; b++) {
@@ -1548,13 +1588,15 @@ static void cq_direct_conv(const int32_t *p, const cq_geo *g, void *const *a, vo
 			const int8_t *xg = x + ((size_t)n * g->C + (size_t)gr * g->cg) * plane;
 			for (int p0 = 0; p0 < g->P; p0 += g->TP) {
 				int tp = g->P - p0 < g->TP ? g->P - p0 : g->TP, tpr = (tp + CQ_DNP - 1) / CQ_DNP * CQ_DNP;
-				cq_dstage(g, xg, ZX, p0, tp, TPr, panel);
-				if (wzp) {
+				cq_dstage(g, xg, ZX, p0, tp, TPr, panel, tmp);
+				if (wzp) {	/* the pixels' sums of x - ZX (0 for padding) */
 					for (int t = 0; t < tp; t++)
 						csum[t] = 0;
-					for (int c = 0; c < g->cg; c++)
+					for (int k = 0; k < g->K; k++) {
+						const int8_t *r = cq_srow(g, xg, ZX, k, p0, tp, tmp);
 						for (int t = 0; t < tp; t++)
-							csum[t] += xg[(size_t)c * plane + (size_t)(p0 + t)] - ZX;
+							csum[t] += r[t] - ZX;
+					}
 				}
 				for (int b = 0; b < nb; b++) {
 					int oc = gr * g->og + b * CQ_NR, no = g->og - b * CQ_NR < CQ_NR ? g->og - b * CQ_NR : CQ_NR;
@@ -1609,7 +1651,7 @@ static void k_conv_q(const int32_t *p, void *const *a, void *scratch)
 	cq_geo g;
 	cq_geometry(p, &g);
 	/* the int8 paths' bounds hold for int8 zero points and int32 biases */
-	if (g.path == CQ_DEPTHWISE || g.path == CQ_IM2COL || g.path == CQ_DIRECT) {
+	if (g.path == CQ_DEPTHWISE || g.path == CQ_IM2COL || g.path == CQ_PANEL) {
 		const int32_t *wzp = a[5];
 		int ok = p[NPU_CV_ZX] >= -128 && p[NPU_CV_ZX] <= 127 && p[NPU_CV_ACT] != NPU_T_I64;
 		for (int o = 0; ok && wzp && o < g.OC; o++)
@@ -1623,8 +1665,8 @@ static void k_conv_q(const int32_t *p, void *const *a, void *scratch)
 		cq_chunked_conv(p, &g, a, scratch);
 	else if (g.path == CQ_IM2COL)
 		cq_im2col_conv(p, &g, a, scratch);
-	else if (g.path == CQ_DIRECT)
-		cq_direct_conv(p, &g, a, scratch);
+	else if (g.path == CQ_PANEL)
+		cq_panel_conv(p, &g, a, scratch);
 	else if (g.path == CQ_GENERIC)
 		cq_generic(p, &g, a);
 }
