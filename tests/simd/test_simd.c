@@ -18,6 +18,7 @@
 static uint32_t seed = 12345;
 static int gathered;	/* GEMM calls that gathered windows from x (a small budget) */
 static int chunked;	/* ... and summed K in chunks (a smaller one) */
+static int kchunks;	/* panel-path calls that summed K in chunks */
 static uint32_t rnd(void)
 {
 	seed = seed * 1664525u + 1013904223u;
@@ -30,7 +31,7 @@ static const char *isa(void)
 #if defined(NPU_NO_SIMD)
 	return "portable";
 #elif defined(__AVX2__) && defined(__AVXVNNI__)
-	return "avx-vnni (vpdpbusd in the direct 1x1 path)";
+	return "avx-vnni (vpdpbusd in the panel path)";
 #elif defined(__AVX2__) && defined(__AVX512VNNI__) && defined(__AVX512VL__)
 	return "avx512-vnni";
 #elif defined(__AVX2__)
@@ -118,6 +119,7 @@ static int one(const shape *s, int *path)
 	*path = g.path;
 	gathered += g.path == CQ_IM2COL && g.gather && !g.KC;
 	chunked += g.path == CQ_IM2COL && g.KC;
+	kchunks += g.path == CQ_PANEL && g.KC < g.Kp;
 	memset(scratch, 0xa5, ss + 16);
 	void *a[NPU_MAX_ARGS] = {x, pk ? (void *)wp : (void *)w, bias, mult, shift, s->wz ? wzp : NULL, y};
 	k_conv_q(p, a, scratch);
@@ -202,6 +204,9 @@ static int direct_cases(int *paths)
 		{1, 12, 9, 11, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 4, NPU_T_I16, 1},	/* grouped */
 		{1, 16380, 1, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 2},	/* K at the bound */
 		{1, 40, 20, 20, 9, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0, 6000},	/* a budget */
+		{1, 128, 9, 9, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 2, 30000},	/* K in chunks */
+		{1, 64, 11, 6, 24, 3, 3, 2, 1, 1, 0, 1, 2, 1, 2, 1, NPU_T_I16, 1, 9000},
+		{2, 300, 5, 5, 17, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0, 7000},	/* 1x1, K in chunks */
 	};
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
 		ok &= one(&fixed[i], &path);
@@ -214,6 +219,16 @@ static int direct_cases(int *paths)
 		s.YT = ri(0, 4) ? NPU_T_I8 : NPU_T_I16;
 		s.wz = ri(0, 3) ? ri(0, 1) : 2;
 		s.smax = ri(0, 3) ? 0 : ri(2000, 40000);
+		ok &= one(&s, &path);
+		paths[path]++;
+	}
+	for (int i = 0; i < 60; i++) {	/* KxK windows under budgets that split K */
+		shape s = {ri(1, 2), ri(8, 120), ri(3, 12), ri(3, 12), ri(1, 30), ri(1, 3), ri(1, 3), ri(1, 2), ri(1, 2),
+			   0, 0, 0, 0, ri(1, 2), ri(1, 2), 1, NPU_T_I8, 0, 0};
+		s.PT = ri(0, s.KH - 1), s.PB = ri(0, s.KH - 1), s.PL = ri(0, s.KW - 1), s.PR = ri(0, s.KW - 1);
+		s.YT = ri(0, 4) ? NPU_T_I8 : NPU_T_I16;
+		s.wz = ri(0, 3) ? ri(0, 1) : 2;
+		s.smax = ri(2500, 12000);
 		ok &= one(&s, &path);
 		paths[path]++;
 	}
@@ -276,11 +291,11 @@ int main(void)
 		paths[path]++;
 	}
 	fails += !direct_cases(paths);
-	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks), panel %d\n",
-	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked, paths[CQ_PANEL]);
+	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks), panel %d (%d in K chunks)\n",
+	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked, paths[CQ_PANEL], kchunks);
 	CHECK(requant_rows());
 	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + (int)(sizeof fixed / sizeof fixed[0]));
-	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 30 && gathered > 0 && chunked > 0);
-	CHECK(paths[CQ_PANEL] > 100);
+	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 15 && gathered > 0 && chunked > 0);
+	CHECK(paths[CQ_PANEL] > 100 && kchunks > 10);
 	return check_done();
 }

@@ -386,15 +386,15 @@ typedef struct {
 
 /* scratch offsets for a tile of TPr pixels: panel, widened weights, pixel
  * sums, CQ_NR accumulator rows; returns the total */
-static size_t cq_panel_fit(const cq_geo *g, int TPr, size_t *wide, size_t *csum, size_t *acc)
+static size_t cq_panel_fit(const cq_geo *g, int TPr, int KC, size_t *wide, size_t *csum, size_t *acc)
 {
-	*wide = ((size_t)g->Kp * TPr * 2 + 63) & ~(size_t)63;
-	*csum = *wide + (size_t)g->Kp * 16;
+	size_t nbr = (size_t)((g->og + CQ_NR - 1) / CQ_NR) * CQ_NR;	/* a group's packed channels */
+	*wide = ((size_t)KC * TPr * 2 + 63) & ~(size_t)63;
+	*csum = *wide + (size_t)KC * 16;
 	*acc = *csum + (size_t)TPr * 4;
-	/* then the weight sums' corrections, one per packed channel, and 4
-	 * gathered rows */
-	return *acc + (size_t)CQ_NR * TPr * 4 + (size_t)g->G * ((g->og + CQ_NR - 1) / CQ_NR) * CQ_NR * 4 +
-	       (g->direct ? 0 : (size_t)4 * TPr);
+	/* accumulator rows (a block's with K whole, else the group's), the
+	 * weight sums' corrections, one per packed channel, and 4 gathered rows */
+	return *acc + (KC >= g->Kp ? CQ_NR : nbr) * TPr * 4 + (size_t)g->G * nbr * 4 + (g->direct ? 0 : (size_t)4 * TPr);
 }
 
 static void cq_geometry(const int32_t *p, cq_geo *g)
@@ -459,20 +459,27 @@ static void cq_geometry(const int32_t *p, cq_geo *g)
 	int wp = g->PL + g->W, need = (g->OW - 1) * g->SW + (g->KW - 1) * g->DW + 1;
 	g->Wp = wp > need ? wp : need;
 	{
-		/* cq_panel_conv: tiles of a multiple of CQ_DNP pixels */
+		/* cq_panel_conv: tiles of a multiple of CQ_DNP pixels, K
+		 * whole, else (at CQ_DNP pixels) in chunks of KC down to 16 */
 		int tp = CQ_TILE_BYTES / (2 * g->Kp);
 		tp = tp < CQ_DNP ? CQ_DNP : tp - tp % CQ_DNP;
-		for (;; tp = tp / 2 < CQ_DNP ? CQ_DNP : tp / 2 - tp / 2 % CQ_DNP) {
-			g->TP = tp < g->P ? tp : g->P;
-			size_t o1, o2, o3;
-			g->scratch = cq_panel_fit(g, (g->TP + CQ_DNP - 1) / CQ_DNP * CQ_DNP, &o1, &o2, &o3);
-			if (g->scratch <= budget) {
-				g->path = CQ_PANEL;
-				return;
+		for (int kc = g->Kp;; kc = ((kc + 1) / 2 + 3) & ~3) {
+			for (;; tp = tp / 2 < CQ_DNP ? CQ_DNP : tp / 2 - tp / 2 % CQ_DNP) {
+				g->TP = tp < g->P ? tp : g->P;
+				g->KC = kc;
+				size_t o1, o2, o3;
+				g->scratch = cq_panel_fit(g, (g->TP + CQ_DNP - 1) / CQ_DNP * CQ_DNP, kc, &o1, &o2, &o3);
+				if (g->scratch <= budget) {
+					g->path = CQ_PANEL;
+					return;
+				}
+				if (g->TP <= CQ_DNP)
+					break;
 			}
-			if (g->TP <= CQ_DNP)
+			if (kc <= 16)
 				break;
 		}
+		g->KC = 0;
 	}
 	int tp0 = CQ_TILE_BYTES / (2 * g->Kp);
 	tp0 = tp0 < CQ_MR ? CQ_MR : tp0 - tp0 % CQ_MR;
@@ -1323,21 +1330,49 @@ static void cq_chunked_conv(const int32_t *p, const cq_geo *g, void *const *a, v
 #endif
 #endif
 
-/* Row k of the panel for pixels p0 .. p0 + tp - 1: x itself for a direct
- * 1x1 (channel k), else the tap k = (ic, kh, kw) of each pixel's window
- * gathered into dst with ZX for padding (x - ZX = 0 there; in the VNNI
- * panel u = ZX + 128, which the correction cancels); NULL past K. */
-static const int8_t *cq_srow(const cq_geo *g, const int8_t *xg, int32_t ZX, int k, int p0, int tp, int8_t *dst)
+/* Rows of the panel for pixels p0 .. p0 + tp - 1, k after k (cq_tap):
+ * for a direct 1x1 x itself (channel k); else the tap k = (ic, kh, kw) of
+ * each pixel's window: a pointer into x when the tile's pixels read one
+ * stretch of an input row, or gathered into dst with ZX for padding
+ * (x - ZX = 0 there; in the VNNI panel u = ZX + 128, which the
+ * correction cancels); NULL past K. */
+typedef struct {
+	int k, ic, kh, kw, oh0, ow0, p0;
+} cq_tap;
+
+static void cq_tap_at(const cq_geo *g, cq_tap *t, int k, int p0)
+{
+	int taps = g->KH * g->KW;
+	t->k = k, t->ic = k / taps, t->kh = k % taps / g->KW, t->kw = k % g->KW;
+	t->oh0 = p0 / g->OW, t->ow0 = p0 % g->OW, t->p0 = p0;
+}
+
+static const int8_t *cq_srow(const cq_geo *g, const int8_t *xg, int32_t ZX, cq_tap *tp_, int tp, int8_t *dst)
 {
 	size_t plane = (size_t)g->H * g->W;
+	int k = tp_->k++, kh = tp_->kh, kw = tp_->kw;
 	if (k >= g->K)
 		return NULL;
 	if (g->direct)
-		return xg + (size_t)k * plane + (size_t)p0;
-	int taps = g->KH * g->KW, ic = k / taps, kh = k % taps / g->KW, kw = k % g->KW;
-	int off = kw * g->DW - g->PL, lo, hi, oh = p0 / g->OW, ow = p0 % g->OW;
-	const int8_t *xc = xg + (size_t)ic * plane;
-	cq_range(off, g->SW, g->W, g->OW, &lo, &hi);	/* the output columns inside x */
+		return xg + (size_t)k * plane + (size_t)tp_->p0;
+	const int8_t *xc = xg + (size_t)tp_->ic * plane;
+	if (++tp_->kw == g->KW) {
+		tp_->kw = 0;
+		if (++tp_->kh == g->KH)
+			tp_->kh = 0, tp_->ic++;
+	}
+	int off = kw * g->DW - g->PL, lo, hi, oh = tp_->oh0, ow = tp_->ow0;
+	if (g->SW == 1) {	/* the output columns inside x */
+		lo = off < 0 ? -off : 0, hi = g->W - off;
+		lo = lo < g->OW ? lo : g->OW, hi = hi < lo ? lo : hi > g->OW ? g->OW : hi;
+	} else {
+		cq_range(off, g->SW, g->W, g->OW, &lo, &hi);
+	}
+	if (g->SW == 1 && ow + tp <= g->OW && ow >= lo && ow + tp <= hi) {
+		int ih = oh * g->SH - g->PT + kh * g->DH;
+		if (ih >= 0 && ih < g->H)
+			return xc + (size_t)ih * g->W + ow + off;
+	}
 	for (int t = 0; t < tp; oh++, ow = 0) {
 		int n = g->OW - ow < tp - t ? g->OW - ow : tp - t, e = ow + n;
 		int ih = oh * g->SH - g->PT + kh * g->DH;
@@ -1360,18 +1395,24 @@ static const int8_t *cq_srow(const cq_geo *g, const int8_t *xg, int32_t ZX, int 
 	return dst;
 }
 
+/* the micro-kernels' running sums of a later K chunk: row j, pixel t0 + o */
+#define CQ_LDA(j, o) _mm256_loadu_si256((const __m256i *)(const void *)(acc + (size_t)(j) * TPr + t0 + (o)))
+#define CQ_LDA4(j, o) _mm_loadu_si128((const __m128i *)(const void *)(ap + (size_t)(j) * TPr + (o)))
 #if defined(CQ_VNNI)
 /* panel rows of quads: u = x + 128 (x ^ 0x80) of rows k .. k + 3 (NULL
  * past K: zero, against zero weights) */
-static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, void *panel, int8_t *tmp)
+static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, int k0, int KC,
+		      void *panel, int8_t *tmp)
 {
 	uint8_t *pn = panel;
 	const __m128i f = _mm_set1_epi8((char)0x80);
-	for (int c = 0; c < g->Kp; c += 4) {
-		uint8_t *o = pn + (size_t)c * TPr;
+	cq_tap tap;
+	cq_tap_at(g, &tap, k0, p0);
+	for (int c = k0; c < k0 + KC; c += 4) {
+		uint8_t *o = pn + (size_t)(c - k0) * TPr;
 		const int8_t *rows[4];
 		for (int i = 0; i < 4; i++)
-			rows[i] = cq_srow(g, xg, ZX, c + i, p0, tp, tmp + (size_t)i * TPr);
+			rows[i] = cq_srow(g, xg, ZX, &tap, tp, tmp + (size_t)i * TPr);
 		for (int t = 0; t < TPr; t += 16) {
 			__m128i r[4];
 			for (int i = 0; i < 4; i++) {
@@ -1400,12 +1441,21 @@ static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int
 
 /* acc rows j < 4 (stride TPr), CQ_DNP pixels from t0: sum u w - corr[j] */
 static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
-		      const int32_t *corr, int32_t *restrict acc)
+		      const int32_t *corr, int first, int32_t *restrict acc)
 {
 	const uint8_t *pp = (const uint8_t *)panel + (size_t)t0 * 4;
-	__m256i a00 = _mm256_setzero_si256(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00,
-		a31 = a00;
+	__m256i a00, a01, a10, a11, a20, a21, a30, a31;
 	(void)wide;
+	if (first) {	/* from -corr[j] */
+		__m256i z = _mm256_setzero_si256();
+		a00 = a01 = _mm256_sub_epi32(z, _mm256_set1_epi32(corr[0]));
+		a10 = a11 = _mm256_sub_epi32(z, _mm256_set1_epi32(corr[1]));
+		a20 = a21 = _mm256_sub_epi32(z, _mm256_set1_epi32(corr[2]));
+		a30 = a31 = _mm256_sub_epi32(z, _mm256_set1_epi32(corr[3]));
+	} else {
+		a00 = CQ_LDA(0, 0), a01 = CQ_LDA(0, 8), a10 = CQ_LDA(1, 0), a11 = CQ_LDA(1, 8);
+		a20 = CQ_LDA(2, 0), a21 = CQ_LDA(2, 8), a30 = CQ_LDA(3, 0), a31 = CQ_LDA(3, 8);
+	}
 	for (int q = 0; q < Kq; q++, pp += (size_t)TPr * 4, wb += 4 * CQ_NR) {
 		__m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)pp);
 		__m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(pp + 32));
@@ -1422,19 +1472,22 @@ static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *
 	}
 	__m256i r[8] = {a00, a01, a10, a11, a20, a21, a30, a31};
 	for (int j = 0; j < 4; j++) {
-		__m256i c = _mm256_set1_epi32(corr[j]);
-		_mm256_storeu_si256((__m256i *)(void *)(acc + (size_t)j * TPr + t0), _mm256_sub_epi32(r[2 * j], c));
-		_mm256_storeu_si256((__m256i *)(void *)(acc + (size_t)j * TPr + t0 + 8), _mm256_sub_epi32(r[2 * j + 1], c));
+		_mm256_storeu_si256((__m256i *)(void *)(acc + (size_t)j * TPr + t0), r[2 * j]);
+		_mm256_storeu_si256((__m256i *)(void *)(acc + (size_t)j * TPr + t0 + 8), r[2 * j + 1]);
 	}
 }
 #else
 /* panel rows of pairs: x - ZX as int16 of rows k, k + 1 (NULL past K: 0) */
-static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, void *panel, int8_t *tmp)
+static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, int k0, int KC,
+		      void *panel, int8_t *tmp)
 {
 	int16_t *pn = panel;
-	for (int c = 0; c < g->Kp; c += 2) {
-		int16_t *o = pn + (size_t)c * TPr;
-		const int8_t *r0 = cq_srow(g, xg, ZX, c, p0, tp, tmp), *r1 = cq_srow(g, xg, ZX, c + 1, p0, tp, tmp + TPr);
+	cq_tap tap;
+	cq_tap_at(g, &tap, k0, p0);
+	for (int c = k0; c < k0 + KC; c += 2) {
+		int16_t *o = pn + (size_t)(c - k0) * TPr;
+		const int8_t *r0 = cq_srow(g, xg, ZX, &tap, tp, tmp);
+		const int8_t *r1 = cq_srow(g, xg, ZX, &tap, tp, tmp + TPr);
 		int t = 0;
 #if !defined(NPU_NO_SIMD) && defined(__SSE2__)
 		if (r0 && r1) {
@@ -1467,12 +1520,16 @@ static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int
  * h % 2] (the packed quads widened to int16) */
 #if !defined(NPU_NO_SIMD) && defined(__AVX2__)
 static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
-		      const int32_t *corr, int32_t *restrict acc)
+		      const int32_t *corr, int first, int32_t *restrict acc)
 {
 	const int16_t *pp = (const int16_t *)panel + (size_t)t0 * 2;
 	__m256i a00 = _mm256_setzero_si256(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00,
 		a31 = a00;
 	(void)wb, (void)corr;
+	if (!first) {
+		a00 = CQ_LDA(0, 0), a01 = CQ_LDA(0, 8), a10 = CQ_LDA(1, 0), a11 = CQ_LDA(1, 8);
+		a20 = CQ_LDA(2, 0), a21 = CQ_LDA(2, 8), a30 = CQ_LDA(3, 0), a31 = CQ_LDA(3, 8);
+	}
 	for (int h = 0; h < 2 * Kq; h++, pp += (size_t)TPr * 2) {
 		const int32_t *wp = wide + (h >> 1) * 16 + (h & 1);
 		__m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)pp);
@@ -1494,13 +1551,18 @@ static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *
 }
 #elif !defined(NPU_NO_SIMD) && defined(__SSE2__)
 static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
-		      const int32_t *corr, int32_t *restrict acc)
+		      const int32_t *corr, int first, int32_t *restrict acc)
 {
 	(void)wb, (void)corr;
 	for (int half = 0; half < CQ_DNP; half += 8) {
 		const int16_t *pp = (const int16_t *)panel + (size_t)(t0 + half) * 2;
 		__m128i a00 = _mm_setzero_si128(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00,
 			a31 = a00;
+		if (!first) {
+			int32_t *ap = acc + t0 + half;
+			a00 = CQ_LDA4(0, 0), a01 = CQ_LDA4(0, 4), a10 = CQ_LDA4(1, 0), a11 = CQ_LDA4(1, 4);
+			a20 = CQ_LDA4(2, 0), a21 = CQ_LDA4(2, 4), a30 = CQ_LDA4(3, 0), a31 = CQ_LDA4(3, 4);
+		}
 		for (int h = 0; h < 2 * Kq; h++, pp += (size_t)TPr * 2) {
 			const int32_t *wp = wide + (h >> 1) * 16 + (h & 1);
 			__m128i x0 = _mm_loadu_si128((const __m128i *)(const void *)pp);
@@ -1524,13 +1586,13 @@ static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *
 #else
 /* portable C (compilers vectorize the pixel loop) */
 static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
-		      const int32_t *corr, int32_t *restrict acc)
+		      const int32_t *corr, int first, int32_t *restrict acc)
 {
 	int32_t a[4][CQ_DNP];
 	(void)wb, (void)corr;
 	for (int j = 0; j < 4; j++)
 		for (int t = 0; t < CQ_DNP; t++)
-			a[j][t] = 0;
+			a[j][t] = first ? 0 : acc[(size_t)j * TPr + t0 + t];
 	const int16_t *pp = (const int16_t *)panel + (size_t)t0 * 2;
 	for (int h = 0; h < 2 * Kq; h++, pp += (size_t)TPr * 2) {
 		const int32_t *wp = wide + (h >> 1) * 16 + (h & 1);
@@ -1549,20 +1611,32 @@ static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *
 #endif
 #endif
 
+/* requantize no rows (stride TPr) of tp pixels for channels oc .. */
+static void cq_panel_out(const int32_t *p, void *const *a, int n, int oc, int no, int p0, int tp, const int32_t *ab,
+			 int TPr, const int32_t *csum)
+{
+	const int32_t *bias = a[2], *mult = a[3], *shift = a[4], *wzp = a[5];
+	size_t P = (size_t)p[NPU_CV_OH] * p[NPU_CV_OW];
+	for (int o = 0; o < no; o++)
+		cq_requant(a[6], p[NPU_CV_YT], ((size_t)n * p[NPU_CV_OC] + oc + o) * P + p0, ab + (size_t)o * TPr, csum,
+			   csum ? wzp[oc + o] : 0, tp, 1, 0, bias ? bias[oc + o] : 0, mult[oc + o], shift[oc + o],
+			   p[NPU_CV_ZY], p[NPU_CV_LO], p[NPU_CV_HI]);
+}
+
 static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, void *scratch)
 {
 	const int8_t *x = a[0], *w = a[1];
-	const int32_t *bias = a[2], *mult = a[3], *shift = a[4], *wzp = a[5];
-	void *y = a[6];
-	int32_t YT = p[NPU_CV_YT], ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	const int32_t *wzp = a[5];
+	int32_t ZX = p[NPU_CV_ZX];
 	int TPr = (g->TP + CQ_DNP - 1) / CQ_DNP * CQ_DNP, Kq = g->Kp / 4, nb = (g->og + CQ_NR - 1) / CQ_NR;
+	int KC = g->KC, whole = KC >= g->Kp;
 	size_t ow, oc_, oa, plane = (size_t)g->H * g->W, bstride = (size_t)Kq * 4 * CQ_NR;
-	cq_panel_fit(g, TPr, &ow, &oc_, &oa);
+	cq_panel_fit(g, TPr, KC, &ow, &oc_, &oa);
 	void *panel = scratch;
 	int32_t *wide = (int32_t *)(void *)((uint8_t *)scratch + ow);
 	int32_t *csum = (int32_t *)(void *)((uint8_t *)scratch + oc_);
 	int32_t *acc = (int32_t *)(void *)((uint8_t *)scratch + oa);
-	int32_t *corr = acc + (size_t)CQ_NR * TPr;
+	int32_t *corr = acc + (size_t)(whole ? 1 : nb) * CQ_NR * TPr;
 	int8_t *tmp = (int8_t *)(corr + (size_t)g->G * nb * CQ_NR);
 #if defined(CQ_VNNI)
 	/* (128 + ZX) sum w per packed channel, once per call */
@@ -1588,43 +1662,56 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 			const int8_t *xg = x + ((size_t)n * g->C + (size_t)gr * g->cg) * plane;
 			for (int p0 = 0; p0 < g->P; p0 += g->TP) {
 				int tp = g->P - p0 < g->TP ? g->P - p0 : g->TP, tpr = (tp + CQ_DNP - 1) / CQ_DNP * CQ_DNP;
-				cq_dstage(g, xg, ZX, p0, tp, TPr, panel, tmp);
 				if (wzp) {	/* the pixels' sums of x - ZX (0 for padding) */
 					for (int t = 0; t < tp; t++)
 						csum[t] = 0;
+					cq_tap tap;
+					cq_tap_at(g, &tap, 0, p0);
 					for (int k = 0; k < g->K; k++) {
-						const int8_t *r = cq_srow(g, xg, ZX, k, p0, tp, tmp);
+						const int8_t *r = cq_srow(g, xg, ZX, &tap, tp, tmp);
 						for (int t = 0; t < tp; t++)
 							csum[t] += r[t] - ZX;
 					}
 				}
-				for (int b = 0; b < nb; b++) {
-					int oc = gr * g->og + b * CQ_NR, no = g->og - b * CQ_NR < CQ_NR ? g->og - b * CQ_NR : CQ_NR;
-					const int8_t *wb = w + ((size_t)gr * nb + (size_t)b) * bstride;
-					const int32_t *bc = corr + ((size_t)gr * nb + (size_t)b) * CQ_NR;
+				/* K whole: a block's rows, requantized at once; in chunks:
+				 * every block's rows summed chunk by chunk, then requantized */
+				for (int k0 = 0; k0 < g->Kp; k0 += KC) {
+					int kc = g->Kp - k0 < KC ? g->Kp - k0 : KC;
+					cq_dstage(g, xg, ZX, p0, tp, TPr, k0, kc, panel, tmp);
+					for (int b = 0; b < nb; b++) {
+						int no = g->og - b * CQ_NR < CQ_NR ? g->og - b * CQ_NR : CQ_NR;
+						const int8_t *wb = w + ((size_t)gr * nb + (size_t)b) * bstride + (size_t)k0 * CQ_NR;
+						const int32_t *bc = corr + ((size_t)gr * nb + (size_t)b) * CQ_NR;
+						int32_t *ab = acc + (whole ? 0 : (size_t)b * CQ_NR * TPr);
 #if !defined(CQ_VNNI)
-					{	/* the block widened to int16 */
-						int16_t *wd = (int16_t *)(void *)wide;
-						size_t i = 0;
+						{	/* the block's chunk widened to int16 */
+							int16_t *wd = (int16_t *)(void *)wide;
+							size_t i = 0, nw = (size_t)kc * CQ_NR;
 #if !defined(NPU_NO_SIMD) && defined(__SSE2__)
-						for (; i + 16 <= bstride; i += 16) {
-							__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(wb + i));
-							_mm_storeu_si128((__m128i *)(void *)(wd + i), _mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8));
-							_mm_storeu_si128((__m128i *)(void *)(wd + i + 8), _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8));
+							for (; i + 16 <= nw; i += 16) {
+								__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(wb + i));
+								_mm_storeu_si128((__m128i *)(void *)(wd + i), _mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8));
+								_mm_storeu_si128((__m128i *)(void *)(wd + i + 8), _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8));
+							}
+#endif
+							for (; i < nw; i++)
+								wd[i] = wb[i];
 						}
 #endif
-						for (; i < bstride; i++)
-							wd[i] = wb[i];
+						for (int h = 0; h < no; h += 4)
+							for (int t0 = 0; t0 < tpr; t0 += CQ_DNP)
+								cq_dmicro(panel, TPr, kc / 4, t0, wb + 4 * h, wide + 2 * h, bc + h, k0 == 0,
+									  ab + (size_t)h * TPr);
+						if (whole)
+							cq_panel_out(p, a, n, gr * g->og + b * CQ_NR, no, p0, tp, ab, TPr, wzp ? csum : NULL);
 					}
-#endif
-					for (int h = 0; h < no; h += 4)
-						for (int t0 = 0; t0 < tpr; t0 += CQ_DNP)
-							cq_dmicro(panel, TPr, Kq, t0, wb + 4 * h, wide + 2 * h, bc + h, acc + (size_t)h * TPr);
-					for (int o = 0; o < no; o++)
-						cq_requant(y, YT, ((size_t)n * g->OC + oc + o) * g->P + p0, acc + (size_t)o * TPr,
-							   wzp ? csum : NULL, wzp ? wzp[oc + o] : 0, tp, 1, 0, bias ? bias[oc + o] : 0,
-							   mult[oc + o], shift[oc + o], ZY, LO, HI);
 				}
+				if (!whole)
+					for (int b = 0; b < nb; b++) {
+						int no = g->og - b * CQ_NR < CQ_NR ? g->og - b * CQ_NR : CQ_NR;
+						cq_panel_out(p, a, n, gr * g->og + b * CQ_NR, no, p0, tp, acc + (size_t)b * CQ_NR * TPr, TPr,
+							     wzp ? csum : NULL);
+					}
 			}
 		}
 }
