@@ -345,15 +345,22 @@ static inline int64_t cq_bias(const int32_t *p, const void *bias, int oc)
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wpass-failed"
 #endif
-/* CONV_Q has three paths with identical results (integers are exact):
+/* CONV_Q has four paths with identical results (integers are exact):
  * - generic: any types, int64 accumulation, exact requantization;
  * - depthwise int8 (C == OC == G): per channel, the input as int16 x - ZX
  *   in zero-padded phase planes, every tap one pass over the output plane;
- * - GEMM int8 (the others): tiles of TP output pixels; each pixel's window
- *   as int16 x - ZX in a row of the column tile (a 1x1 stride-1 conv
- *   transposes x directly; others first stage the input rows the tile
- *   reads, with zero padding), then the weights, packed once by the
- *   lowering into blocks of CQ_NR = 8 output channels (npu_rt.h), against
+ * - panel int8 (the others, when its scratch fits the bound): tiles of TP
+ *   output pixels (a multiple of CQ_DNP); per k (a 1x1 stride-1 conv's
+ *   input channel, else a tap of the window) a row of the tile's pixels,
+ *   staged as a panel with pixels along the vector lanes (cq_panel_conv),
+ *   against the weights packed once by the lowering into blocks of CQ_NR =
+ *   8 output channels (npu_rt.h), each quad of 4 k broadcast; int8 x int8
+ *   with vpdpbusd where the ISA has VNNI, else int16 pairs; K in chunks
+ *   when even 16 pixels of the whole K do not fit the bound;
+ * - GEMM int8 through im2col (the bound too small for the panel): each
+ *   pixel's window as int16 x - ZX in a row of the column tile (a 1x1
+ *   stride-1 conv transposes x directly; others first stage the input
+ *   rows the tile reads, with zero padding), the packed weights against
  *   CQ_MR = 4 pixels at a time in a register-blocked micro-kernel with a
  *   SIMD path per ISA (cq_micro).
  * int8 dot products over at most CQ_MAX_K terms fit an int32 (|x - ZX| <=
