@@ -1570,18 +1570,24 @@ static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *
 			a00 = CQ_LDA4(0, 0), a01 = CQ_LDA4(0, 4), a10 = CQ_LDA4(1, 0), a11 = CQ_LDA4(1, 4);
 			a20 = CQ_LDA4(2, 0), a21 = CQ_LDA4(2, 4), a30 = CQ_LDA4(3, 0), a31 = CQ_LDA4(3, 4);
 		}
-		for (int h = 0; h < 2 * Kq; h++, pp += (size_t)TPr * 2) {
-			const int32_t *wp = wide + (h >> 1) * 16 + (h & 1);
-			__m128i x0 = _mm_loadu_si128((const __m128i *)(const void *)pp);
-			__m128i x1 = _mm_loadu_si128((const __m128i *)(const void *)(pp + 8));
-			__m128i v = _mm_set1_epi32(wp[0]);
-			a00 = _mm_add_epi32(a00, _mm_madd_epi16(x0, v)), a01 = _mm_add_epi32(a01, _mm_madd_epi16(x1, v));
-			v = _mm_set1_epi32(wp[2]);
-			a10 = _mm_add_epi32(a10, _mm_madd_epi16(x0, v)), a11 = _mm_add_epi32(a11, _mm_madd_epi16(x1, v));
-			v = _mm_set1_epi32(wp[4]);
-			a20 = _mm_add_epi32(a20, _mm_madd_epi16(x0, v)), a21 = _mm_add_epi32(a21, _mm_madd_epi16(x1, v));
-			v = _mm_set1_epi32(wp[6]);
-			a30 = _mm_add_epi32(a30, _mm_madd_epi16(x0, v)), a31 = _mm_add_epi32(a31, _mm_madd_epi16(x1, v));
+		/* per quad, channels 0-1 and 2-3 as (pair 0, pair 1) int32 lanes:
+		 * pshufd broadcasts each */
+		const int16_t *wq = (const int16_t *)(const void *)wide;
+		for (int q = 0; q < Kq; q++, wq += 4 * CQ_NR) {
+			__m128i w01 = _mm_loadu_si128((const __m128i *)(const void *)wq);
+			__m128i w23 = _mm_loadu_si128((const __m128i *)(const void *)(wq + 8));
+			for (int e = 0; e < 2; e++, pp += (size_t)TPr * 2) {
+				__m128i x0 = _mm_loadu_si128((const __m128i *)(const void *)pp);
+				__m128i x1 = _mm_loadu_si128((const __m128i *)(const void *)(pp + 8));
+				__m128i v0 = e ? _mm_shuffle_epi32(w01, 0x55) : _mm_shuffle_epi32(w01, 0x00);
+				__m128i v1 = e ? _mm_shuffle_epi32(w01, 0xff) : _mm_shuffle_epi32(w01, 0xaa);
+				__m128i v2 = e ? _mm_shuffle_epi32(w23, 0x55) : _mm_shuffle_epi32(w23, 0x00);
+				__m128i v3 = e ? _mm_shuffle_epi32(w23, 0xff) : _mm_shuffle_epi32(w23, 0xaa);
+				a00 = _mm_add_epi32(a00, _mm_madd_epi16(x0, v0)), a01 = _mm_add_epi32(a01, _mm_madd_epi16(x1, v0));
+				a10 = _mm_add_epi32(a10, _mm_madd_epi16(x0, v1)), a11 = _mm_add_epi32(a11, _mm_madd_epi16(x1, v1));
+				a20 = _mm_add_epi32(a20, _mm_madd_epi16(x0, v2)), a21 = _mm_add_epi32(a21, _mm_madd_epi16(x1, v2));
+				a30 = _mm_add_epi32(a30, _mm_madd_epi16(x0, v3)), a31 = _mm_add_epi32(a31, _mm_madd_epi16(x1, v3));
+			}
 		}
 		__m128i r[8] = {a00, a01, a10, a11, a20, a21, a30, a31};
 		for (int j = 0; j < 4; j++) {
