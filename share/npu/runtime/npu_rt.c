@@ -1636,6 +1636,37 @@ static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *
 }
 #undef CQ_NPAIR
 #undef CQ_NMLA
+#elif !defined(NPU_NO_SIMD) && defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32) && \
+	!(defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1))
+/* Cortex-M DSP: a panel word is one pixel's pair (x_k, x_k+1) and a wide
+ * word one channel's (w_k, w_k+1): SMLAD adds both products; 4 channels x
+ * 2 pixels at a time in 8 registers */
+static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
+		      const int32_t *corr, int first, int32_t *restrict acc)
+{
+	(void)wb, (void)corr;
+	for (int t = t0; t < t0 + CQ_DNP; t += 2) {
+		int32_t a[4][2];
+		for (int j = 0; j < 4; j++)
+			for (int i = 0; i < 2; i++)
+				a[j][i] = first ? 0 : acc[(size_t)j * TPr + t + i];
+		const int16_t *pp = (const int16_t *)panel + (size_t)t * 2;
+		for (int h = 0; h < 2 * Kq; h++, pp += (size_t)TPr * 2) {
+			uint32_t x0, x1;
+			memcpy(&x0, pp, 4);
+			memcpy(&x1, pp + 2, 4);
+			const int32_t *wp = wide + (h >> 1) * 16 + (h & 1);
+			for (int j = 0; j < 4; j++) {
+				uint32_t w = (uint32_t)wp[2 * j];
+				a[j][0] = __smlad(x0, w, a[j][0]);
+				a[j][1] = __smlad(x1, w, a[j][1]);
+			}
+		}
+		for (int j = 0; j < 4; j++)
+			for (int i = 0; i < 2; i++)
+				acc[(size_t)j * TPr + t + i] = a[j][i];
+	}
+}
 #else
 /* portable C (compilers vectorize the pixel loop) */
 static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
