@@ -162,7 +162,7 @@ FORCE:
 SIMD_TEST = tests/simd/test_simd.c
 SIMD_BINS = $(O)/tests/test_simd $(O)/tests/test_simd_portable
 ifeq ($(shell uname -m),x86_64)
-SIMD_BINS += $(O)/tests/test_simd_sse41 $(O)/tests/test_simd_avx2
+SIMD_BINS += $(O)/tests/test_simd_sse41 $(O)/tests/test_simd_avx2 $(O)/tests/test_simd_vnni
 endif
 A64_CC ?= aarch64-linux-gnu-gcc
 SIMD_BINS += $(if $(shell command -v $(A64_CC) 2>/dev/null),$(O)/tests/test_simd_neon)
@@ -179,6 +179,9 @@ $(O)/tests/test_simd_sse41: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 $(O)/tests/test_simd_avx2: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -mavx2 -o $@ $< -lm
+$(O)/tests/test_simd_vnni: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -mavx2 -mavxvnni -o $@ $< -lm
 $(O)/tests/test_simd_neon: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(A64_CC) $(WFLAGS) $(CFLAGS) -o $@ $< -lm

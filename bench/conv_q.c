@@ -83,6 +83,7 @@ int main(int argc, char **argv)
 		q[NPU_CV_PT] = q[NPU_CV_PL] = pad, q[NPU_CV_DH] = q[NPU_CV_DW] = 1, q[NPU_CV_G] = s->G;
 		q[NPU_CV_XT] = q[NPU_CV_WT] = q[NPU_CV_YT] = NPU_T_I8, q[NPU_CV_ACT] = -1;
 		q[NPU_CV_ZX] = -7, q[NPU_CV_ZY] = 3, q[NPU_CV_LO] = -128, q[NPU_CV_HI] = 127;
+		q[NPU_CV_SMAX] = getenv("CONV_Q_SMAX") ? atoi(getenv("CONV_Q_SMAX")) : 0;	/* the scratch bound */
 		size_t nx = (size_t)s->C * s->H * s->W, nw = (size_t)s->OC * (s->C / s->G) * s->K * s->K;
 		int8_t *x = malloc(nx), *w = malloc(nw), *y = malloc((size_t)s->OC * OH * OW);
 		int32_t *b = malloc(4 * (size_t)s->OC), *m = malloc(4 * (size_t)s->OC), *sh = malloc(4 * (size_t)s->OC);

@@ -2,8 +2,8 @@
 # t6040-simd: CONV_Q's int8 paths (test_simd: GEMM micro-kernel, depthwise,
 # generic) against the definition of the convolution, once per instruction
 # set: portable C (-DNPU_NO_SIMD), the compiler's default (SSE2 on x86-64),
-# SSE4.1, AVX2 (natively, or under qemu-x86_64 when this
-# CPU lacks AVX2) and aarch64 NEON under qemu-aarch64. Then whole models:
+# SSE4.1, AVX2 and AVX-VNNI (natively, or under qemu-x86_64 when this
+# CPU lacks them) and aarch64 NEON under qemu-aarch64. Then whole models:
 # the int8 header built with each instruction set and with small scratch
 # bounds (npu-emit --scratch-max) computes npu-run's bytes; the digits
 # demo's arena stays within 1.5 times the activations' lower bound.
@@ -30,6 +30,9 @@ if [ "$(uname -m)" = x86_64 ]; then
 	if grep -qw avx2 /proc/cpuinfo; then run_simd test_simd_avx2
 	elif command -v qemu-x86_64 >/dev/null; then run_simd test_simd_avx2 qemu-x86_64 -cpu max
 	else _n=$((_n + 1)); echo "ok $_n # SKIP no AVX2 here and no qemu-x86_64"; fi
+	if grep -qw avx_vnni /proc/cpuinfo; then run_simd test_simd_vnni
+	elif command -v qemu-x86_64 >/dev/null; then run_simd test_simd_vnni qemu-x86_64 -cpu max
+	else _n=$((_n + 1)); echo "ok $_n # SKIP no AVX-VNNI here and no qemu-x86_64"; fi
 fi
 if command -v qemu-aarch64 >/dev/null; then run_simd test_simd_neon qemu-aarch64 -L /usr/aarch64-linux-gnu
 else _n=$((_n + 1)); echo "ok $_n # SKIP qemu-aarch64 not installed"; fi
@@ -61,6 +64,10 @@ for m in digits mobilenet_v2; do
 	if [ "$(uname -m)" = x86_64 ] && grep -qw avx2 /proc/cpuinfo; then
 		same_bytes "$T/$m.q.ir" "$CC -mavx2" ""
 		ok $? "$m int8, -mavx2: npu-run's bytes"
+	fi
+	if [ "$(uname -m)" = x86_64 ] && grep -qw avx_vnni /proc/cpuinfo; then
+		same_bytes "$T/$m.q.ir" "$CC -mavx2 -mavxvnni" ""
+		ok $? "$m int8, -mavx2 -mavxvnni: npu-run's bytes"
 	fi
 	if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null; then
 		same_bytes "$T/$m.q.ir" "aarch64-linux-gnu-gcc" "qemu-aarch64 -L /usr/aarch64-linux-gnu"

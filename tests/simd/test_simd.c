@@ -18,6 +18,7 @@
 static uint32_t seed = 12345;
 static int gathered;	/* GEMM calls that gathered windows from x (a small budget) */
 static int chunked;	/* ... and summed K in chunks (a smaller one) */
+static int kchunks;	/* panel-path calls that summed K in chunks */
 static uint32_t rnd(void)
 {
 	seed = seed * 1664525u + 1013904223u;
@@ -30,7 +31,7 @@ static const char *isa(void)
 #if defined(NPU_NO_SIMD)
 	return "portable";
 #elif defined(__AVX2__) && defined(__AVXVNNI__)
-	return "avx-vnni";
+	return "avx-vnni (vpdpbusd in the panel path)";
 #elif defined(__AVX2__) && defined(__AVX512VNNI__) && defined(__AVX512VL__)
 	return "avx512-vnni";
 #elif defined(__AVX2__)
@@ -118,6 +119,7 @@ static int one(const shape *s, int *path)
 	*path = g.path;
 	gathered += g.path == CQ_IM2COL && g.gather && !g.KC;
 	chunked += g.path == CQ_IM2COL && g.KC;
+	kchunks += g.path == CQ_PANEL && g.KC < g.Kp;
 	memset(scratch, 0xa5, ss + 16);
 	void *a[NPU_MAX_ARGS] = {x, pk ? (void *)wp : (void *)w, bias, mult, shift, s->wz ? wzp : NULL, y};
 	k_conv_q(p, a, scratch);
@@ -142,9 +144,100 @@ static int one(const shape *s, int *path)
 	return ok;
 }
 
+/* ---- q8conv: cq_requant's vector rows and the direct 1x1 path ---- */
+
+/* cq_requant on random rows (lengths around the vector widths, extreme
+ * accumulators, weight zero points, shifts on both sides of 32, clamps
+ * inside and beyond the output range) against cq_out element by element */
+static int requant_rows(void)
+{
+	int bad = 0;
+	for (int it = 0; it < 3000 && bad < 5; it++) {
+		int n = ri(1, 40), YT = ri(0, 2) ? NPU_T_I8 : NPU_T_I16;
+		int32_t acc[40], cs[40], z = ri(0, 2) ? 0 : ri(-128, 127);
+		int lim = ri(0, 1) ? (1 << 29) - 1 : ri(1, 5000);
+		for (int i = 0; i < n; i++) {
+			cs[i] = ri(-4000, 4000);
+			int32_t v = ri(-lim, lim);
+			acc[i] = ri(0, 9) ? v : ri(0, 1) ? lim : -lim;
+			acc[i] += z * cs[i];	/* acc - z cs stays within the bound */
+		}
+		int32_t ylo = YT == NPU_T_I8 ? -128 : -32768, yhi = YT == NPU_T_I8 ? 127 : 32767;
+		int32_t bias = ri(0, 3) ? ri(-(1 << 20), 1 << 20) : ri(-(1 << 30) + 1, (1 << 30) - 1);
+		int32_t mult = ri(0, 9) ? ri(1 << 29, 0x7fffffff) : ri(0, 3) ? ri(0, 1 << 20) : -ri(1, 1 << 30);
+		int32_t shift = ri(0, 4) ? ri(32, 62) : ri(1, 31), zy = ri(ylo, yhi);
+		int32_t lo = ri(0, 2) ? ylo : ri(ylo, yhi), hi = ri(0, 2) ? yhi : ri(lo, yhi);
+		if (ri(0, 9) == 0)
+			lo = ylo - 5, hi = yhi + 5;	/* beyond the type: the scalar loop's wrapping */
+		int16_t y[40];
+		int use_cs = z != 0 || ri(0, 1);
+		cq_requant(y, YT, 0, acc, use_cs ? cs : NULL, use_cs ? z : 0, n, 1, 0, bias, mult, shift, zy, lo, hi);
+		for (int i = 0; i < n; i++) {
+			int64_t a = (int64_t)acc[i] - (use_cs ? (int64_t)z * cs[i] : 0) + bias;
+			int32_t want = cq_out(a, mult, rt_shift(shift), zy, lo, hi);
+			int32_t got = YT == NPU_T_I8 ? ((int8_t *)y)[i] : y[i];
+			want = YT == NPU_T_I8 ? (int8_t)want : (int16_t)want;
+			if (got != want) {
+				printf("# requant: n %d i %d acc %d cs %d z %d bias %d mult %d shift %d zy %d [%d, %d] yt %d: %d, want %d\n",
+				       n, i, acc[i], cs[i], z, bias, mult, shift, zy, lo, hi, YT, got, want);
+				bad++;
+				break;
+			}
+		}
+	}
+	return bad == 0;
+}
+
+/* the direct 1x1 path: pixel counts around CQ_DNP and the tile (tails),
+ * channel counts around the quads and pairs of its panels, groups, batch,
+ * weight zero points, int16 outputs, budgets that shrink the tile */
+static int direct_cases(int *paths)
+{
+	int ok = 1, path;
+	static const shape fixed[] = {
+		{1, 4, 4, 4, 8, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* P = CQ_DNP */
+		{1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* one of everything */
+		{1, 3, 5, 7, 5, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},
+		{2, 33, 17, 19, 13, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 2},
+		{1, 64, 28, 28, 24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* several tiles */
+		{1, 960, 7, 7, 160, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* mobilenet's widest */
+		{1, 12, 9, 11, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 4, NPU_T_I16, 1},	/* grouped */
+		{1, 16380, 1, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 2},	/* K at the bound */
+		{1, 40, 20, 20, 9, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0, 6000},	/* a budget */
+		{1, 128, 9, 9, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 2, 30000},	/* K in chunks */
+		{1, 64, 11, 6, 24, 3, 3, 2, 1, 1, 0, 1, 2, 1, 2, 1, NPU_T_I16, 1, 9000},
+		{2, 300, 5, 5, 17, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0, 7000},	/* 1x1, K in chunks */
+	};
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+		ok &= one(&fixed[i], &path);
+		paths[path]++;
+	}
+	for (int i = 0; i < 150; i++) {
+		shape s = {ri(1, 2), 0, ri(1, 40), ri(1, 40), 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0, 0};
+		s.G = ri(0, 4) ? 1 : ri(2, 3);
+		s.C = s.G * ri(1, 70), s.OC = s.G * ri(1, 21);
+		s.YT = ri(0, 4) ? NPU_T_I8 : NPU_T_I16;
+		s.wz = ri(0, 3) ? ri(0, 1) : 2;
+		s.smax = ri(0, 3) ? 0 : ri(2000, 40000);
+		ok &= one(&s, &path);
+		paths[path]++;
+	}
+	for (int i = 0; i < 60; i++) {	/* KxK windows under budgets that split K */
+		shape s = {ri(1, 2), ri(8, 120), ri(3, 12), ri(3, 12), ri(1, 30), ri(1, 3), ri(1, 3), ri(1, 2), ri(1, 2),
+			   0, 0, 0, 0, ri(1, 2), ri(1, 2), 1, NPU_T_I8, 0, 0};
+		s.PT = ri(0, s.KH - 1), s.PB = ri(0, s.KH - 1), s.PL = ri(0, s.KW - 1), s.PR = ri(0, s.KW - 1);
+		s.YT = ri(0, 4) ? NPU_T_I8 : NPU_T_I16;
+		s.wz = ri(0, 3) ? ri(0, 1) : 2;
+		s.smax = ri(2500, 12000);
+		ok &= one(&s, &path);
+		paths[path]++;
+	}
+	return ok;
+}
+
 int main(void)
 {
-	int paths[4] = {0, 0, 0, 0}, fails = 0, path;
+	int paths[5] = {0, 0, 0, 0, 0}, fails = 0, path;
 	printf("# cq_micro: %s\n", isa());
 	/* fixed shapes: the model layers that matter and the edges */
 	static const shape fixed[] = {
@@ -197,9 +290,12 @@ int main(void)
 		fails += !ok;
 		paths[path]++;
 	}
-	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks)\n",
-	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked);
+	fails += !direct_cases(paths);
+	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks), panel %d (%d in K chunks)\n",
+	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked, paths[CQ_PANEL], kchunks);
+	CHECK(requant_rows());
 	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + (int)(sizeof fixed / sizeof fixed[0]));
-	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 100 && gathered > 0 && chunked > 0);
+	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 15 && gathered > 0 && chunked > 0);
+	CHECK(paths[CQ_PANEL] > 100 && kchunks > 10);
 	return check_done();
 }

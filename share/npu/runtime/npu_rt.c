@@ -345,15 +345,22 @@ static inline int64_t cq_bias(const int32_t *p, const void *bias, int oc)
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wpass-failed"
 #endif
-/* CONV_Q has three paths with identical results (integers are exact):
+/* CONV_Q has four paths with identical results (integers are exact):
  * - generic: any types, int64 accumulation, exact requantization;
  * - depthwise int8 (C == OC == G): per channel, the input as int16 x - ZX
  *   in zero-padded phase planes, every tap one pass over the output plane;
- * - GEMM int8 (the others): tiles of TP output pixels; each pixel's window
- *   as int16 x - ZX in a row of the column tile (a 1x1 stride-1 conv
- *   transposes x directly; others first stage the input rows the tile
- *   reads, with zero padding), then the weights, packed once by the
- *   lowering into blocks of CQ_NR = 8 output channels (npu_rt.h), against
+ * - panel int8 (the others, when its scratch fits the bound): tiles of TP
+ *   output pixels (a multiple of CQ_DNP); per k (a 1x1 stride-1 conv's
+ *   input channel, else a tap of the window) a row of the tile's pixels,
+ *   staged as a panel with pixels along the vector lanes (cq_panel_conv),
+ *   against the weights packed once by the lowering into blocks of CQ_NR =
+ *   8 output channels (npu_rt.h), each quad of 4 k broadcast; int8 x int8
+ *   with vpdpbusd where the ISA has VNNI, else int16 pairs; K in chunks
+ *   when even 16 pixels of the whole K do not fit the bound;
+ * - GEMM int8 through im2col (the bound too small for the panel): each
+ *   pixel's window as int16 x - ZX in a row of the column tile (a 1x1
+ *   stride-1 conv transposes x directly; others first stage the input
+ *   rows the tile reads, with zero padding), the packed weights against
  *   CQ_MR = 4 pixels at a time in a register-blocked micro-kernel with a
  *   SIMD path per ISA (cq_micro).
  * int8 dot products over at most CQ_MAX_K terms fit an int32 (|x - ZX| <=
@@ -366,7 +373,7 @@ static inline int64_t cq_bias(const int32_t *p, const void *bias, int oc)
 #define CQ_MR 4
 #define CQ_NR 8
 
-enum { CQ_NONE, CQ_GENERIC, CQ_DEPTHWISE, CQ_IM2COL };
+enum { CQ_NONE, CQ_GENERIC, CQ_DEPTHWISE, CQ_IM2COL, CQ_PANEL };
 
 typedef struct {
 	int N, C, H, W, OC, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW, G;
@@ -381,6 +388,21 @@ typedef struct {
 	size_t stage;	/* the staging area's (or the accumulators') offset */
 	size_t scratch;
 } cq_geo;
+
+#define CQ_DNP 16	/* pixels per call of the direct 1x1 path's micro-kernel */
+
+/* scratch offsets for a tile of TPr pixels: panel, widened weights, pixel
+ * sums, CQ_NR accumulator rows; returns the total */
+static size_t cq_panel_fit(const cq_geo *g, int TPr, int KC, size_t *wide, size_t *csum, size_t *acc)
+{
+	size_t nbr = (size_t)((g->og + CQ_NR - 1) / CQ_NR) * CQ_NR;	/* a group's packed channels */
+	*wide = ((size_t)KC * TPr * 2 + 63) & ~(size_t)63;
+	*csum = *wide + (size_t)KC * 16;
+	*acc = *csum + (size_t)TPr * 4;
+	/* accumulator rows (a block's with K whole, else the group's), the
+	 * weight sums' corrections, one per packed channel, and 4 gathered rows */
+	return *acc + (KC >= g->Kp ? CQ_NR : nbr) * TPr * 4 + (size_t)g->G * nbr * 4 + (g->direct ? 0 : (size_t)4 * TPr);
+}
 
 static void cq_geometry(const int32_t *p, cq_geo *g)
 {
@@ -443,6 +465,29 @@ static void cq_geometry(const int32_t *p, cq_geo *g)
 		    g->OW == g->W && g->OH <= g->H;
 	int wp = g->PL + g->W, need = (g->OW - 1) * g->SW + (g->KW - 1) * g->DW + 1;
 	g->Wp = wp > need ? wp : need;
+	{
+		/* cq_panel_conv: tiles of a multiple of CQ_DNP pixels, K
+		 * whole, else (at CQ_DNP pixels) in chunks of KC down to 16 */
+		int tp = CQ_TILE_BYTES / (2 * g->Kp);
+		tp = tp < CQ_DNP ? CQ_DNP : tp - tp % CQ_DNP;
+		for (int kc = g->Kp;; kc = ((kc + 1) / 2 + 3) & ~3) {
+			for (;; tp = tp / 2 < CQ_DNP ? CQ_DNP : tp / 2 - tp / 2 % CQ_DNP) {
+				g->TP = tp < g->P ? tp : g->P;
+				g->KC = kc;
+				size_t o1, o2, o3;
+				g->scratch = cq_panel_fit(g, (g->TP + CQ_DNP - 1) / CQ_DNP * CQ_DNP, kc, &o1, &o2, &o3);
+				if (g->scratch <= budget) {
+					g->path = CQ_PANEL;
+					return;
+				}
+				if (g->TP <= CQ_DNP)
+					break;
+			}
+			if (kc <= 16)
+				break;
+		}
+		g->KC = 0;
+	}
 	int tp0 = CQ_TILE_BYTES / (2 * g->Kp);
 	tp0 = tp0 < CQ_MR ? CQ_MR : tp0 - tp0 % CQ_MR;
 	for (int staged = !g->direct; staged >= 0; staged--)
@@ -544,6 +589,116 @@ static void cq_range(int off, int s, int n, int no, int *lo, int *hi)
 		*hi = *lo;
 }
 
+/* cq_requant's unsigned path on whole vectors: y[at + i] for i below the
+ * count returned (the scalar loop does the rest), lane by lane the same
+ * arithmetic: a = acc - z cs + b (mod 2^32), the 32 x 32 -> 64-bit product
+ * a m (pmuludq / umull on the even and odd lanes), + D, >> s (s >= 32, so
+ * the result has 32 bits), the unsigned clamp to [lu, hu] and the rebase,
+ * whose results lie in [LO, HI]: the saturating packs to int16 / int8 then
+ * only narrow (the caller checks LO and HI fit the output type). */
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__) && !defined(__SSE4_1__)
+static inline __m128i cq_clampu(__m128i v, __m128i lu, __m128i hu)
+{
+	/* unsigned max/min through signed compares of sign-flipped values */
+	__m128i k = _mm_set1_epi32(INT32_MIN), vf = _mm_xor_si128(v, k);
+	__m128i lt = _mm_cmpgt_epi32(_mm_xor_si128(lu, k), vf), gt = _mm_cmpgt_epi32(vf, _mm_xor_si128(hu, k));
+	v = _mm_or_si128(_mm_and_si128(lt, lu), _mm_andnot_si128(lt, v));
+	return _mm_or_si128(_mm_and_si128(gt, hu), _mm_andnot_si128(gt, v));
+}
+#endif
+static int cq_uq_simd(void *y, int32_t YT, size_t at, const int32_t *restrict acc, const int32_t *restrict cs,
+		      int32_t z, int n, uint32_t b, uint32_t m, uint64_t D, int s, uint32_t lu, uint32_t hu, int32_t base)
+{
+	int i = 0;
+	uint32_t rb = (uint32_t)base - lu;	/* y = v + (base - lu), mod 2^32 */
+#if defined(NPU_NO_SIMD)
+	(void)y, (void)YT, (void)at, (void)acc, (void)cs, (void)z, (void)n, (void)b, (void)m, (void)D, (void)s;
+	(void)lu, (void)hu, (void)rb;
+#elif defined(__AVX2__)
+	__m256i vb = _mm256_set1_epi32((int32_t)b), vm = _mm256_set1_epi32((int32_t)m), vz = _mm256_set1_epi32(z);
+	__m256i vd = _mm256_set1_epi64x((int64_t)D), vlu = _mm256_set1_epi32((int32_t)lu);
+	__m256i vhu = _mm256_set1_epi32((int32_t)hu), vrb = _mm256_set1_epi32((int32_t)rb);
+	__m128i sc = _mm_cvtsi32_si128(s);
+	for (; i + 8 <= n; i += 8) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(acc + i));
+		if (cs)
+			a = _mm256_sub_epi32(a, _mm256_mullo_epi32(vz, _mm256_loadu_si256((const __m256i *)(const void *)(cs + i))));
+		a = _mm256_add_epi32(a, vb);
+		__m256i e = _mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epu32(a, vm), vd), sc);
+		__m256i o = _mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), vm), vd), sc);
+		__m256i v = _mm256_or_si256(e, _mm256_slli_epi64(o, 32));
+		v = _mm256_add_epi32(_mm256_min_epu32(_mm256_max_epu32(v, vlu), vhu), vrb);
+		__m128i p = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+		if (YT == NPU_T_I8)
+			_mm_storel_epi64((__m128i *)(void *)((int8_t *)y + at + i), _mm_packs_epi16(p, p));
+		else
+			_mm_storeu_si128((__m128i *)(void *)((int16_t *)y + at + i), p);
+	}
+#elif defined(__SSE2__)
+#if !defined(__SSE4_1__)
+	if (cs)
+		return 0;	/* no pmulld */
+	(void)z;
+#endif
+	__m128i vb = _mm_set1_epi32((int32_t)b), vm = _mm_set1_epi32((int32_t)m);
+	__m128i vd = _mm_set1_epi64x((int64_t)D), vlu = _mm_set1_epi32((int32_t)lu);
+	__m128i vhu = _mm_set1_epi32((int32_t)hu), vrb = _mm_set1_epi32((int32_t)rb), sc = _mm_cvtsi32_si128(s);
+	for (; i + 4 <= n; i += 4) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(acc + i));
+#if defined(__SSE4_1__)
+		if (cs)
+			a = _mm_sub_epi32(a, _mm_mullo_epi32(_mm_set1_epi32(z), _mm_loadu_si128((const __m128i *)(const void *)(cs + i))));
+#endif
+		a = _mm_add_epi32(a, vb);
+		__m128i e = _mm_srl_epi64(_mm_add_epi64(_mm_mul_epu32(a, vm), vd), sc);
+		__m128i o = _mm_srl_epi64(_mm_add_epi64(_mm_mul_epu32(_mm_srli_epi64(a, 32), vm), vd), sc);
+		__m128i v = _mm_or_si128(e, _mm_slli_epi64(o, 32));
+#if defined(__SSE4_1__)
+		v = _mm_min_epu32(_mm_max_epu32(v, vlu), vhu);
+#else
+		v = cq_clampu(v, vlu, vhu);
+#endif
+		v = _mm_add_epi32(v, vrb);
+		__m128i p = _mm_packs_epi32(v, v);
+		if (YT == NPU_T_I8) {
+			int32_t t = _mm_cvtsi128_si32(_mm_packs_epi16(p, p));
+			memcpy((int8_t *)y + at + i, &t, 4);
+		} else {
+			_mm_storel_epi64((__m128i *)(void *)((int16_t *)y + at + i), p);
+		}
+	}
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+	uint32x4_t vb = vdupq_n_u32(b), vlu = vdupq_n_u32(lu), vhu = vdupq_n_u32(hu), vrb = vdupq_n_u32(rb);
+	uint32x2_t vm = vdup_n_u32(m);
+	uint64x2_t vd = vdupq_n_u64(D);
+	int64x2_t sc = vdupq_n_s64(-s);
+	int32x4_t vz = vdupq_n_s32(z);
+	for (; i + 8 <= n; i += 8) {
+		int32x4_t r[2];
+		for (int h = 0; h < 2; h++) {
+			int32x4_t a0 = vld1q_s32(acc + i + 4 * h);
+			if (cs)
+				a0 = vmlsq_s32(a0, vz, vld1q_s32(cs + i + 4 * h));
+			uint32x4_t a = vaddq_u32(vreinterpretq_u32_s32(a0), vb);
+			uint64x2_t e = vshlq_u64(vmlal_u32(vd, vget_low_u32(a), vm), sc);
+			uint64x2_t o = vshlq_u64(vmlal_u32(vd, vget_high_u32(a), vm), sc);
+			uint32x4_t v = vcombine_u32(vmovn_u64(e), vmovn_u64(o));
+			v = vaddq_u32(vminq_u32(vmaxq_u32(v, vlu), vhu), vrb);
+			r[h] = vreinterpretq_s32_u32(v);
+		}
+		int16x8_t p = vcombine_s16(vqmovn_s32(r[0]), vqmovn_s32(r[1]));
+		if (YT == NPU_T_I8)
+			vst1_s8((int8_t *)y + at + i, vqmovn_s16(p));
+		else
+			vst1q_s16((int16_t *)y + at + i, p);
+	}
+#else
+	(void)y, (void)YT, (void)at, (void)acc, (void)cs, (void)z, (void)n, (void)b, (void)m, (void)D, (void)s;
+	(void)lu, (void)hu, (void)rb;
+#endif
+	return i;
+}
+
 /* y[at + i] = clamp(ZY + rshift_round((acc[i] - z cs[i] + bias) mult, s))
  * for a row of int32 dot products acc (cs: their pixels' sums of x - ZX,
  * or NULL). a = acc[i] - z cs[i] is the exact sum of (x - ZX)(w - z),
@@ -562,10 +717,12 @@ static void cq_requant(void *y, int32_t YT, size_t at, const int32_t *restrict a
 		uint64_t D = q.D;
 		uint32_t m = (uint32_t)mult, b = (uint32_t)bias + 0x80000000u, lu = q.lu, hu = q.hu;
 		int32_t base = q.base;
+		int vec = YT == NPU_T_I8 ? lo >= -128 && hi <= 127 : lo >= -32768 && hi <= 32767;
 		for (int r = 0; r < rows; r++, acc += astride, at += (size_t)n) {
+			int i0 = vec ? cq_uq_simd(y, YT, at, acc, cs, z, n, b, m, D, s, lu, hu, base) : 0;
 			if (YT == NPU_T_I8) {
 				int8_t *restrict yp = (int8_t *)y + at;
-				for (int i = 0; i < n; i++) {
+				for (int i = i0; i < n; i++) {
 					uint32_t a = (uint32_t)(cs ? acc[i] - z * cs[i] : acc[i]) + b;
 					uint32_t v = (uint32_t)(((uint64_t)a * m + D) >> s);
 					v = v < lu ? lu : v > hu ? hu : v;
@@ -573,7 +730,7 @@ static void cq_requant(void *y, int32_t YT, size_t at, const int32_t *restrict a
 				}
 			} else {
 				int16_t *restrict yp = (int16_t *)y + at;
-				for (int i = 0; i < n; i++) {
+				for (int i = i0; i < n; i++) {
 					uint32_t a = (uint32_t)(cs ? acc[i] - z * cs[i] : acc[i]) + b;
 					uint32_t v = (uint32_t)(((uint64_t)a * m + D) >> s);
 					v = v < lu ? lu : v > hu ? hu : v;
@@ -1151,6 +1308,498 @@ static void cq_chunked_conv(const int32_t *p, const cq_geo *g, void *const *a, v
 		}
 }
 
+/* The direct 1x1 path (stride 1, no padding, no weight zero points): the
+ * output pixels are x's own, so a tile of TP pixels needs no im2col; its
+ * input rows are staged as a panel the micro-kernels stream with pixels
+ * along the vector lanes, and each packed weight quad (4 k of one output
+ * channel, 4 bytes, npu_rt.h) is broadcast to all lanes. The results are
+ * rows of pixels per output channel, which cq_requant takes whole.
+ * - VNNI (vpdpbusd, AVX-VNNI or AVX512-VNNI+VL): int8 x int8 without
+ *   widening. The panel holds u = x + 128 as uint8, 4 channels per pixel
+ *   ([Kq][TPr][4]); vpdpbusd sums u w over 4 k into int32 exactly (its
+ *   products are not saturated, unlike vpmaddubsw's pair sums), and
+ *   sum (x - ZX) w = sum u w - (128 + ZX) sum w, the correction per
+ *   channel from the block's weights.
+ * - elsewhere (vpmaddwd / pmaddwd, the portable C): the panel holds x - ZX
+ *   as int16 pairs of channels per pixel ([Kp/2][TPr][2]) and the block's
+ *   weights are widened to int16 once per tile.
+ * Both give sum (x - ZX) w exactly, as the other paths do.
+ * CQ_DNP = 16 pixels per micro-kernel call, 4 channels (two calls per
+ * packed block of 8); the scratch layout (cq_panel_fit) is the same for
+ * every ISA, so npu-emit's arena fits the header whatever its flags. */
+#if !defined(NPU_NO_SIMD) && defined(__AVX2__) && \
+	(defined(__AVXVNNI__) || (defined(__AVX512VNNI__) && defined(__AVX512VL__)))
+#define CQ_VNNI 1
+#if defined(__AVXVNNI__)
+#define CQ_DPB(a, x, w) _mm256_dpbusd_avx_epi32(a, x, w)
+#else
+#define CQ_DPB(a, x, w) _mm256_dpbusd_epi32(a, x, w)
+#endif
+#endif
+
+/* Rows of the panel for pixels p0 .. p0 + tp - 1, k after k (cq_tap):
+ * for a direct 1x1 x itself (channel k); else the tap k = (ic, kh, kw) of
+ * each pixel's window: a pointer into x when the tile's pixels read one
+ * stretch of an input row, or gathered into dst with ZX for padding
+ * (x - ZX = 0 there; in the VNNI panel u = ZX + 128, which the
+ * correction cancels); NULL past K. */
+typedef struct {
+	int k, ic, kh, kw, oh0, ow0, p0;
+} cq_tap;
+
+static void cq_tap_at(const cq_geo *g, cq_tap *t, int k, int p0)
+{
+	int taps = g->KH * g->KW;
+	t->k = k, t->ic = k / taps, t->kh = k % taps / g->KW, t->kw = k % g->KW;
+	t->oh0 = p0 / g->OW, t->ow0 = p0 % g->OW, t->p0 = p0;
+}
+
+static const int8_t *cq_srow(const cq_geo *g, const int8_t *xg, int32_t ZX, cq_tap *tp_, int tp, int8_t *dst)
+{
+	size_t plane = (size_t)g->H * g->W;
+	int k = tp_->k++, kh = tp_->kh, kw = tp_->kw;
+	if (k >= g->K)
+		return NULL;
+	if (g->direct)
+		return xg + (size_t)k * plane + (size_t)tp_->p0;
+	const int8_t *xc = xg + (size_t)tp_->ic * plane;
+	if (++tp_->kw == g->KW) {
+		tp_->kw = 0;
+		if (++tp_->kh == g->KH)
+			tp_->kh = 0, tp_->ic++;
+	}
+	int off = kw * g->DW - g->PL, lo, hi, oh = tp_->oh0, ow = tp_->ow0;
+	if (g->SW == 1) {	/* the output columns inside x */
+		lo = off < 0 ? -off : 0, hi = g->W - off;
+		lo = lo < g->OW ? lo : g->OW, hi = hi < lo ? lo : hi > g->OW ? g->OW : hi;
+	} else {
+		cq_range(off, g->SW, g->W, g->OW, &lo, &hi);
+	}
+	if (g->SW == 1 && ow + tp <= g->OW && ow >= lo && ow + tp <= hi) {
+		int ih = oh * g->SH - g->PT + kh * g->DH;
+		if (ih >= 0 && ih < g->H)
+			return xc + (size_t)ih * g->W + ow + off;
+	}
+	for (int t = 0; t < tp; oh++, ow = 0) {
+		int n = g->OW - ow < tp - t ? g->OW - ow : tp - t, e = ow + n;
+		int ih = oh * g->SH - g->PT + kh * g->DH;
+		int8_t *d = dst + t - ow;	/* d[o]: output column o */
+		t += n;
+		if (ih < 0 || ih >= g->H) {
+			memset(d + ow, ZX, (size_t)n);
+			continue;
+		}
+		const int8_t *xr = xc + (size_t)ih * g->W;
+		int l = lo < ow ? ow : lo > e ? e : lo, h = hi > e ? e : hi < l ? l : hi;
+		memset(d + ow, ZX, (size_t)(l - ow));
+		if (g->SW == 1)
+			memcpy(d + l, xr + l + off, (size_t)(h - l));
+		else
+			for (int o = l; o < h; o++)
+				d[o] = xr[o * g->SW + off];
+		memset(d + h, ZX, (size_t)(e - h));
+	}
+	return dst;
+}
+
+/* the micro-kernels' running sums of a later K chunk: row j, pixel t0 + o */
+#define CQ_LDA(j, o) _mm256_loadu_si256((const __m256i *)(const void *)(acc + (size_t)(j) * TPr + t0 + (o)))
+#define CQ_LDA4(j, o) _mm_loadu_si128((const __m128i *)(const void *)(ap + (size_t)(j) * TPr + (o)))
+#if defined(CQ_VNNI)
+/* panel rows of quads: u = x + 128 (x ^ 0x80) of rows k .. k + 3 (NULL
+ * past K: zero, against zero weights) */
+static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, int k0, int KC,
+		      void *panel, int8_t *tmp)
+{
+	uint8_t *pn = panel;
+	const __m128i f = _mm_set1_epi8((char)0x80);
+	cq_tap tap;
+	cq_tap_at(g, &tap, k0, p0);
+	for (int c = k0; c < k0 + KC; c += 4) {
+		uint8_t *o = pn + (size_t)(c - k0) * TPr;
+		const int8_t *rows[4];
+		for (int i = 0; i < 4; i++)
+			rows[i] = cq_srow(g, xg, ZX, &tap, tp, tmp + (size_t)i * TPr);
+		for (int t = 0; t < TPr; t += 16) {
+			__m128i r[4];
+			for (int i = 0; i < 4; i++) {
+				if (!rows[i] || t >= tp) {
+					r[i] = _mm_setzero_si128();
+					continue;
+				}
+				if (tp - t >= 16) {
+					r[i] = _mm_loadu_si128((const __m128i *)(const void *)(rows[i] + t));
+				} else {
+					int8_t b16[16] = {0};
+					memcpy(b16, rows[i] + t, (size_t)(tp - t));
+					r[i] = _mm_loadu_si128((const __m128i *)(const void *)b16);
+				}
+				r[i] = _mm_xor_si128(r[i], f);
+			}
+			__m128i t0 = _mm_unpacklo_epi8(r[0], r[1]), t1 = _mm_unpackhi_epi8(r[0], r[1]);
+			__m128i t2 = _mm_unpacklo_epi8(r[2], r[3]), t3 = _mm_unpackhi_epi8(r[2], r[3]);
+			_mm_storeu_si128((__m128i *)(void *)(o + 4 * t), _mm_unpacklo_epi16(t0, t2));
+			_mm_storeu_si128((__m128i *)(void *)(o + 4 * t + 16), _mm_unpackhi_epi16(t0, t2));
+			_mm_storeu_si128((__m128i *)(void *)(o + 4 * t + 32), _mm_unpacklo_epi16(t1, t3));
+			_mm_storeu_si128((__m128i *)(void *)(o + 4 * t + 48), _mm_unpackhi_epi16(t1, t3));
+		}
+	}
+}
+
+/* acc rows j < 4 (stride TPr), CQ_DNP pixels from t0: sum u w - corr[j] */
+static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
+		      const int32_t *corr, int first, int32_t *restrict acc)
+{
+	const uint8_t *pp = (const uint8_t *)panel + (size_t)t0 * 4;
+	__m256i a00, a01, a10, a11, a20, a21, a30, a31;
+	(void)wide;
+	if (first) {	/* from -corr[j] */
+		__m256i z = _mm256_setzero_si256();
+		a00 = a01 = _mm256_sub_epi32(z, _mm256_set1_epi32(corr[0]));
+		a10 = a11 = _mm256_sub_epi32(z, _mm256_set1_epi32(corr[1]));
+		a20 = a21 = _mm256_sub_epi32(z, _mm256_set1_epi32(corr[2]));
+		a30 = a31 = _mm256_sub_epi32(z, _mm256_set1_epi32(corr[3]));
+	} else {
+		a00 = CQ_LDA(0, 0), a01 = CQ_LDA(0, 8), a10 = CQ_LDA(1, 0), a11 = CQ_LDA(1, 8);
+		a20 = CQ_LDA(2, 0), a21 = CQ_LDA(2, 8), a30 = CQ_LDA(3, 0), a31 = CQ_LDA(3, 8);
+	}
+	for (int q = 0; q < Kq; q++, pp += (size_t)TPr * 4, wb += 4 * CQ_NR) {
+		__m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)pp);
+		__m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(pp + 32));
+		int32_t w0, w1, w2, w3;
+		memcpy(&w0, wb, 4), memcpy(&w1, wb + 4, 4), memcpy(&w2, wb + 8, 4), memcpy(&w3, wb + 12, 4);
+		__m256i v = _mm256_set1_epi32(w0);
+		a00 = CQ_DPB(a00, x0, v), a01 = CQ_DPB(a01, x1, v);
+		v = _mm256_set1_epi32(w1);
+		a10 = CQ_DPB(a10, x0, v), a11 = CQ_DPB(a11, x1, v);
+		v = _mm256_set1_epi32(w2);
+		a20 = CQ_DPB(a20, x0, v), a21 = CQ_DPB(a21, x1, v);
+		v = _mm256_set1_epi32(w3);
+		a30 = CQ_DPB(a30, x0, v), a31 = CQ_DPB(a31, x1, v);
+	}
+	__m256i r[8] = {a00, a01, a10, a11, a20, a21, a30, a31};
+	for (int j = 0; j < 4; j++) {
+		_mm256_storeu_si256((__m256i *)(void *)(acc + (size_t)j * TPr + t0), r[2 * j]);
+		_mm256_storeu_si256((__m256i *)(void *)(acc + (size_t)j * TPr + t0 + 8), r[2 * j + 1]);
+	}
+}
+#else
+/* panel rows of pairs: x - ZX as int16 of rows k, k + 1 (NULL past K: 0) */
+static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, int k0, int KC,
+		      void *panel, int8_t *tmp)
+{
+	int16_t *pn = panel;
+	cq_tap tap;
+	cq_tap_at(g, &tap, k0, p0);
+	for (int c = k0; c < k0 + KC; c += 2) {
+		int16_t *o = pn + (size_t)(c - k0) * TPr;
+		const int8_t *r0 = cq_srow(g, xg, ZX, &tap, tp, tmp);
+		const int8_t *r1 = cq_srow(g, xg, ZX, &tap, tp, tmp + TPr);
+		int t = 0;
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+		if (r0 && r1) {
+			__m128i z = _mm_set1_epi16((int16_t)ZX);
+			for (; t + 16 <= tp; t += 16) {
+				__m128i u = _mm_loadu_si128((const __m128i *)(const void *)(r0 + t));
+				__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(r1 + t));
+				__m128i ul = _mm_sub_epi16(_mm_srai_epi16(_mm_unpacklo_epi8(u, u), 8), z);
+				__m128i uh = _mm_sub_epi16(_mm_srai_epi16(_mm_unpackhi_epi8(u, u), 8), z);
+				__m128i vl = _mm_sub_epi16(_mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8), z);
+				__m128i vh = _mm_sub_epi16(_mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8), z);
+				_mm_storeu_si128((__m128i *)(void *)(o + 2 * t), _mm_unpacklo_epi16(ul, vl));
+				_mm_storeu_si128((__m128i *)(void *)(o + 2 * t + 8), _mm_unpackhi_epi16(ul, vl));
+				_mm_storeu_si128((__m128i *)(void *)(o + 2 * t + 16), _mm_unpacklo_epi16(uh, vh));
+				_mm_storeu_si128((__m128i *)(void *)(o + 2 * t + 24), _mm_unpackhi_epi16(uh, vh));
+			}
+		}
+#endif
+		for (; t < tp; t++) {
+			o[2 * t] = (int16_t)(r0 ? r0[t] - ZX : 0);
+			o[2 * t + 1] = (int16_t)(r1 ? r1[t] - ZX : 0);
+		}
+		for (; t < TPr; t++)
+			o[2 * t] = o[2 * t + 1] = 0;
+	}
+}
+
+/* acc rows j < 4 (stride TPr), CQ_DNP pixels from t0: sum (x - ZX) w, the
+ * weight pair of channel j for channel pair h at wide[(h / 2) 16 + 2 j +
+ * h % 2] (the packed quads widened to int16) */
+#if !defined(NPU_NO_SIMD) && defined(__AVX2__)
+static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
+		      const int32_t *corr, int first, int32_t *restrict acc)
+{
+	const int16_t *pp = (const int16_t *)panel + (size_t)t0 * 2;
+	__m256i a00 = _mm256_setzero_si256(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00,
+		a31 = a00;
+	(void)wb, (void)corr;
+	if (!first) {
+		a00 = CQ_LDA(0, 0), a01 = CQ_LDA(0, 8), a10 = CQ_LDA(1, 0), a11 = CQ_LDA(1, 8);
+		a20 = CQ_LDA(2, 0), a21 = CQ_LDA(2, 8), a30 = CQ_LDA(3, 0), a31 = CQ_LDA(3, 8);
+	}
+	for (int h = 0; h < 2 * Kq; h++, pp += (size_t)TPr * 2) {
+		const int32_t *wp = wide + (h >> 1) * 16 + (h & 1);
+		__m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)pp);
+		__m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(pp + 16));
+		__m256i v = _mm256_set1_epi32(wp[0]);
+		a00 = CQ_DPW(a00, x0, v), a01 = CQ_DPW(a01, x1, v);
+		v = _mm256_set1_epi32(wp[2]);
+		a10 = CQ_DPW(a10, x0, v), a11 = CQ_DPW(a11, x1, v);
+		v = _mm256_set1_epi32(wp[4]);
+		a20 = CQ_DPW(a20, x0, v), a21 = CQ_DPW(a21, x1, v);
+		v = _mm256_set1_epi32(wp[6]);
+		a30 = CQ_DPW(a30, x0, v), a31 = CQ_DPW(a31, x1, v);
+	}
+	__m256i r[8] = {a00, a01, a10, a11, a20, a21, a30, a31};
+	for (int j = 0; j < 4; j++) {
+		_mm256_storeu_si256((__m256i *)(void *)(acc + (size_t)j * TPr + t0), r[2 * j]);
+		_mm256_storeu_si256((__m256i *)(void *)(acc + (size_t)j * TPr + t0 + 8), r[2 * j + 1]);
+	}
+}
+#elif !defined(NPU_NO_SIMD) && defined(__SSE2__)
+static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
+		      const int32_t *corr, int first, int32_t *restrict acc)
+{
+	(void)wb, (void)corr;
+	for (int half = 0; half < CQ_DNP; half += 8) {
+		const int16_t *pp = (const int16_t *)panel + (size_t)(t0 + half) * 2;
+		__m128i a00 = _mm_setzero_si128(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00,
+			a31 = a00;
+		if (!first) {
+			int32_t *ap = acc + t0 + half;
+			a00 = CQ_LDA4(0, 0), a01 = CQ_LDA4(0, 4), a10 = CQ_LDA4(1, 0), a11 = CQ_LDA4(1, 4);
+			a20 = CQ_LDA4(2, 0), a21 = CQ_LDA4(2, 4), a30 = CQ_LDA4(3, 0), a31 = CQ_LDA4(3, 4);
+		}
+		/* per quad, channels 0-1 and 2-3 as (pair 0, pair 1) int32 lanes:
+		 * pshufd broadcasts each */
+		const int16_t *wq = (const int16_t *)(const void *)wide;
+		for (int q = 0; q < Kq; q++, wq += 4 * CQ_NR) {
+			__m128i w01 = _mm_loadu_si128((const __m128i *)(const void *)wq);
+			__m128i w23 = _mm_loadu_si128((const __m128i *)(const void *)(wq + 8));
+			for (int e = 0; e < 2; e++, pp += (size_t)TPr * 2) {
+				__m128i x0 = _mm_loadu_si128((const __m128i *)(const void *)pp);
+				__m128i x1 = _mm_loadu_si128((const __m128i *)(const void *)(pp + 8));
+				__m128i v0 = e ? _mm_shuffle_epi32(w01, 0x55) : _mm_shuffle_epi32(w01, 0x00);
+				__m128i v1 = e ? _mm_shuffle_epi32(w01, 0xff) : _mm_shuffle_epi32(w01, 0xaa);
+				__m128i v2 = e ? _mm_shuffle_epi32(w23, 0x55) : _mm_shuffle_epi32(w23, 0x00);
+				__m128i v3 = e ? _mm_shuffle_epi32(w23, 0xff) : _mm_shuffle_epi32(w23, 0xaa);
+				a00 = _mm_add_epi32(a00, _mm_madd_epi16(x0, v0)), a01 = _mm_add_epi32(a01, _mm_madd_epi16(x1, v0));
+				a10 = _mm_add_epi32(a10, _mm_madd_epi16(x0, v1)), a11 = _mm_add_epi32(a11, _mm_madd_epi16(x1, v1));
+				a20 = _mm_add_epi32(a20, _mm_madd_epi16(x0, v2)), a21 = _mm_add_epi32(a21, _mm_madd_epi16(x1, v2));
+				a30 = _mm_add_epi32(a30, _mm_madd_epi16(x0, v3)), a31 = _mm_add_epi32(a31, _mm_madd_epi16(x1, v3));
+			}
+		}
+		__m128i r[8] = {a00, a01, a10, a11, a20, a21, a30, a31};
+		for (int j = 0; j < 4; j++) {
+			_mm_storeu_si128((__m128i *)(void *)(acc + (size_t)j * TPr + t0 + half), r[2 * j]);
+			_mm_storeu_si128((__m128i *)(void *)(acc + (size_t)j * TPr + t0 + half + 4), r[2 * j + 1]);
+		}
+	}
+}
+#elif !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
+/* NEON: smlal by weight lane on the pairs deinterleaved (ld2), 4 channels
+ * x 16 pixels in 16 registers; per quad the weights of channels 0-1 and
+ * 2-3 as int16 (lanes 4 j + k % 4) */
+#define CQ_NMLA(r, w, l) \
+	r[0] = vmlal_laneq_s16(r[0], vget_low_s16(xa), w, l), r[1] = vmlal_high_laneq_s16(r[1], xa, w, l), \
+	r[2] = vmlal_laneq_s16(r[2], vget_low_s16(xb), w, l), r[3] = vmlal_high_laneq_s16(r[3], xb, w, l)
+#define CQ_NPAIR(e) \
+	do { \
+		int16x8x2_t A = vld2q_s16(pp), B = vld2q_s16(pp + 16); \
+		int16x8_t xa = A.val[0], xb = B.val[0]; \
+		CQ_NMLA(a0, w01, 2 * (e)); CQ_NMLA(a1, w01, 4 + 2 * (e)); \
+		CQ_NMLA(a2, w23, 2 * (e)); CQ_NMLA(a3, w23, 4 + 2 * (e)); \
+		xa = A.val[1], xb = B.val[1]; \
+		CQ_NMLA(a0, w01, 2 * (e) + 1); CQ_NMLA(a1, w01, 5 + 2 * (e)); \
+		CQ_NMLA(a2, w23, 2 * (e) + 1); CQ_NMLA(a3, w23, 5 + 2 * (e)); \
+		pp += (size_t)TPr * 2; \
+	} while (0)
+static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
+		      const int32_t *corr, int first, int32_t *restrict acc)
+{
+	int32x4_t a0[4], a1[4], a2[4], a3[4];
+	int32x4_t *rows[4] = {a0, a1, a2, a3};
+	(void)wb, (void)corr;
+	for (int j = 0; j < 4; j++)
+		for (int i = 0; i < 4; i++)
+			rows[j][i] = first ? vdupq_n_s32(0) : vld1q_s32(acc + (size_t)j * TPr + t0 + 4 * i);
+	const int16_t *pp = (const int16_t *)panel + (size_t)t0 * 2;
+	const int16_t *wq = (const int16_t *)(const void *)wide;
+	for (int q = 0; q < Kq; q++, wq += 4 * CQ_NR) {
+		int16x8_t w01 = vld1q_s16(wq), w23 = vld1q_s16(wq + 8);
+		CQ_NPAIR(0);
+		CQ_NPAIR(1);
+	}
+	for (int j = 0; j < 4; j++)
+		for (int i = 0; i < 4; i++)
+			vst1q_s32(acc + (size_t)j * TPr + t0 + 4 * i, rows[j][i]);
+}
+#undef CQ_NPAIR
+#undef CQ_NMLA
+#elif !defined(NPU_NO_SIMD) && defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32) && \
+	!(defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1))
+/* Cortex-M DSP: a panel word is one pixel's pair (x_k, x_k+1) and a wide
+ * word one channel's (w_k, w_k+1): SMLAD adds both products; 4 channels x
+ * 2 pixels at a time in 8 registers */
+static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
+		      const int32_t *corr, int first, int32_t *restrict acc)
+{
+	(void)wb, (void)corr;
+	for (int t = t0; t < t0 + CQ_DNP; t += 2) {
+		int32_t a[4][2];
+		for (int j = 0; j < 4; j++)
+			for (int i = 0; i < 2; i++)
+				a[j][i] = first ? 0 : acc[(size_t)j * TPr + t + i];
+		const int16_t *pp = (const int16_t *)panel + (size_t)t * 2;
+		for (int h = 0; h < 2 * Kq; h++, pp += (size_t)TPr * 2) {
+			uint32_t x0, x1;
+			memcpy(&x0, pp, 4);
+			memcpy(&x1, pp + 2, 4);
+			const int32_t *wp = wide + (h >> 1) * 16 + (h & 1);
+			for (int j = 0; j < 4; j++) {
+				uint32_t w = (uint32_t)wp[2 * j];
+				a[j][0] = __smlad(x0, w, a[j][0]);
+				a[j][1] = __smlad(x1, w, a[j][1]);
+			}
+		}
+		for (int j = 0; j < 4; j++)
+			for (int i = 0; i < 2; i++)
+				acc[(size_t)j * TPr + t + i] = a[j][i];
+	}
+}
+#else
+/* portable C (compilers vectorize the pixel loop) */
+static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
+		      const int32_t *corr, int first, int32_t *restrict acc)
+{
+	int32_t a[4][CQ_DNP];
+	(void)wb, (void)corr;
+	for (int j = 0; j < 4; j++)
+		for (int t = 0; t < CQ_DNP; t++)
+			a[j][t] = first ? 0 : acc[(size_t)j * TPr + t0 + t];
+	const int16_t *pp = (const int16_t *)panel + (size_t)t0 * 2;
+	for (int h = 0; h < 2 * Kq; h++, pp += (size_t)TPr * 2) {
+		const int32_t *wp = wide + (h >> 1) * 16 + (h & 1);
+		for (int j = 0; j < 4; j++) {
+			int16_t w2[2];
+			memcpy(w2, wp + 2 * j, 4);
+			int32_t w0 = w2[0], w1 = w2[1];
+			for (int t = 0; t < CQ_DNP; t++)
+				a[j][t] += pp[2 * t] * w0 + pp[2 * t + 1] * w1;
+		}
+	}
+	for (int j = 0; j < 4; j++)
+		for (int t = 0; t < CQ_DNP; t++)
+			acc[(size_t)j * TPr + t0 + t] = a[j][t];
+}
+#endif
+#endif
+
+/* requantize no rows (stride TPr) of tp pixels for channels oc .. */
+static void cq_panel_out(const int32_t *p, void *const *a, int n, int oc, int no, int p0, int tp, const int32_t *ab,
+			 int TPr, const int32_t *csum)
+{
+	const int32_t *bias = a[2], *mult = a[3], *shift = a[4], *wzp = a[5];
+	size_t P = (size_t)p[NPU_CV_OH] * p[NPU_CV_OW];
+	for (int o = 0; o < no; o++)
+		cq_requant(a[6], p[NPU_CV_YT], ((size_t)n * p[NPU_CV_OC] + oc + o) * P + p0, ab + (size_t)o * TPr, csum,
+			   csum ? wzp[oc + o] : 0, tp, 1, 0, bias ? bias[oc + o] : 0, mult[oc + o], shift[oc + o],
+			   p[NPU_CV_ZY], p[NPU_CV_LO], p[NPU_CV_HI]);
+}
+
+static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, void *scratch)
+{
+	const int8_t *x = a[0], *w = a[1];
+	const int32_t *wzp = a[5];
+	int32_t ZX = p[NPU_CV_ZX];
+	int TPr = (g->TP + CQ_DNP - 1) / CQ_DNP * CQ_DNP, Kq = g->Kp / 4, nb = (g->og + CQ_NR - 1) / CQ_NR;
+	int KC = g->KC, whole = KC >= g->Kp;
+	size_t ow, oc_, oa, plane = (size_t)g->H * g->W, bstride = (size_t)Kq * 4 * CQ_NR;
+	cq_panel_fit(g, TPr, KC, &ow, &oc_, &oa);
+	void *panel = scratch;
+	int32_t *wide = (int32_t *)(void *)((uint8_t *)scratch + ow);
+	int32_t *csum = (int32_t *)(void *)((uint8_t *)scratch + oc_);
+	int32_t *acc = (int32_t *)(void *)((uint8_t *)scratch + oa);
+	int32_t *corr = acc + (size_t)(whole ? 1 : nb) * CQ_NR * TPr;
+	int8_t *tmp = (int8_t *)(corr + (size_t)g->G * nb * CQ_NR);
+#if defined(CQ_VNNI)
+	/* (128 + ZX) sum w per packed channel, once per call */
+	for (int b = 0; b < g->G * nb; b++) {
+		const int8_t *wb = w + (size_t)b * bstride;
+		__m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0, ones = _mm256_set1_epi8(1);
+		int q = 0;
+		for (; q + 4 <= Kq; q += 4, wb += 128) {
+			s0 = CQ_DPB(s0, ones, _mm256_loadu_si256((const __m256i *)(const void *)wb));
+			s1 = CQ_DPB(s1, ones, _mm256_loadu_si256((const __m256i *)(const void *)(wb + 32)));
+			s2 = CQ_DPB(s2, ones, _mm256_loadu_si256((const __m256i *)(const void *)(wb + 64)));
+			s3 = CQ_DPB(s3, ones, _mm256_loadu_si256((const __m256i *)(const void *)(wb + 96)));
+		}
+		for (; q < Kq; q++, wb += 32)
+			s0 = CQ_DPB(s0, ones, _mm256_loadu_si256((const __m256i *)(const void *)wb));
+		s0 = _mm256_add_epi32(_mm256_add_epi32(s0, s1), _mm256_add_epi32(s2, s3));
+		_mm256_storeu_si256((__m256i *)(void *)(corr + (size_t)b * CQ_NR),
+				    _mm256_mullo_epi32(s0, _mm256_set1_epi32(128 + ZX)));
+	}
+#endif
+	for (int n = 0; n < g->N; n++)
+		for (int gr = 0; gr < g->G; gr++) {
+			const int8_t *xg = x + ((size_t)n * g->C + (size_t)gr * g->cg) * plane;
+			for (int p0 = 0; p0 < g->P; p0 += g->TP) {
+				int tp = g->P - p0 < g->TP ? g->P - p0 : g->TP, tpr = (tp + CQ_DNP - 1) / CQ_DNP * CQ_DNP;
+				if (wzp) {	/* the pixels' sums of x - ZX (0 for padding) */
+					for (int t = 0; t < tp; t++)
+						csum[t] = 0;
+					cq_tap tap;
+					cq_tap_at(g, &tap, 0, p0);
+					for (int k = 0; k < g->K; k++) {
+						const int8_t *r = cq_srow(g, xg, ZX, &tap, tp, tmp);
+						for (int t = 0; t < tp; t++)
+							csum[t] += r[t] - ZX;
+					}
+				}
+				/* K whole: a block's rows, requantized at once; in chunks:
+				 * every block's rows summed chunk by chunk, then requantized */
+				for (int k0 = 0; k0 < g->Kp; k0 += KC) {
+					int kc = g->Kp - k0 < KC ? g->Kp - k0 : KC;
+					cq_dstage(g, xg, ZX, p0, tp, TPr, k0, kc, panel, tmp);
+					for (int b = 0; b < nb; b++) {
+						int no = g->og - b * CQ_NR < CQ_NR ? g->og - b * CQ_NR : CQ_NR;
+						const int8_t *wb = w + ((size_t)gr * nb + (size_t)b) * bstride + (size_t)k0 * CQ_NR;
+						const int32_t *bc = corr + ((size_t)gr * nb + (size_t)b) * CQ_NR;
+						int32_t *ab = acc + (whole ? 0 : (size_t)b * CQ_NR * TPr);
+#if !defined(CQ_VNNI)
+						{	/* the block's chunk widened to int16 */
+							int16_t *wd = (int16_t *)(void *)wide;
+							size_t i = 0, nw = (size_t)kc * CQ_NR;
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+							for (; i + 16 <= nw; i += 16) {
+								__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(wb + i));
+								_mm_storeu_si128((__m128i *)(void *)(wd + i), _mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8));
+								_mm_storeu_si128((__m128i *)(void *)(wd + i + 8), _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8));
+							}
+#endif
+							for (; i < nw; i++)
+								wd[i] = wb[i];
+						}
+#endif
+						for (int h = 0; h < no; h += 4)
+							for (int t0 = 0; t0 < tpr; t0 += CQ_DNP)
+								cq_dmicro(panel, TPr, kc / 4, t0, wb + 4 * h, wide + 2 * h, bc + h, k0 == 0,
+									  ab + (size_t)h * TPr);
+						if (whole)
+							cq_panel_out(p, a, n, gr * g->og + b * CQ_NR, no, p0, tp, ab, TPr, wzp ? csum : NULL);
+					}
+				}
+				if (!whole)
+					for (int b = 0; b < nb; b++) {
+						int no = g->og - b * CQ_NR < CQ_NR ? g->og - b * CQ_NR : CQ_NR;
+						cq_panel_out(p, a, n, gr * g->og + b * CQ_NR, no, p0, tp, acc + (size_t)b * CQ_NR * TPr, TPr,
+							     wzp ? csum : NULL);
+					}
+			}
+		}
+}
+
 size_t npu_conv_q_pack(const int32_t *p, const int8_t *w, int8_t *out)
 {
 	cq_geo g;
@@ -1173,7 +1822,7 @@ static void k_conv_q(const int32_t *p, void *const *a, void *scratch)
 	cq_geo g;
 	cq_geometry(p, &g);
 	/* the int8 paths' bounds hold for int8 zero points and int32 biases */
-	if (g.path == CQ_DEPTHWISE || g.path == CQ_IM2COL) {
+	if (g.path == CQ_DEPTHWISE || g.path == CQ_IM2COL || g.path == CQ_PANEL) {
 		const int32_t *wzp = a[5];
 		int ok = p[NPU_CV_ZX] >= -128 && p[NPU_CV_ZX] <= 127 && p[NPU_CV_ACT] != NPU_T_I64;
 		for (int o = 0; ok && wzp && o < g.OC; o++)
@@ -1187,6 +1836,8 @@ static void k_conv_q(const int32_t *p, void *const *a, void *scratch)
 		cq_chunked_conv(p, &g, a, scratch);
 	else if (g.path == CQ_IM2COL)
 		cq_im2col_conv(p, &g, a, scratch);
+	else if (g.path == CQ_PANEL)
+		cq_panel_conv(p, &g, a, scratch);
 	else if (g.path == CQ_GENERIC)
 		cq_generic(p, &g, a);
 }
