@@ -7,6 +7,8 @@
 #          builds the header with the host program ($CC, default cc, with
 #          $NPU_CFLAGS, default -O2: the portable build) and prints the
 #          compile's wall and CPU time and peak memory (/usr/bin/time).
+#          $NPU_EMIT_FLAGS go to npu-emit (e.g. --scratch-max BYTES: the int8
+#          target's 1 MiB SRAM leaves resnet18 45 KiB of scratch).
 #   run:   times the built program on DIR/MODEL.input.npy: "ms: MEDIAN"
 #          of RUNS runs (default 5) after one warm-up run.
 set -eu
@@ -19,7 +21,8 @@ if [ "$what" = run ]; then
 fi
 "$B/npu-import-pt" "$d/$m.pt" --input 0:1,3,224,224 | "$B/npu-fuse" --all -o "$d/$m.ir"
 "$B/npu-quant" "$d/$m.ir" --target int8 --calib "$d/$m.calib.npy" -o "$d/$m.q.ir"
-"$B/npu-emit" -v "$d/$m.q.ir" --name bench -o "$d/npu_$m.h" 2>"$d/$m.emit.log"
+# shellcheck disable=SC2086  # NPU_EMIT_FLAGS is a word list (e.g. --scratch-max 4194304)
+"$B/npu-emit" -v "$d/$m.q.ir" --name bench ${NPU_EMIT_FLAGS:-} -o "$d/npu_$m.h" 2>"$d/$m.emit.log"
 echo "header: $(wc -c <"$d/npu_$m.h") bytes"
 sed -n 's/.*: arena \([0-9]*\) bytes (activations \([0-9]*\) + kernel scratch \([0-9]*\)), weights \([0-9]*\) bytes.*/arena: \1 bytes = activations \2 + kernel scratch \3; weights \4 bytes/p' "$d/$m.emit.log"
 sed -n 's/.*arena: *[0-9]* bytes, lower bound: *\([0-9]*\) bytes.*ratio \([0-9.]*\)$/arena: activations lower bound \1 bytes (plan ratio \2)/p' "$d/$m.emit.log"
