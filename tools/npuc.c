@@ -413,7 +413,14 @@ static int parse_config(const char *path, config *c, ir_diag *d)
 		snprintf(err_where, sizeof err_where, "%s:%zu", path, parser.problem_mark.line + 1);
 		rc = ir_fail(d, -1, -1, "not valid YAML: %s", parser.problem ? parser.problem : "syntax error");
 	} else {
-		rc = parse_config_doc(&doc, c, d);
+		size_t line;
+		const char *key;
+		int dup = npu_yaml_dup_key(&doc, &line, &key);
+		if (dup > 0)
+			snprintf(err_where, sizeof err_where, "%s:%zu", path, line);
+		rc = dup < 0 ? cfg_fail(c, NULL, d, "out of memory")
+		   : dup ? ir_fail(d, -1, -1, "duplicate key '%s'", key)
+			 : parse_config_doc(&doc, c, d);
 		yaml_document_delete(&doc);
 	}
 	yaml_parser_delete(&parser);

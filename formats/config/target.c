@@ -139,6 +139,51 @@ int npu_yaml_check(const uint8_t *buf, size_t size, const char *file, ir_diag *d
 	return rc;
 }
 
+typedef struct {
+	const char *key;
+	size_t line, pos;	/* pos: order in the file */
+} yaml_key;
+
+static int key_cmp(const void *a, const void *b)
+{
+	const yaml_key *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+int npu_yaml_dup_key(const void *vdoc, size_t *line, const char **key)
+{
+	const yaml_document_t *doc = vdoc;
+	int found = 0;
+	*line = 0;
+	/* every mapping once (aliases share nodes); sorted keys: O(k log k) */
+	for (yaml_node_t *m = doc->nodes.start; m < doc->nodes.top; m++) {
+		if (m->type != YAML_MAPPING_NODE)
+			continue;
+		size_t n = (size_t)(m->data.mapping.pairs.top - m->data.mapping.pairs.start), k = 0;
+		yaml_key *v = n > 1 ? malloc(n * sizeof *v) : NULL;
+		if (n > 1 && !v)
+			return -1;
+		for (yaml_node_pair_t *p = m->data.mapping.pairs.start; v && p < m->data.mapping.pairs.top; p++) {
+			const yaml_node_t *kn = yaml_document_get_node((yaml_document_t *)doc, p->key);
+			if (kn && kn->type == YAML_SCALAR_NODE)
+				v[k++] = (yaml_key){(const char *)kn->data.scalar.value, kn->start_mark.line + 1,
+						    kn->start_mark.index};
+		}
+		if (k > 1)
+			qsort(v, k, sizeof *v, key_cmp);
+		/* the first repetition in the file */
+		for (size_t i = 1; i < k; i++)
+			if (!strcmp(v[i].key, v[i - 1].key) && (!found || v[i].line < *line)) {
+				found = 1;
+				*line = v[i].line;
+				*key = v[i].key;
+			}
+		free(v);
+	}
+	return found;
+}
+
 int npu_yaml_parse(const uint8_t *buf, size_t size, const char *file,
 		   int (*fn)(void *doc, const char *file, void *arg, ir_diag *d), void *arg, ir_diag *d)
 {
@@ -154,7 +199,12 @@ int npu_yaml_parse(const uint8_t *buf, size_t size, const char *file,
 		rc = ir_fail(d, -1, -1, "%s:%zu: %s", file, parser.problem_mark.line + 1,
 			     parser.problem ? parser.problem : "not YAML");
 	} else {
-		rc = fn(&doc, file, arg, d);
+		size_t line;
+		const char *key;
+		int dup = npu_yaml_dup_key(&doc, &line, &key);
+		rc = dup < 0 ? ir_fail(d, -1, -1, "out of memory")
+		   : dup ? ir_fail(d, -1, -1, "%s:%zu: duplicate key '%s'", file, line, key)
+			 : fn(&doc, file, arg, d);
 		yaml_document_delete(&doc);
 	}
 	yaml_parser_delete(&parser);

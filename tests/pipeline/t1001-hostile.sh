@@ -360,6 +360,23 @@ expect_fail 1 "npu-quant: .*t.yaml: error: .*a target profile is a YAML mapping"
 printf 'CORENAME: GRUS\nFRAMEWORK: ONNX\nMODEL_FILE: %s\nOUTPUT_FILE: %s\nINPUT_OPS: {input: [1, 1, 16, 16]}\nOUTPUT_OPS: [output]\n' \
 	"$(perl -e 'print "../" x 50')etc/passwd" "$T/out" >"$T/n.yaml"
 expect_fail 1 "npuc: .*etc/passwd: error: not an ONNX model" "npuc: a model path pointing at a non-model" -- npuc "$T/n.yaml"
+perl -e 'print "layers: ", "[" x 100000, "\n"' >"$T/c.yaml"
+expect_fail 1 "npu-quant: .*c.yaml:1: error: nested deeper than 64 levels" "config: 10^5-deep YAML flow sequences" -- $Q --config "$T/c.yaml" -o "$T/out"
+printf 'layers:\n  conv1: int8\n  conv2: int16\n  conv1: float\n' >"$T/c.yaml"
+expect_fail 1 "npu-quant: .*c.yaml:4: error: duplicate key 'conv1'$" "config: a layer given twice" -- $Q --config "$T/c.yaml" -o "$T/out"
+printf '{"default": "int8", "ops": {"conv": "int16"}, "default": "float"}\n' >"$T/c.json"
+expect_fail 1 "npu-quant: .*c.json:1: error: duplicate key 'default'$" "config: a JSON key given twice" -- $Q --config "$T/c.json" -o "$T/out"
+printf 'name: x\nfamily: int\nsram_bytes: 1000\nsram_bytes: 2000\n' >"$T/t.yaml"
+expect_fail 1 "npu-quant: .*t.yaml:4: error: duplicate key 'sram_bytes'$" "target: a key given twice" -- \
+	npu-quant "$T/tiny.ir" --target "$T/t.yaml" --calib "$DATA/tinycnn.input.npy" -o "$T/out"
+printf 'CORENAME: GRUS\nFRAMEWORK: ONNX\nMODEL_FILE: %s\nOUTPUT_FILE: %s\nOUTPUT_FILE: %s\n' "$DATA/tinycnn.onnx" "$T/out" "$T/out2" >"$T/n.yaml"
+expect_fail 1 "npuc: .*n.yaml:5: error: duplicate key 'OUTPUT_FILE'$" "npuc: a key given twice" -- npuc "$T/n.yaml"
+
+# ---------------------------------------------------------------- float attributes
+expect_fail 1 "npu-import-onnx: .*nan_alpha.onnx: error: node 'lrelu' \(LeakyRelu\): attribute 'alpha' is NaN$" "ONNX LeakyRelu alpha NaN" -- \
+	npu-import-onnx "$DATA/hostile/nan_alpha.onnx" -o "$T/out"
+expect_fail 1 "npu-import-onnx: .*inf_alpha.onnx: error: node 'elu' \(Elu\): attribute 'alpha' is infinite" "ONNX Elu alpha +inf" -- \
+	npu-import-onnx "$DATA/hostile/inf_alpha.onnx" -o "$T/out"
 
 # ---------------------------------------------------------------- calibration statistics (--stats-in)
 npu-quant "$T/tiny.ir" --target int8 --calib "$DATA/tinycnn.input.npy" --stats-out "$T/good.stats" -o "$T/q.ir" -q || diag "no stats"
