@@ -23,6 +23,10 @@
 #define IR_MAX_DIM ((int64_t)1 << 40)
 #define IR_MAX_ELEMS ((int64_t)1 << 40)
 #define IR_MAX_FILE ((uint64_t)1 << 36)	/* bytes of one input file (64 GiB) */
+/* Open a file a reader requires to be regular (a weight shard or sample a
+ * model or dataset names): NULL with *why ("is a FIFO, not a regular
+ * file", strerror) for anything else, never blocking on a FIFO. */
+FILE *ir_fopen_regular(const char *path, const char **why);
 #define IR_MAX_NODES (1 << 24)		/* nodes (and tensors) of one IR stream */
 
 /* ---------------------------------------------------------------- value types */

@@ -3,9 +3,13 @@
  * weight blob zstd-compressed above a threshold. Layout: man/npu-ir.5. */
 #include "ir_internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <msgpack.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -1276,4 +1280,29 @@ const char *ir_sniff_format(const uint8_t *buf, size_t size, const char **hint)
 		return "a text file";
 	}
 	return NULL;
+}
+
+/* ---------------------------------------------------------------- opening files */
+
+FILE *ir_fopen_regular(const char *path, const char **why)
+{
+	/* O_NONBLOCK: opening a FIFO without a writer returns at once (a
+	 * blocking open would wait for one forever) and is refused below */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st)) {
+		*why = strerror(errno);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	FILE *f = NULL;
+	if (!S_ISREG(st.st_mode))
+		*why = S_ISDIR(st.st_mode) ? "is a directory, not a file" :
+		       S_ISFIFO(st.st_mode) ? "is a FIFO, not a regular file" : "is a device or socket, not a regular file";
+	else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) || !(f = fdopen(fd, "rb")))
+		*why = strerror(errno);
+	if (!f)
+		close(fd);
+	return f;
 }

@@ -151,7 +151,7 @@ static int key_cmp(const void *a, const void *b)
 	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-int npu_yaml_dup_key(const void *vdoc, size_t *line, const char **key)
+int npu_yaml_dup_key(const void *vdoc, size_t *line, size_t *first, const char **key)
 {
 	const yaml_document_t *doc = vdoc;
 	int found = 0;
@@ -173,12 +173,16 @@ int npu_yaml_dup_key(const void *vdoc, size_t *line, const char **key)
 		if (k > 1)
 			qsort(v, k, sizeof *v, key_cmp);
 		/* the first repetition in the file */
-		for (size_t i = 1; i < k; i++)
-			if (!strcmp(v[i].key, v[i - 1].key) && (!found || v[i].line < *line)) {
+		for (size_t i = 1, g = 0; i < k; i++) {
+			if (strcmp(v[i].key, v[g].key))
+				g = i;
+			else if (!found || v[i].line < *line) {
 				found = 1;
 				*line = v[i].line;
+				*first = v[g].line;
 				*key = v[i].key;
 			}
+		}
 		free(v);
 	}
 	return found;
@@ -199,11 +203,11 @@ int npu_yaml_parse(const uint8_t *buf, size_t size, const char *file,
 		rc = ir_fail(d, -1, -1, "%s:%zu: %s", file, parser.problem_mark.line + 1,
 			     parser.problem ? parser.problem : "not YAML");
 	} else {
-		size_t line;
+		size_t line, first;
 		const char *key;
-		int dup = npu_yaml_dup_key(&doc, &line, &key);
+		int dup = npu_yaml_dup_key(&doc, &line, &first, &key);
 		rc = dup < 0 ? ir_fail(d, -1, -1, "out of memory")
-		   : dup ? ir_fail(d, -1, -1, "%s:%zu: duplicate key '%s'", file, line, key)
+		   : dup ? ir_fail(d, -1, -1, "%s:%zu: key '%s' is given twice (first on line %zu)", file, line, key, first)
 			 : fn(&doc, file, arg, d);
 		yaml_document_delete(&doc);
 	}
@@ -258,9 +262,10 @@ int npu_target_load(const char *arg, npu_target *t, ir_diag *d)
 			return ir_fail(d, -1, -1, "target '%s': cannot find the profiles directory", arg);
 		snprintf(path, sizeof path, "%s/%s.yaml", dir, arg);
 	}
-	FILE *f = fopen(path, "rb");
+	const char *why;
+	FILE *f = ir_fopen_regular(path, &why);
 	if (!f)
-		return ir_fail(d, -1, -1, "target '%s': %s: %s", arg, path, strerror(errno));
+		return ir_fail(d, -1, -1, "target '%s': %s: %s", arg, path, why);
 	uint8_t *buf = malloc(MAX_PROFILE_BYTES + 1);
 	size_t n = buf ? fread(buf, 1, MAX_PROFILE_BYTES + 1, f) : 0;
 	int err = ferror(f);
