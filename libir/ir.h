@@ -197,6 +197,9 @@ int ir_graph_add_const(ir_graph *g, const char *name, ir_dtype dtype,
 		       const ir_shape *shape, const void *data, ir_diag *d);
 /* Replace a tensor's constant data (copied). */
 int ir_tensor_set_data(ir_graph *g, int t, const void *data, size_t nbytes, ir_diag *d);
+/* The same without a copy: the graph takes data (malloc'ed, at least
+ * nbytes; freed with the graph) on success, the caller keeps it on failure. */
+int ir_tensor_adopt_data(ir_graph *g, int t, void *data, size_t nbytes, ir_diag *d);
 /* Set (copy) or clear (q == NULL) quantization parameters. */
 int ir_tensor_set_quant(ir_graph *g, int t, const ir_quant *q, ir_diag *d);
 size_t ir_tensor_nbytes(const ir_tensor *t);	/* numel * dtype size; 0 if invalid */

@@ -240,7 +240,12 @@ static int read_file(const char *path, bool binary, bool regular, uint8_t **buf,
 			fclose(f);
 		return cli_error(name, "refusing to read binary input from a terminal (pipe a file in)"), -1;
 	}
+	/* a regular file's size is known: one allocation, no doubling (a
+	 * 47 MB model would take 64 MB) */
 	size_t cap = 1 << 16, n = 0;
+	if (!std && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < IR_MAX_FILE)
+		cap = (size_t)st.st_size + 1;
 	uint8_t *p = malloc(cap);
 	while (p) {
 		if (n == cap) {

@@ -597,6 +597,20 @@ int ir_tensor_set_data(ir_graph *g, int id, const void *data, size_t nbytes, ir_
 	return 0;
 }
 
+int ir_tensor_adopt_data(ir_graph *g, int id, void *data, size_t nbytes, ir_diag *d)
+{
+	ir_tensor *t = ir_graph_tensor(g, id);
+	if (!t)
+		return ir_fail(d, -1, id, "no tensor %d", id);
+	if (nbytes != ir_tensor_nbytes(t) || !data)
+		return ir_fail(d, -1, id, "tensor '%s': %zu data bytes for shape needing %zu",
+			       t->name, nbytes, ir_tensor_nbytes(t));
+	free(t->data);
+	t->data = data;
+	t->nbytes = nbytes;
+	return 0;
+}
+
 int ir_graph_add_const(ir_graph *g, const char *name, ir_dtype dtype,
 		       const ir_shape *shape, const void *data, ir_diag *d)
 {
