@@ -1022,6 +1022,80 @@ out:
 	return rc;
 }
 
+/* The zstd frame v decompressed straight into the constants' own buffers,
+ * for constants whose ranges come in id order without overlapping (as the
+ * writer lays them out): no blob-sized buffer. 1: not so laid out (the
+ * caller decompresses the whole blob), 0 done, -1 error. */
+static int rd_zstd_tensors(rd *r, ir_graph *g, const data_ref *refs, const mp_val *v, uint64_t size)
+{
+	uint64_t end = 0;
+	for (int t = 0; t < g->n_tensors; t++)
+		if (refs[t].has) {
+			if (refs[t].off < end || refs[t].off > size || refs[t].len > size - refs[t].off)
+				return 1;
+			end = refs[t].off + refs[t].len;
+		}
+	enum { SCRATCH = 1 << 16 };
+	ZSTD_DCtx *dc = ZSTD_createDCtx();
+	uint8_t *scratch = malloc(SCRATCH);
+	if (!dc || !scratch) {
+		ZSTD_freeDCtx(dc);
+		free(scratch);
+		return rd_fail(r, "%sout of memory", "");
+	}
+	ZSTD_inBuffer in = {v->s, (size_t)v->n, 0};
+	uint64_t at = 0;
+	size_t ret = 1;
+	const char *why = NULL;
+	for (int t = 0; t <= g->n_tensors && !why; t++) {
+		if (t < g->n_tensors && !refs[t].has)
+			continue;
+		uint64_t off = t < g->n_tensors ? refs[t].off : size, len = t < g->n_tensors ? refs[t].len : 0;
+		uint8_t *buf = NULL;
+		if (t < g->n_tensors && !(buf = malloc((size_t)len + 1))) {
+			why = "out of memory";
+			break;
+		}
+		/* padding before the constant (into scratch), then the constant */
+		for (int part = 0; part < 2 && !why; part++) {
+			uint64_t want = part ? len : off - at;
+			for (uint64_t got = 0; got < want && !why;) {
+				uint64_t n = want - got;
+				ZSTD_outBuffer out = {part ? buf + got : scratch, (size_t)(part || n < SCRATCH ? n : SCRATCH), 0};
+				ret = ZSTD_decompressStream(dc, &out, &in);
+				if (ZSTD_isError(ret))
+					why = ZSTD_getErrorName(ret);
+				else if (!out.pos && in.pos == in.size)
+					why = "short frame";
+				got += out.pos;
+			}
+			at += want;
+		}
+		if (!why && buf) {
+			ir_diag dd;
+			if (ir_tensor_adopt_data(g, t, buf, (size_t)len, &dd)) {
+				free(buf);
+				free(scratch);
+				ZSTD_freeDCtx(dc);
+				return rd_fail(r, "%s", dd.msg);
+			}
+		} else {
+			free(buf);
+		}
+	}
+	/* the frame ends exactly here (its content size is the blob's) */
+	if (!why && ret) {
+		ZSTD_outBuffer out = {scratch, 1, 0};
+		ret = ZSTD_decompressStream(dc, &out, &in);
+		why = ZSTD_isError(ret) ? ZSTD_getErrorName(ret) : ret || out.pos ? "short frame" : NULL;
+	}
+	if (!why && in.pos != in.size)
+		why = "data after the frame";
+	free(scratch);
+	ZSTD_freeDCtx(dc);
+	return why ? rd_fail(r, "zstd: %s", why) : 0;
+}
+
 /* Decompress or copy the blob, then give each constant its bytes. */
 static int rd_blob(rd *r, ir_graph *g, const data_ref *refs)
 {
@@ -1059,6 +1133,9 @@ static int rd_blob(rd *r, ir_graph *g, const data_ref *refs)
 		unsigned long long fs = ZSTD_getFrameContentSize(v.s, v.n);
 		if (fs == ZSTD_CONTENTSIZE_ERROR || fs == ZSTD_CONTENTSIZE_UNKNOWN || fs != (unsigned long long)size)
 			return rd_fail(r, "%szstd frame is corrupt or does not match the blob size", "");
+		int k = rd_zstd_tensors(r, g, refs, &v, (uint64_t)size);
+		if (k <= 0)
+			return k;
 		if (!(blob = malloc((size_t)size + 1)))
 			return rd_fail(r, "%sout of memory", "");
 		size_t got = ZSTD_decompress(blob, (size_t)size, v.s, v.n);
