@@ -23,6 +23,10 @@
 #define IR_MAX_DIM ((int64_t)1 << 40)
 #define IR_MAX_ELEMS ((int64_t)1 << 40)
 #define IR_MAX_FILE ((uint64_t)1 << 36)	/* bytes of one input file (64 GiB) */
+/* Open a file a reader requires to be regular (a weight shard or sample a
+ * model or dataset names): NULL with *why ("is a FIFO, not a regular
+ * file", strerror) for anything else, never blocking on a FIFO. */
+FILE *ir_fopen_regular(const char *path, const char **why);
 #define IR_MAX_NODES (1 << 24)		/* nodes (and tensors) of one IR stream */
 
 /* ---------------------------------------------------------------- value types */
@@ -205,6 +209,9 @@ int ir_graph_add_const(ir_graph *g, const char *name, ir_dtype dtype,
 		       const ir_shape *shape, const void *data, ir_diag *d);
 /* Replace a tensor's constant data (copied). */
 int ir_tensor_set_data(ir_graph *g, int t, const void *data, size_t nbytes, ir_diag *d);
+/* The same without a copy: the graph takes data (malloc'ed, at least
+ * nbytes; freed with the graph) on success, the caller keeps it on failure. */
+int ir_tensor_adopt_data(ir_graph *g, int t, void *data, size_t nbytes, ir_diag *d);
 /* Set (copy) or clear (q == NULL) quantization parameters. */
 int ir_tensor_set_quant(ir_graph *g, int t, const ir_quant *q, ir_diag *d);
 size_t ir_tensor_nbytes(const ir_tensor *t);	/* numel * dtype size; 0 if invalid */

@@ -292,19 +292,33 @@ const char *cli_name(const char *path)
 	return !path || !strcmp(path, "-") ? "<stdin>" : path;
 }
 
-int cli_read_file(const char *path, bool binary, uint8_t **buf, size_t *size)
+static int read_file(const char *path, bool binary, bool regular, uint8_t **buf, size_t *size)
 {
 	bool std = !path || !strcmp(path, "-");
-	const char *name = cli_name(path);
-	FILE *f = std ? stdin : fopen(path, "rb");
+	const char *name = cli_name(path), *why = NULL;
+	FILE *f = std ? stdin : regular ? ir_fopen_regular(path, &why) : fopen(path, "rb");
 	if (!f)
-		return cli_error(name, "%s", strerror(errno)), -1;
+		return cli_error(name, "%s", why ? why : strerror(errno)), -1;
+	struct stat st;
+	if (!std && !regular && fstat(fileno(f), &st) == 0 &&
+	    (S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode) ||
+	     (S_ISCHR(st.st_mode) && !isatty(fileno(f))))) {
+		/* a device such as /dev/zero would be read until memory runs out */
+		fclose(f);
+		return cli_error(name, "%s", S_ISDIR(st.st_mode) ? "is a directory, not a file" :
+				 "is a device or socket, not a regular file or pipe"), -1;
+	}
 	if (binary && isatty(fileno(f))) {
 		if (!std)
 			fclose(f);
 		return cli_error(name, "refusing to read binary input from a terminal (pipe a file in)"), -1;
 	}
+	/* a regular file's size is known: one allocation, no doubling (a
+	 * 47 MB model would take 64 MB) */
 	size_t cap = 1 << 16, n = 0;
+	if (!std && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < IR_MAX_FILE)
+		cap = (size_t)st.st_size + 1;
 	uint8_t *p = malloc(cap);
 	while (p) {
 		if (n == cap) {
@@ -341,6 +355,16 @@ int cli_read_file(const char *path, bool binary, uint8_t **buf, size_t *size)
 	*buf = p;
 	*size = n;
 	return 0;
+}
+
+int cli_read_file(const char *path, bool binary, uint8_t **buf, size_t *size)
+{
+	return read_file(path, binary, false, buf, size);
+}
+
+int cli_read_regular(const char *path, bool binary, uint8_t **buf, size_t *size)
+{
+	return read_file(path, binary, true, buf, size);
 }
 
 ir_graph *cli_read_ir(const char *path)

@@ -113,8 +113,14 @@ void cli_print_version(void) __attribute__((noreturn));
 const char *cli_name(const char *path);
 
 /* Read a whole file ("-" or NULL: standard input). If binary is set,
- * refuse to read from a terminal. Returns 0, or prints an error and -1. */
+ * refuse to read from a terminal. A directory, a socket or a device other
+ * than a terminal is refused (/dev/zero would never end); a FIFO is read
+ * (waiting for its writer, as cat does). Returns 0, or prints an error and
+ * -1. */
 int cli_read_file(const char *path, bool binary, uint8_t **buf, size_t *size);
+/* The same for a file that must be regular (one a config or a dataset
+ * names): a FIFO, device or directory is refused without blocking. */
+int cli_read_regular(const char *path, bool binary, uint8_t **buf, size_t *size);
 /* Read and parse an IR stream; prints the error (including "this looks like
  * ..." hints) and returns NULL on failure. */
 ir_graph *cli_read_ir(const char *path);

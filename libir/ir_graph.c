@@ -345,7 +345,8 @@ static int index_sync(ir_name_index *x, const ir_graph *g, bool nodes, int n)
 		x->stale = 0;
 	}
 	for (; x->count < n; x->count++)
-		index_put(x, g, nodes, x->count);
+		if (*index_name(g, nodes, x->count))	/* "": a node killed in a pass */
+			index_put(x, g, nodes, x->count);
 	return 0;
 }
 
@@ -596,6 +597,20 @@ int ir_tensor_set_data(ir_graph *g, int id, const void *data, size_t nbytes, ir_
 	return 0;
 }
 
+int ir_tensor_adopt_data(ir_graph *g, int id, void *data, size_t nbytes, ir_diag *d)
+{
+	ir_tensor *t = ir_graph_tensor(g, id);
+	if (!t)
+		return ir_fail(d, -1, id, "no tensor %d", id);
+	if (nbytes != ir_tensor_nbytes(t) || !data)
+		return ir_fail(d, -1, id, "tensor '%s': %zu data bytes for shape needing %zu",
+			       t->name, nbytes, ir_tensor_nbytes(t));
+	free(t->data);
+	t->data = data;
+	t->nbytes = nbytes;
+	return 0;
+}
+
 int ir_graph_add_const(ir_graph *g, const char *name, ir_dtype dtype,
 		       const ir_shape *shape, const void *data, ir_diag *d)
 {
@@ -711,12 +726,58 @@ int ir_graph_remove_node(ir_graph *g, int node)
 	return 0;
 }
 
+void ir_graph_kill_node(ir_graph *g, int node)
+{
+	ir_node *n = ir_graph_node(g, node);
+	if (!n)
+		return;
+	if (g->use.valid) {
+		for (int i = 0; i < n->n_inputs; i++)
+			use_read(&g->use, n->inputs[i], node, -1);
+		for (int i = 0; i < n->n_outputs; i++)
+			if (g->use.prod[n->outputs[i]] == node)
+				g->use.prod[n->outputs[i]] = -2;	/* unknown: checked on a query */
+	}
+	for (int i = 0; i < n->n_attrs; i++)
+		attr_clear(&n->attrs[i]);
+	n->n_attrs = 0;
+	n->n_inputs = n->n_outputs = 0;
+	n->name[0] = 0;	/* in the name index still, matching no name */
+}
+
+void ir_graph_drop_killed(ir_graph *g)
+{
+	int k = 0;
+	for (int i = 0; i < g->n_nodes; i++)
+		if (g->nodes[i].name[0])
+			g->nodes[k++] = g->nodes[i];
+		else
+			node_clear(&g->nodes[i]);
+	if (k < g->n_nodes) {
+		g->n_nodes = k;
+		g->nindex.stale = 1;
+		use_drop(g);
+	}
+}
+
 int ir_graph_replace_uses(ir_graph *g, int from, int to)
 {
 	if (!ir_graph_tensor(g, from) || !ir_graph_tensor(g, to))
 		return -1;
-	int count = 0;
-	for (int i = 0; i < g->n_nodes; i++)
+	int count = 0, lo = 0, hi = g->n_nodes;
+	/* One reader known from the use-def cache: rewrite it alone (a pass
+	 * bypassing node after node stays linear); else look at every node. */
+	if (use_sync(g) == 0 && g->use.uses[from] <= 1) {
+		int64_t c = g->use.uses[from] ? g->use.usum[from] : -1;
+		bool reads = false;
+		for (int j = 0; c >= 0 && c < g->n_nodes && j < g->nodes[c].n_inputs; j++)
+			reads |= g->nodes[c].inputs[j] == from;
+		if (reads || !g->use.uses[from]) {
+			lo = reads ? (int)c : 0;
+			hi = reads ? lo + 1 : 0;
+		}
+	}
+	for (int i = lo; i < hi; i++)
 		for (int j = 0; j < g->nodes[i].n_inputs; j++)
 			if (g->nodes[i].inputs[j] == from) {
 				g->nodes[i].inputs[j] = to;

@@ -46,6 +46,13 @@ void *ir_xrealloc(void *p, size_t n, size_t size);	/* overflow-checked */
 char *ir_strdup(const char *s);
 void ir_quant_free(ir_quant *q);
 ir_quant *ir_quant_dup(const ir_quant *q);
+/* Remove node `node` in O(1) inside a pass: it keeps its id but reads and
+ * writes nothing and its name is "" (matching no lookup). ir_graph_prune
+ * (which ir_pass_run calls after every pass) or ir_graph_drop_killed
+ * deletes them; nothing outside the pass may see them. */
+void ir_graph_kill_node(ir_graph *g, int node);
+/* Delete the killed nodes (later ids shift down), O(n). */
+void ir_graph_drop_killed(ir_graph *g);
 /* Topological order of node ids into order[n_nodes]. */
 int ir_topo_order(const ir_graph *g, int *order, ir_diag *d);
 /* Serialize without verifying. */

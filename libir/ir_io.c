@@ -3,9 +3,13 @@
  * weight blob zstd-compressed above a threshold. Layout: man/npu-ir.5. */
 #include "ir_internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <msgpack.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -201,10 +205,89 @@ uint32_t ir_crc32(const void *buf, size_t size)
 	return (uint32_t)c;
 }
 
+/* Room for n more bytes in sb (exactly: msgpack's doubling would take up
+ * to twice a large blob); -1 out of memory. */
+static int sb_reserve(msgpack_sbuffer *sb, size_t n)
+{
+	if (sb->alloc - sb->size >= n)
+		return 0;
+	if (n > SIZE_MAX - sb->size)
+		return -1;
+	char *p = realloc(sb->data, sb->size + n);
+	if (!p)
+		return -1;
+	sb->data = p;
+	sb->alloc = sb->size + n;
+	return 0;
+}
+
+/* The blob as a msgpack bin, written straight into sb from the tensors
+ * (no contiguous copy of the weights): raw, or one zstd frame compressed
+ * tensor by tensor (with its padding) into the reserved room. */
+static int pk_blob(msgpack_sbuffer *sb, const ir_graph *g, size_t blob_size, bool zstd, ir_diag *d)
+{
+	static const uint8_t zeros[BLOB_ALIGN];
+	size_t cap = zstd ? ZSTD_compressBound(blob_size) : blob_size;
+	if (sb_reserve(sb, 5 + cap + CRC_TRAILER))
+		return ir_fail(d, -1, -1, "out of memory");
+	uint8_t *dst = (uint8_t *)sb->data + sb->size + 5;
+	size_t len = 0, at = 0;
+	ZSTD_CCtx *cc = zstd ? ZSTD_createCCtx() : NULL;
+	if (zstd && (!cc || ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, ZSTD_LEVEL)) ||
+		     ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(cc, blob_size)))) {
+		ZSTD_freeCCtx(cc);
+		return ir_fail(d, -1, -1, "out of memory");
+	}
+	ZSTD_outBuffer zo = {dst, cap, 0};
+	size_t zr = 0;
+	bool full = false;	/* cannot happen: cap is zstd's bound */
+	for (int i = 0; i <= g->n_tensors && !ZSTD_isError(zr) && !full; i++) {
+		const ir_tensor *t = i < g->n_tensors ? &g->tensors[i] : NULL;
+		if (t && t->kind != IR_KIND_CONST)
+			continue;
+		/* tensor i's bytes, then zeros up to the next 64-byte boundary */
+		size_t nb = t ? t->nbytes : 0, pad = (t ? align_up(at + nb) : blob_size) - at - nb;
+		const void *parts[2] = {nb ? t->data : NULL, zeros};
+		size_t sizes[2] = {nb, pad};
+		for (int k = 0; k < 2 && !ZSTD_isError(zr); k++) {
+			if (!zstd) {
+				if (sizes[k])
+					memcpy(dst + len, parts[k], sizes[k]);
+				len += sizes[k];
+				continue;
+			}
+			ZSTD_inBuffer zi = {parts[k], sizes[k], 0};
+			while (zi.pos < zi.size && !ZSTD_isError(zr) && zo.pos < zo.size)
+				zr = ZSTD_compressStream2(cc, &zo, &zi, ZSTD_e_continue);
+			full |= zi.pos < zi.size;
+		}
+		at += nb + pad;
+	}
+	if (zstd) {
+		ZSTD_inBuffer zi = {NULL, 0, 0};
+		do
+			zr = ZSTD_isError(zr) ? zr : ZSTD_compressStream2(cc, &zo, &zi, ZSTD_e_end);
+		while (zr && !ZSTD_isError(zr) && zo.pos < zo.size);
+		ZSTD_freeCCtx(cc);
+		if (ZSTD_isError(zr) || zr || full)
+			return ir_fail(d, -1, -1, "zstd: %s", ZSTD_isError(zr) ? ZSTD_getErrorName(zr) : "output too large");
+		len = zo.pos;
+	}
+	/* the bin header msgpack_pack_bin would write, in front of the bytes */
+	uint8_t *h = (uint8_t *)sb->data + sb->size;
+	int hl = len < 256 ? 2 : len < 65536 ? 3 : 5;
+	h[0] = hl == 2 ? 0xc4 : hl == 3 ? 0xc5 : 0xc6;
+	for (int k = 1; k < hl; k++)
+		h[k] = (uint8_t)(len >> (8 * (hl - 1 - k)));
+	if (hl != 5)
+		memmove(h + hl, dst, len);
+	sb->size += (size_t)hl + len;
+	return 0;
+}
+
 int ir_graph_serialize(const ir_graph *g, uint8_t **out, size_t *size, ir_diag *d)
 {
 	size_t *offsets = calloc((size_t)g->n_tensors + 1, sizeof *offsets), blob_size = 0;
-	uint8_t *blob = NULL, *z = NULL;
 	msgpack_sbuffer sb;
 	msgpack_packer pk;
 	int rc = -1;
@@ -216,26 +299,7 @@ int ir_graph_serialize(const ir_graph *g, uint8_t **out, size_t *size, ir_diag *
 			offsets[i] = blob_size;
 			blob_size = align_up(blob_size + g->tensors[i].nbytes);
 		}
-	blob = calloc(blob_size + 1, 1);
-	if (!blob)
-		goto oom;
-	for (int i = 0; i < g->n_tensors; i++)
-		if (g->tensors[i].kind == IR_KIND_CONST && g->tensors[i].nbytes)
-			memcpy(blob + offsets[i], g->tensors[i].data, g->tensors[i].nbytes);
-	const uint8_t *payload = blob;
-	size_t payload_size = blob_size;
 	bool zstd = blob_size > ZSTD_THRESHOLD;
-	if (zstd) {
-		size_t cap = ZSTD_compressBound(blob_size);
-		if (!(z = malloc(cap)))
-			goto oom;
-		payload_size = ZSTD_compress(z, cap, blob, blob_size, ZSTD_LEVEL);
-		if (ZSTD_isError(payload_size)) {
-			ir_fail(d, -1, -1, "zstd: %s", ZSTD_getErrorName(payload_size));
-			goto out;
-		}
-		payload = z;
-	}
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
 	msgpack_pack_map(&pk, 9);
 	pk_str(&pk, "npu-ir");
@@ -259,8 +323,10 @@ int ir_graph_serialize(const ir_graph *g, uint8_t **out, size_t *size, ir_diag *
 	pk_str(&pk, "compression");
 	pk_str(&pk, zstd ? "zstd" : "none");
 	pk_str(&pk, "data");
-	msgpack_pack_bin(&pk, payload_size);
-	msgpack_pack_bin_body(&pk, payload, payload_size);
+	if (!sb.data)
+		goto oom;
+	if (pk_blob(&sb, g, blob_size, zstd, d))
+		goto out;
 	msgpack_sbuffer_write(&sb, CRC_KEY, 6);
 	if (!sb.data)
 		goto oom;
@@ -279,8 +345,6 @@ oom:
 out:
 	msgpack_sbuffer_destroy(&sb);
 	free(offsets);
-	free(blob);
-	free(z);
 	return rc;
 }
 
@@ -958,6 +1022,80 @@ out:
 	return rc;
 }
 
+/* The zstd frame v decompressed straight into the constants' own buffers,
+ * for constants whose ranges come in id order without overlapping (as the
+ * writer lays them out): no blob-sized buffer. 1: not so laid out (the
+ * caller decompresses the whole blob), 0 done, -1 error. */
+static int rd_zstd_tensors(rd *r, ir_graph *g, const data_ref *refs, const mp_val *v, uint64_t size)
+{
+	uint64_t end = 0;
+	for (int t = 0; t < g->n_tensors; t++)
+		if (refs[t].has) {
+			if (refs[t].off < end || refs[t].off > size || refs[t].len > size - refs[t].off)
+				return 1;
+			end = refs[t].off + refs[t].len;
+		}
+	enum { SCRATCH = 1 << 16 };
+	ZSTD_DCtx *dc = ZSTD_createDCtx();
+	uint8_t *scratch = malloc(SCRATCH);
+	if (!dc || !scratch) {
+		ZSTD_freeDCtx(dc);
+		free(scratch);
+		return rd_fail(r, "%sout of memory", "");
+	}
+	ZSTD_inBuffer in = {v->s, (size_t)v->n, 0};
+	uint64_t at = 0;
+	size_t ret = 1;
+	const char *why = NULL;
+	for (int t = 0; t <= g->n_tensors && !why; t++) {
+		if (t < g->n_tensors && !refs[t].has)
+			continue;
+		uint64_t off = t < g->n_tensors ? refs[t].off : size, len = t < g->n_tensors ? refs[t].len : 0;
+		uint8_t *buf = NULL;
+		if (t < g->n_tensors && !(buf = malloc((size_t)len + 1))) {
+			why = "out of memory";
+			break;
+		}
+		/* padding before the constant (into scratch), then the constant */
+		for (int part = 0; part < 2 && !why; part++) {
+			uint64_t want = part ? len : off - at;
+			for (uint64_t got = 0; got < want && !why;) {
+				uint64_t n = want - got;
+				ZSTD_outBuffer out = {part ? buf + got : scratch, (size_t)(part || n < SCRATCH ? n : SCRATCH), 0};
+				ret = ZSTD_decompressStream(dc, &out, &in);
+				if (ZSTD_isError(ret))
+					why = ZSTD_getErrorName(ret);
+				else if (!out.pos && in.pos == in.size)
+					why = "short frame";
+				got += out.pos;
+			}
+			at += want;
+		}
+		if (!why && buf) {
+			ir_diag dd;
+			if (ir_tensor_adopt_data(g, t, buf, (size_t)len, &dd)) {
+				free(buf);
+				free(scratch);
+				ZSTD_freeDCtx(dc);
+				return rd_fail(r, "%s", dd.msg);
+			}
+		} else {
+			free(buf);
+		}
+	}
+	/* the frame ends exactly here (its content size is the blob's) */
+	if (!why && ret) {
+		ZSTD_outBuffer out = {scratch, 1, 0};
+		ret = ZSTD_decompressStream(dc, &out, &in);
+		why = ZSTD_isError(ret) ? ZSTD_getErrorName(ret) : ret || out.pos ? "short frame" : NULL;
+	}
+	if (!why && in.pos != in.size)
+		why = "data after the frame";
+	free(scratch);
+	ZSTD_freeDCtx(dc);
+	return why ? rd_fail(r, "zstd: %s", why) : 0;
+}
+
 /* Decompress or copy the blob, then give each constant its bytes. */
 static int rd_blob(rd *r, ir_graph *g, const data_ref *refs)
 {
@@ -995,6 +1133,9 @@ static int rd_blob(rd *r, ir_graph *g, const data_ref *refs)
 		unsigned long long fs = ZSTD_getFrameContentSize(v.s, v.n);
 		if (fs == ZSTD_CONTENTSIZE_ERROR || fs == ZSTD_CONTENTSIZE_UNKNOWN || fs != (unsigned long long)size)
 			return rd_fail(r, "%szstd frame is corrupt or does not match the blob size", "");
+		int k = rd_zstd_tensors(r, g, refs, &v, (uint64_t)size);
+		if (k <= 0)
+			return k;
 		if (!(blob = malloc((size_t)size + 1)))
 			return rd_fail(r, "%sout of memory", "");
 		size_t got = ZSTD_decompress(blob, (size_t)size, v.s, v.n);
@@ -1294,4 +1435,29 @@ const char *ir_sniff_format(const uint8_t *buf, size_t size, const char **hint)
 		return "a text file";
 	}
 	return NULL;
+}
+
+/* ---------------------------------------------------------------- opening files */
+
+FILE *ir_fopen_regular(const char *path, const char **why)
+{
+	/* O_NONBLOCK: opening a FIFO without a writer returns at once (a
+	 * blocking open would wait for one forever) and is refused below */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st)) {
+		*why = strerror(errno);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	FILE *f = NULL;
+	if (!S_ISREG(st.st_mode))
+		*why = S_ISDIR(st.st_mode) ? "is a directory, not a file" :
+		       S_ISFIFO(st.st_mode) ? "is a FIFO, not a regular file" : "is a device or socket, not a regular file";
+	else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) || !(f = fdopen(fd, "rb")))
+		*why = strerror(errno);
+	if (!f)
+		close(fd);
+	return f;
 }

@@ -1,6 +1,7 @@
 /* ir_shape.c - the op table, shape inference, MAC counts and verification. */
 #include "ir_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1073,6 +1074,21 @@ static char spec_type(const char *spec, const char *key)
 	return 0;
 }
 
+/* 1: a float attribute holds a NaN; 2: an infinity where only bounds
+ * (clip min/max and act_params, pad value, rnn clip) may be unbounded. */
+static int attr_nonfinite(const ir_attr *a)
+{
+	static const char *const bounds[] = {"min", "max", "act_params", "value", "clip"};
+	const double *v = a->type == IR_ATTR_FLOAT ? &a->f : a->type == IR_ATTR_FLOATS ? a->floats : NULL;
+	int n = a->type == IR_ATTR_FLOAT ? 1 : a->type == IR_ATTR_FLOATS ? a->n : 0, r = 0;
+	for (int i = 0; i < n && r != 1; i++)
+		r = isnan(v[i]) ? 1 : isinf(v[i]) ? 2 : r;
+	for (size_t k = 0; r == 2 && k < sizeof bounds / sizeof bounds[0]; k++)
+		if (!strcmp(a->name, bounds[k]))
+			r = 0;
+	return r;
+}
+
 static int check_node_shallow(const ir_graph *g, int id, ir_diag *d)
 {
 	const ir_node *n = &g->nodes[id];
@@ -1093,6 +1109,9 @@ static int check_node_shallow(const ir_graph *g, int id, ir_diag *d)
 			return ir_fail(d, id, -1, "unknown attribute '%s'", n->attrs[i].name);
 		if (letters[n->attrs[i].type] != t)
 			return ir_fail(d, id, -1, "attribute '%s' has the wrong type", n->attrs[i].name);
+		if (attr_nonfinite(&n->attrs[i]))
+			return ir_fail(d, id, -1, "attribute '%s' is %s", n->attrs[i].name,
+				       attr_nonfinite(&n->attrs[i]) == 1 ? "NaN" : "infinite (allowed only for bounds)");
 	}
 	return 0;
 }

@@ -642,13 +642,14 @@ static int cmp_str(const void *a, const void *b)
 	return lx != ly ? (lx < ly ? -1 : 1) : strcmp(x, y);
 }
 
-static npy_array *read_arrays(const char *path, int *n, const ir_graph *g)
+/* regular: a file a --calib directory holds (a FIFO there would block) */
+static npy_array *read_arrays(const char *path, int *n, const ir_graph *g, bool regular)
 {
 	uint8_t *buf;
 	size_t size;
 	ir_diag d;
 	bool npz;
-	if (cli_read_file(path, true, &buf, &size))
+	if ((regular ? cli_read_regular : cli_read_file)(path, true, &buf, &size))
 		return NULL;
 	/* With g: an .npz must hold every graph input, checked before inflating. */
 	int ni = g ? ir_graph_input_count(g) : 0;
@@ -777,7 +778,7 @@ static int source_open(source *s, const char *path, const ir_graph *g)
 			return cli_error(path, "no .npz samples in this directory");
 		return 0;
 	}
-	s->arrs = read_arrays(path, &s->n_arrs, g);
+	s->arrs = read_arrays(path, &s->n_arrs, g, false);
 	if (!s->arrs)
 		return -1;
 	bool npz = s->n_arrs != 1 || s->arrs[0].name;
@@ -879,7 +880,7 @@ static int source_feed(source *s, int64_t k, const ir_graph *g, ir_exec *e, cali
 	}
 	int n;
 	const char *file = s->files[k];
-	npy_array *a = read_arrays(file, &n, g);
+	npy_array *a = read_arrays(file, &n, g, true);
 	if (!a)
 		return -1;
 	for (int i = 0; i < ni && !rc; i++) {
@@ -1040,7 +1041,7 @@ static int seq_open(seq_source *s, const char *path, const ir_graph *g, const bo
 	char s1[160], s2[160];
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return cli_error(path, "calibration over sequences (--state) reads .npy or .npz files, not directories");
-	if (!(s->arrs = read_arrays(path, &s->n_arrs, NULL)))
+	if (!(s->arrs = read_arrays(path, &s->n_arrs, NULL, false)))
 		return -1;
 	bool npz = s->n_arrs != 1 || s->arrs[0].name;
 	for (int i = 0; i < ni; i++)

@@ -413,7 +413,14 @@ static int parse_config(const char *path, config *c, ir_diag *d)
 		snprintf(err_where, sizeof err_where, "%s:%zu", path, parser.problem_mark.line + 1);
 		rc = ir_fail(d, -1, -1, "not valid YAML: %s", parser.problem ? parser.problem : "syntax error");
 	} else {
-		rc = parse_config_doc(&doc, c, d);
+		size_t line, first;
+		const char *key;
+		int dup = npu_yaml_dup_key(&doc, &line, &first, &key);
+		if (dup > 0)
+			snprintf(err_where, sizeof err_where, "%s:%zu", path, line);
+		rc = dup < 0 ? cfg_fail(c, NULL, d, "out of memory")
+		   : dup ? ir_fail(d, -1, -1, "key '%s' is given twice (first on line %zu)", key, first)
+			 : parse_config_doc(&doc, c, d);
 		yaml_document_delete(&doc);
 	}
 	yaml_parser_delete(&parser);
@@ -659,7 +666,7 @@ static ir_graph *import_model(const config *c, const char *model, const ir_shape
 {
 	uint8_t *buf;
 	size_t size;
-	if (cli_read_file(model, true, &buf, &size)) {
+	if (cli_read_regular(model, true, &buf, &size)) {
 		snprintf(d->msg, sizeof d->msg, "%s", "");
 		return NULL;
 	}
@@ -873,7 +880,7 @@ static const char *map_weight(const config *c, const char *model, const ir_graph
 	if (t0 < 0 && c->framework == FW_TF) {
 		uint8_t *buf;
 		size_t size;
-		if (cli_read_file(model, true, &buf, &size))
+		if (cli_read_regular(model, true, &buf, &size))
 			return NULL;
 		t0 = tf_const_in(g0, buf, size, name, tfbest, sizeof tfbest, &tfdist);
 		free(buf);
@@ -994,7 +1001,7 @@ static npy_array *load_arrays(const char *path, int *n, bool *npz)
 	uint8_t *buf;
 	size_t size;
 	ir_diag d;
-	if (cli_read_file(path, true, &buf, &size))
+	if (cli_read_regular(path, true, &buf, &size))
 		return NULL;
 	npy_array *a = npy_read_any(buf, size, n, npz, &d);
 	free(buf);

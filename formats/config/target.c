@@ -139,6 +139,55 @@ int npu_yaml_check(const uint8_t *buf, size_t size, const char *file, ir_diag *d
 	return rc;
 }
 
+typedef struct {
+	const char *key;
+	size_t line, pos;	/* pos: order in the file */
+} yaml_key;
+
+static int key_cmp(const void *a, const void *b)
+{
+	const yaml_key *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+int npu_yaml_dup_key(const void *vdoc, size_t *line, size_t *first, const char **key)
+{
+	const yaml_document_t *doc = vdoc;
+	int found = 0;
+	*line = 0;
+	/* every mapping once (aliases share nodes); sorted keys: O(k log k) */
+	for (yaml_node_t *m = doc->nodes.start; m < doc->nodes.top; m++) {
+		if (m->type != YAML_MAPPING_NODE)
+			continue;
+		size_t n = (size_t)(m->data.mapping.pairs.top - m->data.mapping.pairs.start), k = 0;
+		yaml_key *v = n > 1 ? malloc(n * sizeof *v) : NULL;
+		if (n > 1 && !v)
+			return -1;
+		for (yaml_node_pair_t *p = m->data.mapping.pairs.start; v && p < m->data.mapping.pairs.top; p++) {
+			const yaml_node_t *kn = yaml_document_get_node((yaml_document_t *)doc, p->key);
+			if (kn && kn->type == YAML_SCALAR_NODE)
+				v[k++] = (yaml_key){(const char *)kn->data.scalar.value, kn->start_mark.line + 1,
+						    kn->start_mark.index};
+		}
+		if (k > 1)
+			qsort(v, k, sizeof *v, key_cmp);
+		/* the first repetition in the file */
+		for (size_t i = 1, g = 0; i < k; i++) {
+			if (strcmp(v[i].key, v[g].key))
+				g = i;
+			else if (!found || v[i].line < *line) {
+				found = 1;
+				*line = v[i].line;
+				*first = v[g].line;
+				*key = v[i].key;
+			}
+		}
+		free(v);
+	}
+	return found;
+}
+
 int npu_yaml_parse(const uint8_t *buf, size_t size, const char *file,
 		   int (*fn)(void *doc, const char *file, void *arg, ir_diag *d), void *arg, ir_diag *d)
 {
@@ -154,7 +203,12 @@ int npu_yaml_parse(const uint8_t *buf, size_t size, const char *file,
 		rc = ir_fail(d, -1, -1, "%s:%zu: %s", file, parser.problem_mark.line + 1,
 			     parser.problem ? parser.problem : "not YAML");
 	} else {
-		rc = fn(&doc, file, arg, d);
+		size_t line, first;
+		const char *key;
+		int dup = npu_yaml_dup_key(&doc, &line, &first, &key);
+		rc = dup < 0 ? ir_fail(d, -1, -1, "out of memory")
+		   : dup ? ir_fail(d, -1, -1, "%s:%zu: key '%s' is given twice (first on line %zu)", file, line, key, first)
+			 : fn(&doc, file, arg, d);
 		yaml_document_delete(&doc);
 	}
 	yaml_parser_delete(&parser);
@@ -208,9 +262,10 @@ int npu_target_load(const char *arg, npu_target *t, ir_diag *d)
 			return ir_fail(d, -1, -1, "target '%s': cannot find the profiles directory", arg);
 		snprintf(path, sizeof path, "%s/%s.yaml", dir, arg);
 	}
-	FILE *f = fopen(path, "rb");
+	const char *why;
+	FILE *f = ir_fopen_regular(path, &why);
 	if (!f)
-		return ir_fail(d, -1, -1, "target '%s': %s: %s", arg, path, strerror(errno));
+		return ir_fail(d, -1, -1, "target '%s': %s: %s", arg, path, why);
 	uint8_t *buf = malloc(MAX_PROFILE_BYTES + 1);
 	size_t n = buf ? fread(buf, 1, MAX_PROFILE_BYTES + 1, f) : 0;
 	int err = ferror(f);

@@ -36,7 +36,12 @@ void npu_target_free(npu_target *t);
 #define NPU_YAML_MAX_ANCHORS 1024
 #define NPU_YAML_MAX_DEPTH 64
 int npu_yaml_check(const uint8_t *buf, size_t size, const char *file, ir_diag *d);
-/* Parse YAML (or JSON) text (after npu_yaml_check) and hand the document (a
+/* A key repeated in one mapping of a loaded yaml_document_t (libyaml keeps
+ * both silently): 1 with the repetition's line, the first occurrence's and
+ * the key, 0 none, -1 out of memory. */
+int npu_yaml_dup_key(const void *doc, size_t *line, size_t *first, const char **key);
+/* Parse YAML (or JSON) text (after npu_yaml_check; a repeated key is an
+ * error) and hand the document (a
  * yaml_document_t *) to fn; a syntax error is "FILE:LINE: problem". Returns
  * fn's result. */
 int npu_yaml_parse(const uint8_t *buf, size_t size, const char *file,

@@ -33,9 +33,10 @@ static int fail(ir_diag *d, const char *fmt, ...)
 
 static int read_whole(const char *path, uint8_t **buf, size_t *size, ir_diag *d)
 {
-	FILE *f = fopen(path, "rb");
+	const char *why;
+	FILE *f = ir_fopen_regular(path, &why);
 	if (!f)
-		return fail(d, "%s: %s", path, strerror(errno));
+		return fail(d, "%s: %s", path, why);
 	size_t cap = 1 << 16, n = 0;
 	uint8_t *b = malloc(cap);
 	while (b) {

@@ -494,9 +494,10 @@ static int read_shard(tj *t, const char *dir, const char *path, const char *key,
 		fail(t, "%s: path too long", key);
 		return -1;
 	}
-	FILE *f = fopen(full, "rb");
+	const char *why;
+	FILE *f = ir_fopen_regular(full, &why);
 	if (!f) {
-		fail(t, "%s: cannot open weight shard '%s': %s", key, path, strerror(errno));
+		fail(t, "%s: cannot open weight shard '%s': %s", key, path, why);
 		return -1;
 	}
 	for (;;) {

@@ -3876,11 +3876,46 @@ static int flatten_outputs(imp *im, ts_val *v, int *ids, int *n, int depth)
 	return 0;
 }
 
-/* A copy of g with tensor ids kept and the outputs renamed output_0, ...
- * (libir has no rename; copying is cheap next to reading the archive). */
+typedef struct {
+	uintptr_t p;
+	int k;
+} buf_ix;
+
+static int buf_ix_cmp(const void *a, const void *b)
+{
+	uintptr_t x = ((const buf_ix *)a)->p, y = ((const buf_ix *)b)->p;
+	return (x > y) - (x < y);
+}
+
+/* Constant `name` in h holding x's data. A storage buffer that starts with
+ * the data moves into h (the weights are not held twice; views into it,
+ * copied before or after, read it there), anything else is copied. */
+static int add_const_moved(imp *im, ir_graph *h, const char *name, const ir_tensor *x, const buf_ix *ix)
+{
+	const void *data = ts_map_get(&im->tensor_names, x->name);
+	buf_ix key = {(uintptr_t)data, 0};
+	const buf_ix *b = ix && data ? bsearch(&key, ix, (size_t)im->nbufs, sizeof *ix, buf_ix_cmp) : NULL;
+	if (!b || !im->bufs[b->k] || !ir_tensor_nbytes(x))
+		return ir_graph_add_const(h, name, x->dtype, &x->shape, data, im->b.d);
+	int id = ir_graph_add_tensor(h, name, x->dtype, &x->shape, IR_KIND_CONST, im->b.d);
+	if (id >= 0 && ir_tensor_adopt_data(h, id, im->bufs[b->k], ir_tensor_nbytes(x), im->b.d))
+		return -1;
+	if (id >= 0)
+		im->bufs[b->k] = NULL;
+	return id;
+}
+
+/* A copy of g with tensor ids kept, the outputs renamed output_0, ... and
+ * the constants given their data (moved where it can be, see
+ * add_const_moved). */
 static ir_graph *copy_renamed(imp *im, const ir_graph *g)
 {
 	ir_graph *h = ir_graph_new();
+	buf_ix *ix = malloc(sizeof *ix * (size_t)(im->nbufs + 1));
+	for (int k = 0; ix && k < im->nbufs; k++)
+		ix[k] = (buf_ix){(uintptr_t)im->bufs[k], k};
+	if (ix)
+		qsort(ix, (size_t)im->nbufs, sizeof *ix, buf_ix_cmp);
 	int nt = ir_graph_tensor_count(g), no = ir_graph_output_count(g);
 	char **names = calloc((size_t)nt + 1, sizeof *names);
 	ts_map used = {0};
@@ -3899,8 +3934,7 @@ static ir_graph *copy_renamed(imp *im, const ir_graph *g)
 				name = ts_sprintf(&im->a, "%s_%d", x->name, k);
 			ok = name && !ts_map_put(&used, name, (void *)1);
 		}
-		int id = !ok ? -1 : x->kind == IR_KIND_CONST ? ir_graph_add_const(h, name, x->dtype, &x->shape,
-										ts_map_get(&im->tensor_names, x->name), im->b.d) :
+		int id = !ok ? -1 : x->kind == IR_KIND_CONST ? add_const_moved(im, h, name, x, ix) :
 			 ir_graph_add_tensor(h, name, x->dtype, &x->shape, x->kind, im->b.d);
 		ok = id == t;
 		if (ok)
@@ -3929,6 +3963,7 @@ static ir_graph *copy_renamed(imp *im, const ir_graph *g)
 	ok = ok && !ir_graph_set_outputs(h, ids, no, im->b.d);
 	free(ids);
 	free(names);
+	free(ix);
 	ts_map_free(&used);
 	if (!ok) {
 		if (!im->b.d->msg[0])

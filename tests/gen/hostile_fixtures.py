@@ -15,6 +15,8 @@ defect a reader once mishandled:
                         is 'x')
   denormal.npy          calibration samples for a 1x1x8x8 input, every value
                         1e-40 (a float32 denormal)
+  nan_alpha.onnx        ONNX LeakyRelu 'lrelu' with alpha NaN
+  inf_alpha.onnx        ONNX Elu 'elu' with alpha +inf
 
 Run: /usr/bin/python3 tests/gen/hostile_fixtures.py  (writes tests/data/hostile/)
 """
@@ -58,6 +60,17 @@ def npy_header(descr, shape_):
     return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode()
 
 
+def onnx_unary(op, name, alpha):
+    """ONNX model (opset 13) y = op(x), x and y float [1, 4], alpha set."""
+    def vi(n):  # ValueInfoProto: name, TypeProto.tensor_type(elem FLOAT, shape [1, 4])
+        dims = ld(1, field(1, 0, varint(1))) + ld(1, field(1, 0, varint(4)))
+        return ld(1, n) + ld(2, ld(1, field(1, 0, varint(DT_FLOAT)) + ld(2, dims)))
+    attr = ld(1, "alpha") + field(2, 5, struct.pack("<f", alpha)) + field(20, 0, varint(1))
+    nd = ld(1, "x") + ld(2, "y") + ld(3, name) + ld(4, op) + ld(5, attr)
+    graph = ld(1, nd) + ld(2, "g") + ld(11, vi("x")) + ld(12, vi("y"))
+    return field(1, 0, varint(7)) + ld(7, graph) + ld(8, field(2, 0, varint(13)))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     t = [("T", a_type(DT_FLOAT)), ("Tshape", a_type(DT_INT32))]
@@ -70,6 +83,8 @@ def main():
     write("npz_lying_header.npz", zip_of([("x.npy", npy_header("<f4", [1 << 28]) + bytes(16))]))
     write("wrong_key.npz", zip_of([("y.npy", npy_header("<f4", [1, 1, 8, 8]) + bytes(256))]))
     write("denormal.npy", npy_header("<f4", [2, 1, 8, 8]) + struct.pack("<f", 1e-40) * 128)
+    write("nan_alpha.onnx", onnx_unary("LeakyRelu", "lrelu", float("nan")))
+    write("inf_alpha.onnx", onnx_unary("Elu", "elu", float("inf")))
 
 
 if __name__ == "__main__":

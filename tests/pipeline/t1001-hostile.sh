@@ -253,8 +253,18 @@ tfjs '' "rm $T/j/group1-shard2of2.bin"
 expect_fail 1 "model.json: error: weightsManifest\[0\].paths\[1\]: cannot open weight shard 'group1-shard2of2.bin'" \
 	"missing weight shard" -- npu-import-tf "$T/j/model.json" $TJI -o "$T/out"
 tfjs 's|"group1-shard2of2.bin"|"sub"|' "mkdir $T/j/sub"
-expect_fail 1 "model.json: error: weightsManifest\[0\].paths\[1\]: cannot read weight shard 'sub'" \
+expect_fail 1 "model.json: error: weightsManifest\[0\].paths\[1\]: cannot open weight shard 'sub': is a directory, not a file$" \
 	"a directory as a weight shard" -- npu-import-tf "$T/j/model.json" $TJI -o "$T/out"
+# a FIFO without a writer: a blocking open would wait forever (timeout: the
+# test fails instead of hanging)
+tfjs '' "rm $T/j/group1-shard2of2.bin && mkfifo $T/j/group1-shard2of2.bin"
+expect_fail 1 "model.json: error: weightsManifest\[0\].paths\[1\]: cannot open weight shard 'group1-shard2of2.bin': is a FIFO, not a regular file$" \
+	"a FIFO as a weight shard" -- timeout 20 npu-import-tf "$T/j/model.json" $TJI -o "$T/out"
+tfjs 's|"group1-shard2of2.bin"|"zero"|' "ln -s /dev/zero $T/j/zero"
+expect_fail 1 "model.json: error: weightsManifest\[0\].paths\[1\]: cannot open weight shard 'zero': is a device or socket, not a regular file$" \
+	"a link to /dev/zero as a weight shard" -- timeout 20 npu-import-tf "$T/j/model.json" $TJI -o "$T/out"
+expect_fail 1 "npu-dump: /dev/zero: error: is a device or socket, not a regular file or pipe$" \
+	"/dev/zero as an IR stream (would be read until memory runs out)" -- timeout 20 npu-dump /dev/zero -o "$T/out"
 tfjs 's|("name": "conv0/weights",\s*"shape": \[)\s*3,|${1}3000000000, 3000000000,|'
 expect_fail 1 "model.json: error: weightsManifest\[0\].weights\[0\] \('conv0/weights'\).shape\[[0-9]\]: " \
 	"manifest weight of 2^60 elements" -- npu-import-tf "$T/j/model.json" $TJI -o "$T/out"
@@ -360,6 +370,31 @@ expect_fail 1 "npu-quant: .*t.yaml: error: .*a target profile is a YAML mapping"
 printf 'CORENAME: GRUS\nFRAMEWORK: ONNX\nMODEL_FILE: %s\nOUTPUT_FILE: %s\nINPUT_OPS: {input: [1, 1, 16, 16]}\nOUTPUT_OPS: [output]\n' \
 	"$(perl -e 'print "../" x 50')etc/passwd" "$T/out" >"$T/n.yaml"
 expect_fail 1 "npuc: .*etc/passwd: error: not an ONNX model" "npuc: a model path pointing at a non-model" -- npuc "$T/n.yaml"
+mkfifo "$T/fifo.yaml"
+expect_fail 1 "npu-quant: error: target '.*fifo.yaml': .*fifo.yaml: is a FIFO, not a regular file$" \
+	"a FIFO as a target profile" -- timeout 20 npu-quant "$T/tiny.ir" --target "$T/fifo.yaml" -o "$T/out"
+mkdir "$T/cal" && mkfifo "$T/cal/a.npz"
+expect_fail 1 "npu-quant: .*cal/a.npz: error: is a FIFO, not a regular file$" \
+	"a FIFO in a --calib directory" -- timeout 20 npu-quant "$T/tiny.ir" --target int8 --calib "$T/cal" -o "$T/out"
+printf 'CORENAME: GRUS\nFRAMEWORK: ONNX\nMODEL_FILE: %s\nOUTPUT_FILE: %s\n' "$T/fifo.yaml" "$T/out" >"$T/n.yaml"
+expect_fail 1 "npuc: .*fifo.yaml: error: is a FIFO, not a regular file$" "npuc: a FIFO as MODEL_FILE" -- timeout 20 npuc "$T/n.yaml"
+perl -e 'print "layers: ", "[" x 100000, "\n"' >"$T/c.yaml"
+expect_fail 1 "npu-quant: .*c.yaml:1: error: nested deeper than 64 levels" "config: 10^5-deep YAML flow sequences" -- $Q --config "$T/c.yaml" -o "$T/out"
+printf 'layers:\n  conv1: int8\n  conv2: int16\n  conv1: float\n' >"$T/c.yaml"
+expect_fail 1 "npu-quant: .*c.yaml:4: error: key 'conv1' is given twice \(first on line 2\)$" "config: a layer given twice" -- $Q --config "$T/c.yaml" -o "$T/out"
+printf '{"default": "int8", "ops": {"conv": "int16"}, "default": "float"}\n' >"$T/c.json"
+expect_fail 1 "npu-quant: .*c.json:1: error: key 'default' is given twice \(first on line 1\)$" "config: a JSON key given twice" -- $Q --config "$T/c.json" -o "$T/out"
+printf 'name: x\nfamily: int\nsram_bytes: 1000\nsram_bytes: 2000\n' >"$T/t.yaml"
+expect_fail 1 "npu-quant: .*t.yaml:4: error: key 'sram_bytes' is given twice \(first on line 3\)$" "target: a key given twice" -- \
+	npu-quant "$T/tiny.ir" --target "$T/t.yaml" --calib "$DATA/tinycnn.input.npy" -o "$T/out"
+printf 'CORENAME: GRUS\nFRAMEWORK: ONNX\nMODEL_FILE: %s\nOUTPUT_FILE: %s\nOUTPUT_FILE: %s\n' "$DATA/tinycnn.onnx" "$T/out" "$T/out2" >"$T/n.yaml"
+expect_fail 1 "npuc: .*n.yaml:5: error: key 'OUTPUT_FILE' is given twice \(first on line 4\)$" "npuc: a key given twice" -- npuc "$T/n.yaml"
+
+# ---------------------------------------------------------------- float attributes
+expect_fail 1 "npu-import-onnx: .*nan_alpha.onnx: error: node 'lrelu' \(LeakyRelu\): attribute 'alpha' is NaN$" "ONNX LeakyRelu alpha NaN" -- \
+	npu-import-onnx "$DATA/hostile/nan_alpha.onnx" -o "$T/out"
+expect_fail 1 "npu-import-onnx: .*inf_alpha.onnx: error: node 'elu' \(Elu\): attribute 'alpha' is infinite" "ONNX Elu alpha +inf" -- \
+	npu-import-onnx "$DATA/hostile/inf_alpha.onnx" -o "$T/out"
 
 # ---------------------------------------------------------------- calibration statistics (--stats-in)
 npu-quant "$T/tiny.ir" --target int8 --calib "$DATA/tinycnn.input.npy" --stats-out "$T/good.stats" -o "$T/q.ir" -q || diag "no stats"

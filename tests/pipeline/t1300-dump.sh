@@ -233,7 +233,7 @@ perl -e '
 	tensor("out", "f32", [1, 4], "activation");
 	tensor("deq", "f32", [2, 2], "activation");
 	my @nodes = (
-		node("leaky\nrelu", "leaky_relu", [0], [10], S("attrs"), M(S("alpha"), A(S("f"), F($inf - $inf))),
+		node("leaky\nrelu", "leaky_relu", [0], [10], S("attrs"), M(S("alpha"), A(S("f"), F(0.5))),
 		     S("precision"), S("f32"), S("origin"), S("Leaky\"Relu")),
 		node("mul", "mul", [10, 9], [11], S("attrs"), M(S("act_params"), A(S("F"), A()))),
 		node("clip", "clip", [11], [12], S("attrs"), M(S("max"), A(S("f"), F($inf)), S("min"), A(S("f"), F(-$inf)))),
@@ -268,7 +268,7 @@ ok $? "-w: statistics of every dtype and the quantization parameters"
 npu-dump --json "$T/zoo.ir" >"$T/zoo.json" && json_ok "$T/zoo.json" &&
 	grep -qF '"name": "x \"q\" \\ \u0009é\u0001\ufffd\u001b[31m", "dtype": "f32", "shape": [1, 4], "layout": "nc", "kind": "input"' "$T/zoo.json" &&
 	grep -qF '{"id": 0, "name": "leaky\u000arelu", "op": "leaky_relu", "inputs": ["x ' "$T/zoo.json" &&
-	grep -qF '"attrs": {"alpha": "nan"}, "precision": "f32", "origin": "Leaky\"Relu"}' "$T/zoo.json" &&
+	grep -qF '"attrs": {"alpha": 0.5}, "precision": "f32", "origin": "Leaky\"Relu"}' "$T/zoo.json" &&
 	grep -qF '"attrs": {"act_params": []}' "$T/zoo.json" &&
 	grep -qF '"attrs": {"max": "inf", "min": "-inf"}' "$T/zoo.json" &&
 	grep -qF '"inputs": ["w_i8", null], "outputs": ["deq"]' "$T/zoo.json" &&
@@ -292,7 +292,7 @@ for v in "" -v -m -w --dot --history; do
 	npu-dump $v "$T/zoo.ir" >"$T/view" || bad=1
 	tr -d '\n' <"$T/view" | LC_ALL=C grep -q '[[:cntrl:]]' && { diag "npu-dump $v writes control characters"; bad=1; }
 done
-npu-dump -v "$T/zoo.ir" | grep -q '^     0  leaky?relu  leaky_relu  f32 1x4 -> f32 1x4  alpha=nan  precision=f32  origin=Leaky"Relu$' &&
+npu-dump -v "$T/zoo.ir" | grep -q '^     0  leaky?relu  leaky_relu  f32 1x4 -> f32 1x4  alpha=0.5  precision=f32  origin=Leaky"Relu$' &&
 	npu-dump "$T/zoo.ir" | grep -q '^     3  deq         dequantize  \[i8 2x2\], - -> f32 2x2  axis=0$' &&
 	npu-dump "$T/zoo.ir" | grep -q '^  x "q" \\ ?é???\[31m  f32   1x4  nc$' || bad=1
 ok $bad "text views show control characters and invalid bytes as '?' and stay aligned"

@@ -163,7 +163,7 @@ mkdir "$T/targets" && cp "$TOP"/share/npu/targets/*.yaml "$T/targets/" && echo '
 	npu-run "$T/k2/quant.ir" -i "$DATA/tinycnn.input.npy" -o "$T/a.npz" &&
 	npu-run "$T/k3/quant.ir" -i "$DATA/tinycnn.input.npy" -o "$T/b.npz" && cmp -s "$T/a.npz" "$T/b.npz"
 ok $? "npuc with a 'layout: nhwc' profile: tinycnn runs the NHWC kernels, same outputs as channel-first"
-printf 'layout: hwcn\n' >>"$T/targets/grus.yaml"
+sed -i 's/^layout: nhwc$/layout: hwcn/' "$T/targets/grus.yaml"	# replaced: a key given twice is an error of its own
 NPU_TARGETS=$T/targets npuc "$DATA/npuc/tinycnn.yaml" -o "$T/out" 2>"$T/err"
 [ $? -eq 1 ] && grep -q "grus.yaml: 'layout' must be nchw or nhwc" "$T/err" && [ ! -e "$T/out" ]
 ok $? "a profile with layout: hwcn is refused"

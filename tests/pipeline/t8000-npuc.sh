@@ -155,7 +155,7 @@ expect_fail 1 "c.yaml:10: error: not valid YAML" "bad YAML: the line" -- npuc "$
 cfg "OUTPUT_OPS: [Result]" "FUSE_BN: maybe"
 expect_fail 1 "c.yaml:10: error: FUSE_BN must be true or false, not 'maybe'" "a bad boolean" -- npuc "$T/c.yaml"
 cfg "OUTPUT_OPS: [Result]" "COMPRESS: false"
-expect_fail 1 "c.yaml:10: error: COMPRESS is given twice \(first on line 8\)" "a key given twice" -- npuc "$T/c.yaml"
+expect_fail 1 "c.yaml:10: error: key 'COMPRESS' is given twice \(first on line 8\)" "a key given twice" -- npuc "$T/c.yaml"
 { base | sed 's/GRUS/LEO/'; echo "OUTPUT_OPS: [Result]"; } >"$T/c.yaml"
 expect_fail 1 "c.yaml:1: error: CORENAME LEO: npukit has no target profile for this core" "a core without a profile" -- npuc "$T/c.yaml"
 { base | sed 's/TF/MXNET/'; echo "OUTPUT_OPS: [Result]"; } >"$T/c.yaml"

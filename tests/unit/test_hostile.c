@@ -6,6 +6,7 @@
 #include "check.h"
 #include "ir.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,8 +224,33 @@ static void test_sizes(void)
 	CHECK(ir_shape_numel(&s) == -1);
 }
 
+/* NaN in any float attribute, infinity outside bounds: refused by
+ * verification (so by the IR reader, every importer and every stage). */
+static void test_nonfinite_attrs(void)
+{
+	ir_diag d;
+	ir_graph *g = ir_graph_new();
+	ir_shape s = {.rank = 2, .dim = {1, 4}};
+	int x = ir_graph_add_tensor(g, "x", IR_DTYPE_F32, &s, IR_KIND_INPUT, &d);
+	int y = ir_graph_add_tensor(g, "y", IR_DTYPE_F32, &s, IR_KIND_ACTIVATION, &d);
+	int n = ir_graph_add_node(g, "lrelu", IR_OP_LEAKY_RELU, &x, 1, &y, 1, &d);
+	ir_graph_set_inputs(g, &x, 1, &d);
+	ir_graph_set_outputs(g, &y, 1, &d);
+	CHECK(ir_node_set_float(g, n, "alpha", NAN) == 0);
+	CHECK(ir_graph_verify(g, &d) < 0 && d.node == n && !strcmp(d.msg, "attribute 'alpha' is NaN"));
+	CHECK(ir_node_set_float(g, n, "alpha", -INFINITY) == 0);
+	CHECK(ir_graph_verify(g, &d) < 0 && strstr(d.msg, "attribute 'alpha' is infinite"));
+	CHECK(ir_node_set_float(g, n, "alpha", 0.25) == 0 && ir_graph_verify(g, &d) == 0);
+	ir_graph_node(g, n)->op = IR_OP_CLIP;
+	ir_node_remove_attr(g, n, "alpha");
+	CHECK(ir_node_set_float(g, n, "max", INFINITY) == 0 && ir_graph_verify(g, &d) == 0);	/* a bound */
+	CHECK(ir_node_set_float(g, n, "min", NAN) == 0 && ir_graph_verify(g, &d) < 0 && strstr(d.msg, "'min' is NaN"));
+	ir_graph_free(g);
+}
+
 int main(void)
 {
+	test_nonfinite_attrs();
 	test_index();
 	test_topo();
 	test_checksum();

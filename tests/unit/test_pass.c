@@ -600,8 +600,55 @@ static void test_act_fusable(void)
 	}
 }
 
+/* A chain x -> (add c -> relu) * N -> y where one relu output has two
+ * readers and the last relu writes the graph output: the act pass removes
+ * all N relus in one walk (killed in place, dropped after the pass), the
+ * second reader follows, the output keeps its name and the removed nodes'
+ * names are free again. */
+static void test_act_chain(void)
+{
+	enum { N = 3000 };
+	ir_graph *g = ir_graph_new();
+	int64_t xd[] = {1, 4}, cd[] = {4};
+	float cv[4] = {1, -2, 3, -4};
+	int x = input(g, "x", 2, xd), c = cnst(g, "c", 1, cd, cv), t = x, side = -1;
+	char nm[32], on[32];
+	for (int i = 0; i < N; i++) {
+		int in[2] = {t, c};
+		snprintf(nm, sizeof nm, "add%d", i);
+		snprintf(on, sizeof on, "a%d", i);
+		t = node(g, nm, IR_OP_ADD, in, 2, on);
+		snprintf(nm, sizeof nm, "relu%d", i);
+		snprintf(on, sizeof on, i == N - 1 ? "y" : "r%d", i);
+		t = node(g, nm, IR_OP_RELU, &t, 1, on);
+		if (i == N / 2) {	/* r{N/2} read by the next add and by a neg */
+			int tt = t;
+			side = node(g, "side", IR_OP_NEG, &tt, 1, "s");
+		}
+	}
+	int outs[2] = {t, side};
+	ir_graph_set_inputs(g, &x, 1, &d);
+	ir_graph_set_outputs(g, outs, 2, &d);
+	CHECK(ir_graph_infer_shapes(g, &d) == 0);
+	ir_pass_report r = {0};
+	CHECK(ir_pass_run(g, IR_PASS_ACT, &r, &d) == 0 && r.changed == N);
+	CHECK(ir_graph_node_count(g) == N + 1 && count_op(g, IR_OP_RELU) == 0 && count_op(g, IR_OP_ADD) == N);
+	CHECK(ir_graph_verify(g, &d) == 0);
+	int last = ir_graph_producer(g, ir_graph_output(g, 0));
+	CHECK(last >= 0 && !strcmp(ir_graph_node(g, last)->name, "add2999") &&
+	      !strcmp(ir_graph_tensor(g, ir_graph_output(g, 0))->name, "y") &&
+	      !strcmp(ir_node_str(g, last, "act", ""), "relu"));
+	int sn = ir_graph_find_node(g, "side");
+	CHECK(sn >= 0 && ir_graph_node(g, sn)->inputs[0] == ir_graph_find_tensor(g, "a1500"));
+	CHECK(ir_graph_find_node(g, "relu7") == -1 && ir_graph_find_node(g, "add7") >= 0);
+	int tx = ir_graph_find_tensor(g, "x"), ty = ir_graph_add_tensor(g, "z", IR_DTYPE_F32, NULL, IR_KIND_ACTIVATION, &d);
+	CHECK(ir_graph_add_node(g, "relu7", IR_OP_RELU, &tx, 1, &ty, 1, &d) >= 0);
+	ir_graph_free(g);
+}
+
 int main(void)
 {
+	test_act_chain();
 	test_act_fusable();
 	test_bn_fc();
 	test_relu6();
