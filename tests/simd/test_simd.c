@@ -197,9 +197,54 @@ int main(void)
 		fails += !ok;
 		paths[path]++;
 	}
+	/* depthwise (cq_depthwise, its 3x3 stride 1/2 SIMD rows and the
+	 * generic rows): odd channel counts, rows longer than a chunk of
+	 * CQ_DW_CHUNK outputs and shorter than a SIMD block, every padding
+	 * (also wider than the kernel: rows and columns wholly in it), strides
+	 * 1 to 4, dilation, 1 channel, channel multiplier 2 (the GEMM path) */
+	static const shape dwfix[] = {
+		{1, 3, 56, 56, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, NPU_T_I8, 0},	/* mobilenet_v2 */
+		{1, 5, 57, 57, 5, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 5, NPU_T_I8, 2},	/* stride 2, TF-style pads */
+		{1, 1, 3, 150, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 1},	/* 1 channel, 3 chunks */
+		{1, 3, 4, 131, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3, NPU_T_I16, 2},
+		{2, 7, 5, 17, 7, 3, 3, 1, 1, 3, 4, 4, 3, 1, 1, 7, NPU_T_I8, 2},	/* pads beyond the kernel */
+		{1, 3, 2, 2, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, NPU_T_I8, 0},	/* no interior */
+		{1, 3, 9, 40, 3, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 3, NPU_T_I8, 2},	/* dilated 3x3 */
+		{1, 4, 11, 70, 4, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 4, NPU_T_I8, 1},	/* 5x5 stride 2 */
+		{1, 3, 13, 90, 3, 7, 1, 1, 3, 3, 0, 3, 0, 1, 1, 3, NPU_T_I8, 2},	/* 7x1, stride 1x3 */
+		{1, 3, 8, 33, 3, 1, 9, 4, 4, 0, 4, 0, 4, 1, 1, 3, NPU_T_I8, 0},	/* 1x9, stride 4 */
+		{1, 6, 9, 20, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6, NPU_T_I8, 2},	/* multiplier 2 */
+		{1, 3, 6, 6, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, NPU_T_I8, 0, 64},	/* no scratch needed */
+	};
+	int dws = 0, dw3 = 0, ndw = (int)(sizeof dwfix / sizeof dwfix[0]) + 200;
+	for (int i = 0; i < ndw; i++) {
+		shape s;
+		if (i < (int)(sizeof dwfix / sizeof dwfix[0])) {
+			s = dwfix[i];
+		} else {
+			int k3 = ri(0, 2) != 0;	/* mostly 3x3 dilation 1, stride 1 or 2 */
+			s.N = ri(1, 2), s.C = ri(0, 3) ? ri(1, 9) : 1;
+			s.KH = k3 ? 3 : ri(1, 6), s.KW = k3 ? 3 : ri(1, 6);
+			s.SH = k3 ? ri(1, 2) : ri(1, 4), s.SW = k3 ? ri(1, 2) : ri(1, 4);
+			s.DH = k3 ? 1 : ri(1, 3), s.DW = k3 ? 1 : ri(1, 3);
+			s.H = ri(1, 12), s.W = ri(0, 1) ? ri(1, 40) : ri(1, 150);
+			s.PT = ri(0, s.KH), s.PB = ri(0, s.KH), s.PL = ri(0, s.KW), s.PR = ri(0, s.KW);
+			s.G = s.C, s.OC = s.C * (ri(0, 9) ? 1 : 2);
+			s.YT = ri(0, 4) ? NPU_T_I8 : NPU_T_I16;
+			s.wz = ri(0, 2);
+			s.smax = ri(0, 3) ? 0 : ri(1, 100);
+		}
+		int ok = one(&s, &path);
+		fails += !ok;
+		paths[path]++;
+		dws += path == CQ_DEPTHWISE;
+		dw3 += path == CQ_DEPTHWISE && s.KH == 3 && s.KW == 3 && s.DW == 1 && s.SW <= 2;
+	}
+	printf("# depthwise: %d of %d on the depthwise path, %d of them 3x3 stride 1 or 2\n", dws, ndw, dw3);
+	CHECK(dws > 100 && dw3 > 50);
 	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks)\n",
 	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked);
-	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + (int)(sizeof fixed / sizeof fixed[0]));
+	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + ndw + (int)(sizeof fixed / sizeof fixed[0]));
 	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 100 && gathered > 0 && chunked > 0);
 	return check_done();
 }

@@ -347,8 +347,8 @@ static inline int64_t cq_bias(const int32_t *p, const void *bias, int oc)
 #endif
 /* CONV_Q has three paths with identical results (integers are exact):
  * - generic: any types, int64 accumulation, exact requantization;
- * - depthwise int8 (C == OC == G): per channel, the input as int16 x - ZX
- *   in zero-padded phase planes, every tap one pass over the output plane;
+ * - depthwise int8 (C == OC == G): per channel and output row, straight
+ *   from x, accumulators in registers (cq_depthwise), no scratch;
  * - GEMM int8 (the others): tiles of TP output pixels; each pixel's window
  *   as int16 x - ZX in a row of the column tile (a 1x1 stride-1 conv
  *   transposes x directly; others first stage the input rows the tile
@@ -417,20 +417,11 @@ static void cq_geometry(const int32_t *p, cq_geo *g)
 	 * gives way to a smaller one, at last to the generic path (none) */
 	size_t budget = p[NPU_CV_SMAX] > 0 ? (size_t)p[NPU_CV_SMAX] : (size_t)-1;
 	if (dw) {
-		/* one channel's input as int16 x - ZX, zero-padded and split
-		 * into SH x SW phase planes of Hq rows of Lp columns (stride s
-		 * taps then read contiguously), and accumulators for OH rows of
-		 * Lp columns (the columns past OW are junk) */
-		int wp = g->PL + g->W, need = (g->OW - 1) * g->SW + (g->KW - 1) * g->DW + 1;
-		int hp = g->PT + g->H, hneed = (g->OH - 1) * g->SH + (g->KH - 1) * g->DH + 1;
-		g->Wp = ((wp > need ? wp : need) + g->SW - 1) / g->SW;			/* Lp */
-		g->SR = ((hp > hneed ? hp : hneed) + g->SH - 1) / g->SH + 1;		/* Hq */
-		g->stage = (((size_t)g->SH * g->SW * g->SR * g->Wp * 2) + 15) & ~(size_t)15;
-		g->scratch = g->stage + (((size_t)g->OH * g->Wp * 4 + 15) & ~(size_t)15);
-		if (g->scratch <= budget)
+		/* per channel and output row, accumulators on the stack (no
+		 * scratch); an empty input (every tap in the padding) is left
+		 * to the generic path */
+		if (g->H > 0 && g->W > 0)
 			g->path = CQ_DEPTHWISE;
-		else
-			g->scratch = 0;
 		return;
 	}
 	/* the column tile: TP pixels' windows as int16 x - ZX (rows of Kp =
@@ -602,147 +593,270 @@ static void cq_requant(void *y, int32_t YT, size_t at, const int32_t *restrict a
 	}
 }
 
-/* Depthwise 3x3: acc[i] = sum_t tap_t[i] w_t for a head of the plane with
- * SIMD (pmaddwd on taps paired by interleaving: |x - ZX| <= 255 and
- * |w - z| <= 255, so a pair sums below 2^17 and nine taps below 2^20, as
- * exact as the scalar loop); returns where the scalar loop goes on. */
+/* Depthwise int8 (C == OC == G): per channel and output row, the
+ * accumulators of CQ_DW_CHUNK outputs at a time stay in registers over
+ * all taps and are requantized from a small stack row (no scratch). The
+ * rows of the kernel window that fall into the padding keep a valid row
+ * pointer with weight 0, so the interior kernels always see KH rows; the
+ * interior columns (every tap inside the row) need no bounds checks and
+ * sum x (w - z) with the zero point's share ZX sum (w - z) taken off once
+ * per row: |x| <= 128, |w - z| <= 255 and at most CQ_DW_TAPS taps keep
+ * every partial sum well inside int32, so any order of summation gives
+ * the same sums (the portable loop is the reference of the SIMD paths).
+ * Border columns sum (x - ZX)(w - z) over their taps inside the row. */
+#define CQ_DW_CHUNK 64
+
+/* acc[i] = sum_t rows[kh][(o0 + i) SW + off + kw DW] w[t] - corr for the
+ * interior outputs o0 .. o0 + n - 1 (t = kh KW + kw): the reference */
+static void cq_dw_rows(const int8_t *const *rows, const int16_t *w, int KH, int KW, int DW, int SW, int off, int o0,
+		       int n, int32_t corr, int32_t *acc)
+{
+	for (int i = 0; i < n; i++)
+		acc[i] = -corr;
+	for (int kh = 0; kh < KH; kh++)
+		for (int kw = 0; kw < KW; kw++) {
+			int32_t wk = w[kh * KW + kw];
+			const int8_t *r = rows[kh] + (ptrdiff_t)o0 * SW + off + kw * DW;
+			if (wk == 0)
+				continue;
+			if (SW == 1)
+				for (int i = 0; i < n; i++)
+					acc[i] += r[i] * wk;
+			else
+				for (int i = 0; i < n; i++)
+					acc[i] += r[(ptrdiff_t)i * SW] * wk;
+		}
+}
+
+/* 3x3 with column dilation 1 and stride SW (1 or 2): the SIMD head of the
+ * interior outputs o0 .. o0 + n - 1 (every load reads only bytes that are
+ * taps of these outputs); returns how many it did (the rest: cq_dw_rows). */
 #if !defined(NPU_NO_SIMD) && (defined(__AVX2__) || defined(__SSE2__))
-static inline int32_t cq_pair(int16_t a, int16_t b)
+static inline int32_t cq_pair(int32_t a, int32_t b)
 {
 	return (int32_t)((uint32_t)(uint16_t)a | (uint32_t)(uint16_t)b << 16);
 }
 #endif
-static size_t cq_dw9(const int16_t *const *tap, const int16_t *wv, int32_t *acc, size_t na)
+#if !defined(NPU_NO_SIMD) && !defined(__AVX2__) && defined(__SSE2__)
+/* 8 int8 at p as int16 */
+static inline __m128i cq_ld8(const int8_t *p)
 {
-	size_t i = 0;
+	__m128i v = _mm_loadl_epi64((const __m128i *)(const void *)p);
+#if defined(__SSE4_1__)
+	return _mm_cvtepi8_epi16(v);
+#else
+	return _mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8);
+#endif
+}
+#endif
+static int cq_dw3(const int8_t *const *rows, const int16_t *w, int SW, int off, int o0, int n, int32_t corr,
+		  int32_t *acc)
+{
+	int i = 0;
 #if !defined(NPU_NO_SIMD) && defined(__AVX2__)
-	__m256i p01 = _mm256_set1_epi32(cq_pair(wv[0], wv[1])), p23 = _mm256_set1_epi32(cq_pair(wv[2], wv[3]));
-	__m256i p45 = _mm256_set1_epi32(cq_pair(wv[4], wv[5])), p67 = _mm256_set1_epi32(cq_pair(wv[6], wv[7]));
-	__m256i p8 = _mm256_set1_epi32(cq_pair(wv[8], 0)), z = _mm256_setzero_si256();
-	for (; i + 16 <= na; i += 16) {
-		__m256i lo = z, hi = z, a, b;
-#define CQ_DW_PAIR(ta, tb, pw) \
-	a = _mm256_loadu_si256((const __m256i *)(const void *)((ta) + i)); \
-	b = _mm256_loadu_si256((const __m256i *)(const void *)((tb) + i)); \
-	lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), pw)); \
-	hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), pw))
-		CQ_DW_PAIR(tap[0], tap[1], p01);
-		CQ_DW_PAIR(tap[2], tap[3], p23);
-		CQ_DW_PAIR(tap[4], tap[5], p45);
-		CQ_DW_PAIR(tap[6], tap[7], p67);
-		CQ_DW_PAIR(tap[8], tap[8], p8);	/* (tap 8, tap 8) x (w8, 0) */
-#undef CQ_DW_PAIR
-		/* unpack works per 128-bit half: lo = outputs 0-3, 8-11; hi = 4-7, 12-15 */
-		_mm256_storeu_si256((__m256i *)(void *)(acc + i), _mm256_permute2x128_si256(lo, hi, 0x20));
-		_mm256_storeu_si256((__m256i *)(void *)(acc + i + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+	const __m256i c = _mm256_set1_epi32(corr);
+#define CQ_LD16(p) _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+	if (SW == 1) {
+		/* taps paired by interleaving two int16 vectors (pmaddwd):
+		 * (0,1) (2,3) ... (8,none); unpack works per 128-bit half */
+		const __m256i w01 = _mm256_set1_epi32(cq_pair(w[0], w[1])), w23 = _mm256_set1_epi32(cq_pair(w[2], w[3]));
+		const __m256i w45 = _mm256_set1_epi32(cq_pair(w[4], w[5])), w67 = _mm256_set1_epi32(cq_pair(w[6], w[7]));
+		const __m256i w8 = _mm256_set1_epi32(cq_pair(w[8], 0)), z = _mm256_setzero_si256();
+		for (; i + 16 <= n; i += 16) {
+			ptrdiff_t j = (ptrdiff_t)o0 + i + off;
+			const int8_t *r0 = rows[0] + j, *r1 = rows[1] + j, *r2 = rows[2] + j;
+			__m256i a, b, lo, hi;
+			a = CQ_LD16(r0), b = CQ_LD16(r0 + 1);
+			lo = _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), w01);
+			hi = _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), w01);
+			a = CQ_LD16(r0 + 2), b = CQ_LD16(r1);
+			lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), w23));
+			hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), w23));
+			a = CQ_LD16(r1 + 1), b = CQ_LD16(r1 + 2);
+			lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), w45));
+			hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), w45));
+			a = CQ_LD16(r2), b = CQ_LD16(r2 + 1);
+			lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), w67));
+			hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), w67));
+			a = CQ_LD16(r2 + 2);
+			lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, z), w8));
+			hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, z), w8));
+			_mm256_storeu_si256((__m256i *)(void *)(acc + i),
+					    _mm256_sub_epi32(_mm256_permute2x128_si256(lo, hi, 0x20), c));
+			_mm256_storeu_si256((__m256i *)(void *)(acc + i + 8),
+					    _mm256_sub_epi32(_mm256_permute2x128_si256(lo, hi, 0x31), c));
+		}
+	} else if (SW == 2) {
+		/* adjacent int16 lanes are taps 0 and 1 of one output; the
+		 * load one byte on pairs tap 2 with weight 0 */
+		const __m256i p0 = _mm256_set1_epi32(cq_pair(w[0], w[1])), q0 = _mm256_set1_epi32(cq_pair(0, w[2]));
+		const __m256i p1 = _mm256_set1_epi32(cq_pair(w[3], w[4])), q1 = _mm256_set1_epi32(cq_pair(0, w[5]));
+		const __m256i p2 = _mm256_set1_epi32(cq_pair(w[6], w[7])), q2 = _mm256_set1_epi32(cq_pair(0, w[8]));
+		for (; i + 8 <= n; i += 8) {
+			ptrdiff_t j = 2 * ((ptrdiff_t)o0 + i) + off;
+			const int8_t *r0 = rows[0] + j, *r1 = rows[1] + j, *r2 = rows[2] + j;
+			__m256i s = _mm256_madd_epi16(CQ_LD16(r0), p0);
+			__m256i t = _mm256_madd_epi16(CQ_LD16(r0 + 1), q0);
+			s = _mm256_add_epi32(s, _mm256_madd_epi16(CQ_LD16(r1), p1));
+			t = _mm256_add_epi32(t, _mm256_madd_epi16(CQ_LD16(r1 + 1), q1));
+			s = _mm256_add_epi32(s, _mm256_madd_epi16(CQ_LD16(r2), p2));
+			t = _mm256_add_epi32(t, _mm256_madd_epi16(CQ_LD16(r2 + 1), q2));
+			_mm256_storeu_si256((__m256i *)(void *)(acc + i), _mm256_sub_epi32(_mm256_add_epi32(s, t), c));
+		}
 	}
+#undef CQ_LD16
 #elif !defined(NPU_NO_SIMD) && defined(__SSE2__)
-	__m128i p01 = _mm_set1_epi32(cq_pair(wv[0], wv[1])), p23 = _mm_set1_epi32(cq_pair(wv[2], wv[3]));
-	__m128i p45 = _mm_set1_epi32(cq_pair(wv[4], wv[5])), p67 = _mm_set1_epi32(cq_pair(wv[6], wv[7]));
-	__m128i p8 = _mm_set1_epi32(cq_pair(wv[8], 0)), z = _mm_setzero_si128();
-	for (; i + 8 <= na; i += 8) {
-		__m128i lo = z, hi = z, a, b;
-#define CQ_DW_PAIR(ta, tb, pw) \
-	a = _mm_loadu_si128((const __m128i *)(const void *)((ta) + i)); \
-	b = _mm_loadu_si128((const __m128i *)(const void *)((tb) + i)); \
-	lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), pw)); \
-	hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), pw))
-		CQ_DW_PAIR(tap[0], tap[1], p01);
-		CQ_DW_PAIR(tap[2], tap[3], p23);
-		CQ_DW_PAIR(tap[4], tap[5], p45);
-		CQ_DW_PAIR(tap[6], tap[7], p67);
-		CQ_DW_PAIR(tap[8], tap[8], p8);	/* (tap 8, tap 8) x (w8, 0) */
-#undef CQ_DW_PAIR
-		_mm_storeu_si128((__m128i *)(void *)(acc + i), lo);
-		_mm_storeu_si128((__m128i *)(void *)(acc + i + 4), hi);
+	const __m128i c = _mm_set1_epi32(corr);
+	if (SW == 1) {
+		const __m128i w01 = _mm_set1_epi32(cq_pair(w[0], w[1])), w23 = _mm_set1_epi32(cq_pair(w[2], w[3]));
+		const __m128i w45 = _mm_set1_epi32(cq_pair(w[4], w[5])), w67 = _mm_set1_epi32(cq_pair(w[6], w[7]));
+		const __m128i w8 = _mm_set1_epi32(cq_pair(w[8], 0)), z = _mm_setzero_si128();
+		for (; i + 8 <= n; i += 8) {
+			ptrdiff_t j = (ptrdiff_t)o0 + i + off;
+			const int8_t *r0 = rows[0] + j, *r1 = rows[1] + j, *r2 = rows[2] + j;
+			__m128i a, b, lo, hi;
+			a = cq_ld8(r0), b = cq_ld8(r0 + 1);
+			lo = _mm_madd_epi16(_mm_unpacklo_epi16(a, b), w01);
+			hi = _mm_madd_epi16(_mm_unpackhi_epi16(a, b), w01);
+			a = cq_ld8(r0 + 2), b = cq_ld8(r1);
+			lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), w23));
+			hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), w23));
+			a = cq_ld8(r1 + 1), b = cq_ld8(r1 + 2);
+			lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), w45));
+			hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), w45));
+			a = cq_ld8(r2), b = cq_ld8(r2 + 1);
+			lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), w67));
+			hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), w67));
+			a = cq_ld8(r2 + 2);
+			lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, z), w8));
+			hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, z), w8));
+			_mm_storeu_si128((__m128i *)(void *)(acc + i), _mm_sub_epi32(lo, c));
+			_mm_storeu_si128((__m128i *)(void *)(acc + i + 4), _mm_sub_epi32(hi, c));
+		}
+	} else if (SW == 2) {
+		const __m128i p0 = _mm_set1_epi32(cq_pair(w[0], w[1])), q0 = _mm_set1_epi32(cq_pair(0, w[2]));
+		const __m128i p1 = _mm_set1_epi32(cq_pair(w[3], w[4])), q1 = _mm_set1_epi32(cq_pair(0, w[5]));
+		const __m128i p2 = _mm_set1_epi32(cq_pair(w[6], w[7])), q2 = _mm_set1_epi32(cq_pair(0, w[8]));
+		for (; i + 4 <= n; i += 4) {
+			ptrdiff_t j = 2 * ((ptrdiff_t)o0 + i) + off;
+			const int8_t *r0 = rows[0] + j, *r1 = rows[1] + j, *r2 = rows[2] + j;
+			__m128i s = _mm_madd_epi16(cq_ld8(r0), p0);
+			__m128i t = _mm_madd_epi16(cq_ld8(r0 + 1), q0);
+			s = _mm_add_epi32(s, _mm_madd_epi16(cq_ld8(r1), p1));
+			t = _mm_add_epi32(t, _mm_madd_epi16(cq_ld8(r1 + 1), q1));
+			s = _mm_add_epi32(s, _mm_madd_epi16(cq_ld8(r2), p2));
+			t = _mm_add_epi32(t, _mm_madd_epi16(cq_ld8(r2 + 1), q2));
+			_mm_storeu_si128((__m128i *)(void *)(acc + i), _mm_sub_epi32(_mm_add_epi32(s, t), c));
+		}
+	}
+#elif !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
+	/* widening multiply-accumulate by a scalar weight (smlal), 8 outputs
+	 * per int16 vector; stride 2 splits even and odd bytes (ld2) */
+	const int32x4_t c = vdupq_n_s32(-corr);
+	if (SW == 1) {
+		for (; i + 8 <= n; i += 8) {
+			ptrdiff_t j = (ptrdiff_t)o0 + i + off;
+			int32x4_t lo = c, hi = c;
+			for (int kh = 0; kh < 3; kh++) {
+				const int8_t *r = rows[kh] + j;
+				for (int kw = 0; kw < 3; kw++) {
+					int16x8_t v = vmovl_s8(vld1_s8(r + kw));
+					lo = vmlal_n_s16(lo, vget_low_s16(v), w[kh * 3 + kw]);
+					hi = vmlal_high_n_s16(hi, v, w[kh * 3 + kw]);
+				}
+			}
+			vst1q_s32(acc + i, lo);
+			vst1q_s32(acc + i + 4, hi);
+		}
+	} else if (SW == 2) {
+		for (; i + 8 <= n; i += 8) {
+			ptrdiff_t j = 2 * ((ptrdiff_t)o0 + i) + off;
+			int32x4_t lo = c, hi = c;
+			for (int kh = 0; kh < 3; kh++) {
+				const int8_t *r = rows[kh] + j;
+				int8x8x2_t e = vld2_s8(r), f = vld2_s8(r + 1);	/* r[2i], r[2i+1]; r[2i+2] */
+				int16x8_t v0 = vmovl_s8(e.val[0]), v1 = vmovl_s8(e.val[1]), v2 = vmovl_s8(f.val[1]);
+				lo = vmlal_n_s16(lo, vget_low_s16(v0), w[kh * 3]);
+				hi = vmlal_high_n_s16(hi, v0, w[kh * 3]);
+				lo = vmlal_n_s16(lo, vget_low_s16(v1), w[kh * 3 + 1]);
+				hi = vmlal_high_n_s16(hi, v1, w[kh * 3 + 1]);
+				lo = vmlal_n_s16(lo, vget_low_s16(v2), w[kh * 3 + 2]);
+				hi = vmlal_high_n_s16(hi, v2, w[kh * 3 + 2]);
+			}
+			vst1q_s32(acc + i, lo);
+			vst1q_s32(acc + i + 4, hi);
+		}
 	}
 #else
-	(void)tap, (void)wv, (void)acc, (void)na;
+	(void)rows, (void)w, (void)SW, (void)off, (void)o0, (void)n, (void)corr, (void)acc;
 #endif
 	return i;
 }
 
-/* Depthwise: per channel, the padded phase planes (see cq_geometry),
- * then every tap is one pass over all OH x Lp accumulators: output
- * (oh, ow) of tap (kh, kw) reads phase ((kh DH) % SH, (kw DW) % SW) at row
- * oh + (kh DH) / SH, column ow + (kw DW) / SW. */
-static void cq_depthwise(const int32_t *p, const cq_geo *g, void *const *a, void *scratch)
+static void cq_depthwise(const int32_t *p, const cq_geo *g, void *const *a)
 {
 	const int8_t *x = a[0], *w = a[1];
 	const int32_t *bias = a[2], *mult = a[3], *shift = a[4], *wzp = a[5];
 	void *y = a[6];
 	int32_t YT = p[NPU_CV_YT], ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
-	int SH = g->SH, SW = g->SW, KH = g->KH, KW = g->KW, OW = g->OW, W = g->W, H = g->H;
-	size_t Lp = (size_t)g->Wp, pl = (size_t)g->SR * Lp, np = (size_t)SH * SW * pl, na = (size_t)g->OH * Lp;
-	int16_t *plane = scratch;
-	int32_t *acc = (int32_t *)(void *)((uint8_t *)scratch + g->stage);
-	int16_t wv[CQ_DW_TAPS];
-	const int16_t *tap[CQ_DW_TAPS];
-	int taps = KH * KW, plo[CQ_DW_STRIDE], phi[CQ_DW_STRIDE], poff[CQ_DW_STRIDE];
-	/* column phase ph holds the padded columns ph, ph + SW, ...: input
-	 * column j * SW + ph - PL, inside for j in [plo, phi) */
-	for (int ph = 0; ph < SW; ph++) {
-		poff[ph] = ph - g->PL;
-		cq_range(poff[ph], SW, W, (int)Lp, &plo[ph], &phi[ph]);
-	}
-	for (int kh = 0; kh < KH; kh++)
-		for (int kw = 0; kw < KW; kw++) {
-			int oy = kh * g->DH, ox = kw * g->DW;
-			tap[kh * KW + kw] = plane + ((size_t)(oy % SH) * SW + (size_t)(ox % SW)) * pl +
-					    (size_t)(oy / SH) * Lp + (size_t)(ox / SW);
-		}
+	int KH = g->KH, KW = g->KW, SW = g->SW, DW = g->DW, OW = g->OW, W = g->W, H = g->H, taps = KH * KW;
+	int off = -g->PL, ilo, ihi, lo2, hi2;
+	int16_t wv[CQ_DW_TAPS], we[CQ_DW_TAPS];
+	const int8_t *rows[CQ_DW_TAPS];
+	int32_t acc[CQ_DW_CHUNK];
+	/* interior columns: every tap of the output inside [0, W) */
+	cq_range(off, SW, W, OW, &ilo, &hi2);
+	cq_range(off + (KW - 1) * DW, SW, W, OW, &lo2, &ihi);
+	if (ihi < ilo)
+		ihi = ilo;
+	int d3 = KH == 3 && KW == 3 && DW == 1 && (SW == 1 || SW == 2);
 	for (int n = 0; n < g->N; n++)
 		for (int c = 0; c < g->C; c++) {
 			const int8_t *xc = x + ((size_t)n * g->C + c) * H * W;
-			for (size_t j = 0; j < np; j++)
-				plane[j] = 0;
-			for (int ih = 0; ih < H; ih++) {
-				int py = ih + g->PT;
-				int16_t *r = plane + (size_t)(py % SH) * SW * pl + (size_t)(py / SH) * Lp;
-				const int8_t *xr = xc + (size_t)ih * W;
-				for (int ph = 0; ph < SW; ph++, r += pl) {
-					int hi = phi[ph], off = poff[ph];
-					if (SW == 1)
-						for (int j = plo[ph]; j < hi; j++)
-							r[j] = (int16_t)(xr[j + off] - ZX);
-					else if (SW == 2)
-						for (int j = plo[ph]; j < hi; j++)
-							r[j] = (int16_t)(xr[2 * j + off] - ZX);
-					else
-						for (int j = plo[ph]; j < hi; j++)
-							r[j] = (int16_t)(xr[j * SW + off] - ZX);
-				}
-			}
 			int32_t z = wzp ? wzp[c] : 0;
 			for (int t = 0; t < taps; t++)
 				wv[t] = (int16_t)(w[(size_t)c * taps + t] - z);
-			if (taps == 9) {
-				const int16_t *restrict t0 = tap[0], *restrict t1 = tap[1], *restrict t2 = tap[2];
-				const int16_t *restrict t3 = tap[3], *restrict t4 = tap[4], *restrict t5 = tap[5];
-				const int16_t *restrict t6 = tap[6], *restrict t7 = tap[7], *restrict t8 = tap[8];
-				int32_t w0 = wv[0], w1 = wv[1], w2 = wv[2], w3 = wv[3], w4 = wv[4], w5 = wv[5];
-				int32_t w6 = wv[6], w7 = wv[7], w8 = wv[8];
-				size_t i = cq_dw9(tap, wv, acc, na);
-				for (; i < na; i++)
-					acc[i] = t0[i] * w0 + t1[i] * w1 + t2[i] * w2 + t3[i] * w3 + t4[i] * w4 + t5[i] * w5 +
-						 t6[i] * w6 + t7[i] * w7 + t8[i] * w8;
-			} else {
-				for (size_t i = 0; i < na; i++)
-					acc[i] = 0;
-				for (int t = 0; t < taps; t++) {
-					const int16_t *restrict tp = tap[t];
-					int32_t wk = wv[t];
-					for (size_t i = 0; i < na; i++)
-						acc[i] += tp[i] * wk;
+			size_t at = ((size_t)n * g->OC + c) * g->P;
+			for (int oh = 0; oh < g->OH; oh++, at += (size_t)OW) {
+				/* the window's rows; those in the padding: weight 0 */
+				int ih0 = oh * g->SH - g->PT, valid = 0;
+				int32_t sw = 0;
+				for (int kh = 0; kh < KH; kh++) {
+					int ih = ih0 + kh * g->DH, in = ih >= 0 && ih < H;
+					rows[kh] = xc + (size_t)(in ? ih : 0) * W;
+					for (int kw = 0; kw < KW; kw++) {
+						we[kh * KW + kw] = in ? wv[kh * KW + kw] : 0;
+						sw += we[kh * KW + kw];
+					}
+					valid += in;
+				}
+				int32_t corr = ZX * sw;
+				for (int o0 = 0; o0 < OW; o0 += CQ_DW_CHUNK) {
+					int o1 = OW - o0 < CQ_DW_CHUNK ? OW : o0 + CQ_DW_CHUNK;
+					int a0 = ilo > o0 ? ilo : o0, a1 = ihi < o1 ? ihi : o1, o = o0;
+					if (!valid)	/* every tap in the padding */
+						a0 = a1 = o1;
+					for (; o < o1; o++) {
+						if (o == a0 && a0 < a1) {	/* the interior part of the chunk */
+							int done = d3 ? cq_dw3(rows, we, SW, off, a0, a1 - a0, corr, acc + (a0 - o0)) : 0;
+							cq_dw_rows(rows, we, KH, KW, DW, SW, off, a0 + done, a1 - a0 - done, corr,
+								   acc + (a0 + done - o0));
+							o = a1 - 1;
+							continue;
+						}
+						int32_t s = 0;
+						for (int kh = 0; kh < KH && valid; kh++)
+							for (int kw = 0; kw < KW; kw++) {
+								int iw = o * SW + off + kw * DW;
+								if (iw >= 0 && iw < W)
+									s += (rows[kh][iw] - ZX) * we[kh * KW + kw];
+							}
+						acc[o - o0] = s;
+					}
+					cq_requant(y, YT, at + (size_t)o0, acc, NULL, 0, o1 - o0, 1, 0, bias ? bias[c] : 0, mult[c],
+						   shift[c], ZY, LO, HI);
 				}
 			}
-			/* the plane at once when it has no junk columns */
-			if (Lp == (size_t)OW)
-				cq_requant(y, YT, ((size_t)n * g->OC + c) * g->P, acc, NULL, 0, g->P, 1, 0, bias ? bias[c] : 0,
-					   mult[c], shift[c], ZY, LO, HI);
-			else
-				cq_requant(y, YT, ((size_t)n * g->OC + c) * g->P, acc, NULL, 0, OW, g->OH, Lp,
-					   bias ? bias[c] : 0, mult[c], shift[c], ZY, LO, HI);
 		}
 }
 
@@ -1182,7 +1296,7 @@ static void k_conv_q(const int32_t *p, void *const *a, void *scratch)
 			g.path = CQ_GENERIC;
 	}
 	if (g.path == CQ_DEPTHWISE)
-		cq_depthwise(p, &g, a, scratch);
+		cq_depthwise(p, &g, a);
 	else if (g.path == CQ_IM2COL && g.KC)
 		cq_chunked_conv(p, &g, a, scratch);
 	else if (g.path == CQ_IM2COL)
