@@ -628,16 +628,17 @@ static void cq_dw_rows(const int8_t *const *rows, const int16_t *w, int KH, int 
 		}
 }
 
-/* 3x3 with column dilation 1 and stride SW (1 or 2): the SIMD head of the
- * interior outputs o0 .. o0 + n - 1 (every load reads only bytes that are
- * taps of these outputs); returns how many it did (the rest: cq_dw_rows). */
-#if !defined(NPU_NO_SIMD) && (defined(__AVX2__) || defined(__SSE2__))
+/* 3x3 with column dilation 1 and stride SW (1 or 2): the SIMD part of the
+ * interior outputs o0 .. o0 + n - 1 in blocks (every load reads only
+ * bytes that are taps of the block's outputs; a last partial block is
+ * recomputed overlapping the one before, same sums); returns how many it
+ * did (the rest: cq_dw_rows). */
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
 static inline int32_t cq_pair(int32_t a, int32_t b)
 {
 	return (int32_t)((uint32_t)(uint16_t)a | (uint32_t)(uint16_t)b << 16);
 }
-#endif
-#if !defined(NPU_NO_SIMD) && !defined(__AVX2__) && defined(__SSE2__)
+
 /* 8 int8 at p as int16 */
 static inline __m128i cq_ld8(const int8_t *p)
 {
@@ -648,149 +649,248 @@ static inline __m128i cq_ld8(const int8_t *p)
 	return _mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8);
 #endif
 }
+
+/* stride 1, outputs i .. i + 7: taps paired by interleaving two int16
+ * vectors for pmaddwd, (0,1) (2,3) (4,5) (6,7) (8,none); wp: the pairs */
+static inline void cq_dw3s1x8(const int8_t *const *rows, ptrdiff_t j, const __m128i *wp, __m128i c, int32_t *acc)
+{
+	const int8_t *r0 = rows[0] + j, *r1 = rows[1] + j, *r2 = rows[2] + j;
+	__m128i a, b, lo, hi, z = _mm_setzero_si128();
+	a = cq_ld8(r0), b = cq_ld8(r0 + 1);
+	lo = _mm_madd_epi16(_mm_unpacklo_epi16(a, b), wp[0]);
+	hi = _mm_madd_epi16(_mm_unpackhi_epi16(a, b), wp[0]);
+	a = cq_ld8(r0 + 2), b = cq_ld8(r1);
+	lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), wp[1]));
+	hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), wp[1]));
+	a = cq_ld8(r1 + 1), b = cq_ld8(r1 + 2);
+	lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), wp[2]));
+	hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), wp[2]));
+	a = cq_ld8(r2), b = cq_ld8(r2 + 1);
+	lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), wp[3]));
+	hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), wp[3]));
+	a = cq_ld8(r2 + 2);
+	lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, z), wp[4]));
+	hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, z), wp[4]));
+	_mm_storeu_si128((__m128i *)(void *)acc, _mm_sub_epi32(lo, c));
+	_mm_storeu_si128((__m128i *)(void *)(acc + 4), _mm_sub_epi32(hi, c));
+}
+
+/* stride 2, outputs i .. i + 3: adjacent int16 lanes are taps 0 and 1 of
+ * one output; the load one byte on pairs tap 2 with weight 0; wp: per
+ * row the pairs (w0, w1), (0, w2) */
+static inline void cq_dw3s2x4(const int8_t *const *rows, ptrdiff_t j, const __m128i *wp, __m128i c, int32_t *acc)
+{
+	const int8_t *r0 = rows[0] + j, *r1 = rows[1] + j, *r2 = rows[2] + j;
+	__m128i s = _mm_madd_epi16(cq_ld8(r0), wp[0]);
+	__m128i t = _mm_madd_epi16(cq_ld8(r0 + 1), wp[1]);
+	s = _mm_add_epi32(s, _mm_madd_epi16(cq_ld8(r1), wp[2]));
+	t = _mm_add_epi32(t, _mm_madd_epi16(cq_ld8(r1 + 1), wp[3]));
+	s = _mm_add_epi32(s, _mm_madd_epi16(cq_ld8(r2), wp[4]));
+	t = _mm_add_epi32(t, _mm_madd_epi16(cq_ld8(r2 + 1), wp[5]));
+	_mm_storeu_si128((__m128i *)(void *)acc, _mm_sub_epi32(_mm_add_epi32(s, t), c));
+}
 #endif
+#if !defined(NPU_NO_SIMD) && defined(__AVX2__)
+#define CQ_LD16(p) _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+/* cq_dw3s1x8 for 16 outputs (unpack works per 128-bit half: lo holds
+ * outputs 0-3 and 8-11, hi 4-7 and 12-15) */
+static inline void cq_dw3s1x16(const int8_t *const *rows, ptrdiff_t j, const __m256i *wp, __m256i c, int32_t *acc)
+{
+	const int8_t *r0 = rows[0] + j, *r1 = rows[1] + j, *r2 = rows[2] + j;
+	__m256i a, b, lo, hi, z = _mm256_setzero_si256();
+	a = CQ_LD16(r0), b = CQ_LD16(r0 + 1);
+	lo = _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), wp[0]);
+	hi = _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), wp[0]);
+	a = CQ_LD16(r0 + 2), b = CQ_LD16(r1);
+	lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), wp[1]));
+	hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), wp[1]));
+	a = CQ_LD16(r1 + 1), b = CQ_LD16(r1 + 2);
+	lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), wp[2]));
+	hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), wp[2]));
+	a = CQ_LD16(r2), b = CQ_LD16(r2 + 1);
+	lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), wp[3]));
+	hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), wp[3]));
+	a = CQ_LD16(r2 + 2);
+	lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, z), wp[4]));
+	hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, z), wp[4]));
+	_mm256_storeu_si256((__m256i *)(void *)acc, _mm256_sub_epi32(_mm256_permute2x128_si256(lo, hi, 0x20), c));
+	_mm256_storeu_si256((__m256i *)(void *)(acc + 8), _mm256_sub_epi32(_mm256_permute2x128_si256(lo, hi, 0x31), c));
+}
+
+/* cq_dw3s2x4 for 8 outputs */
+static inline void cq_dw3s2x8(const int8_t *const *rows, ptrdiff_t j, const __m256i *wp, __m256i c, int32_t *acc)
+{
+	const int8_t *r0 = rows[0] + j, *r1 = rows[1] + j, *r2 = rows[2] + j;
+	__m256i s = _mm256_madd_epi16(CQ_LD16(r0), wp[0]);
+	__m256i t = _mm256_madd_epi16(CQ_LD16(r0 + 1), wp[1]);
+	s = _mm256_add_epi32(s, _mm256_madd_epi16(CQ_LD16(r1), wp[2]));
+	t = _mm256_add_epi32(t, _mm256_madd_epi16(CQ_LD16(r1 + 1), wp[3]));
+	s = _mm256_add_epi32(s, _mm256_madd_epi16(CQ_LD16(r2), wp[4]));
+	t = _mm256_add_epi32(t, _mm256_madd_epi16(CQ_LD16(r2 + 1), wp[5]));
+	_mm256_storeu_si256((__m256i *)(void *)acc, _mm256_sub_epi32(_mm256_add_epi32(s, t), c));
+}
+#undef CQ_LD16
+#endif
+#if !defined(NPU_NO_SIMD) && !defined(__SSE2__) && defined(__ARM_NEON) && defined(__aarch64__)
+/* widening multiply-accumulate by a scalar weight (smlal), 8 outputs i ..
+ * i + 7; stride 2 splits even and odd bytes (ld2) */
+static inline void cq_dw3x8(const int8_t *const *rows, ptrdiff_t j, int SW, const int16_t *w, int32_t corr,
+			    int32_t *acc)
+{
+	int32x4_t lo = vdupq_n_s32(-corr), hi = lo;
+	for (int kh = 0; kh < 3; kh++) {
+		const int8_t *r = rows[kh] + j;
+		int16x8_t v0, v1, v2;
+		if (SW == 1) {
+			v0 = vmovl_s8(vld1_s8(r)), v1 = vmovl_s8(vld1_s8(r + 1)), v2 = vmovl_s8(vld1_s8(r + 2));
+		} else {
+			int8x8x2_t e = vld2_s8(r), f = vld2_s8(r + 1);	/* r[2i], r[2i+1]; r[2i+2] */
+			v0 = vmovl_s8(e.val[0]), v1 = vmovl_s8(e.val[1]), v2 = vmovl_s8(f.val[1]);
+		}
+		lo = vmlal_n_s16(lo, vget_low_s16(v0), w[kh * 3]);
+		hi = vmlal_high_n_s16(hi, v0, w[kh * 3]);
+		lo = vmlal_n_s16(lo, vget_low_s16(v1), w[kh * 3 + 1]);
+		hi = vmlal_high_n_s16(hi, v1, w[kh * 3 + 1]);
+		lo = vmlal_n_s16(lo, vget_low_s16(v2), w[kh * 3 + 2]);
+		hi = vmlal_high_n_s16(hi, v2, w[kh * 3 + 2]);
+	}
+	vst1q_s32(acc, lo);
+	vst1q_s32(acc + 4, hi);
+}
+#endif
+
+/* blocks of B outputs by BLOCK(i), then one overlapping the end */
+#define CQ_DW_BLOCKS(B, BLOCK) \
+	do { \
+		for (; i + (B) <= n; i += (B)) \
+			BLOCK(i); \
+		if (i < n && n >= (B)) { \
+			BLOCK(n - (B)); \
+			i = n; \
+		} \
+	} while (0)
+
 static int cq_dw3(const int8_t *const *rows, const int16_t *w, int SW, int off, int o0, int n, int32_t corr,
 		  int32_t *acc)
 {
 	int i = 0;
-#if !defined(NPU_NO_SIMD) && defined(__AVX2__)
-	const __m256i c = _mm256_set1_epi32(corr);
-#define CQ_LD16(p) _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+	__m128i wp[6], c = _mm_set1_epi32(corr);
+#if defined(__AVX2__)
+	__m256i wq[6], c8 = _mm256_set1_epi32(corr);
+#endif
 	if (SW == 1) {
-		/* taps paired by interleaving two int16 vectors (pmaddwd):
-		 * (0,1) (2,3) ... (8,none); unpack works per 128-bit half */
-		const __m256i w01 = _mm256_set1_epi32(cq_pair(w[0], w[1])), w23 = _mm256_set1_epi32(cq_pair(w[2], w[3]));
-		const __m256i w45 = _mm256_set1_epi32(cq_pair(w[4], w[5])), w67 = _mm256_set1_epi32(cq_pair(w[6], w[7]));
-		const __m256i w8 = _mm256_set1_epi32(cq_pair(w[8], 0)), z = _mm256_setzero_si256();
-		for (; i + 16 <= n; i += 16) {
-			ptrdiff_t j = (ptrdiff_t)o0 + i + off;
-			const int8_t *r0 = rows[0] + j, *r1 = rows[1] + j, *r2 = rows[2] + j;
-			__m256i a, b, lo, hi;
-			a = CQ_LD16(r0), b = CQ_LD16(r0 + 1);
-			lo = _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), w01);
-			hi = _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), w01);
-			a = CQ_LD16(r0 + 2), b = CQ_LD16(r1);
-			lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), w23));
-			hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), w23));
-			a = CQ_LD16(r1 + 1), b = CQ_LD16(r1 + 2);
-			lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), w45));
-			hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), w45));
-			a = CQ_LD16(r2), b = CQ_LD16(r2 + 1);
-			lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), w67));
-			hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), w67));
-			a = CQ_LD16(r2 + 2);
-			lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, z), w8));
-			hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, z), w8));
-			_mm256_storeu_si256((__m256i *)(void *)(acc + i),
-					    _mm256_sub_epi32(_mm256_permute2x128_si256(lo, hi, 0x20), c));
-			_mm256_storeu_si256((__m256i *)(void *)(acc + i + 8),
-					    _mm256_sub_epi32(_mm256_permute2x128_si256(lo, hi, 0x31), c));
-		}
+		wp[0] = _mm_set1_epi32(cq_pair(w[0], w[1])), wp[1] = _mm_set1_epi32(cq_pair(w[2], w[3]));
+		wp[2] = _mm_set1_epi32(cq_pair(w[4], w[5])), wp[3] = _mm_set1_epi32(cq_pair(w[6], w[7]));
+		wp[4] = _mm_set1_epi32(cq_pair(w[8], 0));
+#if defined(__AVX2__)
+		for (int k = 0; k < 5; k++)
+			wq[k] = _mm256_broadcastsi128_si256(wp[k]);
+#define CQ_B(at) cq_dw3s1x16(rows, (ptrdiff_t)o0 + (at) + off, wq, c8, acc + (at))
+		CQ_DW_BLOCKS(16, CQ_B);
+#undef CQ_B
+#endif
+#define CQ_B(at) cq_dw3s1x8(rows, (ptrdiff_t)o0 + (at) + off, wp, c, acc + (at))
+		CQ_DW_BLOCKS(8, CQ_B);
+#undef CQ_B
 	} else if (SW == 2) {
-		/* adjacent int16 lanes are taps 0 and 1 of one output; the
-		 * load one byte on pairs tap 2 with weight 0 */
-		const __m256i p0 = _mm256_set1_epi32(cq_pair(w[0], w[1])), q0 = _mm256_set1_epi32(cq_pair(0, w[2]));
-		const __m256i p1 = _mm256_set1_epi32(cq_pair(w[3], w[4])), q1 = _mm256_set1_epi32(cq_pair(0, w[5]));
-		const __m256i p2 = _mm256_set1_epi32(cq_pair(w[6], w[7])), q2 = _mm256_set1_epi32(cq_pair(0, w[8]));
-		for (; i + 8 <= n; i += 8) {
-			ptrdiff_t j = 2 * ((ptrdiff_t)o0 + i) + off;
-			const int8_t *r0 = rows[0] + j, *r1 = rows[1] + j, *r2 = rows[2] + j;
-			__m256i s = _mm256_madd_epi16(CQ_LD16(r0), p0);
-			__m256i t = _mm256_madd_epi16(CQ_LD16(r0 + 1), q0);
-			s = _mm256_add_epi32(s, _mm256_madd_epi16(CQ_LD16(r1), p1));
-			t = _mm256_add_epi32(t, _mm256_madd_epi16(CQ_LD16(r1 + 1), q1));
-			s = _mm256_add_epi32(s, _mm256_madd_epi16(CQ_LD16(r2), p2));
-			t = _mm256_add_epi32(t, _mm256_madd_epi16(CQ_LD16(r2 + 1), q2));
-			_mm256_storeu_si256((__m256i *)(void *)(acc + i), _mm256_sub_epi32(_mm256_add_epi32(s, t), c));
-		}
-	}
-#undef CQ_LD16
-#elif !defined(NPU_NO_SIMD) && defined(__SSE2__)
-	const __m128i c = _mm_set1_epi32(corr);
-	if (SW == 1) {
-		const __m128i w01 = _mm_set1_epi32(cq_pair(w[0], w[1])), w23 = _mm_set1_epi32(cq_pair(w[2], w[3]));
-		const __m128i w45 = _mm_set1_epi32(cq_pair(w[4], w[5])), w67 = _mm_set1_epi32(cq_pair(w[6], w[7]));
-		const __m128i w8 = _mm_set1_epi32(cq_pair(w[8], 0)), z = _mm_setzero_si128();
-		for (; i + 8 <= n; i += 8) {
-			ptrdiff_t j = (ptrdiff_t)o0 + i + off;
-			const int8_t *r0 = rows[0] + j, *r1 = rows[1] + j, *r2 = rows[2] + j;
-			__m128i a, b, lo, hi;
-			a = cq_ld8(r0), b = cq_ld8(r0 + 1);
-			lo = _mm_madd_epi16(_mm_unpacklo_epi16(a, b), w01);
-			hi = _mm_madd_epi16(_mm_unpackhi_epi16(a, b), w01);
-			a = cq_ld8(r0 + 2), b = cq_ld8(r1);
-			lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), w23));
-			hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), w23));
-			a = cq_ld8(r1 + 1), b = cq_ld8(r1 + 2);
-			lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), w45));
-			hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), w45));
-			a = cq_ld8(r2), b = cq_ld8(r2 + 1);
-			lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), w67));
-			hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), w67));
-			a = cq_ld8(r2 + 2);
-			lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, z), w8));
-			hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, z), w8));
-			_mm_storeu_si128((__m128i *)(void *)(acc + i), _mm_sub_epi32(lo, c));
-			_mm_storeu_si128((__m128i *)(void *)(acc + i + 4), _mm_sub_epi32(hi, c));
-		}
-	} else if (SW == 2) {
-		const __m128i p0 = _mm_set1_epi32(cq_pair(w[0], w[1])), q0 = _mm_set1_epi32(cq_pair(0, w[2]));
-		const __m128i p1 = _mm_set1_epi32(cq_pair(w[3], w[4])), q1 = _mm_set1_epi32(cq_pair(0, w[5]));
-		const __m128i p2 = _mm_set1_epi32(cq_pair(w[6], w[7])), q2 = _mm_set1_epi32(cq_pair(0, w[8]));
-		for (; i + 4 <= n; i += 4) {
-			ptrdiff_t j = 2 * ((ptrdiff_t)o0 + i) + off;
-			const int8_t *r0 = rows[0] + j, *r1 = rows[1] + j, *r2 = rows[2] + j;
-			__m128i s = _mm_madd_epi16(cq_ld8(r0), p0);
-			__m128i t = _mm_madd_epi16(cq_ld8(r0 + 1), q0);
-			s = _mm_add_epi32(s, _mm_madd_epi16(cq_ld8(r1), p1));
-			t = _mm_add_epi32(t, _mm_madd_epi16(cq_ld8(r1 + 1), q1));
-			s = _mm_add_epi32(s, _mm_madd_epi16(cq_ld8(r2), p2));
-			t = _mm_add_epi32(t, _mm_madd_epi16(cq_ld8(r2 + 1), q2));
-			_mm_storeu_si128((__m128i *)(void *)(acc + i), _mm_sub_epi32(_mm_add_epi32(s, t), c));
-		}
+		for (int k = 0; k < 3; k++)
+			wp[2 * k] = _mm_set1_epi32(cq_pair(w[3 * k], w[3 * k + 1])),
+			wp[2 * k + 1] = _mm_set1_epi32(cq_pair(0, w[3 * k + 2]));
+#if defined(__AVX2__)
+		for (int k = 0; k < 6; k++)
+			wq[k] = _mm256_broadcastsi128_si256(wp[k]);
+#define CQ_B(at) cq_dw3s2x8(rows, 2 * ((ptrdiff_t)o0 + (at)) + off, wq, c8, acc + (at))
+		CQ_DW_BLOCKS(8, CQ_B);
+#undef CQ_B
+#endif
+#define CQ_B(at) cq_dw3s2x4(rows, 2 * ((ptrdiff_t)o0 + (at)) + off, wp, c, acc + (at))
+		CQ_DW_BLOCKS(4, CQ_B);
+#undef CQ_B
 	}
 #elif !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
-	/* widening multiply-accumulate by a scalar weight (smlal), 8 outputs
-	 * per int16 vector; stride 2 splits even and odd bytes (ld2) */
-	const int32x4_t c = vdupq_n_s32(-corr);
-	if (SW == 1) {
-		for (; i + 8 <= n; i += 8) {
-			ptrdiff_t j = (ptrdiff_t)o0 + i + off;
-			int32x4_t lo = c, hi = c;
-			for (int kh = 0; kh < 3; kh++) {
-				const int8_t *r = rows[kh] + j;
-				for (int kw = 0; kw < 3; kw++) {
-					int16x8_t v = vmovl_s8(vld1_s8(r + kw));
-					lo = vmlal_n_s16(lo, vget_low_s16(v), w[kh * 3 + kw]);
-					hi = vmlal_high_n_s16(hi, v, w[kh * 3 + kw]);
-				}
-			}
-			vst1q_s32(acc + i, lo);
-			vst1q_s32(acc + i + 4, hi);
-		}
-	} else if (SW == 2) {
-		for (; i + 8 <= n; i += 8) {
-			ptrdiff_t j = 2 * ((ptrdiff_t)o0 + i) + off;
-			int32x4_t lo = c, hi = c;
-			for (int kh = 0; kh < 3; kh++) {
-				const int8_t *r = rows[kh] + j;
-				int8x8x2_t e = vld2_s8(r), f = vld2_s8(r + 1);	/* r[2i], r[2i+1]; r[2i+2] */
-				int16x8_t v0 = vmovl_s8(e.val[0]), v1 = vmovl_s8(e.val[1]), v2 = vmovl_s8(f.val[1]);
-				lo = vmlal_n_s16(lo, vget_low_s16(v0), w[kh * 3]);
-				hi = vmlal_high_n_s16(hi, v0, w[kh * 3]);
-				lo = vmlal_n_s16(lo, vget_low_s16(v1), w[kh * 3 + 1]);
-				hi = vmlal_high_n_s16(hi, v1, w[kh * 3 + 1]);
-				lo = vmlal_n_s16(lo, vget_low_s16(v2), w[kh * 3 + 2]);
-				hi = vmlal_high_n_s16(hi, v2, w[kh * 3 + 2]);
-			}
-			vst1q_s32(acc + i, lo);
-			vst1q_s32(acc + i + 4, hi);
-		}
-	}
+#define CQ_B(at) cq_dw3x8(rows, ((ptrdiff_t)o0 + (at)) * SW + off, SW, w, corr, acc + (at))
+	CQ_DW_BLOCKS(8, CQ_B);
+#undef CQ_B
 #else
 	(void)rows, (void)w, (void)SW, (void)off, (void)o0, (void)n, (void)corr, (void)acc;
 #endif
 	return i;
+}
+
+/* The requantization of cq_requant's unsigned path (rt_uq) for a row of
+ * depthwise sums acc (|acc| < 2^23) with an int32 bias b: a = acc + b +
+ * 2^31 as uint32, v = (a m + D) >> s, clamped to [lu, hu] (all below
+ * 2^31), y = base + v - lu; SIMD with 32 x 32 -> 64-bit products
+ * (pmuludq, umull). */
+static void cq_dw_requant(void *y, int32_t YT, const int32_t *acc, int n, const rt_uq *q, int32_t b, int32_t m, int s)
+{
+	uint32_t bu = (uint32_t)b + 0x80000000u, lu = q->lu, hu = q->hu;
+	uint64_t D = q->D;
+	int32_t base = q->base;
+	int i = 0;
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+	{
+		const __m128i vb = _mm_set1_epi32((int32_t)bu), vm = _mm_set1_epi32(m), vd = _mm_set1_epi64x((int64_t)D);
+		const __m128i vl = _mm_set1_epi32((int32_t)lu), vh = _mm_set1_epi32((int32_t)hu);
+		const __m128i vo = _mm_set1_epi32(base - (int32_t)lu), sc = _mm_cvtsi32_si128(s);
+		for (; i + 8 <= n; i += 8) {
+			__m128i r[2];
+			for (int k = 0; k < 2; k++) {
+				__m128i a = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(const void *)(acc + i + 4 * k)), vb);
+				__m128i e = _mm_srl_epi64(_mm_add_epi64(_mm_mul_epu32(a, vm), vd), sc);
+				__m128i o = _mm_srl_epi64(_mm_add_epi64(_mm_mul_epu32(_mm_srli_epi64(a, 32), vm), vd), sc);
+				__m128i v = _mm_or_si128(e, _mm_slli_epi64(o, 32));	/* e < 2^31: high halves 0 */
+#if defined(__SSE4_1__)
+				v = _mm_min_epi32(_mm_max_epi32(v, vl), vh);
+#else
+				__m128i lt = _mm_cmplt_epi32(v, vl), gt = _mm_cmpgt_epi32(v, vh);
+				v = _mm_or_si128(_mm_andnot_si128(lt, v), _mm_and_si128(lt, vl));
+				v = _mm_or_si128(_mm_andnot_si128(gt, v), _mm_and_si128(gt, vh));
+#endif
+				r[k] = _mm_add_epi32(v, vo);
+			}
+			__m128i h = _mm_packs_epi32(r[0], r[1]);	/* in the type's range: exact */
+			if (YT == NPU_T_I8)
+				_mm_storel_epi64((__m128i *)(void *)((int8_t *)y + i), _mm_packs_epi16(h, h));
+			else
+				_mm_storeu_si128((__m128i *)(void *)((int16_t *)y + i), h);
+		}
+	}
+#elif !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
+	{
+		const uint32x4_t vb = vdupq_n_u32(bu), vl = vdupq_n_u32(lu), vh = vdupq_n_u32(hu);
+		const uint32x2_t vm = vdup_n_u32((uint32_t)m);
+		const uint64x2_t vd = vdupq_n_u64(D);
+		const int64x2_t sh = vdupq_n_s64(-s);
+		const int32x4_t vo = vdupq_n_s32(base - (int32_t)lu);
+		for (; i + 8 <= n; i += 8) {
+			int32x4_t r[2];
+			for (int k = 0; k < 2; k++) {
+				uint32x4_t a = vaddq_u32(vreinterpretq_u32_s32(vld1q_s32(acc + i + 4 * k)), vb);
+				uint64x2_t e = vshlq_u64(vaddq_u64(vmull_u32(vget_low_u32(a), vm), vd), sh);
+				uint64x2_t o = vshlq_u64(vaddq_u64(vmull_high_u32(a, vdupq_n_u32((uint32_t)m)), vd), sh);
+				uint32x4_t v = vcombine_u32(vmovn_u64(e), vmovn_u64(o));
+				v = vminq_u32(vmaxq_u32(v, vl), vh);
+				r[k] = vaddq_s32(vreinterpretq_s32_u32(v), vo);
+			}
+			int16x8_t h = vcombine_s16(vqmovn_s32(r[0]), vqmovn_s32(r[1]));
+			if (YT == NPU_T_I8)
+				vst1_s8((int8_t *)y + i, vqmovn_s16(h));
+			else
+				vst1q_s16((int16_t *)y + i, h);
+		}
+	}
+#endif
+	for (; i < n; i++) {
+		uint32_t a = (uint32_t)acc[i] + bu;
+		uint32_t v = (uint32_t)(((uint64_t)a * (uint32_t)m + D) >> s);
+		v = v < lu ? lu : v > hu ? hu : v;
+		if (YT == NPU_T_I8)
+			((int8_t *)y)[i] = (int8_t)(base + (int32_t)(v - lu));
+		else
+			((int16_t *)y)[i] = (int16_t)(base + (int32_t)(v - lu));
+	}
 }
 
 static void cq_depthwise(const int32_t *p, const cq_geo *g, void *const *a)
@@ -813,22 +913,38 @@ static void cq_depthwise(const int32_t *p, const cq_geo *g, void *const *a)
 	for (int n = 0; n < g->N; n++)
 		for (int c = 0; c < g->C; c++) {
 			const int8_t *xc = x + ((size_t)n * g->C + c) * H * W;
-			int32_t z = wzp ? wzp[c] : 0;
+			int32_t z = wzp ? wzp[c] : 0, b = bias ? bias[c] : 0;
 			for (int t = 0; t < taps; t++)
 				wv[t] = (int16_t)(w[(size_t)c * taps + t] - z);
+			/* cq_requant's unsigned path when it applies (|sum| < 2^23) */
+			rt_uq q;
+			int s = rt_shift(shift[c]);
+			int fast = (YT == NPU_T_I8 || YT == NPU_T_I16) && b > -(1 << 30) && b < (1 << 30) && mult[c] >= 0 &&
+				   rt_uq_init(&q, s, 62, (uint64_t)mult[c] << 31, ZY, LO, HI) == 0;
 			size_t at = ((size_t)n * g->OC + c) * g->P;
+			int32_t swall = 0;
+			for (int t = 0; t < taps; t++)
+				swall += wv[t];
 			for (int oh = 0; oh < g->OH; oh++, at += (size_t)OW) {
 				/* the window's rows; those in the padding: weight 0 */
 				int ih0 = oh * g->SH - g->PT, valid = 0;
-				int32_t sw = 0;
+				const int16_t *wr = wv;
+				int32_t sw = swall;
 				for (int kh = 0; kh < KH; kh++) {
-					int ih = ih0 + kh * g->DH, in = ih >= 0 && ih < H;
-					rows[kh] = xc + (size_t)(in ? ih : 0) * W;
-					for (int kw = 0; kw < KW; kw++) {
-						we[kh * KW + kw] = in ? wv[kh * KW + kw] : 0;
-						sw += we[kh * KW + kw];
+					int ih = ih0 + kh * g->DH;
+					valid += ih >= 0 && ih < H;
+					rows[kh] = xc + (size_t)(ih >= 0 && ih < H ? ih : 0) * W;
+				}
+				if (valid < KH) {
+					sw = 0;
+					for (int kh = 0; kh < KH; kh++) {
+						int ih = ih0 + kh * g->DH, in = ih >= 0 && ih < H;
+						for (int kw = 0; kw < KW; kw++) {
+							we[kh * KW + kw] = in ? wv[kh * KW + kw] : 0;
+							sw += we[kh * KW + kw];
+						}
 					}
-					valid += in;
+					wr = we;
 				}
 				int32_t corr = ZX * sw;
 				for (int o0 = 0; o0 < OW; o0 += CQ_DW_CHUNK) {
@@ -838,23 +954,35 @@ static void cq_depthwise(const int32_t *p, const cq_geo *g, void *const *a)
 						a0 = a1 = o1;
 					for (; o < o1; o++) {
 						if (o == a0 && a0 < a1) {	/* the interior part of the chunk */
-							int done = d3 ? cq_dw3(rows, we, SW, off, a0, a1 - a0, corr, acc + (a0 - o0)) : 0;
-							cq_dw_rows(rows, we, KH, KW, DW, SW, off, a0 + done, a1 - a0 - done, corr,
-								   acc + (a0 + done - o0));
+							int done = d3 ? cq_dw3(rows, wr, SW, off, a0, a1 - a0, corr, acc + (a0 - o0)) : 0;
+							if (done < a1 - a0)
+								cq_dw_rows(rows, wr, KH, KW, DW, SW, off, a0 + done, a1 - a0 - done, corr,
+									   acc + (a0 + done - o0));
 							o = a1 - 1;
 							continue;
 						}
-						int32_t s = 0;
-						for (int kh = 0; kh < KH && valid; kh++)
-							for (int kw = 0; kw < KW; kw++) {
-								int iw = o * SW + off + kw * DW;
-								if (iw >= 0 && iw < W)
-									s += (rows[kh][iw] - ZX) * we[kh * KW + kw];
-							}
-						acc[o - o0] = s;
+						/* a border output: its taps inside the row */
+						int32_t sum = 0;
+						int b0 = o * SW + off, k0 = 0, k1 = KW;
+						while (k0 < KW && b0 + k0 * DW < 0)
+							k0++;
+						while (k1 > k0 && b0 + (k1 - 1) * DW >= W)
+							k1--;
+						for (int kh = 0; kh < KH && valid; kh++) {
+							const int8_t *r = rows[kh];
+							const int16_t *wk = wr + kh * KW;
+							for (int kw = k0; kw < k1; kw++)
+								sum += (r[b0 + kw * DW] - ZX) * wk[kw];
+						}
+						acc[o - o0] = sum;
 					}
-					cq_requant(y, YT, at + (size_t)o0, acc, NULL, 0, o1 - o0, 1, 0, bias ? bias[c] : 0, mult[c],
-						   shift[c], ZY, LO, HI);
+					if (fast)
+						cq_dw_requant(YT == NPU_T_I8 ? (void *)((int8_t *)y + at + o0)
+									     : (void *)((int16_t *)y + at + o0),
+							      YT, acc, o1 - o0, &q, b, mult[c], s);
+					else
+						cq_requant(y, YT, at + (size_t)o0, acc, NULL, 0, o1 - o0, 1, 0, b, mult[c],
+							   shift[c], ZY, LO, HI);
 				}
 			}
 		}
