@@ -142,6 +142,69 @@ static int one(const shape *s, int *path)
 	return ok;
 }
 
+/* CONV_F's fast float32 path (cf_conv, cf_depthwise: blocks of 16 output
+ * channels x pixels, or rows of pixels, in SIMD lanes) against the
+ * reference loop (cf_reference) on random shapes: the same sums in the
+ * same order, so the same bits (the sign of zero included) */
+static float rf(void) { return (float)((int)(rnd() % 2001) - 1000) / 256.0f; }
+static int one_f(int dw, int *fast)
+{
+	int N = ri(1, 2), G = 1, C, OC, KH = ri(1, 4), KW = ri(1, 4), SH = ri(1, 3), SW = ri(1, 3);
+	int DH = ri(1, 2), DW = ri(1, 2), H = ri(1, 12), W = ri(1, 30);
+	int PT = ri(0, KH), PB = ri(0, KH), PL = ri(0, KW), PR = ri(0, KW);
+	if (dw) {
+		C = OC = G = ri(1, 20);
+		if (ri(0, 1))
+			KH = KW = 3, DH = DW = 1, SH = SW = ri(1, 2), PT = PB = PL = PR = 1;
+	} else {
+		G = ri(0, 3) ? 1 : ri(1, 3), C = G * ri(1, 12), OC = G * ri(1, 40);
+		if (ri(0, 2) == 0)	/* 1x1 over whole rows (one row of all pixels) */
+			KH = KW = SH = SW = DH = DW = 1, PT = PB = PL = PR = 0, W = ri(1, 40);
+	}
+	int OH = (H + PT + PB - DH * (KH - 1) - 1) / SH + 1, OW = (W + PL + PR - DW * (KW - 1) - 1) / SW + 1;
+	*fast = 0;
+	if (OH < 1 || OW < 1)
+		return 1;
+	int32_t p[NPU_CV_COUNT] = {0};
+	p[NPU_CV_N] = N, p[NPU_CV_C] = C, p[NPU_CV_H] = H, p[NPU_CV_W] = W, p[NPU_CV_OC] = OC;
+	p[NPU_CV_OH] = OH, p[NPU_CV_OW] = OW, p[NPU_CV_KH] = KH, p[NPU_CV_KW] = KW;
+	p[NPU_CV_SH] = SH, p[NPU_CV_SW] = SW, p[NPU_CV_PT] = PT, p[NPU_CV_PL] = PL;
+	p[NPU_CV_DH] = DH, p[NPU_CV_DW] = DW, p[NPU_CV_G] = G;
+	int i8 = ri(0, 3) == 0, act = ri(0, 3);
+	p[NPU_CV_XT] = NPU_T_F32, p[NPU_CV_WT] = i8 ? NPU_T_I8 : NPU_T_F32, p[NPU_CV_YT] = NPU_T_F32;
+	p[NPU_CV_LO] = (int32_t)npu_f32_bits(act == 1 ? 0.0f : -INFINITY);
+	p[NPU_CV_HI] = (int32_t)npu_f32_bits(act == 1 ? 6.0f : INFINITY);
+	p[NPU_CV_ACT] = act == 2 ? NPU_U_SIGMOID : act == 3 ? NPU_U_RELU : -1;
+	size_t nx = (size_t)N * C * H * W, nw = (size_t)OC * (C / G) * KH * KW, ny = (size_t)N * OC * OH * OW;
+	float *x = malloc(4 * nx), *w = malloc(4 * nw), *b = malloc(4 * (size_t)OC), *ws = malloc(4 * (size_t)OC);
+	int8_t *wq = malloc(nw);
+	float *y = malloc(4 * ny), *want = malloc(4 * ny);
+	uint32_t ss = npu_scratch_size(NPU_K_CONV_F, p);
+	uint8_t *scratch = malloc(ss + 16);
+	for (size_t i = 0; i < nx; i++)
+		x[i] = ri(0, 9) ? rf() : ri(0, 1) ? 0.0f : -0.0f;	/* zeros of both signs */
+	for (size_t i = 0; i < nw; i++)
+		w[i] = rf(), wq[i] = (int8_t)ri(-128, 127);
+	for (int o = 0; o < OC; o++)
+		b[o] = ri(0, 5) ? rf() : -0.0f, ws[o] = rf() / 64;
+	int hasb = ri(0, 3) != 0;
+	void *a[NPU_MAX_ARGS] = {x, i8 ? (void *)wq : (void *)w, hasb ? b : NULL, i8 ? ws : NULL, want};
+	memset(scratch, 0, ss + 16);
+	cf_reference(p, a, scratch);
+	a[4] = y;
+	memset(scratch, 0xa5, ss + 16);
+	k_conv_f(p, a, scratch);
+	int ok = memcmp(y, want, 4 * ny) == 0;
+	for (size_t i = ss; i < ss + 16; i++)
+		ok &= scratch[i] == 0xa5;
+	*fast = cf_fast_scratch(p) != 0;
+	if (!ok)
+		printf("# float N%d C%d %dx%d OC%d k%dx%d s%d,%d p%d,%d d%d,%d g%d i8 %d act %d bias %d: differs\n", N, C, H,
+		       W, OC, KH, KW, SH, SW, PT, PL, DH, DW, G, i8, act, hasb);
+	free(x), free(w), free(b), free(ws), free(wq), free(y), free(want), free(scratch);
+	return ok;
+}
+
 int main(void)
 {
 	int paths[4] = {0, 0, 0, 0}, fails = 0, path;
@@ -242,6 +305,15 @@ int main(void)
 	}
 	printf("# depthwise: %d of %d on the depthwise path, %d of them 3x3 stride 1 or 2\n", dws, ndw, dw3);
 	CHECK(dws > 100 && dw3 > 50);
+	/* float32: the fast path against the reference loop, bit for bit */
+	int ffails = 0, ffast = 0;
+	for (int i = 0; i < 400; i++) {
+		int f = 0;
+		ffails += !one_f(i % 3 == 0, &f);
+		ffast += f;
+	}
+	printf("# float: %d of 400 convolutions on the fast path (%s)\n", ffast, CF_VL ? "SIMD lanes" : "no SIMD: the reference");
+	CHECK_MSG(ffails == 0, "%d of 400 float convolutions differ from the reference", ffails);
 	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks)\n",
 	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked);
 	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + ndw + (int)(sizeof fixed / sizeof fixed[0]));

@@ -1437,6 +1437,29 @@ static void k_conv_q(const int32_t *p, void *const *a, void *scratch)
 #endif
 /* @npu-end */
 
+/* @npu-kernel CONV_F CONV_NHWC_F */
+/* CONV_F's fast float path works on blocks of CF_NR output channels on
+ * every ISA: the scratch size npu-emit computes must not depend on the
+ * flags the header is built with */
+#define CF_NR 16
+
+/* the fast path applies (f32 in and out): its scratch bytes, whatever the
+ * ISA (0: it does not apply) */
+static size_t cf_fast_scratch(const int32_t *p)
+{
+	int C = p[NPU_CV_C], OC = p[NPU_CV_OC], G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
+	if (p[NPU_CV_XT] != NPU_T_F32 || p[NPU_CV_YT] != NPU_T_F32 || C < 1 || OC < 1 || C % G ||
+	    OC % G || p[NPU_CV_KH] < 1 || p[NPU_CV_KW] < 1 || p[NPU_CV_SH] < 1 || p[NPU_CV_SW] < 1 ||
+	    p[NPU_CV_DH] < 1 || p[NPU_CV_DW] < 1 || p[NPU_CV_H] < 1 || p[NPU_CV_W] < 1)
+		return 0;
+	int64_t k = (int64_t)(C / G) * p[NPU_CV_KH] * p[NPU_CV_KW];
+	if (k > (1 << 24))
+		return 0;
+	int64_t n = C / G == 1 && OC == G ? k : k * (CF_NR + 1);	/* depthwise: one row */
+	return (size_t)((n * 4 + 63) & ~(int64_t)63);
+}
+/* @npu-end */
+
 /* @npu-kernel CONV_F */
 /* Weights of one output channel as the float values the products use. */
 static void cf_weights(const int32_t *p, const void *w, const float *wscale, int oc, int k, float *wf)
@@ -1457,7 +1480,305 @@ static void cf_weights(const int32_t *p, const void *w, const float *wscale, int
 	}
 }
 
-static void k_conv_f(const int32_t *p, void *const *a, void *scratch)
+/* The fast float32 paths (f32 activations, any weight type): per output
+ * the same sum as the reference below, bias then input channel, kernel
+ * row, kernel column over the taps inside the input, each product
+ * rounded then added (no FMA), so the results are the reference's bit for
+ * bit; the SIMD lanes are independent outputs. A convolution packs the
+ * float weights of CF_NR output channels of one group at a time
+ * ([K][CF_NR], zero past the group's last channel) and computes CF_MP
+ * pixels of one output row (columns whose taps are all inside the row;
+ * the others one at a time) x CF_NR channels in registers; a depthwise
+ * one (one input and one output channel per group) runs rows of CF_VL
+ * pixels per tap. */
+#if defined(NPU_NO_SIMD)
+#define CF_VL 0
+#elif defined(__AVX512F__)
+#define CF_VL 16
+typedef __m512 cf_v;
+#define CF_LD(p) _mm512_loadu_ps(p)
+#define CF_ST(p, v) _mm512_storeu_ps(p, v)
+#define CF_SET1(f) _mm512_set1_ps(f)
+#define CF_ADD(a, b) _mm512_add_ps(a, b)
+#define CF_MUL(a, b) _mm512_mul_ps(a, b)
+#define CF_GTSEL(a, b) _mm512_max_ps(a, b)	/* a > b ? a : b, lane by lane */
+#define CF_LTSEL(a, b) _mm512_min_ps(a, b)	/* a < b ? a : b */
+#elif defined(__AVX2__)
+#define CF_VL 8
+typedef __m256 cf_v;
+#define CF_LD(p) _mm256_loadu_ps(p)
+#define CF_ST(p, v) _mm256_storeu_ps(p, v)
+#define CF_SET1(f) _mm256_set1_ps(f)
+#define CF_ADD(a, b) _mm256_add_ps(a, b)
+#define CF_MUL(a, b) _mm256_mul_ps(a, b)
+#define CF_GTSEL(a, b) _mm256_max_ps(a, b)
+#define CF_LTSEL(a, b) _mm256_min_ps(a, b)
+#elif defined(__SSE2__)
+#define CF_VL 4
+typedef __m128 cf_v;
+#define CF_LD(p) _mm_loadu_ps(p)
+#define CF_ST(p, v) _mm_storeu_ps(p, v)
+#define CF_SET1(f) _mm_set1_ps(f)
+#define CF_ADD(a, b) _mm_add_ps(a, b)
+#define CF_MUL(a, b) _mm_mul_ps(a, b)
+#define CF_GTSEL(a, b) _mm_max_ps(a, b)
+#define CF_LTSEL(a, b) _mm_min_ps(a, b)
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+#define CF_VL 4
+typedef float32x4_t cf_v;
+#define CF_LD(p) vld1q_f32(p)
+#define CF_ST(p, v) vst1q_f32(p, v)
+#define CF_SET1(f) vdupq_n_f32(f)
+#define CF_ADD(a, b) vaddq_f32(a, b)
+#define CF_MUL(a, b) vmulq_f32(a, b)
+#define CF_GTSEL(a, b) vbslq_f32(vcgtq_f32(a, b), a, b)
+#define CF_LTSEL(a, b) vbslq_f32(vcltq_f32(a, b), a, b)
+#else
+#define CF_VL 0
+#endif
+/* CF_MP pixels per tile: 12 accumulator registers */
+#if CF_VL == 16
+#define CF_MP 12
+#elif CF_VL == 8
+#define CF_MP 6
+#else
+#define CF_MP 3
+#endif
+#define CF_NV (CF_VL > 0 ? CF_NR / CF_VL : 1)
+
+#if CF_VL > 0
+/* the window of output (oh, ow) inside the input: rows kh0 .. kh1 - 1,
+ * columns kw0 .. kw1 - 1 */
+static inline void cf_taps(int o, int S, int P, int D, int K, int n, int *k0, int *k1)
+{
+	int b = o * S - P, a = 0, e = K;
+	while (a < K && b + a * D < 0)
+		a++;
+	while (e > a && b + (e - 1) * D >= n)
+		e--;
+	*k0 = a, *k1 = e;
+}
+
+/* the output columns whose KW taps are all inside the row: [*lo, *hi) */
+static void cf_interior(int W, int OW, int KW, int SW, int PL, int DW, int *lo, int *hi)
+{
+	int l = (PL + SW - 1) / SW, t = W - 1 + PL - (KW - 1) * DW, h = t < 0 ? 0 : t / SW + 1;
+	*lo = l < OW ? l : OW;
+	*hi = h < OW ? h : OW;
+	if (*hi < *lo)
+		*hi = *lo;
+}
+
+/* one tile: NP (1 or CF_MP) pixels of a row, the first at x offset xb,
+ * the next ones SW further, x CF_NR channels; out[m][j]. The CF_NA = NP
+ * CF_NV accumulators are named (a0 .. a11) so that they live in
+ * registers; accumulator i is pixel i / CF_NV, vector i % CF_NV. */
+#define CF_R4(X) X(0) X(1) X(2) X(3)
+#define CF_R12(X) CF_R4(X) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define CF_WSEL(v) ((v) == 0 ? w0 : (v) == 1 ? w1 : (v) == 2 ? w2 : w3)
+#define CF_TILE(NAME, NP, REP) \
+	static void NAME(const float *x, ptrdiff_t xb, int SW, const float *wp, int cg, size_t plane, int W, int KH, \
+			 int KW, int DH, int DW, int kh0, int kh1, int kw0, int kw1, const float *b, float *out) \
+	{ \
+		enum { NA = (NP) * CF_NV }; \
+		cf_v w0, w1, w2, w3; \
+		REP(CF_DECL) \
+		for (int ic = 0; ic < cg; ic++) \
+			for (int kh = kh0; kh < kh1; kh++) { \
+				ptrdiff_t xr = (ptrdiff_t)((size_t)ic * plane) + xb + (ptrdiff_t)kh * DH * W; \
+				const float *wk = wp + ((size_t)(ic * KH + kh) * KW) * CF_NR; \
+				for (int kw = kw0; kw < kw1; kw++) { \
+					const float *wq = wk + (size_t)kw * CF_NR; \
+					const float *xp = x + xr + (ptrdiff_t)kw * DW; \
+					w0 = CF_LD(wq); \
+					w1 = CF_NV > 1 ? CF_LD(wq + CF_VL) : w0; \
+					w2 = CF_NV > 2 ? CF_LD(wq + 2 * CF_VL) : w0; \
+					w3 = CF_NV > 3 ? CF_LD(wq + 3 * CF_VL) : w0; \
+					REP(CF_STEP) \
+				} \
+			} \
+		REP(CF_STORE) \
+		(void)w1, (void)w2, (void)w3; \
+	}
+#define CF_DECL(i) cf_v a##i = CF_LD(b + ((i) % CF_NV) * CF_VL);
+#define CF_STEP(i) \
+	if ((i) < NA) \
+		a##i = CF_ADD(a##i, CF_MUL(CF_SET1(xp[(ptrdiff_t)((i) / CF_NV) * SW]), CF_WSEL((i) % CF_NV)));
+#define CF_STORE(i) \
+	if ((i) < NA) \
+		CF_ST(out + ((i) / CF_NV) * CF_NR + ((i) % CF_NV) * CF_VL, a##i);
+CF_TILE(cf_tile1, 1, CF_R4)
+CF_TILE(cf_tilen, CF_MP, CF_R12)
+#undef CF_TILE
+#undef CF_DECL
+#undef CF_STEP
+#undef CF_STORE
+
+/* clamp, activation, store: the reference's epilogue */
+static inline float cf_out(float acc, float lo, float hi, int32_t act, float p0, float p1)
+{
+	acc = rt_clampf(acc, lo, hi);
+	return act >= 0 ? rt_unary(act, acc, p0, p1) : acc;
+}
+
+/* the epilogue on n vectors in place when lanes give the reference's
+ * results (lo <= hi: rt_clampf is max then min, NaN kept; ReLU: v > 0 ?
+ * v : 0); returns 0 when the scalar cf_out must do it */
+static int cf_out_vec(float *v, int n, float lo, float hi, int32_t act)
+{
+	if (!(lo <= hi) || (act >= 0 && act != NPU_U_RELU))
+		return 0;
+	cf_v l = CF_SET1(lo), h = CF_SET1(hi), z = CF_SET1(0.0f);
+	for (int i = 0; i < n; i++) {
+		cf_v t = CF_LTSEL(h, CF_GTSEL(l, CF_LD(v + i * CF_VL)));
+		CF_ST(v + i * CF_VL, act == NPU_U_RELU ? CF_GTSEL(t, z) : t);
+	}
+	return 1;
+}
+
+static void cf_conv(const int32_t *p, void *const *a, float *scratch)
+{
+	const void *w = a[1], *bias = a[2];
+	const float *x = a[0], *wscale = a[3];
+	float *y = a[4];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W], OC = p[NPU_CV_OC];
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
+	int32_t act = p[NPU_CV_ACT];
+	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
+	int cg = C / G, og = OC / G, K = cg * KH * KW, ilo, ihi;
+	size_t plane = (size_t)H * W, P = (size_t)OH * OW;
+	float *wp = scratch, *wf = scratch + (size_t)K * CF_NR;
+	float b[CF_NR], out[CF_MP * CF_NR];
+	/* a 1x1 stride 1 conv without padding over whole rows: one row of P
+	 * pixels */
+	if (KH == 1 && KW == 1 && SH == 1 && SW == 1 && PT == 0 && PL == 0 && OW == W)
+		OW = (int)P, W = OW, OH = 1;
+	/* interior columns: all KW taps inside the row */
+	cf_interior(W, OW, KW, SW, PL, DW, &ilo, &ihi);
+	for (int gr = 0; gr < G; gr++)
+		for (int ob = 0; ob < og; ob += CF_NR) {
+			int nr = og - ob < CF_NR ? og - ob : CF_NR, oc0 = gr * og + ob;
+			for (int j = 0; j < CF_NR; j++) {
+				if (j < nr)
+					cf_weights(p, w, wscale, oc0 + j, K, wf);
+				for (int k = 0; k < K; k++)
+					wp[(size_t)k * CF_NR + j] = j < nr ? wf[k] : 0.0f;
+				b[j] = j < nr && bias ? ((const float *)bias)[oc0 + j] : 0.0f;
+			}
+			for (int n = 0; n < N; n++) {
+				const float *xg = x + ((size_t)n * C + (size_t)gr * cg) * plane;
+				float *yb = y + ((size_t)n * OC + oc0) * P;
+				for (int oh = 0; oh < OH; oh++) {
+					int kh0, kh1;
+					cf_taps(oh, SH, PT, DH, KH, H, &kh0, &kh1);
+					ptrdiff_t xrow = (ptrdiff_t)(oh * SH - PT) * W - PL;
+					for (int ow = 0; ow < OW;) {
+						int np = 1, kw0 = 0, kw1 = KW;
+						ptrdiff_t xb = xrow + (ptrdiff_t)ow * SW;
+						if (ow >= ilo && ow + CF_MP <= ihi) {
+							np = CF_MP;
+							cf_tilen(xg, xb, SW, wp, cg, plane, W, KH, KW, DH, DW, kh0, kh1, 0, KW, b, out);
+						} else {
+							if (ow < ilo || ow >= ihi)
+								cf_taps(ow, SW, PL, DW, KW, W, &kw0, &kw1);
+							cf_tile1(xg, xb, SW, wp, cg, plane, W, KH, KW, DH, DW, kh0, kh1, kw0, kw1, b, out);
+						}
+						size_t at = (size_t)oh * OW + (size_t)ow;
+						if (cf_out_vec(out, np * CF_NV, lo, hi, act))
+							for (int j = 0; j < nr; j++)
+								for (int m = 0; m < np; m++)
+									yb[(size_t)j * P + at + (size_t)m] = out[m * CF_NR + j];
+						else
+							for (int j = 0; j < nr; j++)
+								for (int m = 0; m < np; m++)
+									yb[(size_t)j * P + at + (size_t)m] =
+										cf_out(out[m * CF_NR + j], lo, hi, act, p0, p1);
+						ow += np;
+					}
+				}
+			}
+		}
+}
+
+/* depthwise: per channel and output row, CF_VL interior pixels at a time
+ * (stride 1: one load per tap, else gathered), the others alone */
+static void cf_depthwise(const int32_t *p, void *const *a, float *wf)
+{
+	const void *w = a[1], *bias = a[2];
+	const float *x = a[0], *wscale = a[3];
+	float *y = a[4];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W];
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW];
+	int32_t act = p[NPU_CV_ACT];
+	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
+	int ilo, ihi;
+	size_t plane = (size_t)H * W, P = (size_t)OH * OW;
+	cf_interior(W, OW, KW, SW, PL, DW, &ilo, &ihi);
+	for (int c = 0; c < C; c++) {
+		cf_weights(p, w, wscale, c, KH * KW, wf);
+		float b = bias ? ((const float *)bias)[c] : 0.0f;
+		for (int n = 0; n < N; n++) {
+			const float *xc = x + ((size_t)n * C + c) * plane;
+			float *yc = y + ((size_t)n * C + c) * P;
+			for (int oh = 0; oh < OH; oh++) {
+				int kh0, kh1;
+				cf_taps(oh, SH, PT, DH, KH, H, &kh0, &kh1);
+				ptrdiff_t xrow = (ptrdiff_t)(oh * SH - PT) * W - PL;
+				float *yr = yc + (size_t)oh * OW;
+				for (int ow = 0; ow < OW;) {
+					if (ow >= ilo && ow + CF_VL <= ihi) {
+						cf_v acc = CF_SET1(b);
+						for (int kh = kh0; kh < kh1; kh++) {
+							ptrdiff_t xr = xrow + (ptrdiff_t)kh * DH * W + (ptrdiff_t)ow * SW;
+							for (int kw = 0; kw < KW; kw++) {
+								ptrdiff_t xp = xr + (ptrdiff_t)kw * DW;
+								cf_v v;
+								if (SW == 1) {
+									v = CF_LD(xc + xp);
+								} else {
+									float t[CF_VL];
+									for (int l = 0; l < CF_VL; l++)
+										t[l] = xc[xp + (ptrdiff_t)l * SW];
+									v = CF_LD(t);
+								}
+								acc = CF_ADD(acc, CF_MUL(v, CF_SET1(wf[kh * KW + kw])));
+							}
+						}
+						float o[CF_VL];
+						CF_ST(o, acc);
+						if (cf_out_vec(o, 1, lo, hi, act))
+							CF_ST(yr + ow, CF_LD(o));
+						else
+							for (int l = 0; l < CF_VL; l++)
+								yr[ow + l] = cf_out(o[l], lo, hi, act, p0, p1);
+						ow += CF_VL;
+						continue;
+					}
+					int kw0, kw1;
+					cf_taps(ow, SW, PL, DW, KW, W, &kw0, &kw1);
+					float acc = b;
+					for (int kh = kh0; kh < kh1; kh++) {
+						ptrdiff_t xr = xrow + (ptrdiff_t)kh * DH * W + (ptrdiff_t)ow * SW;
+						for (int kw = kw0; kw < kw1; kw++) {
+							float prod = xc[xr + (ptrdiff_t)kw * DW] * wf[kh * KW + kw];
+							acc += prod;
+						}
+					}
+					yr[ow] = cf_out(acc, lo, hi, act, p0, p1);
+					ow++;
+				}
+			}
+		}
+	}
+}
+#endif
+
+/* the reference */
+static void cf_reference(const int32_t *p, void *const *a, void *scratch)
 {
 	const void *x = a[0], *w = a[1], *bias = a[2];
 	const float *wscale = a[3];
@@ -1502,6 +1823,19 @@ static void k_conv_f(const int32_t *p, void *const *a, void *scratch)
 					rt_stf(y, YT, yi++, acc);
 				}
 		}
+}
+static void k_conv_f(const int32_t *p, void *const *a, void *scratch)
+{
+#if CF_VL > 0
+	if (cf_fast_scratch(p)) {
+		if (p[NPU_CV_C] == p[NPU_CV_OC] && p[NPU_CV_G] == p[NPU_CV_C])
+			cf_depthwise(p, a, scratch);
+		else
+			cf_conv(p, a, scratch);
+		return;
+	}
+#endif
+	cf_reference(p, a, scratch);
 }
 /* @npu-end */
 
@@ -3631,7 +3965,9 @@ uint32_t npu_scratch_size(uint32_t kernel, const int32_t *p)
 	/* @npu-kernel CONV_F CONV_NHWC_F */
 	case NPU_K_CONV_F: case NPU_K_CONV_NHWC_F: {
 		int64_t k = (int64_t)(p[NPU_CV_G] > 0 ? p[NPU_CV_C] / p[NPU_CV_G] : p[NPU_CV_C]) * p[NPU_CV_KH] * p[NPU_CV_KW];
-		return k > 0 ? (uint32_t)((k * 4 + 15) & ~(int64_t)15) : 0;
+		size_t f = kernel == NPU_K_CONV_F ? cf_fast_scratch(p) : 0;
+		size_t r = k > 0 ? (size_t)((k * 4 + 15) & ~(int64_t)15) : 0;
+		return (uint32_t)(f > r ? f : r);
 	}
 	/* @npu-end */
 	/* @npu-kernel POOL_Q */
