@@ -1636,6 +1636,102 @@ static int cf_out_vec(float *v, int n, float lo, float hi, int32_t act)
 	return 1;
 }
 
+/* A 1x1 stride-1 convolution over whole rows is y[oc][p] = b + sum_k
+ * w[oc][k] x[k][p] with pixels contiguous: lanes along pixels, a weight
+ * broadcast per (oc, k), no packing and contiguous stores. A tile: MR
+ * (1 or 4) channels x NV (1 or 3) vectors of pixels; accumulator i is
+ * channel i / NV, vector i % NV. */
+#define CF_PW(NAME, MR, NV, REP) \
+	static void NAME(const float *x, size_t plane, const float *const *wr, int K, const float *b, float lo, \
+			 float hi, int32_t act, int vec, float p0, float p1, float *const *yr) \
+	{ \
+		enum { NA = (MR) * (NV) }; \
+		REP(CF_PDECL) \
+		for (int k = 0; k < K; k++) { \
+			const float *xk = x + (size_t)k * plane; \
+			REP(CF_PSTEP) \
+		} \
+		REP(CF_PSTORE) \
+	}
+#define CF_PDECL(i) cf_v a##i = CF_SET1(b[(i) / (NV)]);
+#define CF_PSTEP(i) \
+	if ((i) < NA) \
+		a##i = CF_ADD(a##i, CF_MUL(CF_LD(xk + ((i) % (NV)) * CF_VL), CF_SET1(wr[(i) / (NV)][k])));
+#define CF_PSTORE(i) \
+	if ((i) < NA) { \
+		float *yo = yr[(i) / (NV)] + ((i) % (NV)) * CF_VL; \
+		if (vec) { \
+			cf_v t = CF_LTSEL(CF_SET1(hi), CF_GTSEL(CF_SET1(lo), a##i)); \
+			CF_ST(yo, act == NPU_U_RELU ? CF_GTSEL(t, CF_SET1(0.0f)) : t); \
+		} else { \
+			float o[CF_VL]; \
+			CF_ST(o, a##i); \
+			for (int l = 0; l < CF_VL; l++) \
+				yo[l] = cf_out(o[l], lo, hi, act, p0, p1); \
+		} \
+	}
+#define NV 3
+CF_PW(cf_pw43, 4, 3, CF_R12)
+CF_PW(cf_pw13, 1, 3, CF_R4)
+#undef NV
+#define NV 1
+CF_PW(cf_pw41, 4, 1, CF_R4)
+CF_PW(cf_pw11, 1, 1, CF_R4)
+#undef NV
+#undef CF_PW
+#undef CF_PDECL
+#undef CF_PSTEP
+#undef CF_PSTORE
+
+/* the pointwise path: P >= CF_VL pixels per image, groups of 1 */
+static void cf_pointwise(const int32_t *p, void *const *a, float *scratch)
+{
+	const void *w = a[1], *bias = a[2];
+	const float *x = a[0], *wscale = a[3];
+	float *y = a[4];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], OC = p[NPU_CV_OC], K = C;
+	int32_t act = p[NPU_CV_ACT];
+	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
+	int vec = lo <= hi && (act < 0 || act == NPU_U_RELU), P = p[NPU_CV_OH] * p[NPU_CV_OW];
+	size_t plane = (size_t)p[NPU_CV_H] * p[NPU_CV_W];
+	for (int oc = 0; oc < OC; oc += 4) {
+		int mr = OC - oc < 4 ? 1 : 4;
+		const float *wr[4];
+		float b[4];
+		for (int m = 0; m < mr; m++) {
+			if (p[NPU_CV_WT] == NPU_T_F32) {
+				wr[m] = (const float *)w + (size_t)(oc + m) * K;
+			} else {
+				cf_weights(p, w, wscale, oc + m, K, scratch + (size_t)m * K);
+				wr[m] = scratch + (size_t)m * K;
+			}
+			b[m] = bias ? ((const float *)bias)[oc + m] : 0.0f;
+		}
+		for (int n = 0; n < N; n++) {
+			const float *xn = x + (size_t)n * C * plane;
+			for (int q = 0; q < P;) {
+				int nv = P - q >= 3 * CF_VL ? 3 : 1, at = q;
+				if (P - q < CF_VL)	/* overlap the vector before */
+					at = P - CF_VL;
+				float *yr[4];
+				for (int m = 0; m < mr; m++)
+					yr[m] = y + ((size_t)n * OC + oc + m) * (size_t)P + at;
+				if (mr == 4 && nv == 3)
+					cf_pw43(xn + at, plane, wr, K, b, lo, hi, act, vec, p0, p1, yr);
+				else if (mr == 4)
+					cf_pw41(xn + at, plane, wr, K, b, lo, hi, act, vec, p0, p1, yr);
+				else if (nv == 3)
+					cf_pw13(xn + at, plane, wr, K, b, lo, hi, act, vec, p0, p1, yr);
+				else
+					cf_pw11(xn + at, plane, wr, K, b, lo, hi, act, vec, p0, p1, yr);
+				q = at + nv * CF_VL;
+			}
+		}
+		if (mr == 1)
+			oc -= 3;	/* the remainder one channel at a time */
+	}
+}
+
 static void cf_conv(const int32_t *p, void *const *a, float *scratch)
 {
 	const void *w = a[1], *bias = a[2];
@@ -1702,8 +1798,75 @@ static void cf_conv(const int32_t *p, void *const *a, float *scratch)
 		}
 }
 
-/* depthwise: per channel and output row, CF_VL interior pixels at a time
- * (stride 1: one load per tap, else gathered), the others alone */
+/* depthwise: per channel and output row, CF_DL interior pixels at a time
+ * (stride 1: one load per tap; 2: two loads deinterleaved on AVX2, else
+ * gathered), a last partial block overlapping the one before (the same
+ * values again), the other pixels alone. 8 lanes at most: rows are short. */
+#if CF_VL >= 8
+#define CF_DL 8
+typedef __m256 cf_d;
+#define CF_DLD(p) _mm256_loadu_ps(p)
+#define CF_DST(p, v) _mm256_storeu_ps(p, v)
+#define CF_DSET1(f) _mm256_set1_ps(f)
+#define CF_DADD(a, b) _mm256_add_ps(a, b)
+#define CF_DMUL(a, b) _mm256_mul_ps(a, b)
+#define CF_DGTSEL(a, b) _mm256_max_ps(a, b)
+#define CF_DLTSEL(a, b) _mm256_min_ps(a, b)
+/* x[0], x[2], ..., x[14] (reads x[15]) */
+static inline __m256 cf_dld2(const float *x)
+{
+	__m256 e = _mm256_shuffle_ps(_mm256_loadu_ps(x), _mm256_loadu_ps(x + 8), 0x88);
+	return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xd8));
+}
+#else
+#define CF_DL CF_VL
+typedef cf_v cf_d;
+#define CF_DLD(p) CF_LD(p)
+#define CF_DST(p, v) CF_ST(p, v)
+#define CF_DSET1(f) CF_SET1(f)
+#define CF_DADD(a, b) CF_ADD(a, b)
+#define CF_DMUL(a, b) CF_MUL(a, b)
+#define CF_DGTSEL(a, b) CF_GTSEL(a, b)
+#define CF_DLTSEL(a, b) CF_LTSEL(a, b)
+#endif
+
+/* outputs ow .. ow + CF_DL - 1 of a row, every tap inside the row, into
+ * o; with vec (cf_out_vec's condition) clamped and ReLU'd as cf_out does */
+static inline void cf_dwrow(const float *xc, ptrdiff_t xrow, int ow, int SW, int DH, int DW, int W, int kh0, int kh1,
+			    int KW, const float *wf, float b, int vec, float lo, float hi, int32_t act, float *o)
+{
+	cf_d acc = CF_DSET1(b);
+	for (int kh = kh0; kh < kh1; kh++) {
+		ptrdiff_t xr = xrow + (ptrdiff_t)kh * DH * W + (ptrdiff_t)ow * SW;
+		for (int kw = 0; kw < KW; kw++) {
+			const float *xp = xc + xr + (ptrdiff_t)kw * DW;
+			cf_d v;
+			if (SW == 1) {
+				v = CF_DLD(xp);
+			} else {
+#if CF_VL >= 8
+				if (SW == 2) {
+					v = cf_dld2(xp);
+				} else
+#endif
+				{
+					float t[CF_DL];
+					for (int l = 0; l < CF_DL; l++)
+						t[l] = xp[(ptrdiff_t)l * SW];
+					v = CF_DLD(t);
+				}
+			}
+			acc = CF_DADD(acc, CF_DMUL(v, CF_DSET1(wf[kh * KW + kw])));
+		}
+	}
+	if (vec) {
+		acc = CF_DLTSEL(CF_DSET1(hi), CF_DGTSEL(CF_DSET1(lo), acc));
+		if (act == NPU_U_RELU)
+			acc = CF_DGTSEL(acc, CF_DSET1(0.0f));
+	}
+	CF_DST(o, acc);
+}
+
 static void cf_depthwise(const int32_t *p, void *const *a, float *wf)
 {
 	const void *w = a[1], *bias = a[2];
@@ -1715,9 +1878,10 @@ static void cf_depthwise(const int32_t *p, void *const *a, float *wf)
 	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW];
 	int32_t act = p[NPU_CV_ACT];
 	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
-	int ilo, ihi;
+	int ilo, ihi, vec = lo <= hi && (act < 0 || act == NPU_U_RELU);
 	size_t plane = (size_t)H * W, P = (size_t)OH * OW;
-	cf_interior(W, OW, KW, SW, PL, DW, &ilo, &ihi);
+	/* interior columns; stride 2 on AVX2 reads one element more */
+	cf_interior(W - (CF_VL >= 8 && SW == 2), OW, KW, SW, PL, DW, &ilo, &ihi);
 	for (int c = 0; c < C; c++) {
 		cf_weights(p, w, wscale, c, KH * KW, wf);
 		float b = bias ? ((const float *)bias)[c] : 0.0f;
@@ -1730,32 +1894,19 @@ static void cf_depthwise(const int32_t *p, void *const *a, float *wf)
 				ptrdiff_t xrow = (ptrdiff_t)(oh * SH - PT) * W - PL;
 				float *yr = yc + (size_t)oh * OW;
 				for (int ow = 0; ow < OW;) {
-					if (ow >= ilo && ow + CF_VL <= ihi) {
-						cf_v acc = CF_SET1(b);
-						for (int kh = kh0; kh < kh1; kh++) {
-							ptrdiff_t xr = xrow + (ptrdiff_t)kh * DH * W + (ptrdiff_t)ow * SW;
-							for (int kw = 0; kw < KW; kw++) {
-								ptrdiff_t xp = xr + (ptrdiff_t)kw * DW;
-								cf_v v;
-								if (SW == 1) {
-									v = CF_LD(xc + xp);
-								} else {
-									float t[CF_VL];
-									for (int l = 0; l < CF_VL; l++)
-										t[l] = xc[xp + (ptrdiff_t)l * SW];
-									v = CF_LD(t);
-								}
-								acc = CF_ADD(acc, CF_MUL(v, CF_SET1(wf[kh * KW + kw])));
-							}
+					int at = ow;
+					if (ow >= ilo && ow < ihi && ihi - ilo >= CF_DL) {
+						if (ow + CF_DL > ihi)	/* overlap the block before */
+							at = ihi - CF_DL;
+						if (vec) {
+							cf_dwrow(xc, xrow, at, SW, DH, DW, W, kh0, kh1, KW, wf, b, 1, lo, hi, act, yr + at);
+						} else {
+							float o[CF_DL];
+							cf_dwrow(xc, xrow, at, SW, DH, DW, W, kh0, kh1, KW, wf, b, 0, lo, hi, act, o);
+							for (int l = 0; l < CF_DL; l++)
+								yr[at + l] = cf_out(o[l], lo, hi, act, p0, p1);
 						}
-						float o[CF_VL];
-						CF_ST(o, acc);
-						if (cf_out_vec(o, 1, lo, hi, act))
-							CF_ST(yr + ow, CF_LD(o));
-						else
-							for (int l = 0; l < CF_VL; l++)
-								yr[ow + l] = cf_out(o[l], lo, hi, act, p0, p1);
-						ow += CF_VL;
+						ow = at + CF_DL;
 						continue;
 					}
 					int kw0, kw1;
@@ -1828,8 +1979,13 @@ static void k_conv_f(const int32_t *p, void *const *a, void *scratch)
 {
 #if CF_VL > 0
 	if (cf_fast_scratch(p)) {
-		if (p[NPU_CV_C] == p[NPU_CV_OC] && p[NPU_CV_G] == p[NPU_CV_C])
+		int G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
+		if (p[NPU_CV_C] == p[NPU_CV_OC] && G == p[NPU_CV_C])
 			cf_depthwise(p, a, scratch);
+		else if (G == 1 && p[NPU_CV_KH] == 1 && p[NPU_CV_KW] == 1 && p[NPU_CV_SH] == 1 && p[NPU_CV_SW] == 1 &&
+			 p[NPU_CV_PT] == 0 && p[NPU_CV_PL] == 0 && p[NPU_CV_OW] == p[NPU_CV_W] &&
+			 p[NPU_CV_OH] * p[NPU_CV_OW] >= CF_VL)
+			cf_pointwise(p, a, scratch);
 		else
 			cf_conv(p, a, scratch);
 		return;
