@@ -18,6 +18,7 @@
 static uint32_t seed = 12345;
 static int gathered;	/* GEMM calls that gathered windows from x (a small budget) */
 static int chunked;	/* ... and summed K in chunks (a smaller one) */
+static int nhwc_runs;	/* depthwise ones also run channel-last on its fast path */
 static uint32_t rnd(void)
 {
 	seed = seed * 1664525u + 1013904223u;
@@ -133,6 +134,36 @@ static int one(const shape *s, int *path)
 			printf("# y[%zu] = %d, want %d\n", i, (int)got, (int)want[i]);
 			ok = 0;
 		}
+	}
+	/* a depthwise one also channel-last (CONV_NHWC_Q, x [N,H,W,C]; its
+	 * OHWI weights are the same bytes): the same values, transposed */
+	if (s->G == s->C && s->OC == s->C && ok) {
+		int8_t *xt = malloc(nx);
+		int16_t *yt = malloc(2 * ny);
+		uint32_t st = npu_scratch_size(NPU_K_CONV_NHWC_Q, p);
+		uint8_t *sc = malloc(st + 16);
+		nhwc_runs += st > 0;
+		for (int n = 0; n < s->N; n++)
+			for (int c = 0; c < s->C; c++)
+				for (int i = 0; i < s->H * s->W; i++)
+					xt[((size_t)n * s->H * s->W + i) * s->C + c] = x[((size_t)n * s->C + c) * s->H * s->W + i];
+		memset(sc, 0xa5, st + 16);
+		void *b[NPU_MAX_ARGS] = {xt, w, bias, mult, shift, s->wz ? wzp : NULL, yt};
+		k_conv_nhwc_q(p, b, sc);
+		for (size_t i = st; i < st + 16; i++)
+			ok &= sc[i] == 0xa5;
+		for (int n = 0; n < s->N && ok; n++)
+			for (int c = 0; c < s->C; c++)
+				for (int i = 0; i < OH * OW; i++) {
+					size_t at = ((size_t)n * OH * OW + i) * s->C + c;
+					int32_t got = s->YT == NPU_T_I8 ? ((int8_t *)yt)[at] : yt[at];
+					if (ok && got != want[((size_t)n * s->C + c) * OH * OW + i]) {
+						printf("# nhwc y[%zu] = %d, want %d\n", at, (int)got,
+						       (int)want[((size_t)n * s->C + c) * OH * OW + i]);
+						ok = 0;
+					}
+				}
+		free(xt), free(yt), free(sc);
 	}
 	if (!ok)
 		printf("# N%d C%d %dx%d OC%d k%dx%d s%d,%d p%d,%d,%d,%d d%d,%d g%d yt%d wz%d: path %d\n", s->N, s->C, s->H,
@@ -303,8 +334,9 @@ int main(void)
 		dws += path == CQ_DEPTHWISE;
 		dw3 += path == CQ_DEPTHWISE && s.KH == 3 && s.KW == 3 && s.DW == 1 && s.SW <= 2;
 	}
-	printf("# depthwise: %d of %d on the depthwise path, %d of them 3x3 stride 1 or 2\n", dws, ndw, dw3);
-	CHECK(dws > 100 && dw3 > 50);
+	printf("# depthwise: %d of %d on the depthwise path, %d of them 3x3 stride 1 or 2; %d channel-last\n", dws, ndw,
+	       dw3, nhwc_runs);
+	CHECK(dws > 100 && dw3 > 50 && nhwc_runs > 100);
 	/* float32: the fast path against the reference loop, bit for bit */
 	int ffails = 0, ffast = 0;
 	for (int i = 0; i < 400; i++) {

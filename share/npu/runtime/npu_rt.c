@@ -3737,6 +3737,99 @@ static void k_conv3_f(const int32_t *p, void *const *a, void *scratch)
  * replace. int8 x int8 taps of at most CQ_NHWC_MAX_K channels sum in int32
  * (|x - ZX| <= 255, |w - wzp| <= 255: < 2^30), the rest in int64. */
 #define CQ_NHWC_MAX_K 16384
+/* Channel-last int8 depthwise (one input and one output channel per
+ * group): per output pixel, each tap inside the input adds (x - ZX)(w - z)
+ * to a row of C int32 sums, all channels at once (x contiguous; the
+ * weights as int16 w - z in [tap][C] in the scratch, written once per
+ * call), then every sum is requantized. |x - ZX| <= 255, |w - z| <= 255
+ * and at most CN_DW_TAPS taps: exact in int32, any order. */
+#define CN_DW_TAPS 64
+static size_t cn_dw_scratch(const int32_t *p)
+{
+	int G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1, C = p[NPU_CV_C], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	if (p[NPU_CV_XT] != NPU_T_I8 || p[NPU_CV_WT] != NPU_T_I8 || C < 1 || G != C || p[NPU_CV_OC] != C || KH < 1 ||
+	    KW < 1 || KH > CN_DW_TAPS || KW > CN_DW_TAPS || KH * KW > CN_DW_TAPS)
+		return 0;
+	size_t n = (((size_t)KH * KW * C * 2 + 15) & ~(size_t)15) + (size_t)C * 4;
+	return p[NPU_CV_SMAX] > 0 && n > (size_t)p[NPU_CV_SMAX] ? 0 : n;
+}
+
+/* acc[c] += (x[c] - ZX) w[c] for c < C */
+static void cn_dw_add(int32_t *restrict acc, const int8_t *restrict x, const int16_t *restrict w, int C, int32_t ZX)
+{
+	int c = 0;
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+	const __m128i zx = _mm_set1_epi16((int16_t)ZX), z = _mm_setzero_si128();
+	for (; c + 8 <= C; c += 8) {
+		__m128i v = _mm_loadl_epi64((const __m128i *)(const void *)(x + c));
+#if defined(__SSE4_1__)
+		v = _mm_cvtepi8_epi16(v);
+#else
+		v = _mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8);
+#endif
+		v = _mm_sub_epi16(v, zx);
+		__m128i wv = _mm_loadu_si128((const __m128i *)(const void *)(w + c));
+		__m128i lo = _mm_madd_epi16(_mm_unpacklo_epi16(v, z), _mm_unpacklo_epi16(wv, z));
+		__m128i hi = _mm_madd_epi16(_mm_unpackhi_epi16(v, z), _mm_unpackhi_epi16(wv, z));
+		_mm_storeu_si128((__m128i *)(void *)(acc + c),
+				 _mm_add_epi32(_mm_loadu_si128((const __m128i *)(const void *)(acc + c)), lo));
+		_mm_storeu_si128((__m128i *)(void *)(acc + c + 4),
+				 _mm_add_epi32(_mm_loadu_si128((const __m128i *)(const void *)(acc + c + 4)), hi));
+	}
+#elif !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
+	const int16x8_t zx = vdupq_n_s16((int16_t)ZX);
+	for (; c + 8 <= C; c += 8) {
+		int16x8_t v = vsubq_s16(vmovl_s8(vld1_s8(x + c)), zx), wv = vld1q_s16(w + c);
+		vst1q_s32(acc + c, vmlal_s16(vld1q_s32(acc + c), vget_low_s16(v), vget_low_s16(wv)));
+		vst1q_s32(acc + c + 4, vmlal_high_s16(vld1q_s32(acc + c + 4), v, wv));
+	}
+#endif
+	for (; c < C; c++)
+		acc[c] += (x[c] - ZX) * w[c];
+}
+
+static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
+{
+	const int8_t *x = a[0], *w = a[1];
+	const void *bias = a[2];
+	const int32_t *mult = a[3], *shift = a[4], *wzp = a[5];
+	void *y = a[6];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W];
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], taps = KH * KW;
+	int32_t YT = p[NPU_CV_YT], ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	int16_t *wt = scratch;
+	int32_t *acc = (int32_t *)(void *)((uint8_t *)scratch + (((size_t)taps * C * 2 + 15) & ~(size_t)15));
+	for (int c = 0; c < C; c++) {
+		int32_t z = wzp ? wzp[c] : 0;
+		for (int t = 0; t < taps; t++)
+			wt[(size_t)t * C + c] = (int16_t)(w[(size_t)c * taps + t] - z);
+	}
+	for (int n = 0; n < N; n++)
+		for (int oh = 0; oh < OH; oh++)
+			for (int ow = 0; ow < OW; ow++) {
+				for (int c = 0; c < C; c++)
+					acc[c] = 0;
+				for (int kh = 0; kh < KH; kh++) {
+					int ih = oh * SH - PT + kh * DH;
+					if (ih < 0 || ih >= H)
+						continue;
+					for (int kw = 0; kw < KW; kw++) {
+						int iw = ow * SW - PL + kw * DW;
+						if (iw >= 0 && iw < W)
+							cn_dw_add(acc, x + (((size_t)n * H + ih) * W + iw) * C,
+								  wt + (size_t)(kh * KW + kw) * C, C, ZX);
+					}
+				}
+				size_t yo = (((size_t)n * OH + oh) * OW + ow) * C;
+				for (int c = 0; c < C; c++)
+					rt_sti(y, YT, yo + c,
+					       rt_clamp(ZY + rt_mulshift(cq_bias(p, bias, c) + acc[c], mult[c], rt_shift(shift[c])),
+							LO, HI));
+			}
+}
+
 static void k_conv_nhwc_q(const int32_t *p, void *const *a, void *scratch)
 {
 	const void *x = a[0], *w = a[1], *bias = a[2];
@@ -3748,11 +3841,19 @@ static void k_conv_nhwc_q(const int32_t *p, void *const *a, void *scratch)
 	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
 	int32_t XT = p[NPU_CV_XT], WT = p[NPU_CV_WT], YT = p[NPU_CV_YT];
 	int32_t ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
-	(void)scratch;
 	if (C < 1 || OC < 1 || C % G != 0 || OC % G != 0)	/* not a convolution */
 		return;
 	int cg = C / G, og = OC / G;
 	int fast = XT == NPU_T_I8 && WT == NPU_T_I8 && cg <= CQ_NHWC_MAX_K;
+	if (cn_dw_scratch(p) && ZX >= -128 && ZX <= 127) {
+		int ok = 1;
+		for (int o = 0; ok && wzp && o < OC; o++)
+			ok = wzp[o] >= -128 && wzp[o] <= 127;
+		if (ok) {
+			cn_depthwise(p, a, scratch);
+			return;
+		}
+	}
 	for (int n = 0; n < N; n++)
 		for (int oh = 0; oh < OH; oh++)
 			for (int ow = 0; ow < OW; ow++) {
@@ -4117,6 +4218,9 @@ uint32_t npu_scratch_size(uint32_t kernel, const int32_t *p)
 		cq_geometry(p, &g);
 		return (uint32_t)g.scratch;
 	}
+	/* @npu-end */
+	/* @npu-kernel CONV_NHWC_Q */
+	case NPU_K_CONV_NHWC_Q: return (uint32_t)cn_dw_scratch(p);
 	/* @npu-end */
 	/* @npu-kernel CONV_F CONV_NHWC_F */
 	case NPU_K_CONV_F: case NPU_K_CONV_NHWC_F: {
