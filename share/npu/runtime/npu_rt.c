@@ -1569,15 +1569,16 @@ static void cf_interior(int W, int OW, int KW, int SW, int PL, int DW, int *lo, 
 		*hi = *lo;
 }
 
-/* one tile: NP (1 or CF_MP) pixels of a row, the first at x offset xb,
- * the next ones SW further, x CF_NR channels; out[m][j]. The CF_NA = NP
+/* one tile: NP (1 or CF_MP) pixels with the same window shape (kernel
+ * rows kh0 .. kh1 - 1, columns kw0 .. kw1 - 1 inside the input), pixel m's
+ * window at x offset xo[m], x CF_NR channels; out[m][j]. The CF_NA = NP
  * CF_NV accumulators are named (a0 .. a11) so that they live in
  * registers; accumulator i is pixel i / CF_NV, vector i % CF_NV. */
 #define CF_R4(X) X(0) X(1) X(2) X(3)
 #define CF_R12(X) CF_R4(X) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 #define CF_WSEL(v) ((v) == 0 ? w0 : (v) == 1 ? w1 : (v) == 2 ? w2 : w3)
 #define CF_TILE(NAME, NP, REP) \
-	static void NAME(const float *x, ptrdiff_t xb, int SW, const float *wp, int cg, size_t plane, int W, int KH, \
+	static void NAME(const float *x, const ptrdiff_t *xo, const float *wp, int cg, size_t plane, int W, int KH, \
 			 int KW, int DH, int DW, int kh0, int kh1, int kw0, int kw1, const float *b, float *out) \
 	{ \
 		enum { NA = (NP) * CF_NV }; \
@@ -1585,11 +1586,11 @@ static void cf_interior(int W, int OW, int KW, int SW, int PL, int DW, int *lo, 
 		REP(CF_DECL) \
 		for (int ic = 0; ic < cg; ic++) \
 			for (int kh = kh0; kh < kh1; kh++) { \
-				ptrdiff_t xr = (ptrdiff_t)((size_t)ic * plane) + xb + (ptrdiff_t)kh * DH * W; \
+				ptrdiff_t xr = (ptrdiff_t)((size_t)ic * plane) + (ptrdiff_t)kh * DH * W; \
 				const float *wk = wp + ((size_t)(ic * KH + kh) * KW) * CF_NR; \
 				for (int kw = kw0; kw < kw1; kw++) { \
 					const float *wq = wk + (size_t)kw * CF_NR; \
-					const float *xp = x + xr + (ptrdiff_t)kw * DW; \
+					ptrdiff_t r = xr + (ptrdiff_t)kw * DW; \
 					w0 = CF_LD(wq); \
 					w1 = CF_NV > 1 ? CF_LD(wq + CF_VL) : w0; \
 					w2 = CF_NV > 2 ? CF_LD(wq + 2 * CF_VL) : w0; \
@@ -1603,7 +1604,7 @@ static void cf_interior(int W, int OW, int KW, int SW, int PL, int DW, int *lo, 
 #define CF_DECL(i) cf_v a##i = CF_LD(b + ((i) % CF_NV) * CF_VL);
 #define CF_STEP(i) \
 	if ((i) < NA) \
-		a##i = CF_ADD(a##i, CF_MUL(CF_SET1(xp[(ptrdiff_t)((i) / CF_NV) * SW]), CF_WSEL((i) % CF_NV)));
+		a##i = CF_ADD(a##i, CF_MUL(CF_SET1(x[xo[(i) / CF_NV] + r]), CF_WSEL((i) % CF_NV)));
 #define CF_STORE(i) \
 	if ((i) < NA) \
 		CF_ST(out + ((i) / CF_NV) * CF_NR + ((i) % CF_NV) * CF_VL, a##i);
@@ -1683,6 +1684,58 @@ CF_PW(cf_pw11, 1, 1, CF_R4)
 #undef CF_PSTEP
 #undef CF_PSTORE
 
+/* A stride-1 convolution's interior pixels of a row: like CF_PW, lanes
+ * along pixels (x contiguous per tap), MR channels of the packed block wp
+ * (weight of channel j, tap k at wp[k CF_NR + j]) broadcast per tap;
+ * accumulator i is channel i / NV, vector i % NV. */
+#define CF_PX(NAME, MR, NV, REP) \
+	static void NAME(const float *x, ptrdiff_t xb, size_t plane, int W, int cg, int KH, int KW, int DH, int DW, \
+			 int kh0, int kh1, const float *wp, const float *b, float lo, float hi, int32_t act, int vec, \
+			 float p0, float p1, float *y, size_t P) \
+	{ \
+		enum { NA = (MR) * (NV) }; \
+		REP(CF_XDECL) \
+		for (int ic = 0; ic < cg; ic++) \
+			for (int kh = kh0; kh < kh1; kh++) { \
+				const float *xr = x + (ptrdiff_t)((size_t)ic * plane) + xb + (ptrdiff_t)kh * DH * W; \
+				const float *wk = wp + (size_t)((ic * KH + kh) * KW) * CF_NR; \
+				for (int kw = 0; kw < KW; kw++) { \
+					const float *xk = xr + (ptrdiff_t)kw * DW, *wq = wk + (size_t)kw * CF_NR; \
+					REP(CF_XSTEP) \
+				} \
+			} \
+		REP(CF_XSTORE) \
+	}
+#define CF_XDECL(i) cf_v a##i = CF_SET1(b[(i) / (NV)]);
+#define CF_XSTEP(i) \
+	if ((i) < NA) \
+		a##i = CF_ADD(a##i, CF_MUL(CF_LD(xk + ((i) % (NV)) * CF_VL), CF_SET1(wq[(i) / (NV)])));
+#define CF_XSTORE(i) \
+	if ((i) < NA) { \
+		float *yo = y + (size_t)((i) / (NV)) * P + ((i) % (NV)) * CF_VL; \
+		if (vec) { \
+			cf_v t = CF_LTSEL(CF_SET1(hi), CF_GTSEL(CF_SET1(lo), a##i)); \
+			CF_ST(yo, act == NPU_U_RELU ? CF_GTSEL(t, CF_SET1(0.0f)) : t); \
+		} else { \
+			float o[CF_VL]; \
+			CF_ST(o, a##i); \
+			for (int l = 0; l < CF_VL; l++) \
+				yo[l] = cf_out(o[l], lo, hi, act, p0, p1); \
+		} \
+	}
+#define NV 3
+CF_PX(cf_px43, 4, 3, CF_R12)
+CF_PX(cf_px13, 1, 3, CF_R4)
+#undef NV
+#define NV 1
+CF_PX(cf_px41, 4, 1, CF_R4)
+CF_PX(cf_px11, 1, 1, CF_R4)
+#undef NV
+#undef CF_PX
+#undef CF_XDECL
+#undef CF_XSTEP
+#undef CF_XSTORE
+
 /* the pointwise path: P >= CF_VL pixels per image, groups of 1 */
 static void cf_pointwise(const int32_t *p, void *const *a, float *scratch)
 {
@@ -1732,6 +1785,33 @@ static void cf_pointwise(const int32_t *p, void *const *a, float *scratch)
 	}
 }
 
+/* outputs ilo .. ihi - 1 (ihi - ilo >= CF_VL) of a stride-1 row for the
+ * nr channels of the packed block: 4 channels x 3 vectors at a time, then
+ * single vectors, the last one overlapping the one before */
+static void cf_rowpx(const float *xg, ptrdiff_t xrow, size_t plane, int W, int cg, int KH, int KW, int DH, int DW,
+		     int kh0, int kh1, const float *wp, const float *b, int nr, int ilo, int ihi, float lo, float hi,
+		     int32_t act, int vec, float p0, float p1, float *yr, size_t P)
+{
+	for (int j = 0; j < nr;) {
+		int mr = nr - j >= 4 ? 4 : 1;
+		for (int q = ilo; q < ihi;) {
+			int nv = ihi - q >= 3 * CF_VL ? 3 : 1, at = ihi - q < CF_VL ? ihi - CF_VL : q;
+			ptrdiff_t xb = xrow + at;
+			float *y = yr + (size_t)j * P + (size_t)at;
+			if (mr == 4 && nv == 3)
+				cf_px43(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j, b + j, lo, hi, act, vec, p0, p1, y, P);
+			else if (mr == 4)
+				cf_px41(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j, b + j, lo, hi, act, vec, p0, p1, y, P);
+			else if (nv == 3)
+				cf_px13(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j, b + j, lo, hi, act, vec, p0, p1, y, P);
+			else
+				cf_px11(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j, b + j, lo, hi, act, vec, p0, p1, y, P);
+			q = at + nv * CF_VL;
+		}
+		j += mr;
+	}
+}
+
 static void cf_conv(const int32_t *p, void *const *a, float *scratch)
 {
 	const void *w = a[1], *bias = a[2];
@@ -1743,7 +1823,7 @@ static void cf_conv(const int32_t *p, void *const *a, float *scratch)
 	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
 	int32_t act = p[NPU_CV_ACT];
 	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
-	int cg = C / G, og = OC / G, K = cg * KH * KW, ilo, ihi;
+	int cg = C / G, og = OC / G, K = cg * KH * KW, ilo, ihi, vec = lo <= hi && (act < 0 || act == NPU_U_RELU);
 	size_t plane = (size_t)H * W, P = (size_t)OH * OW;
 	float *wp = scratch, *wf = scratch + (size_t)K * CF_NR;
 	float b[CF_NR], out[CF_MP * CF_NR];
@@ -1766,32 +1846,59 @@ static void cf_conv(const int32_t *p, void *const *a, float *scratch)
 			for (int n = 0; n < N; n++) {
 				const float *xg = x + ((size_t)n * C + (size_t)gr * cg) * plane;
 				float *yb = y + ((size_t)n * OC + oc0) * P;
-				for (int oh = 0; oh < OH; oh++) {
+				/* stride 1: the interior columns in lanes of pixels */
+				int pa = SW == 1 && ihi - ilo >= CF_VL;
+				for (int oh = 0; oh < OH && pa; oh++) {
 					int kh0, kh1;
 					cf_taps(oh, SH, PT, DH, KH, H, &kh0, &kh1);
-					ptrdiff_t xrow = (ptrdiff_t)(oh * SH - PT) * W - PL;
-					for (int ow = 0; ow < OW;) {
-						int np = 1, kw0 = 0, kw1 = KW;
-						ptrdiff_t xb = xrow + (ptrdiff_t)ow * SW;
-						if (ow >= ilo && ow + CF_MP <= ihi) {
-							np = CF_MP;
-							cf_tilen(xg, xb, SW, wp, cg, plane, W, KH, KW, DH, DW, kh0, kh1, 0, KW, b, out);
-						} else {
-							if (ow < ilo || ow >= ihi)
-								cf_taps(ow, SW, PL, DW, KW, W, &kw0, &kw1);
-							cf_tile1(xg, xb, SW, wp, cg, plane, W, KH, KW, DH, DW, kh0, kh1, kw0, kw1, b, out);
+					cf_rowpx(xg, (ptrdiff_t)(oh * SH - PT) * W - PL, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp, b,
+						 nr, ilo, ihi, lo, hi, act, vec, p0, p1, yb + (size_t)oh * OW, P);
+				}
+				/* the other pixels in tiles of CF_MP with one window shape:
+				 * runs of rows with the same kernel rows inside x runs of
+				 * columns with the same kernel columns inside */
+				for (int r0 = 0, r1; r0 < OH; r0 = r1) {
+					int kh0, kh1, u0, u1;
+					cf_taps(r0, SH, PT, DH, KH, H, &kh0, &kh1);
+					for (r1 = r0 + 1; r1 < OH; r1++) {
+						cf_taps(r1, SH, PT, DH, KH, H, &u0, &u1);
+						if (u0 != kh0 || u1 != kh1)
+							break;
+					}
+					for (int c0 = 0, c1; c0 < OW; c0 = c1) {
+						int kw0, kw1;
+						cf_taps(c0, SW, PL, DW, KW, W, &kw0, &kw1);
+						for (c1 = c0 + 1; c1 < OW; c1++) {
+							cf_taps(c1, SW, PL, DW, KW, W, &u0, &u1);
+							if (u0 != kw0 || u1 != kw1)
+								break;
 						}
-						size_t at = (size_t)oh * OW + (size_t)ow;
-						if (cf_out_vec(out, np * CF_NV, lo, hi, act))
-							for (int j = 0; j < nr; j++)
-								for (int m = 0; m < np; m++)
-									yb[(size_t)j * P + at + (size_t)m] = out[m * CF_NR + j];
-						else
-							for (int j = 0; j < nr; j++)
-								for (int m = 0; m < np; m++)
-									yb[(size_t)j * P + at + (size_t)m] =
-										cf_out(out[m * CF_NR + j], lo, hi, act, p0, p1);
-						ow += np;
+						if (pa && kw0 == 0 && kw1 == KW)	/* done above */
+							continue;
+						int cw = c1 - c0, cnt = (r1 - r0) * cw;
+						for (int t0 = 0; t0 < cnt; t0 += CF_MP) {
+							int np = cnt - t0 < CF_MP ? cnt - t0 : CF_MP;
+							ptrdiff_t xo[CF_MP];
+							size_t at[CF_MP];
+							for (int m = 0; m < CF_MP; m++) {
+								int t = t0 + (m < np ? m : np - 1), oh = r0 + t / cw, ow = c0 + t % cw;
+								xo[m] = (ptrdiff_t)(oh * SH - PT) * W + (ptrdiff_t)ow * SW - PL;
+								at[m] = (size_t)oh * OW + (size_t)ow;
+							}
+							if (np == 1)
+								cf_tile1(xg, xo, wp, cg, plane, W, KH, KW, DH, DW, kh0, kh1, kw0, kw1, b, out);
+							else
+								cf_tilen(xg, xo, wp, cg, plane, W, KH, KW, DH, DW, kh0, kh1, kw0, kw1, b, out);
+							if (cf_out_vec(out, np * CF_NV, lo, hi, act))
+								for (int j = 0; j < nr; j++)
+									for (int m = 0; m < np; m++)
+										yb[(size_t)j * P + at[m]] = out[m * CF_NR + j];
+							else
+								for (int j = 0; j < nr; j++)
+									for (int m = 0; m < np; m++)
+										yb[(size_t)j * P + at[m]] =
+											cf_out(out[m * CF_NR + j], lo, hi, act, p0, p1);
+						}
 					}
 				}
 			}
