@@ -8,7 +8,9 @@
  * C; plain: SSE2 on x86-64; -msse4.1, -mavx2, aarch64 NEON under
  * qemu-aarch64), so every SIMD path is held to the same definition as the
  * portable one, i.e. to it bit for bit. It includes the runtime source to
- * reach its kernels directly. */
+ * reach its kernels directly. Also: every depthwise case channel-last
+ * (CONV_NHWC_Q), and CONV_F's fast float32 paths against its reference
+ * loop, bit for bit. */
 #include "../unit/check.h"
 #include "../../share/npu/runtime/npu_rt.c"
 
