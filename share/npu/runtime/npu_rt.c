@@ -1728,6 +1728,7 @@ CF_PX(cf_px43, 4, 3, CF_R12)
 CF_PX(cf_px13, 1, 3, CF_R4)
 #undef NV
 #define NV 1
+CF_PX(cf_px81, 8, 1, CF_R12)
 CF_PX(cf_px41, 4, 1, CF_R4)
 CF_PX(cf_px11, 1, 1, CF_R4)
 #undef NV
@@ -1793,12 +1794,18 @@ static void cf_rowpx(const float *xg, ptrdiff_t xrow, size_t plane, int W, int c
 		     int32_t act, int vec, float p0, float p1, float *yr, size_t P)
 {
 	for (int j = 0; j < nr;) {
-		int mr = nr - j >= 4 ? 4 : 1;
+		int mr = nr - j >= 8 ? 8 : nr - j >= 4 ? 4 : 1;
 		for (int q = ilo; q < ihi;) {
 			int nv = ihi - q >= 3 * CF_VL ? 3 : 1, at = ihi - q < CF_VL ? ihi - CF_VL : q;
 			ptrdiff_t xb = xrow + at;
 			float *y = yr + (size_t)j * P + (size_t)at;
-			if (mr == 4 && nv == 3)
+			if (mr == 8 && nv == 3) {	/* 8 accumulators at least: the adds' latency */
+				cf_px43(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j, b + j, lo, hi, act, vec, p0, p1, y, P);
+				cf_px43(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j + 4, b + j + 4, lo, hi, act, vec, p0,
+					p1, y + 4 * P, P);
+			} else if (mr == 8)
+				cf_px81(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j, b + j, lo, hi, act, vec, p0, p1, y, P);
+			else if (mr == 4 && nv == 3)
 				cf_px43(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j, b + j, lo, hi, act, vec, p0, p1, y, P);
 			else if (mr == 4)
 				cf_px41(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j, b + j, lo, hi, act, vec, p0, p1, y, P);
@@ -1836,13 +1843,26 @@ static void cf_conv(const int32_t *p, void *const *a, float *scratch)
 	for (int gr = 0; gr < G; gr++)
 		for (int ob = 0; ob < og; ob += CF_NR) {
 			int nr = og - ob < CF_NR ? og - ob : CF_NR, oc0 = gr * og + ob;
-			for (int j = 0; j < CF_NR; j++) {
-				if (j < nr)
-					cf_weights(p, w, wscale, oc0 + j, K, wf);
-				for (int k = 0; k < K; k++)
-					wp[(size_t)k * CF_NR + j] = j < nr ? wf[k] : 0.0f;
-				b[j] = j < nr && bias ? ((const float *)bias)[oc0 + j] : 0.0f;
+			if (p[NPU_CV_WT] == NPU_T_F32) {	/* straight from w: rows written whole */
+				const float *wo = (const float *)w + (size_t)oc0 * K;
+				for (int k = 0; k < K; k++) {
+					float *r = wp + (size_t)k * CF_NR;
+					int j = 0;
+					for (; j < nr; j++)
+						r[j] = wo[(size_t)j * K + k];
+					for (; j < CF_NR; j++)
+						r[j] = 0.0f;
+				}
+			} else {
+				for (int j = 0; j < CF_NR; j++) {
+					if (j < nr)
+						cf_weights(p, w, wscale, oc0 + j, K, wf);
+					for (int k = 0; k < K; k++)
+						wp[(size_t)k * CF_NR + j] = j < nr ? wf[k] : 0.0f;
+				}
 			}
+			for (int j = 0; j < CF_NR; j++)
+				b[j] = j < nr && bias ? ((const float *)bias)[oc0 + j] : 0.0f;
 			for (int n = 0; n < N; n++) {
 				const float *xg = x + ((size_t)n * C + (size_t)gr * cg) * plane;
 				float *yb = y + ((size_t)n * OC + oc0) * P;
