@@ -422,6 +422,16 @@ static void cq_geometry(const int32_t *p, cq_geo *g)
 		 * to the generic path */
 		if (g->H > 0 && g->W > 0)
 			g->path = CQ_DEPTHWISE;
+		/* 3x3, stride 1 or 2 both ways, row dilation 1: a copy of the
+		 * channel padded with ZX (SR rows of S Wp columns, Wp >= OW + 2 / S)
+		 * where every output is interior and the rows run on as one */
+		int S = g->SW;
+		if (g->KH == 3 && g->KW == 3 && g->DH == 1 && g->DW == 1 && g->SH == S && (S == 1 || S == 2)) {
+			size_t wq = (size_t)g->OW + (size_t)(3 - 1 + S - 1) / (size_t)S, hp = (size_t)S * (size_t)(g->OH - 1) + 4;
+			size_t need = (hp * wq * (size_t)S + 15) & ~(size_t)15;
+			if (need <= budget && wq < (1u << 20) && hp < (1u << 20))
+				g->Wp = (int)wq, g->SR = (int)hp, g->scratch = need;
+		}
 		return;
 	}
 	/* the column tile: TP pixels' windows as int16 x - ZX (rows of Kp =
@@ -893,7 +903,55 @@ static void cq_dw_requant(void *y, int32_t YT, const int32_t *acc, int n, const 
 	}
 }
 
-static void cq_depthwise(const int32_t *p, const cq_geo *g, void *const *a)
+/* cq_depthwise on the padded copy (cq_geometry), every output interior:
+ * stride 1 runs the plane's OH rows of Wp columns as one row (the columns
+ * past OW computed and dropped), stride 2 row by row; CQ_DW_CHUNK
+ * accumulators at a time */
+static void cq_dw_flat(const int8_t *xc, const cq_geo *g, int32_t ZX, const int16_t *wv, int32_t corr, int8_t *pp,
+		       void *y, int32_t YT, size_t at, int fast, const rt_uq *q, int32_t b, int32_t mult, int32_t shift,
+		       const int32_t *p)
+{
+	int S = g->SW, OW = g->OW, W = g->W, wq = g->Wp;
+	size_t wpp = (size_t)S * (size_t)wq, hp = (size_t)g->SR;
+	int32_t acc[CQ_DW_CHUNK];
+	memset(pp, (int8_t)ZX, hp * wpp);
+	for (int ih = 0; ih < g->H; ih++) {
+		size_t r = (size_t)ih + (size_t)g->PT, c = (size_t)g->PL;
+		if (r < hp && c < wpp)
+			memcpy(pp + r * wpp + c, xc + (size_t)ih * W, (size_t)W < wpp - c ? (size_t)W : wpp - c);
+	}
+	/* stride 1: the whole plane as one run of OH Wp outputs (rows of rw =
+	 * Wp); stride 2: row by row (rw = OW) */
+	int rw = S == 1 ? wq : OW, segs = S == 1 ? 1 : g->OH, len = S == 1 ? g->OH * wq : OW;
+	for (int sg = 0; sg < segs; sg++) {
+		const int8_t *base = pp + (size_t)S * (size_t)sg * wpp;
+		const int8_t *rows[3] = {base, base + wpp, base + 2 * wpp};
+		for (int f0 = 0; f0 < len; f0 += CQ_DW_CHUNK) {
+			int n = len - f0 < CQ_DW_CHUNK ? len - f0 : CQ_DW_CHUNK;
+			int done = cq_dw3(rows, wv, S, 0, f0, n, corr, acc);
+			if (done < n)
+				cq_dw_rows(rows, wv, 3, 3, 1, S, 0, f0 + done, n - done, corr, acc + done);
+			for (int f = f0; f < f0 + n;) {
+				int oh = sg + f / rw, ow = f % rw, run;
+				if (ow >= OW) {
+					f += rw - ow;
+					continue;
+				}
+				run = OW - ow < f0 + n - f ? OW - ow : f0 + n - f;
+				size_t o = at + (size_t)oh * OW + (size_t)ow;
+				if (fast)
+					cq_dw_requant(YT == NPU_T_I8 ? (void *)((int8_t *)y + o) : (void *)((int16_t *)y + o), YT,
+						      acc + (f - f0), run, q, b, mult, rt_shift(shift));
+				else
+					cq_requant(y, YT, o, acc + (f - f0), NULL, 0, run, 1, 0, b, mult, shift, p[NPU_CV_ZY],
+						   p[NPU_CV_LO], p[NPU_CV_HI]);
+				f += run;
+			}
+		}
+	}
+}
+
+static void cq_depthwise(const int32_t *p, const cq_geo *g, void *const *a, void *scratch)
 {
 	const int8_t *x = a[0], *w = a[1];
 	const int32_t *bias = a[2], *mult = a[3], *shift = a[4], *wzp = a[5];
@@ -925,6 +983,10 @@ static void cq_depthwise(const int32_t *p, const cq_geo *g, void *const *a)
 			int32_t swall = 0;
 			for (int t = 0; t < taps; t++)
 				swall += wv[t];
+			if (g->scratch) {
+				cq_dw_flat(xc, g, ZX, wv, ZX * swall, scratch, y, YT, at, fast, &q, b, mult[c], shift[c], p);
+				continue;
+			}
 			for (int oh = 0; oh < g->OH; oh++, at += (size_t)OW) {
 				/* the window's rows; those in the padding: weight 0 */
 				int ih0 = oh * g->SH - g->PT, valid = 0;
@@ -1424,7 +1486,7 @@ static void k_conv_q(const int32_t *p, void *const *a, void *scratch)
 			g.path = CQ_GENERIC;
 	}
 	if (g.path == CQ_DEPTHWISE)
-		cq_depthwise(p, &g, a);
+		cq_depthwise(p, &g, a, scratch);
 	else if (g.path == CQ_IM2COL && g.KC)
 		cq_chunked_conv(p, &g, a, scratch);
 	else if (g.path == CQ_IM2COL)
