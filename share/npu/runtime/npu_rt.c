@@ -347,8 +347,9 @@ static inline int64_t cq_bias(const int32_t *p, const void *bias, int oc)
 #endif
 /* CONV_Q has three paths with identical results (integers are exact):
  * - generic: any types, int64 accumulation, exact requantization;
- * - depthwise int8 (C == OC == G): per channel and output row, straight
- *   from x, accumulators in registers (cq_depthwise), no scratch;
+ * - depthwise int8 (C == OC == G): per channel, accumulators in registers
+ *   (cq_depthwise): 3x3 stride 1/2 on a ZX-padded copy of the channel in
+ *   the scratch, else (or within a smaller budget) row by row from x;
  * - GEMM int8 (the others): tiles of TP output pixels; each pixel's window
  *   as int16 x - ZX in a row of the column tile (a 1x1 stride-1 conv
  *   transposes x directly; others first stage the input rows the tile
@@ -605,7 +606,8 @@ static void cq_requant(void *y, int32_t YT, size_t at, const int32_t *restrict a
 
 /* Depthwise int8 (C == OC == G): per channel and output row, the
  * accumulators of CQ_DW_CHUNK outputs at a time stay in registers over
- * all taps and are requantized from a small stack row (no scratch). The
+ * all taps and are requantized from a small stack row (3x3 stride 1/2:
+ * on a padded copy of the channel, cq_dw_flat). The
  * rows of the kernel window that fall into the padding keep a valid row
  * pointer with weight 0, so the interior kernels always see KH rows; the
  * interior columns (every tap inside the row) need no bounds checks and
