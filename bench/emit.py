@@ -3,7 +3,15 @@
 
     /usr/bin/python3 bench/emit.py [--rounds 10] [--runs 5] [--warmup 5] [--models ...]
                                    [--npu-build MODEL=CMD]... [--npu-cmd MODEL=CMD]...
-                                   [--export DIR]
+                                   [--export DIR] [--fp32]
+
+--fp32 compares float32 instead: PyTorch's float model traced and
+prepared for inference (torch.jit.trace + torch.jit.optimize_for_inference:
+frozen, convolutions on oneDNN (mkldnn); 1 thread, the one side 'fp32')
+against the emitted code of the unquantized graph (bench/emit_npu.sh ...
+fp32). Plain torch.jit.freeze (or eager) runs Debian's torch 1.13 convs
+8-14x slower here (mobilenet_v2 ~240 ms against ~20 ms), which would flatter
+npukit.
 
 PyTorch: torchvision mobilenet_v2, resnet18 and squeezenet1_1 (random
 weights, seed 0, batch_norm statistics re-estimated on image-like data as
@@ -81,6 +89,11 @@ def torch_int8(model, backend, calib, per_channel=False):
     return ts
 
 
+def torch_fp32(model, x):
+    with torch.no_grad():
+        return torch.jit.optimize_for_inference(torch.jit.trace(copy.deepcopy(model).eval(), x).eval())
+
+
 def median_ms(fn, x, warmup, repeat):
     with torch.no_grad():
         for _ in range(warmup):
@@ -136,7 +149,11 @@ def main():
     ap.add_argument("--npu-build", action="append", default=[], metavar="MODEL=CMD",
                     help="command building MODEL's emitted code (once, before the rounds)")
     ap.add_argument("--export", metavar="DIR", help="write MODEL.pt, MODEL.calib.npy, MODEL.input.npy")
+    ap.add_argument("--fp32", action="store_true",
+                    help="float32 on both sides (torch: traced, optimize_for_inference)")
     args = ap.parse_args()
+    if args.fp32:
+        args.backends = "fp32"
 
     global NPU_RUNS
     NPU_RUNS = args.runs
@@ -174,18 +191,19 @@ def main():
         sides = []
         for b in backends:
             r[b] = None
-            if b not in torch.backends.quantized.supported_engines:
+            if b != "fp32" and b not in torch.backends.quantized.supported_engines:
                 print("%s %s: not in this torch build" % (name, b), file=sys.stderr)
                 continue
             try:
-                q = torch_int8(model, b, calib, per_channel=(b != "qnnpack" or args.qnnpack_per_channel))
+                q = torch_fp32(model, x) if b == "fp32" else \
+                    torch_int8(model, b, calib, per_channel=(b != "qnnpack" or args.qnnpack_per_channel))
                 with torch.no_grad():
                     s = quant.sqnr(ref, q(x).numpy())
                     for _ in range(args.warmup):
                         q(x)
                 r[b + " sqnr"] = s
                 print("%s %s: SQNR %.1f dB" % (name, b, s), file=sys.stderr, flush=True)
-                sides.append((b, lambda q=q, b=b: (setattr(torch.backends.quantized, "engine", b),
+                sides.append((b, lambda q=q, b=b: (b == "fp32" or setattr(torch.backends.quantized, "engine", b),
                                                    median_ms(q, x, 0, args.runs))[1]))
             except Exception as e:
                 print("%s %s: failed: %s" % (name, b, str(e).splitlines()[0]), file=sys.stderr)
@@ -221,8 +239,9 @@ def main():
         rows.append(row)
     w = [max(len(h), *(len(rw[i]) for rw in rows)) for i, h in enumerate(head)]
     print("CPU: %s" % interleave.cpu_model())
-    print("int8 latency, 1 thread, batch 1, 3x224x224, %d interleaved rounds of %d runs (medians); "
-          "vs = median of per-round torch_ms / npu_ms (> 1: npukit faster)" % (args.rounds, args.runs))
+    print("%s latency, 1 thread, batch 1, 3x224x224, %d interleaved rounds of %d runs (medians); "
+          "vs = median of per-round torch_ms / npu_ms (> 1: npukit faster)"
+          % ("float32" if args.fp32 else "int8", args.rounds, args.runs))
     print("| " + " | ".join(h.ljust(n) for h, n in zip(head, w)) + " |")
     print("|" + "|".join("-" * (n + 2) for n in w) + "|")
     for rw in rows:

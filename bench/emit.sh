@@ -6,15 +6,18 @@
 # squeezenet1_1 at 224x224, interleaved round by round. See bench/emit.py
 # for the options (--rounds N, --runs N, --warmup N, --models). The work
 # directory is kept in $EMIT_WORK (default a temporary directory, removed at
-# the end); $CC and $NPU_CFLAGS (default -O2) choose the build.
+# the end); $CC and $NPU_CFLAGS (default -O2) choose the build. --fp32
+# compares float32: the unquantized graph's emitted code against PyTorch's
+# float model, traced and torch.jit.optimize_for_inference'd (oneDNN).
 #
-#   bench/emit.sh [OPTIONS]        (run `make` first)
+#   bench/emit.sh [--fp32] [OPTIONS]        (run `make` first)
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 W=${EMIT_WORK:-$(mktemp -d)}
 [ -n "${EMIT_WORK:-}" ] || trap 'rm -rf "$W"' EXIT
-cmds=""
+cmds="" mode=""
+for a in "$@"; do [ "$a" = --fp32 ] && mode="\\ fp32"; done
 for m in mobilenet_v2 resnet18 squeezenet1_1; do
-	cmds="$cmds --npu-build $m=$TOP/bench/emit_npu.sh\ $m\ $W\ build --npu-cmd $m=$TOP/bench/emit_npu.sh\ $m\ $W\ run"
+	cmds="$cmds --npu-build $m=$TOP/bench/emit_npu.sh\ $m\ $W\ build$mode --npu-cmd $m=$TOP/bench/emit_npu.sh\ $m\ $W\ run$mode"
 done
 eval /usr/bin/python3 "$TOP/bench/emit.py" --export "$W" $cmds '"$@"'

@@ -1,5 +1,5 @@
 #!/bin/sh
-# emit_npu.sh MODEL DIR build | run [RUNS] - npukit's side of bench/emit.sh.
+# emit_npu.sh MODEL DIR build | run [RUNS] [fp32] - npukit's side of bench/emit.sh.
 #   build: the float TorchScript DIR/MODEL.pt (exported by emit.py --export
 #          DIR) through import, fuse, int8 quantization on
 #          DIR/MODEL.calib.npy and npu-emit; prints the header size and the
@@ -11,16 +11,25 @@
 #          target's 1 MiB SRAM leaves resnet18 45 KiB of scratch).
 #   run:   times the built program on DIR/MODEL.input.npy: "ms: MEDIAN"
 #          of RUNS runs (default 5) after one warm-up run.
+#   fp32:  the same for the unquantized float32 graph (no npu-quant; the
+#          program is DIR/host_MODEL_fp32, beside the int8 one).
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=${NPU_BIN:-$TOP/bin}
-m=$1 d=$2 what=$3 runs=${4:-${NPU_RUNS:-5}}
+m=$1 d=$2 what=$3 runs=${4:-${NPU_RUNS:-5}} mode=${5:-int8}
+case $runs in fp32) mode=fp32 runs=${NPU_RUNS:-5};; esac
 CC=${CC:-cc}
+sfx=""; [ "$mode" = fp32 ] && sfx=_fp32
 if [ "$what" = run ]; then
-	exec "$d/host_$m" bench "$d/$m.input.npy" "$runs"
+	exec "$d/host_$m$sfx" bench "$d/$m.input.npy" "$runs"
 fi
 "$B/npu-import-pt" "$d/$m.pt" --input 0:1,3,224,224 | "$B/npu-fuse" --all -o "$d/$m.ir"
-"$B/npu-quant" "$d/$m.ir" --target int8 --calib "$d/$m.calib.npy" -o "$d/$m.q.ir"
+if [ "$mode" = fp32 ]; then
+	cp "$d/$m.ir" "$d/$m$sfx.q.ir"
+else
+	"$B/npu-quant" "$d/$m.ir" --target int8 --calib "$d/$m.calib.npy" -o "$d/$m.q.ir"
+fi
+m=$m$sfx
 # shellcheck disable=SC2086  # NPU_EMIT_FLAGS is a word list (e.g. --scratch-max 4194304)
 "$B/npu-emit" -v "$d/$m.q.ir" --name bench ${NPU_EMIT_FLAGS:-} -o "$d/npu_$m.h" 2>"$d/$m.emit.log"
 echo "header: $(wc -c <"$d/npu_$m.h") bytes"

@@ -1,9 +1,11 @@
 #!/bin/sh
 # t6040-simd: CONV_Q's int8 paths (test_simd: GEMM micro-kernel, depthwise,
-# generic) against the definition of the convolution, once per instruction
-# set: portable C (-DNPU_NO_SIMD), the compiler's default (SSE2 on x86-64),
-# SSE4.1, AVX2 and AVX-VNNI (natively, or under qemu-x86_64 when this
-# CPU lacks them) and aarch64 NEON under qemu-aarch64. Then whole models:
+# generic; channel-last depthwise) against the definition of the
+# convolution, and CONV_F's fast float32 paths against its reference loop,
+# once per instruction set: portable C (-DNPU_NO_SIMD), the compiler's
+# default (SSE2 on x86-64), SSE4.1, AVX2 and AVX-VNNI (natively, or under
+# qemu-x86_64 when this CPU lacks them) and aarch64 NEON under qemu-aarch64.
+# Then whole models:
 # the int8 header built with each instruction set and with small scratch
 # bounds (npu-emit --scratch-max) computes npu-run's bytes; the digits
 # demo's arena stays within 1.5 times the activations' lower bound.

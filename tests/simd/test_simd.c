@@ -8,7 +8,9 @@
  * C; plain: SSE2 on x86-64; -msse4.1, -mavx2, aarch64 NEON under
  * qemu-aarch64), so every SIMD path is held to the same definition as the
  * portable one, i.e. to it bit for bit. It includes the runtime source to
- * reach its kernels directly. */
+ * reach its kernels directly. Also: every depthwise case channel-last
+ * (CONV_NHWC_Q), and CONV_F's fast float32 paths against its reference
+ * loop, bit for bit. */
 #include "../unit/check.h"
 #include "../../share/npu/runtime/npu_rt.c"
 
@@ -19,6 +21,7 @@ static uint32_t seed = 12345;
 static int gathered;	/* GEMM calls that gathered windows from x (a small budget) */
 static int chunked;	/* ... and summed K in chunks (a smaller one) */
 static int kchunks;	/* panel-path calls that summed K in chunks */
+static int nhwc_runs;	/* depthwise ones also run channel-last on its fast path */
 static uint32_t rnd(void)
 {
 	seed = seed * 1664525u + 1013904223u;
@@ -136,6 +139,36 @@ static int one(const shape *s, int *path)
 			ok = 0;
 		}
 	}
+	/* a depthwise one also channel-last (CONV_NHWC_Q, x [N,H,W,C]; its
+	 * OHWI weights are the same bytes): the same values, transposed */
+	if (s->G == s->C && s->OC == s->C && ok) {
+		int8_t *xt = malloc(nx);
+		int16_t *yt = malloc(2 * ny);
+		uint32_t st = npu_scratch_size(NPU_K_CONV_NHWC_Q, p);
+		uint8_t *sc = malloc(st + 16);
+		nhwc_runs += st > 0;
+		for (int n = 0; n < s->N; n++)
+			for (int c = 0; c < s->C; c++)
+				for (int i = 0; i < s->H * s->W; i++)
+					xt[((size_t)n * s->H * s->W + i) * s->C + c] = x[((size_t)n * s->C + c) * s->H * s->W + i];
+		memset(sc, 0xa5, st + 16);
+		void *b[NPU_MAX_ARGS] = {xt, w, bias, mult, shift, s->wz ? wzp : NULL, yt};
+		k_conv_nhwc_q(p, b, sc);
+		for (size_t i = st; i < st + 16; i++)
+			ok &= sc[i] == 0xa5;
+		for (int n = 0; n < s->N && ok; n++)
+			for (int c = 0; c < s->C; c++)
+				for (int i = 0; i < OH * OW; i++) {
+					size_t at = ((size_t)n * OH * OW + i) * s->C + c;
+					int32_t got = s->YT == NPU_T_I8 ? ((int8_t *)yt)[at] : yt[at];
+					if (ok && got != want[((size_t)n * s->C + c) * OH * OW + i]) {
+						printf("# nhwc y[%zu] = %d, want %d\n", at, (int)got,
+						       (int)want[((size_t)n * s->C + c) * OH * OW + i]);
+						ok = 0;
+					}
+				}
+		free(xt), free(yt), free(sc);
+	}
 	if (!ok)
 		printf("# N%d C%d %dx%d OC%d k%dx%d s%d,%d p%d,%d,%d,%d d%d,%d g%d yt%d wz%d: path %d\n", s->N, s->C, s->H,
 		       s->W, s->OC, s->KH, s->KW, s->SH, s->SW, s->PT, s->PL, s->PB, s->PR, s->DH, s->DW, s->G, s->YT,
@@ -235,6 +268,69 @@ static int direct_cases(int *paths)
 	return ok;
 }
 
+/* CONV_F's fast float32 path (cf_conv, cf_depthwise: blocks of 16 output
+ * channels x pixels, or rows of pixels, in SIMD lanes) against the
+ * reference loop (cf_reference) on random shapes: the same sums in the
+ * same order, so the same bits (the sign of zero included) */
+static float rf(void) { return (float)((int)(rnd() % 2001) - 1000) / 256.0f; }
+static int one_f(int dw, int *fast)
+{
+	int N = ri(1, 2), G = 1, C, OC, KH = ri(1, 4), KW = ri(1, 4), SH = ri(1, 3), SW = ri(1, 3);
+	int DH = ri(1, 2), DW = ri(1, 2), H = ri(1, 12), W = ri(1, 30);
+	int PT = ri(0, KH), PB = ri(0, KH), PL = ri(0, KW), PR = ri(0, KW);
+	if (dw) {
+		C = OC = G = ri(1, 20);
+		if (ri(0, 1))
+			KH = KW = 3, DH = DW = 1, SH = SW = ri(1, 2), PT = PB = PL = PR = 1;
+	} else {
+		G = ri(0, 3) ? 1 : ri(1, 3), C = G * ri(1, 12), OC = G * ri(1, 40);
+		if (ri(0, 2) == 0)	/* 1x1 over whole rows (one row of all pixels) */
+			KH = KW = SH = SW = DH = DW = 1, PT = PB = PL = PR = 0, W = ri(1, 40);
+	}
+	int OH = (H + PT + PB - DH * (KH - 1) - 1) / SH + 1, OW = (W + PL + PR - DW * (KW - 1) - 1) / SW + 1;
+	*fast = 0;
+	if (OH < 1 || OW < 1)
+		return 1;
+	int32_t p[NPU_CV_COUNT] = {0};
+	p[NPU_CV_N] = N, p[NPU_CV_C] = C, p[NPU_CV_H] = H, p[NPU_CV_W] = W, p[NPU_CV_OC] = OC;
+	p[NPU_CV_OH] = OH, p[NPU_CV_OW] = OW, p[NPU_CV_KH] = KH, p[NPU_CV_KW] = KW;
+	p[NPU_CV_SH] = SH, p[NPU_CV_SW] = SW, p[NPU_CV_PT] = PT, p[NPU_CV_PL] = PL;
+	p[NPU_CV_DH] = DH, p[NPU_CV_DW] = DW, p[NPU_CV_G] = G;
+	int i8 = ri(0, 3) == 0, act = ri(0, 3);
+	p[NPU_CV_XT] = NPU_T_F32, p[NPU_CV_WT] = i8 ? NPU_T_I8 : NPU_T_F32, p[NPU_CV_YT] = NPU_T_F32;
+	p[NPU_CV_LO] = (int32_t)npu_f32_bits(act == 1 ? 0.0f : -INFINITY);
+	p[NPU_CV_HI] = (int32_t)npu_f32_bits(act == 1 ? 6.0f : INFINITY);
+	p[NPU_CV_ACT] = act == 2 ? NPU_U_SIGMOID : act == 3 ? NPU_U_RELU : -1;
+	size_t nx = (size_t)N * C * H * W, nw = (size_t)OC * (C / G) * KH * KW, ny = (size_t)N * OC * OH * OW;
+	float *x = malloc(4 * nx), *w = malloc(4 * nw), *b = malloc(4 * (size_t)OC), *ws = malloc(4 * (size_t)OC);
+	int8_t *wq = malloc(nw);
+	float *y = malloc(4 * ny), *want = malloc(4 * ny);
+	uint32_t ss = npu_scratch_size(NPU_K_CONV_F, p);
+	uint8_t *scratch = malloc(ss + 16);
+	for (size_t i = 0; i < nx; i++)
+		x[i] = ri(0, 9) ? rf() : ri(0, 1) ? 0.0f : -0.0f;	/* zeros of both signs */
+	for (size_t i = 0; i < nw; i++)
+		w[i] = rf(), wq[i] = (int8_t)ri(-128, 127);
+	for (int o = 0; o < OC; o++)
+		b[o] = ri(0, 5) ? rf() : -0.0f, ws[o] = rf() / 64;
+	int hasb = ri(0, 3) != 0;
+	void *a[NPU_MAX_ARGS] = {x, i8 ? (void *)wq : (void *)w, hasb ? b : NULL, i8 ? ws : NULL, want};
+	memset(scratch, 0, ss + 16);
+	cf_reference(p, a, scratch);
+	a[4] = y;
+	memset(scratch, 0xa5, ss + 16);
+	k_conv_f(p, a, scratch);
+	int ok = memcmp(y, want, 4 * ny) == 0;
+	for (size_t i = ss; i < ss + 16; i++)
+		ok &= scratch[i] == 0xa5;
+	*fast = cf_fast_scratch(p) != 0;
+	if (!ok)
+		printf("# float N%d C%d %dx%d OC%d k%dx%d s%d,%d p%d,%d d%d,%d g%d i8 %d act %d bias %d: differs\n", N, C, H,
+		       W, OC, KH, KW, SH, SW, PT, PL, DH, DW, G, i8, act, hasb);
+	free(x), free(w), free(b), free(ws), free(wq), free(y), free(want), free(scratch);
+	return ok;
+}
+
 int main(void)
 {
 	int paths[5] = {0, 0, 0, 0, 0}, fails = 0, path;
@@ -290,11 +386,66 @@ int main(void)
 		fails += !ok;
 		paths[path]++;
 	}
+	/* depthwise (cq_depthwise, its 3x3 stride 1/2 SIMD rows and the
+	 * generic rows): odd channel counts, rows longer than a chunk of
+	 * CQ_DW_CHUNK outputs and shorter than a SIMD block, every padding
+	 * (also wider than the kernel: rows and columns wholly in it), strides
+	 * 1 to 4, dilation, 1 channel, channel multiplier 2 (the GEMM path) */
+	static const shape dwfix[] = {
+		{1, 3, 56, 56, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, NPU_T_I8, 0},	/* mobilenet_v2 */
+		{1, 5, 57, 57, 5, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 5, NPU_T_I8, 2},	/* stride 2, TF-style pads */
+		{1, 1, 3, 150, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 1},	/* 1 channel, 3 chunks */
+		{1, 3, 4, 131, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3, NPU_T_I16, 2},
+		{2, 7, 5, 17, 7, 3, 3, 1, 1, 3, 4, 4, 3, 1, 1, 7, NPU_T_I8, 2},	/* pads beyond the kernel */
+		{1, 3, 2, 2, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, NPU_T_I8, 0},	/* no interior */
+		{1, 3, 9, 40, 3, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 3, NPU_T_I8, 2},	/* dilated 3x3 */
+		{1, 4, 11, 70, 4, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 4, NPU_T_I8, 1},	/* 5x5 stride 2 */
+		{1, 3, 13, 90, 3, 7, 1, 1, 3, 3, 0, 3, 0, 1, 1, 3, NPU_T_I8, 2},	/* 7x1, stride 1x3 */
+		{1, 3, 8, 33, 3, 1, 9, 4, 4, 0, 4, 0, 4, 1, 1, 3, NPU_T_I8, 0},	/* 1x9, stride 4 */
+		{1, 6, 9, 20, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6, NPU_T_I8, 2},	/* multiplier 2 */
+		{1, 3, 6, 6, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, NPU_T_I8, 0, 64},	/* no scratch needed */
+	};
+	int dws = 0, dw3 = 0, ndw = (int)(sizeof dwfix / sizeof dwfix[0]) + 200;
+	for (int i = 0; i < ndw; i++) {
+		shape s;
+		if (i < (int)(sizeof dwfix / sizeof dwfix[0])) {
+			s = dwfix[i];
+		} else {
+			int k3 = ri(0, 2) != 0;	/* mostly 3x3 dilation 1, stride 1 or 2 */
+			s.N = ri(1, 2), s.C = ri(0, 3) ? ri(1, 9) : 1;
+			s.KH = k3 ? 3 : ri(1, 6), s.KW = k3 ? 3 : ri(1, 6);
+			s.SH = k3 ? ri(1, 2) : ri(1, 4), s.SW = k3 ? ri(1, 2) : ri(1, 4);
+			s.DH = k3 ? 1 : ri(1, 3), s.DW = k3 ? 1 : ri(1, 3);
+			s.H = ri(1, 12), s.W = ri(0, 1) ? ri(1, 40) : ri(1, 150);
+			s.PT = ri(0, s.KH), s.PB = ri(0, s.KH), s.PL = ri(0, s.KW), s.PR = ri(0, s.KW);
+			s.G = s.C, s.OC = s.C * (ri(0, 9) ? 1 : 2);
+			s.YT = ri(0, 4) ? NPU_T_I8 : NPU_T_I16;
+			s.wz = ri(0, 2);
+			s.smax = ri(0, 3) ? 0 : ri(1, 100);
+		}
+		int ok = one(&s, &path);
+		fails += !ok;
+		paths[path]++;
+		dws += path == CQ_DEPTHWISE;
+		dw3 += path == CQ_DEPTHWISE && s.KH == 3 && s.KW == 3 && s.DW == 1 && s.SW <= 2;
+	}
+	printf("# depthwise: %d of %d on the depthwise path, %d of them 3x3 stride 1 or 2; %d channel-last\n", dws, ndw,
+	       dw3, nhwc_runs);
+	CHECK(dws > 100 && dw3 > 50 && nhwc_runs > 100);
+	/* float32: the fast path against the reference loop, bit for bit */
+	int ffails = 0, ffast = 0;
+	for (int i = 0; i < 400; i++) {
+		int f = 0;
+		ffails += !one_f(i % 3 == 0, &f);
+		ffast += f;
+	}
+	printf("# float: %d of 400 convolutions on the fast path (%s)\n", ffast, CF_VL ? "SIMD lanes" : "no SIMD: the reference");
+	CHECK_MSG(ffails == 0, "%d of 400 float convolutions differ from the reference", ffails);
 	fails += !direct_cases(paths);
 	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks), panel %d (%d in K chunks)\n",
 	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked, paths[CQ_PANEL], kchunks);
 	CHECK(requant_rows());
-	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + (int)(sizeof fixed / sizeof fixed[0]));
+	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + ndw + (int)(sizeof fixed / sizeof fixed[0]));
 	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 15 && gathered > 0 && chunked > 0);
 	CHECK(paths[CQ_PANEL] > 100 && kchunks > 10);
 	return check_done();

@@ -347,8 +347,9 @@ static inline int64_t cq_bias(const int32_t *p, const void *bias, int oc)
 #endif
 /* CONV_Q has four paths with identical results (integers are exact):
  * - generic: any types, int64 accumulation, exact requantization;
- * - depthwise int8 (C == OC == G): per channel, the input as int16 x - ZX
- *   in zero-padded phase planes, every tap one pass over the output plane;
+ * - depthwise int8 (C == OC == G): per channel, accumulators in registers
+ *   (cq_depthwise): 3x3 stride 1/2 on a ZX-padded copy of the channel in
+ *   the scratch, else (or within a smaller budget) row by row from x;
  * - panel int8 (the others, when its scratch fits the bound): tiles of TP
  *   output pixels (a multiple of CQ_DNP); per k (a 1x1 stride-1 conv's
  *   input channel, else a tap of the window) a row of the tile's pixels,
@@ -439,20 +440,21 @@ static void cq_geometry(const int32_t *p, cq_geo *g)
 	 * gives way to a smaller one, at last to the generic path (none) */
 	size_t budget = p[NPU_CV_SMAX] > 0 ? (size_t)p[NPU_CV_SMAX] : (size_t)-1;
 	if (dw) {
-		/* one channel's input as int16 x - ZX, zero-padded and split
-		 * into SH x SW phase planes of Hq rows of Lp columns (stride s
-		 * taps then read contiguously), and accumulators for OH rows of
-		 * Lp columns (the columns past OW are junk) */
-		int wp = g->PL + g->W, need = (g->OW - 1) * g->SW + (g->KW - 1) * g->DW + 1;
-		int hp = g->PT + g->H, hneed = (g->OH - 1) * g->SH + (g->KH - 1) * g->DH + 1;
-		g->Wp = ((wp > need ? wp : need) + g->SW - 1) / g->SW;			/* Lp */
-		g->SR = ((hp > hneed ? hp : hneed) + g->SH - 1) / g->SH + 1;		/* Hq */
-		g->stage = (((size_t)g->SH * g->SW * g->SR * g->Wp * 2) + 15) & ~(size_t)15;
-		g->scratch = g->stage + (((size_t)g->OH * g->Wp * 4 + 15) & ~(size_t)15);
-		if (g->scratch <= budget)
+		/* per channel and output row, accumulators on the stack (no
+		 * scratch); an empty input (every tap in the padding) is left
+		 * to the generic path */
+		if (g->H > 0 && g->W > 0)
 			g->path = CQ_DEPTHWISE;
-		else
-			g->scratch = 0;
+		/* 3x3, stride 1 or 2 both ways, row dilation 1: a copy of the
+		 * channel padded with ZX (SR rows of S Wp columns, Wp >= OW + 2 / S)
+		 * where every output is interior and the rows run on as one */
+		int S = g->SW;
+		if (g->KH == 3 && g->KW == 3 && g->DH == 1 && g->DW == 1 && g->SH == S && (S == 1 || S == 2)) {
+			size_t wq = (size_t)g->OW + (size_t)(3 - 1 + S - 1) / (size_t)S, hp = (size_t)S * (size_t)(g->OH - 1) + 4;
+			size_t need = (hp * wq * (size_t)S + 15) & ~(size_t)15;
+			if (need <= budget && wq < (1u << 20) && hp < (1u << 20))
+				g->Wp = (int)wq, g->SR = (int)hp, g->scratch = need;
+		}
 		return;
 	}
 	/* the column tile: TP pixels' windows as int16 x - ZX (rows of Kp =
@@ -759,147 +761,451 @@ static void cq_requant(void *y, int32_t YT, size_t at, const int32_t *restrict a
 	}
 }
 
-/* Depthwise 3x3: acc[i] = sum_t tap_t[i] w_t for a head of the plane with
- * SIMD (pmaddwd on taps paired by interleaving: |x - ZX| <= 255 and
- * |w - z| <= 255, so a pair sums below 2^17 and nine taps below 2^20, as
- * exact as the scalar loop); returns where the scalar loop goes on. */
-#if !defined(NPU_NO_SIMD) && (defined(__AVX2__) || defined(__SSE2__))
-static inline int32_t cq_pair(int16_t a, int16_t b)
+/* Depthwise int8 (C == OC == G): per channel and output row, the
+ * accumulators of CQ_DW_CHUNK outputs at a time stay in registers over
+ * all taps and are requantized from a small stack row (3x3 stride 1/2:
+ * on a padded copy of the channel, cq_dw_flat). The
+ * rows of the kernel window that fall into the padding keep a valid row
+ * pointer with weight 0, so the interior kernels always see KH rows; the
+ * interior columns (every tap inside the row) need no bounds checks and
+ * sum x (w - z) with the zero point's share ZX sum (w - z) taken off once
+ * per row: |x| <= 128, |w - z| <= 255 and at most CQ_DW_TAPS taps keep
+ * every partial sum well inside int32, so any order of summation gives
+ * the same sums (the portable loop is the reference of the SIMD paths).
+ * Border columns sum (x - ZX)(w - z) over their taps inside the row. */
+#define CQ_DW_CHUNK 64
+
+/* acc[i] = sum_t rows[kh][(o0 + i) SW + off + kw DW] w[t] - corr for the
+ * interior outputs o0 .. o0 + n - 1 (t = kh KW + kw): the reference */
+static void cq_dw_rows(const int8_t *const *rows, const int16_t *w, int KH, int KW, int DW, int SW, int off, int o0,
+		       int n, int32_t corr, int32_t *acc)
+{
+	for (int i = 0; i < n; i++)
+		acc[i] = -corr;
+	for (int kh = 0; kh < KH; kh++)
+		for (int kw = 0; kw < KW; kw++) {
+			int32_t wk = w[kh * KW + kw];
+			const int8_t *r = rows[kh] + (ptrdiff_t)o0 * SW + off + kw * DW;
+			if (wk == 0)
+				continue;
+			if (SW == 1)
+				for (int i = 0; i < n; i++)
+					acc[i] += r[i] * wk;
+			else
+				for (int i = 0; i < n; i++)
+					acc[i] += r[(ptrdiff_t)i * SW] * wk;
+		}
+}
+
+/* 3x3 with column dilation 1 and stride SW (1 or 2): the SIMD part of the
+ * interior outputs o0 .. o0 + n - 1 in blocks (every load reads only
+ * bytes that are taps of the block's outputs; a last partial block is
+ * recomputed overlapping the one before, same sums); returns how many it
+ * did (the rest: cq_dw_rows). */
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+static inline int32_t cq_pair(int32_t a, int32_t b)
 {
 	return (int32_t)((uint32_t)(uint16_t)a | (uint32_t)(uint16_t)b << 16);
 }
-#endif
-static size_t cq_dw9(const int16_t *const *tap, const int16_t *wv, int32_t *acc, size_t na)
+
+/* 8 int8 at p as int16 */
+static inline __m128i cq_ld8(const int8_t *p)
 {
-	size_t i = 0;
-#if !defined(NPU_NO_SIMD) && defined(__AVX2__)
-	__m256i p01 = _mm256_set1_epi32(cq_pair(wv[0], wv[1])), p23 = _mm256_set1_epi32(cq_pair(wv[2], wv[3]));
-	__m256i p45 = _mm256_set1_epi32(cq_pair(wv[4], wv[5])), p67 = _mm256_set1_epi32(cq_pair(wv[6], wv[7]));
-	__m256i p8 = _mm256_set1_epi32(cq_pair(wv[8], 0)), z = _mm256_setzero_si256();
-	for (; i + 16 <= na; i += 16) {
-		__m256i lo = z, hi = z, a, b;
-#define CQ_DW_PAIR(ta, tb, pw) \
-	a = _mm256_loadu_si256((const __m256i *)(const void *)((ta) + i)); \
-	b = _mm256_loadu_si256((const __m256i *)(const void *)((tb) + i)); \
-	lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), pw)); \
-	hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), pw))
-		CQ_DW_PAIR(tap[0], tap[1], p01);
-		CQ_DW_PAIR(tap[2], tap[3], p23);
-		CQ_DW_PAIR(tap[4], tap[5], p45);
-		CQ_DW_PAIR(tap[6], tap[7], p67);
-		CQ_DW_PAIR(tap[8], tap[8], p8);	/* (tap 8, tap 8) x (w8, 0) */
-#undef CQ_DW_PAIR
-		/* unpack works per 128-bit half: lo = outputs 0-3, 8-11; hi = 4-7, 12-15 */
-		_mm256_storeu_si256((__m256i *)(void *)(acc + i), _mm256_permute2x128_si256(lo, hi, 0x20));
-		_mm256_storeu_si256((__m256i *)(void *)(acc + i + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
-	}
-#elif !defined(NPU_NO_SIMD) && defined(__SSE2__)
-	__m128i p01 = _mm_set1_epi32(cq_pair(wv[0], wv[1])), p23 = _mm_set1_epi32(cq_pair(wv[2], wv[3]));
-	__m128i p45 = _mm_set1_epi32(cq_pair(wv[4], wv[5])), p67 = _mm_set1_epi32(cq_pair(wv[6], wv[7]));
-	__m128i p8 = _mm_set1_epi32(cq_pair(wv[8], 0)), z = _mm_setzero_si128();
-	for (; i + 8 <= na; i += 8) {
-		__m128i lo = z, hi = z, a, b;
-#define CQ_DW_PAIR(ta, tb, pw) \
-	a = _mm_loadu_si128((const __m128i *)(const void *)((ta) + i)); \
-	b = _mm_loadu_si128((const __m128i *)(const void *)((tb) + i)); \
-	lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), pw)); \
-	hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), pw))
-		CQ_DW_PAIR(tap[0], tap[1], p01);
-		CQ_DW_PAIR(tap[2], tap[3], p23);
-		CQ_DW_PAIR(tap[4], tap[5], p45);
-		CQ_DW_PAIR(tap[6], tap[7], p67);
-		CQ_DW_PAIR(tap[8], tap[8], p8);	/* (tap 8, tap 8) x (w8, 0) */
-#undef CQ_DW_PAIR
-		_mm_storeu_si128((__m128i *)(void *)(acc + i), lo);
-		_mm_storeu_si128((__m128i *)(void *)(acc + i + 4), hi);
-	}
+	__m128i v = _mm_loadl_epi64((const __m128i *)(const void *)p);
+#if defined(__SSE4_1__)
+	return _mm_cvtepi8_epi16(v);
 #else
-	(void)tap, (void)wv, (void)acc, (void)na;
+	return _mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8);
+#endif
+}
+
+/* stride 1, outputs i .. i + 7: taps paired by interleaving two int16
+ * vectors for pmaddwd, (0,1) (2,3) (4,5) (6,7) (8,none); wp: the pairs */
+static inline void cq_dw3s1x8(const int8_t *const *rows, ptrdiff_t j, const __m128i *wp, __m128i c, int32_t *acc)
+{
+	const int8_t *r0 = rows[0] + j, *r1 = rows[1] + j, *r2 = rows[2] + j;
+	__m128i a, b, lo, hi, z = _mm_setzero_si128();
+	a = cq_ld8(r0), b = cq_ld8(r0 + 1);
+	lo = _mm_madd_epi16(_mm_unpacklo_epi16(a, b), wp[0]);
+	hi = _mm_madd_epi16(_mm_unpackhi_epi16(a, b), wp[0]);
+	a = cq_ld8(r0 + 2), b = cq_ld8(r1);
+	lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), wp[1]));
+	hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), wp[1]));
+	a = cq_ld8(r1 + 1), b = cq_ld8(r1 + 2);
+	lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), wp[2]));
+	hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), wp[2]));
+	a = cq_ld8(r2), b = cq_ld8(r2 + 1);
+	lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), wp[3]));
+	hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), wp[3]));
+	a = cq_ld8(r2 + 2);
+	lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, z), wp[4]));
+	hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, z), wp[4]));
+	_mm_storeu_si128((__m128i *)(void *)acc, _mm_sub_epi32(lo, c));
+	_mm_storeu_si128((__m128i *)(void *)(acc + 4), _mm_sub_epi32(hi, c));
+}
+
+/* stride 2, outputs i .. i + 3: adjacent int16 lanes are taps 0 and 1 of
+ * one output; the load one byte on pairs tap 2 with weight 0; wp: per
+ * row the pairs (w0, w1), (0, w2) */
+static inline void cq_dw3s2x4(const int8_t *const *rows, ptrdiff_t j, const __m128i *wp, __m128i c, int32_t *acc)
+{
+	const int8_t *r0 = rows[0] + j, *r1 = rows[1] + j, *r2 = rows[2] + j;
+	__m128i s = _mm_madd_epi16(cq_ld8(r0), wp[0]);
+	__m128i t = _mm_madd_epi16(cq_ld8(r0 + 1), wp[1]);
+	s = _mm_add_epi32(s, _mm_madd_epi16(cq_ld8(r1), wp[2]));
+	t = _mm_add_epi32(t, _mm_madd_epi16(cq_ld8(r1 + 1), wp[3]));
+	s = _mm_add_epi32(s, _mm_madd_epi16(cq_ld8(r2), wp[4]));
+	t = _mm_add_epi32(t, _mm_madd_epi16(cq_ld8(r2 + 1), wp[5]));
+	_mm_storeu_si128((__m128i *)(void *)acc, _mm_sub_epi32(_mm_add_epi32(s, t), c));
+}
+#endif
+#if !defined(NPU_NO_SIMD) && defined(__AVX2__)
+#define CQ_LD16(p) _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+/* cq_dw3s1x8 for 16 outputs (unpack works per 128-bit half: lo holds
+ * outputs 0-3 and 8-11, hi 4-7 and 12-15) */
+static inline void cq_dw3s1x16(const int8_t *const *rows, ptrdiff_t j, const __m256i *wp, __m256i c, int32_t *acc)
+{
+	const int8_t *r0 = rows[0] + j, *r1 = rows[1] + j, *r2 = rows[2] + j;
+	__m256i a, b, lo, hi, z = _mm256_setzero_si256();
+	a = CQ_LD16(r0), b = CQ_LD16(r0 + 1);
+	lo = _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), wp[0]);
+	hi = _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), wp[0]);
+	a = CQ_LD16(r0 + 2), b = CQ_LD16(r1);
+	lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), wp[1]));
+	hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), wp[1]));
+	a = CQ_LD16(r1 + 1), b = CQ_LD16(r1 + 2);
+	lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), wp[2]));
+	hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), wp[2]));
+	a = CQ_LD16(r2), b = CQ_LD16(r2 + 1);
+	lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), wp[3]));
+	hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), wp[3]));
+	a = CQ_LD16(r2 + 2);
+	lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, z), wp[4]));
+	hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, z), wp[4]));
+	_mm256_storeu_si256((__m256i *)(void *)acc, _mm256_sub_epi32(_mm256_permute2x128_si256(lo, hi, 0x20), c));
+	_mm256_storeu_si256((__m256i *)(void *)(acc + 8), _mm256_sub_epi32(_mm256_permute2x128_si256(lo, hi, 0x31), c));
+}
+
+/* cq_dw3s2x4 for 8 outputs */
+static inline void cq_dw3s2x8(const int8_t *const *rows, ptrdiff_t j, const __m256i *wp, __m256i c, int32_t *acc)
+{
+	const int8_t *r0 = rows[0] + j, *r1 = rows[1] + j, *r2 = rows[2] + j;
+	__m256i s = _mm256_madd_epi16(CQ_LD16(r0), wp[0]);
+	__m256i t = _mm256_madd_epi16(CQ_LD16(r0 + 1), wp[1]);
+	s = _mm256_add_epi32(s, _mm256_madd_epi16(CQ_LD16(r1), wp[2]));
+	t = _mm256_add_epi32(t, _mm256_madd_epi16(CQ_LD16(r1 + 1), wp[3]));
+	s = _mm256_add_epi32(s, _mm256_madd_epi16(CQ_LD16(r2), wp[4]));
+	t = _mm256_add_epi32(t, _mm256_madd_epi16(CQ_LD16(r2 + 1), wp[5]));
+	_mm256_storeu_si256((__m256i *)(void *)acc, _mm256_sub_epi32(_mm256_add_epi32(s, t), c));
+}
+#undef CQ_LD16
+#endif
+#if !defined(NPU_NO_SIMD) && !defined(__SSE2__) && defined(__ARM_NEON) && defined(__aarch64__)
+/* widening multiply-accumulate by a scalar weight (smlal), 8 outputs i ..
+ * i + 7; stride 2 splits even and odd bytes (ld2) */
+static inline void cq_dw3x8(const int8_t *const *rows, ptrdiff_t j, int SW, const int16_t *w, int32_t corr,
+			    int32_t *acc)
+{
+	int32x4_t lo = vdupq_n_s32(-corr), hi = lo;
+	for (int kh = 0; kh < 3; kh++) {
+		const int8_t *r = rows[kh] + j;
+		int16x8_t v0, v1, v2;
+		if (SW == 1) {
+			v0 = vmovl_s8(vld1_s8(r)), v1 = vmovl_s8(vld1_s8(r + 1)), v2 = vmovl_s8(vld1_s8(r + 2));
+		} else {
+			int8x8x2_t e = vld2_s8(r), f = vld2_s8(r + 1);	/* r[2i], r[2i+1]; r[2i+2] */
+			v0 = vmovl_s8(e.val[0]), v1 = vmovl_s8(e.val[1]), v2 = vmovl_s8(f.val[1]);
+		}
+		lo = vmlal_n_s16(lo, vget_low_s16(v0), w[kh * 3]);
+		hi = vmlal_high_n_s16(hi, v0, w[kh * 3]);
+		lo = vmlal_n_s16(lo, vget_low_s16(v1), w[kh * 3 + 1]);
+		hi = vmlal_high_n_s16(hi, v1, w[kh * 3 + 1]);
+		lo = vmlal_n_s16(lo, vget_low_s16(v2), w[kh * 3 + 2]);
+		hi = vmlal_high_n_s16(hi, v2, w[kh * 3 + 2]);
+	}
+	vst1q_s32(acc, lo);
+	vst1q_s32(acc + 4, hi);
+}
+#endif
+
+/* blocks of B outputs by BLOCK(i), then one overlapping the end */
+#define CQ_DW_BLOCKS(B, BLOCK) \
+	do { \
+		for (; i + (B) <= n; i += (B)) \
+			BLOCK(i); \
+		if (i < n && n >= (B)) { \
+			BLOCK(n - (B)); \
+			i = n; \
+		} \
+	} while (0)
+
+static int cq_dw3(const int8_t *const *rows, const int16_t *w, int SW, int off, int o0, int n, int32_t corr,
+		  int32_t *acc)
+{
+	int i = 0;
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+	__m128i wp[6], c = _mm_set1_epi32(corr);
+#if defined(__AVX2__)
+	__m256i wq[6], c8 = _mm256_set1_epi32(corr);
+#endif
+	if (SW == 1) {
+		wp[0] = _mm_set1_epi32(cq_pair(w[0], w[1])), wp[1] = _mm_set1_epi32(cq_pair(w[2], w[3]));
+		wp[2] = _mm_set1_epi32(cq_pair(w[4], w[5])), wp[3] = _mm_set1_epi32(cq_pair(w[6], w[7]));
+		wp[4] = _mm_set1_epi32(cq_pair(w[8], 0));
+#if defined(__AVX2__)
+		for (int k = 0; k < 5; k++)
+			wq[k] = _mm256_broadcastsi128_si256(wp[k]);
+#define CQ_B(at) cq_dw3s1x16(rows, (ptrdiff_t)o0 + (at) + off, wq, c8, acc + (at))
+		CQ_DW_BLOCKS(16, CQ_B);
+#undef CQ_B
+#endif
+#define CQ_B(at) cq_dw3s1x8(rows, (ptrdiff_t)o0 + (at) + off, wp, c, acc + (at))
+		CQ_DW_BLOCKS(8, CQ_B);
+#undef CQ_B
+	} else if (SW == 2) {
+		for (int k = 0; k < 3; k++)
+			wp[2 * k] = _mm_set1_epi32(cq_pair(w[3 * k], w[3 * k + 1])),
+			wp[2 * k + 1] = _mm_set1_epi32(cq_pair(0, w[3 * k + 2]));
+#if defined(__AVX2__)
+		for (int k = 0; k < 6; k++)
+			wq[k] = _mm256_broadcastsi128_si256(wp[k]);
+#define CQ_B(at) cq_dw3s2x8(rows, 2 * ((ptrdiff_t)o0 + (at)) + off, wq, c8, acc + (at))
+		CQ_DW_BLOCKS(8, CQ_B);
+#undef CQ_B
+#endif
+#define CQ_B(at) cq_dw3s2x4(rows, 2 * ((ptrdiff_t)o0 + (at)) + off, wp, c, acc + (at))
+		CQ_DW_BLOCKS(4, CQ_B);
+#undef CQ_B
+	}
+#elif !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
+#define CQ_B(at) cq_dw3x8(rows, ((ptrdiff_t)o0 + (at)) * SW + off, SW, w, corr, acc + (at))
+	CQ_DW_BLOCKS(8, CQ_B);
+#undef CQ_B
+#else
+	(void)rows, (void)w, (void)SW, (void)off, (void)o0, (void)n, (void)corr, (void)acc;
 #endif
 	return i;
 }
 
-/* Depthwise: per channel, the padded phase planes (see cq_geometry),
- * then every tap is one pass over all OH x Lp accumulators: output
- * (oh, ow) of tap (kh, kw) reads phase ((kh DH) % SH, (kw DW) % SW) at row
- * oh + (kh DH) / SH, column ow + (kw DW) / SW. */
+/* The requantization of cq_requant's unsigned path (rt_uq) for a row of
+ * depthwise sums acc (|acc| < 2^23) with an int32 bias b: a = acc + b +
+ * 2^31 as uint32, v = (a m + D) >> s, clamped to [lu, hu] (all below
+ * 2^31), y = base + v - lu; SIMD with 32 x 32 -> 64-bit products
+ * (pmuludq, umull). */
+static void cq_dw_requant(void *y, int32_t YT, const int32_t *acc, int n, const rt_uq *q, int32_t b, int32_t m, int s)
+{
+	uint32_t bu = (uint32_t)b + 0x80000000u, lu = q->lu, hu = q->hu;
+	uint64_t D = q->D;
+	int32_t base = q->base;
+	int i = 0;
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+	{
+		const __m128i vb = _mm_set1_epi32((int32_t)bu), vm = _mm_set1_epi32(m), vd = _mm_set1_epi64x((int64_t)D);
+		const __m128i vl = _mm_set1_epi32((int32_t)lu), vh = _mm_set1_epi32((int32_t)hu);
+		const __m128i vo = _mm_set1_epi32(base - (int32_t)lu), sc = _mm_cvtsi32_si128(s);
+		for (; i + 8 <= n; i += 8) {
+			__m128i r[2];
+			for (int k = 0; k < 2; k++) {
+				__m128i a = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(const void *)(acc + i + 4 * k)), vb);
+				__m128i e = _mm_srl_epi64(_mm_add_epi64(_mm_mul_epu32(a, vm), vd), sc);
+				__m128i o = _mm_srl_epi64(_mm_add_epi64(_mm_mul_epu32(_mm_srli_epi64(a, 32), vm), vd), sc);
+				__m128i v = _mm_or_si128(e, _mm_slli_epi64(o, 32));	/* e < 2^31: high halves 0 */
+#if defined(__SSE4_1__)
+				v = _mm_min_epi32(_mm_max_epi32(v, vl), vh);
+#else
+				__m128i lt = _mm_cmplt_epi32(v, vl), gt = _mm_cmpgt_epi32(v, vh);
+				v = _mm_or_si128(_mm_andnot_si128(lt, v), _mm_and_si128(lt, vl));
+				v = _mm_or_si128(_mm_andnot_si128(gt, v), _mm_and_si128(gt, vh));
+#endif
+				r[k] = _mm_add_epi32(v, vo);
+			}
+			__m128i h = _mm_packs_epi32(r[0], r[1]);	/* in the type's range: exact */
+			if (YT == NPU_T_I8)
+				_mm_storel_epi64((__m128i *)(void *)((int8_t *)y + i), _mm_packs_epi16(h, h));
+			else
+				_mm_storeu_si128((__m128i *)(void *)((int16_t *)y + i), h);
+		}
+	}
+#elif !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
+	{
+		const uint32x4_t vb = vdupq_n_u32(bu), vl = vdupq_n_u32(lu), vh = vdupq_n_u32(hu);
+		const uint32x2_t vm = vdup_n_u32((uint32_t)m);
+		const uint64x2_t vd = vdupq_n_u64(D);
+		const int64x2_t sh = vdupq_n_s64(-s);
+		const int32x4_t vo = vdupq_n_s32(base - (int32_t)lu);
+		for (; i + 8 <= n; i += 8) {
+			int32x4_t r[2];
+			for (int k = 0; k < 2; k++) {
+				uint32x4_t a = vaddq_u32(vreinterpretq_u32_s32(vld1q_s32(acc + i + 4 * k)), vb);
+				uint64x2_t e = vshlq_u64(vaddq_u64(vmull_u32(vget_low_u32(a), vm), vd), sh);
+				uint64x2_t o = vshlq_u64(vaddq_u64(vmull_high_u32(a, vdupq_n_u32((uint32_t)m)), vd), sh);
+				uint32x4_t v = vcombine_u32(vmovn_u64(e), vmovn_u64(o));
+				v = vminq_u32(vmaxq_u32(v, vl), vh);
+				r[k] = vaddq_s32(vreinterpretq_s32_u32(v), vo);
+			}
+			int16x8_t h = vcombine_s16(vqmovn_s32(r[0]), vqmovn_s32(r[1]));
+			if (YT == NPU_T_I8)
+				vst1_s8((int8_t *)y + i, vqmovn_s16(h));
+			else
+				vst1q_s16((int16_t *)y + i, h);
+		}
+	}
+#endif
+	for (; i < n; i++) {
+		uint32_t a = (uint32_t)acc[i] + bu;
+		uint32_t v = (uint32_t)(((uint64_t)a * (uint32_t)m + D) >> s);
+		v = v < lu ? lu : v > hu ? hu : v;
+		if (YT == NPU_T_I8)
+			((int8_t *)y)[i] = (int8_t)(base + (int32_t)(v - lu));
+		else
+			((int16_t *)y)[i] = (int16_t)(base + (int32_t)(v - lu));
+	}
+}
+
+/* cq_depthwise on the padded copy (cq_geometry), every output interior:
+ * stride 1 runs the plane's OH rows of Wp columns as one row (the columns
+ * past OW computed and dropped), stride 2 row by row; CQ_DW_CHUNK
+ * accumulators at a time */
+static void cq_dw_flat(const int8_t *xc, const cq_geo *g, int32_t ZX, const int16_t *wv, int32_t corr, int8_t *pp,
+		       void *y, int32_t YT, size_t at, int fast, const rt_uq *q, int32_t b, int32_t mult, int32_t shift,
+		       const int32_t *p)
+{
+	int S = g->SW, OW = g->OW, W = g->W, wq = g->Wp;
+	size_t wpp = (size_t)S * (size_t)wq, hp = (size_t)g->SR;
+	int32_t acc[CQ_DW_CHUNK];
+	memset(pp, (int8_t)ZX, hp * wpp);
+	for (int ih = 0; ih < g->H; ih++) {
+		size_t r = (size_t)ih + (size_t)g->PT, c = (size_t)g->PL;
+		if (r < hp && c < wpp)
+			memcpy(pp + r * wpp + c, xc + (size_t)ih * W, (size_t)W < wpp - c ? (size_t)W : wpp - c);
+	}
+	/* stride 1: the whole plane as one run of OH Wp outputs (rows of rw =
+	 * Wp); stride 2: row by row (rw = OW) */
+	int rw = S == 1 ? wq : OW, segs = S == 1 ? 1 : g->OH, len = S == 1 ? g->OH * wq : OW;
+	for (int sg = 0; sg < segs; sg++) {
+		const int8_t *base = pp + (size_t)S * (size_t)sg * wpp;
+		const int8_t *rows[3] = {base, base + wpp, base + 2 * wpp};
+		for (int f0 = 0; f0 < len; f0 += CQ_DW_CHUNK) {
+			int n = len - f0 < CQ_DW_CHUNK ? len - f0 : CQ_DW_CHUNK;
+			int done = cq_dw3(rows, wv, S, 0, f0, n, corr, acc);
+			if (done < n)
+				cq_dw_rows(rows, wv, 3, 3, 1, S, 0, f0 + done, n - done, corr, acc + done);
+			for (int f = f0; f < f0 + n;) {
+				int oh = sg + f / rw, ow = f % rw, run;
+				if (ow >= OW) {
+					f += rw - ow;
+					continue;
+				}
+				run = OW - ow < f0 + n - f ? OW - ow : f0 + n - f;
+				size_t o = at + (size_t)oh * OW + (size_t)ow;
+				if (fast)
+					cq_dw_requant(YT == NPU_T_I8 ? (void *)((int8_t *)y + o) : (void *)((int16_t *)y + o), YT,
+						      acc + (f - f0), run, q, b, mult, rt_shift(shift));
+				else
+					cq_requant(y, YT, o, acc + (f - f0), NULL, 0, run, 1, 0, b, mult, shift, p[NPU_CV_ZY],
+						   p[NPU_CV_LO], p[NPU_CV_HI]);
+				f += run;
+			}
+		}
+	}
+}
+
 static void cq_depthwise(const int32_t *p, const cq_geo *g, void *const *a, void *scratch)
 {
 	const int8_t *x = a[0], *w = a[1];
 	const int32_t *bias = a[2], *mult = a[3], *shift = a[4], *wzp = a[5];
 	void *y = a[6];
 	int32_t YT = p[NPU_CV_YT], ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
-	int SH = g->SH, SW = g->SW, KH = g->KH, KW = g->KW, OW = g->OW, W = g->W, H = g->H;
-	size_t Lp = (size_t)g->Wp, pl = (size_t)g->SR * Lp, np = (size_t)SH * SW * pl, na = (size_t)g->OH * Lp;
-	int16_t *plane = scratch;
-	int32_t *acc = (int32_t *)(void *)((uint8_t *)scratch + g->stage);
-	int16_t wv[CQ_DW_TAPS];
-	const int16_t *tap[CQ_DW_TAPS];
-	int taps = KH * KW, plo[CQ_DW_STRIDE], phi[CQ_DW_STRIDE], poff[CQ_DW_STRIDE];
-	/* column phase ph holds the padded columns ph, ph + SW, ...: input
-	 * column j * SW + ph - PL, inside for j in [plo, phi) */
-	for (int ph = 0; ph < SW; ph++) {
-		poff[ph] = ph - g->PL;
-		cq_range(poff[ph], SW, W, (int)Lp, &plo[ph], &phi[ph]);
-	}
-	for (int kh = 0; kh < KH; kh++)
-		for (int kw = 0; kw < KW; kw++) {
-			int oy = kh * g->DH, ox = kw * g->DW;
-			tap[kh * KW + kw] = plane + ((size_t)(oy % SH) * SW + (size_t)(ox % SW)) * pl +
-					    (size_t)(oy / SH) * Lp + (size_t)(ox / SW);
-		}
+	int KH = g->KH, KW = g->KW, SW = g->SW, DW = g->DW, OW = g->OW, W = g->W, H = g->H, taps = KH * KW;
+	int off = -g->PL, ilo, ihi, lo2, hi2;
+	int16_t wv[CQ_DW_TAPS], we[CQ_DW_TAPS];
+	const int8_t *rows[CQ_DW_TAPS];
+	int32_t acc[CQ_DW_CHUNK];
+	/* interior columns: every tap of the output inside [0, W) */
+	cq_range(off, SW, W, OW, &ilo, &hi2);
+	cq_range(off + (KW - 1) * DW, SW, W, OW, &lo2, &ihi);
+	if (ihi < ilo)
+		ihi = ilo;
+	int d3 = KH == 3 && KW == 3 && DW == 1 && (SW == 1 || SW == 2);
 	for (int n = 0; n < g->N; n++)
 		for (int c = 0; c < g->C; c++) {
 			const int8_t *xc = x + ((size_t)n * g->C + c) * H * W;
-			for (size_t j = 0; j < np; j++)
-				plane[j] = 0;
-			for (int ih = 0; ih < H; ih++) {
-				int py = ih + g->PT;
-				int16_t *r = plane + (size_t)(py % SH) * SW * pl + (size_t)(py / SH) * Lp;
-				const int8_t *xr = xc + (size_t)ih * W;
-				for (int ph = 0; ph < SW; ph++, r += pl) {
-					int hi = phi[ph], off = poff[ph];
-					if (SW == 1)
-						for (int j = plo[ph]; j < hi; j++)
-							r[j] = (int16_t)(xr[j + off] - ZX);
-					else if (SW == 2)
-						for (int j = plo[ph]; j < hi; j++)
-							r[j] = (int16_t)(xr[2 * j + off] - ZX);
-					else
-						for (int j = plo[ph]; j < hi; j++)
-							r[j] = (int16_t)(xr[j * SW + off] - ZX);
-				}
-			}
-			int32_t z = wzp ? wzp[c] : 0;
+			int32_t z = wzp ? wzp[c] : 0, b = bias ? bias[c] : 0;
 			for (int t = 0; t < taps; t++)
 				wv[t] = (int16_t)(w[(size_t)c * taps + t] - z);
-			if (taps == 9) {
-				const int16_t *restrict t0 = tap[0], *restrict t1 = tap[1], *restrict t2 = tap[2];
-				const int16_t *restrict t3 = tap[3], *restrict t4 = tap[4], *restrict t5 = tap[5];
-				const int16_t *restrict t6 = tap[6], *restrict t7 = tap[7], *restrict t8 = tap[8];
-				int32_t w0 = wv[0], w1 = wv[1], w2 = wv[2], w3 = wv[3], w4 = wv[4], w5 = wv[5];
-				int32_t w6 = wv[6], w7 = wv[7], w8 = wv[8];
-				size_t i = cq_dw9(tap, wv, acc, na);
-				for (; i < na; i++)
-					acc[i] = t0[i] * w0 + t1[i] * w1 + t2[i] * w2 + t3[i] * w3 + t4[i] * w4 + t5[i] * w5 +
-						 t6[i] * w6 + t7[i] * w7 + t8[i] * w8;
-			} else {
-				for (size_t i = 0; i < na; i++)
-					acc[i] = 0;
-				for (int t = 0; t < taps; t++) {
-					const int16_t *restrict tp = tap[t];
-					int32_t wk = wv[t];
-					for (size_t i = 0; i < na; i++)
-						acc[i] += tp[i] * wk;
+			/* cq_requant's unsigned path when it applies (|sum| < 2^23) */
+			rt_uq q;
+			int s = rt_shift(shift[c]);
+			int fast = (YT == NPU_T_I8 || YT == NPU_T_I16) && b > -(1 << 30) && b < (1 << 30) && mult[c] >= 0 &&
+				   rt_uq_init(&q, s, 62, (uint64_t)mult[c] << 31, ZY, LO, HI) == 0;
+			size_t at = ((size_t)n * g->OC + c) * g->P;
+			int32_t swall = 0;
+			for (int t = 0; t < taps; t++)
+				swall += wv[t];
+			if (g->scratch) {
+				cq_dw_flat(xc, g, ZX, wv, ZX * swall, scratch, y, YT, at, fast, &q, b, mult[c], shift[c], p);
+				continue;
+			}
+			for (int oh = 0; oh < g->OH; oh++, at += (size_t)OW) {
+				/* the window's rows; those in the padding: weight 0 */
+				int ih0 = oh * g->SH - g->PT, valid = 0;
+				const int16_t *wr = wv;
+				int32_t sw = swall;
+				for (int kh = 0; kh < KH; kh++) {
+					int ih = ih0 + kh * g->DH;
+					valid += ih >= 0 && ih < H;
+					rows[kh] = xc + (size_t)(ih >= 0 && ih < H ? ih : 0) * W;
+				}
+				if (valid < KH) {
+					sw = 0;
+					for (int kh = 0; kh < KH; kh++) {
+						int ih = ih0 + kh * g->DH, in = ih >= 0 && ih < H;
+						for (int kw = 0; kw < KW; kw++) {
+							we[kh * KW + kw] = in ? wv[kh * KW + kw] : 0;
+							sw += we[kh * KW + kw];
+						}
+					}
+					wr = we;
+				}
+				int32_t corr = ZX * sw;
+				for (int o0 = 0; o0 < OW; o0 += CQ_DW_CHUNK) {
+					int o1 = OW - o0 < CQ_DW_CHUNK ? OW : o0 + CQ_DW_CHUNK;
+					int a0 = ilo > o0 ? ilo : o0, a1 = ihi < o1 ? ihi : o1, o = o0;
+					if (!valid)	/* every tap in the padding */
+						a0 = a1 = o1;
+					for (; o < o1; o++) {
+						if (o == a0 && a0 < a1) {	/* the interior part of the chunk */
+							int done = d3 ? cq_dw3(rows, wr, SW, off, a0, a1 - a0, corr, acc + (a0 - o0)) : 0;
+							if (done < a1 - a0)
+								cq_dw_rows(rows, wr, KH, KW, DW, SW, off, a0 + done, a1 - a0 - done, corr,
+									   acc + (a0 + done - o0));
+							o = a1 - 1;
+							continue;
+						}
+						/* a border output: its taps inside the row */
+						int32_t sum = 0;
+						int b0 = o * SW + off, k0 = 0, k1 = KW;
+						while (k0 < KW && b0 + k0 * DW < 0)
+							k0++;
+						while (k1 > k0 && b0 + (k1 - 1) * DW >= W)
+							k1--;
+						for (int kh = 0; kh < KH && valid; kh++) {
+							const int8_t *r = rows[kh];
+							const int16_t *wk = wr + kh * KW;
+							for (int kw = k0; kw < k1; kw++)
+								sum += (r[b0 + kw * DW] - ZX) * wk[kw];
+						}
+						acc[o - o0] = sum;
+					}
+					if (fast)
+						cq_dw_requant(YT == NPU_T_I8 ? (void *)((int8_t *)y + at + o0)
+									     : (void *)((int16_t *)y + at + o0),
+							      YT, acc, o1 - o0, &q, b, mult[c], s);
+					else
+						cq_requant(y, YT, at + (size_t)o0, acc, NULL, 0, o1 - o0, 1, 0, b, mult[c],
+							   shift[c], ZY, LO, HI);
 				}
 			}
-			/* the plane at once when it has no junk columns */
-			if (Lp == (size_t)OW)
-				cq_requant(y, YT, ((size_t)n * g->OC + c) * g->P, acc, NULL, 0, g->P, 1, 0, bias ? bias[c] : 0,
-					   mult[c], shift[c], ZY, LO, HI);
-			else
-				cq_requant(y, YT, ((size_t)n * g->OC + c) * g->P, acc, NULL, 0, OW, g->OH, Lp,
-					   bias ? bias[c] : 0, mult[c], shift[c], ZY, LO, HI);
 		}
 }
 
@@ -1846,6 +2152,29 @@ static void k_conv_q(const int32_t *p, void *const *a, void *scratch)
 #endif
 /* @npu-end */
 
+/* @npu-kernel CONV_F CONV_NHWC_F */
+/* CONV_F's fast float path works on blocks of CF_NR output channels on
+ * every ISA: the scratch size npu-emit computes must not depend on the
+ * flags the header is built with */
+#define CF_NR 16
+
+/* the fast path applies (f32 in and out): its scratch bytes, whatever the
+ * ISA (0: it does not apply) */
+static size_t cf_fast_scratch(const int32_t *p)
+{
+	int C = p[NPU_CV_C], OC = p[NPU_CV_OC], G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
+	if (p[NPU_CV_XT] != NPU_T_F32 || p[NPU_CV_YT] != NPU_T_F32 || C < 1 || OC < 1 || C % G ||
+	    OC % G || p[NPU_CV_KH] < 1 || p[NPU_CV_KW] < 1 || p[NPU_CV_SH] < 1 || p[NPU_CV_SW] < 1 ||
+	    p[NPU_CV_DH] < 1 || p[NPU_CV_DW] < 1 || p[NPU_CV_H] < 1 || p[NPU_CV_W] < 1)
+		return 0;
+	int64_t k = (int64_t)(C / G) * p[NPU_CV_KH] * p[NPU_CV_KW];
+	if (k > (1 << 24))
+		return 0;
+	int64_t n = C / G == 1 && OC == G ? k : k * (CF_NR + 1);	/* depthwise: one row */
+	return (size_t)((n * 4 + 63) & ~(int64_t)63);
+}
+/* @npu-end */
+
 /* @npu-kernel CONV_F */
 /* Weights of one output channel as the float values the products use. */
 static void cf_weights(const int32_t *p, const void *w, const float *wscale, int oc, int k, float *wf)
@@ -1866,7 +2195,583 @@ static void cf_weights(const int32_t *p, const void *w, const float *wscale, int
 	}
 }
 
-static void k_conv_f(const int32_t *p, void *const *a, void *scratch)
+/* The fast float32 paths (f32 activations, any weight type): per output
+ * the same sum as the reference below, bias then input channel, kernel
+ * row, kernel column over the taps inside the input, each product
+ * rounded then added (no FMA), so the results are the reference's bit for
+ * bit; the SIMD lanes are independent outputs. A convolution packs the
+ * float weights of CF_NR output channels of one group at a time
+ * ([K][CF_NR], zero past the group's last channel) and computes CF_MP
+ * pixels of one output row (columns whose taps are all inside the row;
+ * the others one at a time) x CF_NR channels in registers; a depthwise
+ * one (one input and one output channel per group) runs rows of CF_VL
+ * pixels per tap. */
+#if defined(NPU_NO_SIMD)
+#define CF_VL 0
+#elif defined(__AVX512F__)
+#define CF_VL 16
+typedef __m512 cf_v;
+#define CF_LD(p) _mm512_loadu_ps(p)
+#define CF_ST(p, v) _mm512_storeu_ps(p, v)
+#define CF_SET1(f) _mm512_set1_ps(f)
+#define CF_ADD(a, b) _mm512_add_ps(a, b)
+#define CF_MUL(a, b) _mm512_mul_ps(a, b)
+#define CF_GTSEL(a, b) _mm512_max_ps(a, b)	/* a > b ? a : b, lane by lane */
+#define CF_LTSEL(a, b) _mm512_min_ps(a, b)	/* a < b ? a : b */
+#elif defined(__AVX2__)
+#define CF_VL 8
+typedef __m256 cf_v;
+#define CF_LD(p) _mm256_loadu_ps(p)
+#define CF_ST(p, v) _mm256_storeu_ps(p, v)
+#define CF_SET1(f) _mm256_set1_ps(f)
+#define CF_ADD(a, b) _mm256_add_ps(a, b)
+#define CF_MUL(a, b) _mm256_mul_ps(a, b)
+#define CF_GTSEL(a, b) _mm256_max_ps(a, b)
+#define CF_LTSEL(a, b) _mm256_min_ps(a, b)
+#elif defined(__SSE2__)
+#define CF_VL 4
+typedef __m128 cf_v;
+#define CF_LD(p) _mm_loadu_ps(p)
+#define CF_ST(p, v) _mm_storeu_ps(p, v)
+#define CF_SET1(f) _mm_set1_ps(f)
+#define CF_ADD(a, b) _mm_add_ps(a, b)
+#define CF_MUL(a, b) _mm_mul_ps(a, b)
+#define CF_GTSEL(a, b) _mm_max_ps(a, b)
+#define CF_LTSEL(a, b) _mm_min_ps(a, b)
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+#define CF_VL 4
+typedef float32x4_t cf_v;
+#define CF_LD(p) vld1q_f32(p)
+#define CF_ST(p, v) vst1q_f32(p, v)
+#define CF_SET1(f) vdupq_n_f32(f)
+#define CF_ADD(a, b) vaddq_f32(a, b)
+#define CF_MUL(a, b) vmulq_f32(a, b)
+#define CF_GTSEL(a, b) vbslq_f32(vcgtq_f32(a, b), a, b)
+#define CF_LTSEL(a, b) vbslq_f32(vcltq_f32(a, b), a, b)
+#else
+#define CF_VL 0
+#endif
+/* CF_MP pixels per tile: 12 accumulator registers */
+#if CF_VL == 16
+#define CF_MP 12
+#elif CF_VL == 8
+#define CF_MP 6
+#else
+#define CF_MP 3
+#endif
+#define CF_NV (CF_VL > 0 ? CF_NR / CF_VL : 1)
+
+#if CF_VL > 0
+/* the window of output (oh, ow) inside the input: rows kh0 .. kh1 - 1,
+ * columns kw0 .. kw1 - 1 */
+static inline void cf_taps(int o, int S, int P, int D, int K, int n, int *k0, int *k1)
+{
+	int b = o * S - P, a = 0, e = K;
+	while (a < K && b + a * D < 0)
+		a++;
+	while (e > a && b + (e - 1) * D >= n)
+		e--;
+	*k0 = a, *k1 = e;
+}
+
+/* the output columns whose KW taps are all inside the row: [*lo, *hi) */
+static void cf_interior(int W, int OW, int KW, int SW, int PL, int DW, int *lo, int *hi)
+{
+	int l = (PL + SW - 1) / SW, t = W - 1 + PL - (KW - 1) * DW, h = t < 0 ? 0 : t / SW + 1;
+	*lo = l < OW ? l : OW;
+	*hi = h < OW ? h : OW;
+	if (*hi < *lo)
+		*hi = *lo;
+}
+
+/* one tile: NP (1 or CF_MP) pixels with the same window shape (kernel
+ * rows kh0 .. kh1 - 1, columns kw0 .. kw1 - 1 inside the input), pixel m's
+ * window at x offset xo[m], x CF_NR channels; out[m][j]. The CF_NA = NP
+ * CF_NV accumulators are named (a0 .. a11) so that they live in
+ * registers; accumulator i is pixel i / CF_NV, vector i % CF_NV. */
+#define CF_R4(X) X(0) X(1) X(2) X(3)
+#define CF_R12(X) CF_R4(X) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define CF_WSEL(v) ((v) == 0 ? w0 : (v) == 1 ? w1 : (v) == 2 ? w2 : w3)
+#define CF_TILE(NAME, NP, REP) \
+	static void NAME(const float *x, const ptrdiff_t *xo, const float *wp, int cg, size_t plane, int W, int KH, \
+			 int KW, int DH, int DW, int kh0, int kh1, int kw0, int kw1, const float *b, float *out) \
+	{ \
+		enum { NA = (NP) * CF_NV }; \
+		cf_v w0, w1, w2, w3; \
+		REP(CF_DECL) \
+		for (int ic = 0; ic < cg; ic++) \
+			for (int kh = kh0; kh < kh1; kh++) { \
+				ptrdiff_t xr = (ptrdiff_t)((size_t)ic * plane) + (ptrdiff_t)kh * DH * W; \
+				const float *wk = wp + ((size_t)(ic * KH + kh) * KW) * CF_NR; \
+				for (int kw = kw0; kw < kw1; kw++) { \
+					const float *wq = wk + (size_t)kw * CF_NR; \
+					ptrdiff_t r = xr + (ptrdiff_t)kw * DW; \
+					w0 = CF_LD(wq); \
+					w1 = CF_NV > 1 ? CF_LD(wq + CF_VL) : w0; \
+					w2 = CF_NV > 2 ? CF_LD(wq + 2 * CF_VL) : w0; \
+					w3 = CF_NV > 3 ? CF_LD(wq + 3 * CF_VL) : w0; \
+					REP(CF_STEP) \
+				} \
+			} \
+		REP(CF_STORE) \
+		(void)w1, (void)w2, (void)w3; \
+	}
+#define CF_DECL(i) cf_v a##i = CF_LD(b + ((i) % CF_NV) * CF_VL);
+#define CF_STEP(i) \
+	if ((i) < NA) \
+		a##i = CF_ADD(a##i, CF_MUL(CF_SET1(x[xo[(i) / CF_NV] + r]), CF_WSEL((i) % CF_NV)));
+#define CF_STORE(i) \
+	if ((i) < NA) \
+		CF_ST(out + ((i) / CF_NV) * CF_NR + ((i) % CF_NV) * CF_VL, a##i);
+CF_TILE(cf_tile1, 1, CF_R4)
+CF_TILE(cf_tilen, CF_MP, CF_R12)
+#undef CF_TILE
+#undef CF_DECL
+#undef CF_STEP
+#undef CF_STORE
+
+/* clamp, activation, store: the reference's epilogue */
+static inline float cf_out(float acc, float lo, float hi, int32_t act, float p0, float p1)
+{
+	acc = rt_clampf(acc, lo, hi);
+	return act >= 0 ? rt_unary(act, acc, p0, p1) : acc;
+}
+
+/* the epilogue on n vectors in place when lanes give the reference's
+ * results (lo <= hi: rt_clampf is max then min, NaN kept; ReLU: v > 0 ?
+ * v : 0); returns 0 when the scalar cf_out must do it */
+static int cf_out_vec(float *v, int n, float lo, float hi, int32_t act)
+{
+	if (!(lo <= hi) || (act >= 0 && act != NPU_U_RELU))
+		return 0;
+	cf_v l = CF_SET1(lo), h = CF_SET1(hi), z = CF_SET1(0.0f);
+	for (int i = 0; i < n; i++) {
+		cf_v t = CF_LTSEL(h, CF_GTSEL(l, CF_LD(v + i * CF_VL)));
+		CF_ST(v + i * CF_VL, act == NPU_U_RELU ? CF_GTSEL(t, z) : t);
+	}
+	return 1;
+}
+
+/* A 1x1 stride-1 convolution over whole rows is y[oc][p] = b + sum_k
+ * w[oc][k] x[k][p] with pixels contiguous: lanes along pixels, a weight
+ * broadcast per (oc, k), no packing and contiguous stores. A tile: MR
+ * (1 or 4) channels x NV (1 or 3) vectors of pixels; accumulator i is
+ * channel i / NV, vector i % NV. */
+#define CF_PW(NAME, MR, NV, REP) \
+	static void NAME(const float *x, size_t plane, const float *const *wr, int K, const float *b, float lo, \
+			 float hi, int32_t act, int vec, float p0, float p1, float *const *yr) \
+	{ \
+		enum { NA = (MR) * (NV) }; \
+		REP(CF_PDECL) \
+		for (int k = 0; k < K; k++) { \
+			const float *xk = x + (size_t)k * plane; \
+			REP(CF_PSTEP) \
+		} \
+		REP(CF_PSTORE) \
+	}
+#define CF_PDECL(i) cf_v a##i = CF_SET1(b[(i) / (NV)]);
+#define CF_PSTEP(i) \
+	if ((i) < NA) \
+		a##i = CF_ADD(a##i, CF_MUL(CF_LD(xk + ((i) % (NV)) * CF_VL), CF_SET1(wr[(i) / (NV)][k])));
+#define CF_PSTORE(i) \
+	if ((i) < NA) { \
+		float *yo = yr[(i) / (NV)] + ((i) % (NV)) * CF_VL; \
+		if (vec) { \
+			cf_v t = CF_LTSEL(CF_SET1(hi), CF_GTSEL(CF_SET1(lo), a##i)); \
+			CF_ST(yo, act == NPU_U_RELU ? CF_GTSEL(t, CF_SET1(0.0f)) : t); \
+		} else { \
+			float o[CF_VL]; \
+			CF_ST(o, a##i); \
+			for (int l = 0; l < CF_VL; l++) \
+				yo[l] = cf_out(o[l], lo, hi, act, p0, p1); \
+		} \
+	}
+#define NV 3
+CF_PW(cf_pw43, 4, 3, CF_R12)
+CF_PW(cf_pw13, 1, 3, CF_R4)
+#undef NV
+#define NV 1
+CF_PW(cf_pw41, 4, 1, CF_R4)
+CF_PW(cf_pw11, 1, 1, CF_R4)
+#undef NV
+#undef CF_PW
+#undef CF_PDECL
+#undef CF_PSTEP
+#undef CF_PSTORE
+
+/* A stride-1 convolution's interior pixels of a row: like CF_PW, lanes
+ * along pixels (x contiguous per tap), MR channels of the packed block wp
+ * (weight of channel j, tap k at wp[k CF_NR + j]) broadcast per tap;
+ * accumulator i is channel i / NV, vector i % NV. */
+#define CF_PX(NAME, MR, NV, REP) \
+	static void NAME(const float *x, ptrdiff_t xb, size_t plane, int W, int cg, int KH, int KW, int DH, int DW, \
+			 int kh0, int kh1, const float *wp, const float *b, float lo, float hi, int32_t act, int vec, \
+			 float p0, float p1, float *y, size_t P) \
+	{ \
+		enum { NA = (MR) * (NV) }; \
+		REP(CF_XDECL) \
+		for (int ic = 0; ic < cg; ic++) \
+			for (int kh = kh0; kh < kh1; kh++) { \
+				const float *xr = x + (ptrdiff_t)((size_t)ic * plane) + xb + (ptrdiff_t)kh * DH * W; \
+				const float *wk = wp + (size_t)((ic * KH + kh) * KW) * CF_NR; \
+				for (int kw = 0; kw < KW; kw++) { \
+					const float *xk = xr + (ptrdiff_t)kw * DW, *wq = wk + (size_t)kw * CF_NR; \
+					REP(CF_XSTEP) \
+				} \
+			} \
+		REP(CF_XSTORE) \
+	}
+#define CF_XDECL(i) cf_v a##i = CF_SET1(b[(i) / (NV)]);
+#define CF_XSTEP(i) \
+	if ((i) < NA) \
+		a##i = CF_ADD(a##i, CF_MUL(CF_LD(xk + ((i) % (NV)) * CF_VL), CF_SET1(wq[(i) / (NV)])));
+#define CF_XSTORE(i) \
+	if ((i) < NA) { \
+		float *yo = y + (size_t)((i) / (NV)) * P + ((i) % (NV)) * CF_VL; \
+		if (vec) { \
+			cf_v t = CF_LTSEL(CF_SET1(hi), CF_GTSEL(CF_SET1(lo), a##i)); \
+			CF_ST(yo, act == NPU_U_RELU ? CF_GTSEL(t, CF_SET1(0.0f)) : t); \
+		} else { \
+			float o[CF_VL]; \
+			CF_ST(o, a##i); \
+			for (int l = 0; l < CF_VL; l++) \
+				yo[l] = cf_out(o[l], lo, hi, act, p0, p1); \
+		} \
+	}
+#define NV 3
+CF_PX(cf_px43, 4, 3, CF_R12)
+CF_PX(cf_px13, 1, 3, CF_R4)
+#undef NV
+#define NV 1
+CF_PX(cf_px81, 8, 1, CF_R12)
+CF_PX(cf_px41, 4, 1, CF_R4)
+CF_PX(cf_px11, 1, 1, CF_R4)
+#undef NV
+#undef CF_PX
+#undef CF_XDECL
+#undef CF_XSTEP
+#undef CF_XSTORE
+
+/* the pointwise path: P >= CF_VL pixels per image, groups of 1 */
+static void cf_pointwise(const int32_t *p, void *const *a, float *scratch)
+{
+	const void *w = a[1], *bias = a[2];
+	const float *x = a[0], *wscale = a[3];
+	float *y = a[4];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], OC = p[NPU_CV_OC], K = C;
+	int32_t act = p[NPU_CV_ACT];
+	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
+	int vec = lo <= hi && (act < 0 || act == NPU_U_RELU), P = p[NPU_CV_OH] * p[NPU_CV_OW];
+	size_t plane = (size_t)p[NPU_CV_H] * p[NPU_CV_W];
+	for (int oc = 0; oc < OC; oc += 4) {
+		int mr = OC - oc < 4 ? 1 : 4;
+		const float *wr[4];
+		float b[4];
+		for (int m = 0; m < mr; m++) {
+			if (p[NPU_CV_WT] == NPU_T_F32) {
+				wr[m] = (const float *)w + (size_t)(oc + m) * K;
+			} else {
+				cf_weights(p, w, wscale, oc + m, K, scratch + (size_t)m * K);
+				wr[m] = scratch + (size_t)m * K;
+			}
+			b[m] = bias ? ((const float *)bias)[oc + m] : 0.0f;
+		}
+		for (int n = 0; n < N; n++) {
+			const float *xn = x + (size_t)n * C * plane;
+			for (int q = 0; q < P;) {
+				int nv = P - q >= 3 * CF_VL ? 3 : 1, at = q;
+				if (P - q < CF_VL)	/* overlap the vector before */
+					at = P - CF_VL;
+				float *yr[4];
+				for (int m = 0; m < mr; m++)
+					yr[m] = y + ((size_t)n * OC + oc + m) * (size_t)P + at;
+				if (mr == 4 && nv == 3)
+					cf_pw43(xn + at, plane, wr, K, b, lo, hi, act, vec, p0, p1, yr);
+				else if (mr == 4)
+					cf_pw41(xn + at, plane, wr, K, b, lo, hi, act, vec, p0, p1, yr);
+				else if (nv == 3)
+					cf_pw13(xn + at, plane, wr, K, b, lo, hi, act, vec, p0, p1, yr);
+				else
+					cf_pw11(xn + at, plane, wr, K, b, lo, hi, act, vec, p0, p1, yr);
+				q = at + nv * CF_VL;
+			}
+		}
+		if (mr == 1)
+			oc -= 3;	/* the remainder one channel at a time */
+	}
+}
+
+/* outputs ilo .. ihi - 1 (ihi - ilo >= CF_VL) of a stride-1 row for the
+ * nr channels of the packed block: 4 channels x 3 vectors at a time, then
+ * single vectors, the last one overlapping the one before */
+static void cf_rowpx(const float *xg, ptrdiff_t xrow, size_t plane, int W, int cg, int KH, int KW, int DH, int DW,
+		     int kh0, int kh1, const float *wp, const float *b, int nr, int ilo, int ihi, float lo, float hi,
+		     int32_t act, int vec, float p0, float p1, float *yr, size_t P)
+{
+	for (int j = 0; j < nr;) {
+		int mr = nr - j >= 8 ? 8 : nr - j >= 4 ? 4 : 1;
+		for (int q = ilo; q < ihi;) {
+			int nv = ihi - q >= 3 * CF_VL ? 3 : 1, at = ihi - q < CF_VL ? ihi - CF_VL : q;
+			ptrdiff_t xb = xrow + at;
+			float *y = yr + (size_t)j * P + (size_t)at;
+			if (mr == 8 && nv == 3) {	/* 8 accumulators at least: the adds' latency */
+				cf_px43(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j, b + j, lo, hi, act, vec, p0, p1, y, P);
+				cf_px43(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j + 4, b + j + 4, lo, hi, act, vec, p0,
+					p1, y + 4 * P, P);
+			} else if (mr == 8)
+				cf_px81(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j, b + j, lo, hi, act, vec, p0, p1, y, P);
+			else if (mr == 4 && nv == 3)
+				cf_px43(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j, b + j, lo, hi, act, vec, p0, p1, y, P);
+			else if (mr == 4)
+				cf_px41(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j, b + j, lo, hi, act, vec, p0, p1, y, P);
+			else if (nv == 3)
+				cf_px13(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j, b + j, lo, hi, act, vec, p0, p1, y, P);
+			else
+				cf_px11(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j, b + j, lo, hi, act, vec, p0, p1, y, P);
+			q = at + nv * CF_VL;
+		}
+		j += mr;
+	}
+}
+
+static void cf_conv(const int32_t *p, void *const *a, float *scratch)
+{
+	const void *w = a[1], *bias = a[2];
+	const float *x = a[0], *wscale = a[3];
+	float *y = a[4];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W], OC = p[NPU_CV_OC];
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
+	int32_t act = p[NPU_CV_ACT];
+	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
+	int cg = C / G, og = OC / G, K = cg * KH * KW, ilo, ihi, vec = lo <= hi && (act < 0 || act == NPU_U_RELU);
+	size_t plane = (size_t)H * W, P = (size_t)OH * OW;
+	float *wp = scratch, *wf = scratch + (size_t)K * CF_NR;
+	float b[CF_NR], out[CF_MP * CF_NR];
+	/* a 1x1 stride 1 conv without padding over whole rows: one row of P
+	 * pixels */
+	if (KH == 1 && KW == 1 && SH == 1 && SW == 1 && PT == 0 && PL == 0 && OW == W)
+		OW = (int)P, W = OW, OH = 1;
+	/* interior columns: all KW taps inside the row */
+	cf_interior(W, OW, KW, SW, PL, DW, &ilo, &ihi);
+	for (int gr = 0; gr < G; gr++)
+		for (int ob = 0; ob < og; ob += CF_NR) {
+			int nr = og - ob < CF_NR ? og - ob : CF_NR, oc0 = gr * og + ob;
+			if (p[NPU_CV_WT] == NPU_T_F32) {	/* straight from w: rows written whole */
+				const float *wo = (const float *)w + (size_t)oc0 * K;
+				for (int k = 0; k < K; k++) {
+					float *r = wp + (size_t)k * CF_NR;
+					int j = 0;
+					for (; j < nr; j++)
+						r[j] = wo[(size_t)j * K + k];
+					for (; j < CF_NR; j++)
+						r[j] = 0.0f;
+				}
+			} else {
+				for (int j = 0; j < CF_NR; j++) {
+					if (j < nr)
+						cf_weights(p, w, wscale, oc0 + j, K, wf);
+					for (int k = 0; k < K; k++)
+						wp[(size_t)k * CF_NR + j] = j < nr ? wf[k] : 0.0f;
+				}
+			}
+			for (int j = 0; j < CF_NR; j++)
+				b[j] = j < nr && bias ? ((const float *)bias)[oc0 + j] : 0.0f;
+			for (int n = 0; n < N; n++) {
+				const float *xg = x + ((size_t)n * C + (size_t)gr * cg) * plane;
+				float *yb = y + ((size_t)n * OC + oc0) * P;
+				/* stride 1: the interior columns in lanes of pixels */
+				int pa = SW == 1 && ihi - ilo >= CF_VL;
+				for (int oh = 0; oh < OH && pa; oh++) {
+					int kh0, kh1;
+					cf_taps(oh, SH, PT, DH, KH, H, &kh0, &kh1);
+					cf_rowpx(xg, (ptrdiff_t)(oh * SH - PT) * W - PL, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp, b,
+						 nr, ilo, ihi, lo, hi, act, vec, p0, p1, yb + (size_t)oh * OW, P);
+				}
+				/* the other pixels in tiles of CF_MP with one window shape:
+				 * runs of rows with the same kernel rows inside x runs of
+				 * columns with the same kernel columns inside */
+				for (int r0 = 0, r1; r0 < OH; r0 = r1) {
+					int kh0, kh1, u0, u1;
+					cf_taps(r0, SH, PT, DH, KH, H, &kh0, &kh1);
+					for (r1 = r0 + 1; r1 < OH; r1++) {
+						cf_taps(r1, SH, PT, DH, KH, H, &u0, &u1);
+						if (u0 != kh0 || u1 != kh1)
+							break;
+					}
+					for (int c0 = 0, c1; c0 < OW; c0 = c1) {
+						int kw0, kw1;
+						cf_taps(c0, SW, PL, DW, KW, W, &kw0, &kw1);
+						for (c1 = c0 + 1; c1 < OW; c1++) {
+							cf_taps(c1, SW, PL, DW, KW, W, &u0, &u1);
+							if (u0 != kw0 || u1 != kw1)
+								break;
+						}
+						if (pa && kw0 == 0 && kw1 == KW)	/* done above */
+							continue;
+						int cw = c1 - c0, cnt = (r1 - r0) * cw;
+						for (int t0 = 0; t0 < cnt; t0 += CF_MP) {
+							int np = cnt - t0 < CF_MP ? cnt - t0 : CF_MP;
+							ptrdiff_t xo[CF_MP];
+							size_t at[CF_MP];
+							for (int m = 0; m < CF_MP; m++) {
+								int t = t0 + (m < np ? m : np - 1), oh = r0 + t / cw, ow = c0 + t % cw;
+								xo[m] = (ptrdiff_t)(oh * SH - PT) * W + (ptrdiff_t)ow * SW - PL;
+								at[m] = (size_t)oh * OW + (size_t)ow;
+							}
+							if (np == 1)
+								cf_tile1(xg, xo, wp, cg, plane, W, KH, KW, DH, DW, kh0, kh1, kw0, kw1, b, out);
+							else
+								cf_tilen(xg, xo, wp, cg, plane, W, KH, KW, DH, DW, kh0, kh1, kw0, kw1, b, out);
+							if (cf_out_vec(out, np * CF_NV, lo, hi, act))
+								for (int j = 0; j < nr; j++)
+									for (int m = 0; m < np; m++)
+										yb[(size_t)j * P + at[m]] = out[m * CF_NR + j];
+							else
+								for (int j = 0; j < nr; j++)
+									for (int m = 0; m < np; m++)
+										yb[(size_t)j * P + at[m]] =
+											cf_out(out[m * CF_NR + j], lo, hi, act, p0, p1);
+						}
+					}
+				}
+			}
+		}
+}
+
+/* depthwise: per channel and output row, CF_DL interior pixels at a time
+ * (stride 1: one load per tap; 2: two loads deinterleaved on AVX2, else
+ * gathered), a last partial block overlapping the one before (the same
+ * values again), the other pixels alone. 8 lanes at most: rows are short. */
+#if CF_VL >= 8
+#define CF_DL 8
+typedef __m256 cf_d;
+#define CF_DLD(p) _mm256_loadu_ps(p)
+#define CF_DST(p, v) _mm256_storeu_ps(p, v)
+#define CF_DSET1(f) _mm256_set1_ps(f)
+#define CF_DADD(a, b) _mm256_add_ps(a, b)
+#define CF_DMUL(a, b) _mm256_mul_ps(a, b)
+#define CF_DGTSEL(a, b) _mm256_max_ps(a, b)
+#define CF_DLTSEL(a, b) _mm256_min_ps(a, b)
+/* x[0], x[2], ..., x[14] (reads x[15]) */
+static inline __m256 cf_dld2(const float *x)
+{
+	__m256 e = _mm256_shuffle_ps(_mm256_loadu_ps(x), _mm256_loadu_ps(x + 8), 0x88);
+	return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xd8));
+}
+#else
+#define CF_DL CF_VL
+typedef cf_v cf_d;
+#define CF_DLD(p) CF_LD(p)
+#define CF_DST(p, v) CF_ST(p, v)
+#define CF_DSET1(f) CF_SET1(f)
+#define CF_DADD(a, b) CF_ADD(a, b)
+#define CF_DMUL(a, b) CF_MUL(a, b)
+#define CF_DGTSEL(a, b) CF_GTSEL(a, b)
+#define CF_DLTSEL(a, b) CF_LTSEL(a, b)
+#endif
+
+/* outputs ow .. ow + CF_DL - 1 of a row, every tap inside the row, into
+ * o; with vec (cf_out_vec's condition) clamped and ReLU'd as cf_out does */
+static inline void cf_dwrow(const float *xc, ptrdiff_t xrow, int ow, int SW, int DH, int DW, int W, int kh0, int kh1,
+			    int KW, const float *wf, float b, int vec, float lo, float hi, int32_t act, float *o)
+{
+	cf_d acc = CF_DSET1(b);
+	for (int kh = kh0; kh < kh1; kh++) {
+		ptrdiff_t xr = xrow + (ptrdiff_t)kh * DH * W + (ptrdiff_t)ow * SW;
+		for (int kw = 0; kw < KW; kw++) {
+			const float *xp = xc + xr + (ptrdiff_t)kw * DW;
+			cf_d v;
+			if (SW == 1) {
+				v = CF_DLD(xp);
+			} else {
+#if CF_VL >= 8
+				if (SW == 2) {
+					v = cf_dld2(xp);
+				} else
+#endif
+				{
+					float t[CF_DL];
+					for (int l = 0; l < CF_DL; l++)
+						t[l] = xp[(ptrdiff_t)l * SW];
+					v = CF_DLD(t);
+				}
+			}
+			acc = CF_DADD(acc, CF_DMUL(v, CF_DSET1(wf[kh * KW + kw])));
+		}
+	}
+	if (vec) {
+		acc = CF_DLTSEL(CF_DSET1(hi), CF_DGTSEL(CF_DSET1(lo), acc));
+		if (act == NPU_U_RELU)
+			acc = CF_DGTSEL(acc, CF_DSET1(0.0f));
+	}
+	CF_DST(o, acc);
+}
+
+static void cf_depthwise(const int32_t *p, void *const *a, float *wf)
+{
+	const void *w = a[1], *bias = a[2];
+	const float *x = a[0], *wscale = a[3];
+	float *y = a[4];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W];
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW];
+	int32_t act = p[NPU_CV_ACT];
+	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
+	int ilo, ihi, vec = lo <= hi && (act < 0 || act == NPU_U_RELU);
+	size_t plane = (size_t)H * W, P = (size_t)OH * OW;
+	/* interior columns; stride 2 on AVX2 reads one element more */
+	cf_interior(W - (CF_VL >= 8 && SW == 2), OW, KW, SW, PL, DW, &ilo, &ihi);
+	for (int c = 0; c < C; c++) {
+		cf_weights(p, w, wscale, c, KH * KW, wf);
+		float b = bias ? ((const float *)bias)[c] : 0.0f;
+		for (int n = 0; n < N; n++) {
+			const float *xc = x + ((size_t)n * C + c) * plane;
+			float *yc = y + ((size_t)n * C + c) * P;
+			for (int oh = 0; oh < OH; oh++) {
+				int kh0, kh1;
+				cf_taps(oh, SH, PT, DH, KH, H, &kh0, &kh1);
+				ptrdiff_t xrow = (ptrdiff_t)(oh * SH - PT) * W - PL;
+				float *yr = yc + (size_t)oh * OW;
+				for (int ow = 0; ow < OW;) {
+					int at = ow;
+					if (ow >= ilo && ow < ihi && ihi - ilo >= CF_DL) {
+						if (ow + CF_DL > ihi)	/* overlap the block before */
+							at = ihi - CF_DL;
+						if (vec) {
+							cf_dwrow(xc, xrow, at, SW, DH, DW, W, kh0, kh1, KW, wf, b, 1, lo, hi, act, yr + at);
+						} else {
+							float o[CF_DL];
+							cf_dwrow(xc, xrow, at, SW, DH, DW, W, kh0, kh1, KW, wf, b, 0, lo, hi, act, o);
+							for (int l = 0; l < CF_DL; l++)
+								yr[at + l] = cf_out(o[l], lo, hi, act, p0, p1);
+						}
+						ow = at + CF_DL;
+						continue;
+					}
+					int kw0, kw1;
+					cf_taps(ow, SW, PL, DW, KW, W, &kw0, &kw1);
+					float acc = b;
+					for (int kh = kh0; kh < kh1; kh++) {
+						ptrdiff_t xr = xrow + (ptrdiff_t)kh * DH * W + (ptrdiff_t)ow * SW;
+						for (int kw = kw0; kw < kw1; kw++) {
+							float prod = xc[xr + (ptrdiff_t)kw * DW] * wf[kh * KW + kw];
+							acc += prod;
+						}
+					}
+					yr[ow] = cf_out(acc, lo, hi, act, p0, p1);
+					ow++;
+				}
+			}
+		}
+	}
+}
+#endif
+
+/* the reference */
+static void cf_reference(const int32_t *p, void *const *a, void *scratch)
 {
 	const void *x = a[0], *w = a[1], *bias = a[2];
 	const float *wscale = a[3];
@@ -1911,6 +2816,24 @@ static void k_conv_f(const int32_t *p, void *const *a, void *scratch)
 					rt_stf(y, YT, yi++, acc);
 				}
 		}
+}
+static void k_conv_f(const int32_t *p, void *const *a, void *scratch)
+{
+#if CF_VL > 0
+	if (cf_fast_scratch(p)) {
+		int G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
+		if (p[NPU_CV_C] == p[NPU_CV_OC] && G == p[NPU_CV_C])
+			cf_depthwise(p, a, scratch);
+		else if (G == 1 && p[NPU_CV_KH] == 1 && p[NPU_CV_KW] == 1 && p[NPU_CV_SH] == 1 && p[NPU_CV_SW] == 1 &&
+			 p[NPU_CV_PT] == 0 && p[NPU_CV_PL] == 0 && p[NPU_CV_OW] == p[NPU_CV_W] &&
+			 p[NPU_CV_OH] * p[NPU_CV_OW] >= CF_VL)
+			cf_pointwise(p, a, scratch);
+		else
+			cf_conv(p, a, scratch);
+		return;
+	}
+#endif
+	cf_reference(p, a, scratch);
 }
 /* @npu-end */
 
@@ -3656,6 +4579,99 @@ static void k_conv3_f(const int32_t *p, void *const *a, void *scratch)
  * replace. int8 x int8 taps of at most CQ_NHWC_MAX_K channels sum in int32
  * (|x - ZX| <= 255, |w - wzp| <= 255: < 2^30), the rest in int64. */
 #define CQ_NHWC_MAX_K 16384
+/* Channel-last int8 depthwise (one input and one output channel per
+ * group): per output pixel, each tap inside the input adds (x - ZX)(w - z)
+ * to a row of C int32 sums, all channels at once (x contiguous; the
+ * weights as int16 w - z in [tap][C] in the scratch, written once per
+ * call), then every sum is requantized. |x - ZX| <= 255, |w - z| <= 255
+ * and at most CN_DW_TAPS taps: exact in int32, any order. */
+#define CN_DW_TAPS 64
+static size_t cn_dw_scratch(const int32_t *p)
+{
+	int G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1, C = p[NPU_CV_C], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	if (p[NPU_CV_XT] != NPU_T_I8 || p[NPU_CV_WT] != NPU_T_I8 || C < 1 || G != C || p[NPU_CV_OC] != C || KH < 1 ||
+	    KW < 1 || KH > CN_DW_TAPS || KW > CN_DW_TAPS || KH * KW > CN_DW_TAPS)
+		return 0;
+	size_t n = (((size_t)KH * KW * C * 2 + 15) & ~(size_t)15) + (size_t)C * 4;
+	return p[NPU_CV_SMAX] > 0 && n > (size_t)p[NPU_CV_SMAX] ? 0 : n;
+}
+
+/* acc[c] += (x[c] - ZX) w[c] for c < C */
+static void cn_dw_add(int32_t *restrict acc, const int8_t *restrict x, const int16_t *restrict w, int C, int32_t ZX)
+{
+	int c = 0;
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+	const __m128i zx = _mm_set1_epi16((int16_t)ZX), z = _mm_setzero_si128();
+	for (; c + 8 <= C; c += 8) {
+		__m128i v = _mm_loadl_epi64((const __m128i *)(const void *)(x + c));
+#if defined(__SSE4_1__)
+		v = _mm_cvtepi8_epi16(v);
+#else
+		v = _mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8);
+#endif
+		v = _mm_sub_epi16(v, zx);
+		__m128i wv = _mm_loadu_si128((const __m128i *)(const void *)(w + c));
+		__m128i lo = _mm_madd_epi16(_mm_unpacklo_epi16(v, z), _mm_unpacklo_epi16(wv, z));
+		__m128i hi = _mm_madd_epi16(_mm_unpackhi_epi16(v, z), _mm_unpackhi_epi16(wv, z));
+		_mm_storeu_si128((__m128i *)(void *)(acc + c),
+				 _mm_add_epi32(_mm_loadu_si128((const __m128i *)(const void *)(acc + c)), lo));
+		_mm_storeu_si128((__m128i *)(void *)(acc + c + 4),
+				 _mm_add_epi32(_mm_loadu_si128((const __m128i *)(const void *)(acc + c + 4)), hi));
+	}
+#elif !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
+	const int16x8_t zx = vdupq_n_s16((int16_t)ZX);
+	for (; c + 8 <= C; c += 8) {
+		int16x8_t v = vsubq_s16(vmovl_s8(vld1_s8(x + c)), zx), wv = vld1q_s16(w + c);
+		vst1q_s32(acc + c, vmlal_s16(vld1q_s32(acc + c), vget_low_s16(v), vget_low_s16(wv)));
+		vst1q_s32(acc + c + 4, vmlal_high_s16(vld1q_s32(acc + c + 4), v, wv));
+	}
+#endif
+	for (; c < C; c++)
+		acc[c] += (x[c] - ZX) * w[c];
+}
+
+static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
+{
+	const int8_t *x = a[0], *w = a[1];
+	const void *bias = a[2];
+	const int32_t *mult = a[3], *shift = a[4], *wzp = a[5];
+	void *y = a[6];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W];
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], taps = KH * KW;
+	int32_t YT = p[NPU_CV_YT], ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	int16_t *wt = scratch;
+	int32_t *acc = (int32_t *)(void *)((uint8_t *)scratch + (((size_t)taps * C * 2 + 15) & ~(size_t)15));
+	for (int c = 0; c < C; c++) {
+		int32_t z = wzp ? wzp[c] : 0;
+		for (int t = 0; t < taps; t++)
+			wt[(size_t)t * C + c] = (int16_t)(w[(size_t)c * taps + t] - z);
+	}
+	for (int n = 0; n < N; n++)
+		for (int oh = 0; oh < OH; oh++)
+			for (int ow = 0; ow < OW; ow++) {
+				for (int c = 0; c < C; c++)
+					acc[c] = 0;
+				for (int kh = 0; kh < KH; kh++) {
+					int ih = oh * SH - PT + kh * DH;
+					if (ih < 0 || ih >= H)
+						continue;
+					for (int kw = 0; kw < KW; kw++) {
+						int iw = ow * SW - PL + kw * DW;
+						if (iw >= 0 && iw < W)
+							cn_dw_add(acc, x + (((size_t)n * H + ih) * W + iw) * C,
+								  wt + (size_t)(kh * KW + kw) * C, C, ZX);
+					}
+				}
+				size_t yo = (((size_t)n * OH + oh) * OW + ow) * C;
+				for (int c = 0; c < C; c++)
+					rt_sti(y, YT, yo + c,
+					       rt_clamp(ZY + rt_mulshift(cq_bias(p, bias, c) + acc[c], mult[c], rt_shift(shift[c])),
+							LO, HI));
+			}
+}
+
 static void k_conv_nhwc_q(const int32_t *p, void *const *a, void *scratch)
 {
 	const void *x = a[0], *w = a[1], *bias = a[2];
@@ -3667,11 +4683,19 @@ static void k_conv_nhwc_q(const int32_t *p, void *const *a, void *scratch)
 	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
 	int32_t XT = p[NPU_CV_XT], WT = p[NPU_CV_WT], YT = p[NPU_CV_YT];
 	int32_t ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
-	(void)scratch;
 	if (C < 1 || OC < 1 || C % G != 0 || OC % G != 0)	/* not a convolution */
 		return;
 	int cg = C / G, og = OC / G;
 	int fast = XT == NPU_T_I8 && WT == NPU_T_I8 && cg <= CQ_NHWC_MAX_K;
+	if (cn_dw_scratch(p) && ZX >= -128 && ZX <= 127) {
+		int ok = 1;
+		for (int o = 0; ok && wzp && o < OC; o++)
+			ok = wzp[o] >= -128 && wzp[o] <= 127;
+		if (ok) {
+			cn_depthwise(p, a, scratch);
+			return;
+		}
+	}
 	for (int n = 0; n < N; n++)
 		for (int oh = 0; oh < OH; oh++)
 			for (int ow = 0; ow < OW; ow++) {
@@ -4038,10 +5062,15 @@ uint32_t npu_scratch_size(uint32_t kernel, const int32_t *p)
 		return (uint32_t)g.scratch;
 	}
 	/* @npu-end */
+	/* @npu-kernel CONV_NHWC_Q */
+	case NPU_K_CONV_NHWC_Q: return (uint32_t)cn_dw_scratch(p);
+	/* @npu-end */
 	/* @npu-kernel CONV_F CONV_NHWC_F */
 	case NPU_K_CONV_F: case NPU_K_CONV_NHWC_F: {
 		int64_t k = (int64_t)(p[NPU_CV_G] > 0 ? p[NPU_CV_C] / p[NPU_CV_G] : p[NPU_CV_C]) * p[NPU_CV_KH] * p[NPU_CV_KW];
-		return k > 0 ? (uint32_t)((k * 4 + 15) & ~(int64_t)15) : 0;
+		size_t f = kernel == NPU_K_CONV_F ? cf_fast_scratch(p) : 0;
+		size_t r = k > 0 ? (size_t)((k * 4 + 15) & ~(int64_t)15) : 0;
+		return (uint32_t)(f > r ? f : r);
 	}
 	/* @npu-end */
 	/* @npu-kernel POOL_Q */
