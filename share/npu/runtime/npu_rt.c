@@ -2373,19 +2373,24 @@ static int cf_out_vec(float *v, int n, float lo, float hi, int32_t act)
 #define CF_PSTEP(i) \
 	if ((i) < NA) \
 		a##i = CF_ADD(a##i, CF_MUL(CF_LD(xk + ((i) % (NV)) * CF_VL), CF_SET1(wr[(i) / (NV)][k])));
-#define CF_PSTORE(i) \
-	if ((i) < NA) { \
-		float *yo = yr[(i) / (NV)] + ((i) % (NV)) * CF_VL; \
+/* Store accumulator A to YO: clamped (and ReLU) in lanes when vec, else
+ * lane by lane through cf_out. */
+#define CF_PUT(YO, A) \
+	do { \
+		float *yo_ = (YO); \
 		if (vec) { \
-			cf_v t = CF_LTSEL(CF_SET1(hi), CF_GTSEL(CF_SET1(lo), a##i)); \
-			CF_ST(yo, act == NPU_U_RELU ? CF_GTSEL(t, CF_SET1(0.0f)) : t); \
+			cf_v t = CF_LTSEL(CF_SET1(hi), CF_GTSEL(CF_SET1(lo), (A))); \
+			CF_ST(yo_, act == NPU_U_RELU ? CF_GTSEL(t, CF_SET1(0.0f)) : t); \
 		} else { \
 			float o[CF_VL]; \
-			CF_ST(o, a##i); \
+			CF_ST(o, (A)); \
 			for (int l = 0; l < CF_VL; l++) \
-				yo[l] = cf_out(o[l], lo, hi, act, p0, p1); \
+				yo_[l] = cf_out(o[l], lo, hi, act, p0, p1); \
 		} \
-	}
+	} while (0)
+#define CF_PSTORE(i) \
+	if ((i) < NA) \
+		CF_PUT(yr[(i) / (NV)] + ((i) % (NV)) * CF_VL, a##i);
 #define NV 3
 CF_PW(cf_pw43, 4, 3, CF_R12)
 CF_PW(cf_pw13, 1, 3, CF_R4)
@@ -2426,18 +2431,8 @@ CF_PW(cf_pw11, 1, 1, CF_R4)
 	if ((i) < NA) \
 		a##i = CF_ADD(a##i, CF_MUL(CF_LD(xk + ((i) % (NV)) * CF_VL), CF_SET1(wq[(i) / (NV)])));
 #define CF_XSTORE(i) \
-	if ((i) < NA) { \
-		float *yo = y + (size_t)((i) / (NV)) * P + ((i) % (NV)) * CF_VL; \
-		if (vec) { \
-			cf_v t = CF_LTSEL(CF_SET1(hi), CF_GTSEL(CF_SET1(lo), a##i)); \
-			CF_ST(yo, act == NPU_U_RELU ? CF_GTSEL(t, CF_SET1(0.0f)) : t); \
-		} else { \
-			float o[CF_VL]; \
-			CF_ST(o, a##i); \
-			for (int l = 0; l < CF_VL; l++) \
-				yo[l] = cf_out(o[l], lo, hi, act, p0, p1); \
-		} \
-	}
+	if ((i) < NA) \
+		CF_PUT(y + (size_t)((i) / (NV)) * P + ((i) % (NV)) * CF_VL, a##i);
 #define NV 3
 CF_PX(cf_px43, 4, 3, CF_R12)
 CF_PX(cf_px13, 1, 3, CF_R4)
@@ -2451,6 +2446,7 @@ CF_PX(cf_px11, 1, 1, CF_R4)
 #undef CF_XDECL
 #undef CF_XSTEP
 #undef CF_XSTORE
+#undef CF_PUT
 
 /* the pointwise path: P >= CF_VL pixels per image, groups of 1 */
 static void cf_pointwise(const int32_t *p, void *const *a, float *scratch)
