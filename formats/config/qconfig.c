@@ -89,15 +89,55 @@ static int parse_setting(yaml_document_t *doc, yaml_node_t *v, const char *file,
 		} else if (!strcmp(key, "weight_scheme") || !strcmp(key, "weight_method")) {
 			if ((l->wscheme = ir_wq_scheme_parse(val, &l->per_channel)) < 0)
 				return ir_fail(d, -1, -1, "%s:%d: %s: unknown weight scheme '%s'", file, line, what, val);
+		} else if (!strcmp(key, "q_bits_activation")) {	/* Compass' per-layer names */
+			if (strcmp(val, "8") && strcmp(val, "16"))
+				return ir_fail(d, -1, -1, "%s:%d: %s: q_bits_activation '%s' is not 8 or 16", file, line,
+					       what, val);
+			l->prec = !strcmp(val, "8") ? IR_PREC_I8 : IR_PREC_I16;
+		} else if (!strcmp(key, "q_bits_weight")) {
+			if (parse_int(val, 2, 16, &l->wbits))
+				return ir_fail(d, -1, -1, "%s:%d: %s: q_bits_weight '%s' is not 2..16", file, line, what, val);
+		} else if (!strcmp(key, "q_mode_weight")) {
+			if ((l->wscheme = ir_wq_scheme_parse(val, &l->per_channel)) < 0)
+				return ir_fail(d, -1, -1, "%s:%d: %s: unknown q_mode_weight '%s'", file, line, what, val);
+		} else if (!strcmp(key, "q_bits_bias")) {
+			if (strcmp(val, "32"))
+				return ir_fail(d, -1, -1, "%s:%d: %s: q_bits_bias '%s': biases are 32-bit here", file, line,
+					       what, val);
 		} else if (!strcmp(key, "per_channel")) {
 			if (strcmp(val, "true") && strcmp(val, "false"))
 				return ir_fail(d, -1, -1, "%s:%d: %s: per_channel must be true or false", file, line, what);
 			l->per_channel = !strcmp(val, "true");
 		} else {
-			return ir_fail(d, -1, -1, "%s:%d: %s: unknown setting '%s'", file, line, what, key);
+			return ir_fail(d, -1, -1, "%s:%d: %s: unknown setting '%s' (bits, method, weight_bits, weight_scheme, "
+				       "per_channel; Compass' q_bits_activation, q_bits_weight, q_bits_bias, q_mode_weight)",
+				       file, line, what, key);
 		}
 	}
 	return 0;
+}
+
+/* One rule: name (kn) -> settings (vn). */
+static int add_rule(yaml_document_t *doc, yaml_node_t *kn, yaml_node_t *vn, const char *file, bool is_op, npu_qconfig *c,
+		    ir_diag *d)
+{
+	const char *name = scalar(kn);
+	if (!name || !*name)
+		return ir_fail(d, -1, -1, "%s:%d: names must be strings", file, (int)kn->start_mark.line + 1);
+	if (is_op && ir_op_from_name(name) < 0)
+		return ir_fail(d, -1, -1, "%s:%d: unknown op '%s'", file, (int)kn->start_mark.line + 1, name);
+	npu_qrule *r = realloc(c->rules, sizeof *r * (size_t)(c->n + 1));
+	if (!r)
+		return ir_fail(d, -1, -1, "out of memory");
+	c->rules = r;
+	r = &c->rules[c->n];
+	*r = (npu_qrule){.name = strdup(name), .is_op = is_op, .line = (int)kn->start_mark.line + 1};
+	if (!r->name)
+		return ir_fail(d, -1, -1, "out of memory");
+	c->n++;
+	char what[300];
+	snprintf(what, sizeof what, "%s '%s'", is_op ? "op" : "layer", name);
+	return parse_setting(doc, vn, file, what, &r->l, d);
 }
 
 static int parse_rules(yaml_document_t *doc, yaml_node_t *v, const char *file, bool is_op, npu_qconfig *c,
@@ -106,28 +146,21 @@ static int parse_rules(yaml_document_t *doc, yaml_node_t *v, const char *file, b
 	if (v->type != YAML_MAPPING_NODE)
 		return ir_fail(d, -1, -1, "%s:%d: '%s' must map names to settings", file, (int)v->start_mark.line + 1,
 			       is_op ? "ops" : "layers");
-	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
-		yaml_node_t *kn = yaml_document_get_node(doc, p->key);
-		const char *name = scalar(kn);
-		if (!name || !*name)
-			return ir_fail(d, -1, -1, "%s:%d: names must be strings", file, (int)kn->start_mark.line + 1);
-		if (is_op && ir_op_from_name(name) < 0)
-			return ir_fail(d, -1, -1, "%s:%d: unknown op '%s'", file, (int)kn->start_mark.line + 1, name);
-		npu_qrule *r = realloc(c->rules, sizeof *r * (size_t)(c->n + 1));
-		if (!r)
-			return ir_fail(d, -1, -1, "out of memory");
-		c->rules = r;
-		r = &c->rules[c->n];
-		*r = (npu_qrule){.name = strdup(name), .is_op = is_op, .line = (int)kn->start_mark.line + 1};
-		if (!r->name)
-			return ir_fail(d, -1, -1, "out of memory");
-		c->n++;
-		char what[300];
-		snprintf(what, sizeof what, "%s '%s'", is_op ? "op" : "layer", name);
-		if (parse_setting(doc, yaml_document_get_node(doc, p->value), file, what, &r->l, d))
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++)
+		if (add_rule(doc, yaml_document_get_node(doc, p->key), yaml_document_get_node(doc, p->value), file, is_op,
+			     c, d))
 			return -1;
-	}
 	return 0;
+}
+
+/* Compass' per-layer form (its opt_config JSON): a layer's name mapping to
+ * settings whose first is one of its q_* keys. */
+static bool compass_layer(yaml_document_t *doc, yaml_node_t *v)
+{
+	if (v->type != YAML_MAPPING_NODE || v->data.mapping.pairs.start == v->data.mapping.pairs.top)
+		return false;
+	const char *k = scalar(yaml_document_get_node(doc, v->data.mapping.pairs.start->key));
+	return k && !strncmp(k, "q_", 2);
 }
 
 static int parse_doc(yaml_document_t *doc, const char *file, npu_qconfig *c, ir_diag *d)
@@ -144,8 +177,11 @@ static int parse_doc(yaml_document_t *doc, const char *file, npu_qconfig *c, ir_
 			c->has_default = true;
 		} else if (key && (!strcmp(key, "layers") || !strcmp(key, "ops"))) {
 			rc = parse_rules(doc, v, file, !strcmp(key, "ops"), c, d);
+		} else if (key && compass_layer(doc, v)) {
+			rc = add_rule(doc, yaml_document_get_node(doc, p->key), v, file, false, c, d);
 		} else {
-			return ir_fail(d, -1, -1, "%s:%d: unknown key '%s' (default, layers, ops)", file,
+			return ir_fail(d, -1, -1, "%s:%d: unknown key '%s' (default, layers, ops, or a layer's name with "
+				       "Compass' q_* settings)", file,
 				       (int)v->start_mark.line + 1, key ? key : "?");
 		}
 		if (rc)

@@ -190,4 +190,27 @@ expect_fail 1 "^npu-eval: .*q\.ir: error: --cmd 'false' failed on sample 0 \(exi
 expect_fail 1 "^npu-eval: .*q\.ir: error: --cmd 'true' wrote no OUTDIR/logits\.npy on sample 0\$" \
 	"--cmd: a command writing no output" -- npu-eval "$T/q.ir" "$M/test.npz" --cmd true -o "$T/out"
 
+# Compass' per-layer JSON (opt_config) as --config: the same IR as npu-quant's own form
+cat >"$T/pl.json" <<EOF
+{
+  "/fc3/Gemm": {"q_bits_activation": 16, "q_bits_weight": 4, "q_bits_bias": 32, "q_mode_weight": "per_channel_symmetric_restricted_range"},
+  "/fc4/Gemm": {"q_bits_activation": 8, "q_bits_weight": 6}
+}
+EOF
+cat >"$T/own.yaml" <<EOF
+layers:
+  /fc3/Gemm: {bits: 16, weight_bits: 4, weight_scheme: per_channel_symmetric_restricted_range}
+  /fc4/Gemm: {bits: 8, weight_bits: 6}
+EOF
+npu-quant "$T/f.ir" --target int8 --calib "$M/calib.npz" --config "$T/pl.json" -o "$T/pl.ir" &&
+	npu-quant "$T/f.ir" --target int8 --calib "$M/calib.npz" --config "$T/own.yaml" -o "$T/own.ir" &&
+	npu-quant "$T/f.ir" --target int8 --calib "$M/calib.npz" -o "$T/plain.ir" &&
+	same_ir "$T/pl.ir" "$T/own.ir" && ! same_ir "$T/pl.ir" "$T/plain.ir" &&
+	npu-dump "$T/pl.ir" | grep -q '/fc3/Gemm.*i16'
+ok $? "Compass' per-layer JSON: the same IR as npu-quant's own per-layer form, /fc3/Gemm in int16"
+printf '{"/fc3/Gemm": {"q_bits_activation": 16, "q_mode_activation": "per_tensor_asymmetric"}}' >"$T/pl2.json"
+expect_fail 1 "^npu-quant: .*pl2\.json:1: error: layer '/fc3/Gemm': unknown setting 'q_mode_activation'" \
+	"Compass' per-layer JSON: a setting without meaning here is named" -- \
+	npu-quant "$T/f.ir" --target int8 --calib "$M/calib.npz" --config "$T/pl2.json" -o "$T/out"
+
 done_testing
