@@ -28,6 +28,21 @@ static void plugin_warn(const char *path, const char *msg)
 	cli_warn(path, "%s", msg);
 }
 
+int cli_plugins(const char *const *files, int n, bool list)
+{
+	char err[1024];
+	for (int i = 0; i < n; i++)
+		if (ir_plugin_load(files[i], NULL, err, sizeof err))
+			return cli_error(files[i], "%s", err);
+	ir_plugin_scan(NULL);
+	if (!list)
+		return CLI_OK;
+	ir_plugin_list(stdout);
+	if (!ir_plugin_count())
+		cli_info(0, "no plugins found (searched %s)", ir_plugin_where(err, sizeof err));
+	return fclose(stdout) ? cli_error(NULL, "write error on standard output") : CLI_OK;
+}
+
 void cli_init(const char *prog, int argc, char **argv)
 {
 	cli_prog = prog;

@@ -102,6 +102,10 @@ int cli_error(const char *file, const char *fmt, ...) __attribute__((format(prin
 int cli_error_msg(const char *file, const char *msg);
 /* Same with "warning:"; suppressed by -q. */
 void cli_warn(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Plugins for a program that takes them: the --plugin-file objects (an
+ * error names the file), then the search path (npu-plugin(7)); with list
+ * (--plugin) the registry on stdout. CLI_OK or CLI_FAIL. */
+int cli_plugins(const char *const *files, int n, bool list);
 /* Informational line on stderr when cli_verbose >= level. */
 void cli_info(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print a libir diagnostic, naming the node (and its op) or tensor when set. */

@@ -226,3 +226,13 @@ void ir_plugin_list(FILE *f)
 			p->desc->summary ? ": " : "", p->desc->summary ? p->desc->summary : "");
 	}
 }
+
+const char *ir_plugin_where(char *buf, size_t size)
+{
+	const char *env = getenv("NPU_PLUGIN_PATH");
+	if (env && *env)
+		snprintf(buf, size, "$NPU_PLUGIN_PATH (%s), then ./plugin", env);
+	else
+		snprintf(buf, size, "./plugin ($NPU_PLUGIN_PATH is not set)");
+	return buf;
+}

@@ -38,6 +38,9 @@ int ir_plugin_spec(const char *spec, char *name, size_t size, const char **args)
 /* The listing of --plugin: one line per plugin, kind name version path
  * summary, shadowed ones marked. */
 void ir_plugin_list(FILE *f);
+/* Where ir_plugin_scan() looks, for "not found" messages:
+ * "$NPU_PLUGIN_PATH (DIRS), then ./plugin". Returns buf. */
+const char *ir_plugin_where(char *buf, size_t size);
 
 /* ---------------------------------------------------------------- op plugins (ir_custom.c)
  * The IR op `custom` (attribute type = the plugin's name) runs through an

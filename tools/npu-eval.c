@@ -315,23 +315,6 @@ static int arrays(const options *o)
 	return rc;
 }
 
-/* Load --plugin-file objects, then scan the search path; --plugin lists. */
-static int find_plugins(const options *o)
-{
-	char err[1024];
-	for (int i = 0; i < o->nplugin_file; i++)
-		if (ir_plugin_load(o->plugin_file[i], NULL, err, sizeof err))
-			return cli_error(o->plugin_file[i], "%s", err);
-	ir_plugin_scan(NULL);
-	if (o->list_plugins) {
-		ir_plugin_list(stdout);
-		if (!ir_plugin_count())
-			cli_info(0, "no plugins found (searched %s)", ev_plugin_where(err, sizeof err));
-		return fclose(stdout) ? cli_error(NULL, "write error on standard output") : CLI_OK;
-	}
-	return CLI_OK;
-}
-
 /* --metric and a --print of a plugin metric into o->meter and o->ev. */
 static int parse_meters(options *o)
 {
@@ -365,7 +348,8 @@ int main(int argc, char **argv)
 		ev_result all = {.has_labels = true, .has_ref = true};
 		double v;
 		bool builtin_print = !o.print || !strcmp(o.print, "topk") || !ev_metric(&all, o.print, &v);
-		if ((o.list_plugins || o.nplugin_file || o.nmetric || o.dataset || !builtin_print) && find_plugins(&o))
+		if ((o.list_plugins || o.nplugin_file || o.nmetric || o.dataset || !builtin_print) &&
+		    cli_plugins(o.plugin_file, o.nplugin_file, o.list_plugins))
 			return CLI_FAIL;
 		if (o.list_plugins)
 			return CLI_OK;

@@ -1003,17 +1003,11 @@ int main(int argc, char **argv)
 	double t0 = now();
 	struct stat dst;
 	if (o.list_plugins || o.nplugin_file || o.crit == CRIT_METRIC || (o.data && stat(o.data, &dst))) {
-		char err[1024];	/* plugins: before any chdir */
-		for (int i = 0; i < o.nplugin_file; i++)
-			if (ir_plugin_load(o.plugin_file[i], NULL, err, sizeof err))
-				return cli_error(o.plugin_file[i], "%s", err);
-		ir_plugin_scan(NULL);
-		if (o.list_plugins) {
-			ir_plugin_list(stdout);
-			if (!ir_plugin_count())
-				cli_info(0, "no plugins found (searched %s)", ev_plugin_where(err, sizeof err));
-			return fclose(stdout) ? cli_error(NULL, "write error on standard output") : CLI_OK;
-		}
+		/* plugins: before any chdir */
+		if (cli_plugins(o.plugin_file, o.nplugin_file, o.list_plugins))
+			return CLI_FAIL;
+		if (o.list_plugins)
+			return CLI_OK;
 		ir_diag d;
 		evo.topk = 5;
 		if (o.crit == CRIT_METRIC && ev_meter_parse(&meter, o.metric, &evo, &d))

@@ -1218,16 +1218,6 @@ int ev_compare_arrays(const npy_array *a, const npy_array *b, const ev_opts *o, 
 
 /* ---------------------------------------------------------------- plugins */
 
-const char *ev_plugin_where(char *buf, size_t size)
-{
-	const char *env = getenv("NPU_PLUGIN_PATH");
-	if (env && *env)
-		snprintf(buf, size, "$NPU_PLUGIN_PATH (%s), then ./plugin", env);
-	else
-		snprintf(buf, size, "./plugin ($NPU_PLUGIN_PATH is not set)");
-	return buf;
-}
-
 static size_t pt_size(int dtype)
 {
 	switch (dtype) {
@@ -1284,7 +1274,7 @@ static const ir_plugin *find_plugin(int kind, const char *spec, char *name, size
 	if (!p) {
 		char where[1024];
 		fail(d, "no %s plugin '%s' (searched %s)", ir_plugin_kind_name(kind), name,
-		     ev_plugin_where(where, sizeof where));
+		     ir_plugin_where(where, sizeof where));
 	}
 	return p;
 }
@@ -1453,7 +1443,7 @@ int ev_dataset_open(ev_set *s, const char *spec, const ir_graph *g, const ev_opt
 	if (!ir_plugin_spec(spec, name, sizeof name, &args) && *name && !ir_plugin_find(NPU_PLUGIN_DATASET, name)) {
 		char where[1024];
 		return fail(d, "'%s': no such file or directory, and no dataset plugin '%s' (searched %s)", spec, name,
-			    ev_plugin_where(where, sizeof where));
+			    ir_plugin_where(where, sizeof where));
 	}
 	return ev_set_plugin(s, spec, g, o, d);
 }
@@ -1483,7 +1473,7 @@ int ev_meter_parse(ev_meter *m, const char *spec, const ev_opts *o, ir_diag *d)
 	const ir_plugin *p = find_plugin(NPU_PLUGIN_METRIC, spec, m->name, sizeof m->name, &args, d);
 	if (!p) {
 		char where[1024];
-		ev_plugin_where(where, sizeof where);
+		ir_plugin_where(where, sizeof where);
 		if (!strchr(spec, ':') && !strncmp(spec, "top", 3) && spec[3] >= '0' && spec[3] <= '9')
 			return fail(d, "metric '%s': the builtin top-k is %s (-k), and there is no metric plugin '%s' "
 				    "(searched %s)", spec, k, spec, where);

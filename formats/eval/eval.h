@@ -133,8 +133,6 @@ int ev_dataset_open(ev_set *s, const char *spec, const ir_graph *g, const ev_opt
 int ev_set_plugin(ev_set *s, const char *spec, const ir_graph *g, const ev_opts *o, ir_diag *d);
 int ev_meter_parse(ev_meter *m, const char *spec, const ev_opts *o, ir_diag *d);
 int ev_meter_value(const ev_meter *m, int i, const ev_result *r, double *v);
-/* "$NPU_PLUGIN_PATH (DIRS), ./plugin" for "not found" messages. */
-const char *ev_plugin_where(char *buf, size_t size);
 
 /* Replace the set's reference outputs with g's outputs (float) on every
  * sample (not in stream mode). */
