@@ -701,6 +701,38 @@ static int cq_uq_simd(void *y, int32_t YT, size_t at, const int32_t *restrict ac
 	return i;
 }
 
+/* cq_requant's unsigned path for one row: a = acc - z cs + b (b biased by
+ * 2^31), y = base + clamp((a m + D) >> s, lu, hu) - lu (q); on vectors
+ * when every result, within [base, base + hu - lu], fits the output type
+ * (the saturating packs are then exact). */
+static void cq_uq_row(void *y, int32_t YT, size_t at, const int32_t *restrict acc, const int32_t *restrict cs,
+		      int32_t z, int n, uint32_t b, uint32_t m, const rt_uq *q, int s)
+{
+	uint64_t D = q->D;
+	uint32_t lu = q->lu, hu = q->hu;
+	int32_t base = q->base;
+	int64_t top = (int64_t)base + (hu - lu);
+	int vec = YT == NPU_T_I8 ? base >= -128 && top <= 127 : base >= -32768 && top <= 32767;
+	int i0 = vec ? cq_uq_simd(y, YT, at, acc, cs, z, n, b, m, D, s, lu, hu, base) : 0;
+	if (YT == NPU_T_I8) {
+		int8_t *restrict yp = (int8_t *)y + at;
+		for (int i = i0; i < n; i++) {
+			uint32_t a = (uint32_t)(cs ? acc[i] - z * cs[i] : acc[i]) + b;
+			uint32_t v = (uint32_t)(((uint64_t)a * m + D) >> s);
+			v = v < lu ? lu : v > hu ? hu : v;
+			yp[i] = (int8_t)(base + (int32_t)(v - lu));
+		}
+	} else {
+		int16_t *restrict yp = (int16_t *)y + at;
+		for (int i = i0; i < n; i++) {
+			uint32_t a = (uint32_t)(cs ? acc[i] - z * cs[i] : acc[i]) + b;
+			uint32_t v = (uint32_t)(((uint64_t)a * m + D) >> s);
+			v = v < lu ? lu : v > hu ? hu : v;
+			yp[i] = (int16_t)(base + (int32_t)(v - lu));
+		}
+	}
+}
+
 /* y[at + i] = clamp(ZY + rshift_round((acc[i] - z cs[i] + bias) mult, s))
  * for a row of int32 dot products acc (cs: their pixels' sums of x - ZX,
  * or NULL). a = acc[i] - z cs[i] is the exact sum of (x - ZX)(w - z),
@@ -716,30 +748,8 @@ static void cq_requant(void *y, int32_t YT, size_t at, const int32_t *restrict a
 	rt_uq q;
 	/* (a + bias + 2^31) mult = v + 2^31 mult, |v| < 2^62 */
 	if (fits && mult >= 0 && rt_uq_init(&q, s, 62, (uint64_t)mult << 31, zy, lo, hi) == 0) {
-		uint64_t D = q.D;
-		uint32_t m = (uint32_t)mult, b = (uint32_t)bias + 0x80000000u, lu = q.lu, hu = q.hu;
-		int32_t base = q.base;
-		int vec = YT == NPU_T_I8 ? lo >= -128 && hi <= 127 : lo >= -32768 && hi <= 32767;
-		for (int r = 0; r < rows; r++, acc += astride, at += (size_t)n) {
-			int i0 = vec ? cq_uq_simd(y, YT, at, acc, cs, z, n, b, m, D, s, lu, hu, base) : 0;
-			if (YT == NPU_T_I8) {
-				int8_t *restrict yp = (int8_t *)y + at;
-				for (int i = i0; i < n; i++) {
-					uint32_t a = (uint32_t)(cs ? acc[i] - z * cs[i] : acc[i]) + b;
-					uint32_t v = (uint32_t)(((uint64_t)a * m + D) >> s);
-					v = v < lu ? lu : v > hu ? hu : v;
-					yp[i] = (int8_t)(base + (int32_t)(v - lu));
-				}
-			} else {
-				int16_t *restrict yp = (int16_t *)y + at;
-				for (int i = i0; i < n; i++) {
-					uint32_t a = (uint32_t)(cs ? acc[i] - z * cs[i] : acc[i]) + b;
-					uint32_t v = (uint32_t)(((uint64_t)a * m + D) >> s);
-					v = v < lu ? lu : v > hu ? hu : v;
-					yp[i] = (int16_t)(base + (int32_t)(v - lu));
-				}
-			}
-		}
+		for (int r = 0; r < rows; r++, acc += astride, at += (size_t)n)
+			cq_uq_row(y, YT, at, acc, cs, z, n, (uint32_t)bias + 0x80000000u, (uint32_t)mult, &q, s);
 		return;
 	}
 	for (int r = 0; r < rows; r++, acc += astride, at += (size_t)n) {
@@ -987,81 +997,6 @@ static int cq_dw3(const int8_t *const *rows, const int16_t *w, int SW, int off, 
 	return i;
 }
 
-/* The requantization of cq_requant's unsigned path (rt_uq) for a row of
- * depthwise sums acc (|acc| < 2^23) with an int32 bias b: a = acc + b +
- * 2^31 as uint32, v = (a m + D) >> s, clamped to [lu, hu] (all below
- * 2^31), y = base + v - lu; SIMD with 32 x 32 -> 64-bit products
- * (pmuludq, umull). */
-static void cq_dw_requant(void *y, int32_t YT, const int32_t *acc, int n, const rt_uq *q, int32_t b, int32_t m, int s)
-{
-	uint32_t bu = (uint32_t)b + 0x80000000u, lu = q->lu, hu = q->hu;
-	uint64_t D = q->D;
-	int32_t base = q->base;
-	int i = 0;
-#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
-	{
-		const __m128i vb = _mm_set1_epi32((int32_t)bu), vm = _mm_set1_epi32(m), vd = _mm_set1_epi64x((int64_t)D);
-		const __m128i vl = _mm_set1_epi32((int32_t)lu), vh = _mm_set1_epi32((int32_t)hu);
-		const __m128i vo = _mm_set1_epi32(base - (int32_t)lu), sc = _mm_cvtsi32_si128(s);
-		for (; i + 8 <= n; i += 8) {
-			__m128i r[2];
-			for (int k = 0; k < 2; k++) {
-				__m128i a = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(const void *)(acc + i + 4 * k)), vb);
-				__m128i e = _mm_srl_epi64(_mm_add_epi64(_mm_mul_epu32(a, vm), vd), sc);
-				__m128i o = _mm_srl_epi64(_mm_add_epi64(_mm_mul_epu32(_mm_srli_epi64(a, 32), vm), vd), sc);
-				__m128i v = _mm_or_si128(e, _mm_slli_epi64(o, 32));	/* e < 2^31: high halves 0 */
-#if defined(__SSE4_1__)
-				v = _mm_min_epi32(_mm_max_epi32(v, vl), vh);
-#else
-				__m128i lt = _mm_cmplt_epi32(v, vl), gt = _mm_cmpgt_epi32(v, vh);
-				v = _mm_or_si128(_mm_andnot_si128(lt, v), _mm_and_si128(lt, vl));
-				v = _mm_or_si128(_mm_andnot_si128(gt, v), _mm_and_si128(gt, vh));
-#endif
-				r[k] = _mm_add_epi32(v, vo);
-			}
-			__m128i h = _mm_packs_epi32(r[0], r[1]);	/* in the type's range: exact */
-			if (YT == NPU_T_I8)
-				_mm_storel_epi64((__m128i *)(void *)((int8_t *)y + i), _mm_packs_epi16(h, h));
-			else
-				_mm_storeu_si128((__m128i *)(void *)((int16_t *)y + i), h);
-		}
-	}
-#elif !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
-	{
-		const uint32x4_t vb = vdupq_n_u32(bu), vl = vdupq_n_u32(lu), vh = vdupq_n_u32(hu);
-		const uint32x2_t vm = vdup_n_u32((uint32_t)m);
-		const uint64x2_t vd = vdupq_n_u64(D);
-		const int64x2_t sh = vdupq_n_s64(-s);
-		const int32x4_t vo = vdupq_n_s32(base - (int32_t)lu);
-		for (; i + 8 <= n; i += 8) {
-			int32x4_t r[2];
-			for (int k = 0; k < 2; k++) {
-				uint32x4_t a = vaddq_u32(vreinterpretq_u32_s32(vld1q_s32(acc + i + 4 * k)), vb);
-				uint64x2_t e = vshlq_u64(vaddq_u64(vmull_u32(vget_low_u32(a), vm), vd), sh);
-				uint64x2_t o = vshlq_u64(vaddq_u64(vmull_high_u32(a, vdupq_n_u32((uint32_t)m)), vd), sh);
-				uint32x4_t v = vcombine_u32(vmovn_u64(e), vmovn_u64(o));
-				v = vminq_u32(vmaxq_u32(v, vl), vh);
-				r[k] = vaddq_s32(vreinterpretq_s32_u32(v), vo);
-			}
-			int16x8_t h = vcombine_s16(vqmovn_s32(r[0]), vqmovn_s32(r[1]));
-			if (YT == NPU_T_I8)
-				vst1_s8((int8_t *)y + i, vqmovn_s16(h));
-			else
-				vst1q_s16((int16_t *)y + i, h);
-		}
-	}
-#endif
-	for (; i < n; i++) {
-		uint32_t a = (uint32_t)acc[i] + bu;
-		uint32_t v = (uint32_t)(((uint64_t)a * (uint32_t)m + D) >> s);
-		v = v < lu ? lu : v > hu ? hu : v;
-		if (YT == NPU_T_I8)
-			((int8_t *)y)[i] = (int8_t)(base + (int32_t)(v - lu));
-		else
-			((int16_t *)y)[i] = (int16_t)(base + (int32_t)(v - lu));
-	}
-}
-
 /* cq_depthwise on the padded copy (cq_geometry), every output interior:
  * stride 1 runs the plane's OH rows of Wp columns as one row (the columns
  * past OW computed and dropped), stride 2 row by row; CQ_DW_CHUNK
@@ -1099,8 +1034,8 @@ static void cq_dw_flat(const int8_t *xc, const cq_geo *g, int32_t ZX, const int1
 				run = OW - ow < f0 + n - f ? OW - ow : f0 + n - f;
 				size_t o = at + (size_t)oh * OW + (size_t)ow;
 				if (fast)
-					cq_dw_requant(YT == NPU_T_I8 ? (void *)((int8_t *)y + o) : (void *)((int16_t *)y + o), YT,
-						      acc + (f - f0), run, q, b, mult, rt_shift(shift));
+					cq_uq_row(y, YT, o, acc + (f - f0), NULL, 0, run, (uint32_t)b + 0x80000000u,
+						  (uint32_t)mult, q, rt_shift(shift));
 				else
 					cq_requant(y, YT, o, acc + (f - f0), NULL, 0, run, 1, 0, b, mult, shift, p[NPU_CV_ZY],
 						   p[NPU_CV_LO], p[NPU_CV_HI]);
@@ -1198,9 +1133,8 @@ static void cq_depthwise(const int32_t *p, const cq_geo *g, void *const *a, void
 						acc[o - o0] = sum;
 					}
 					if (fast)
-						cq_dw_requant(YT == NPU_T_I8 ? (void *)((int8_t *)y + at + o0)
-									     : (void *)((int16_t *)y + at + o0),
-							      YT, acc, o1 - o0, &q, b, mult[c], s);
+						cq_uq_row(y, YT, at + (size_t)o0, acc, NULL, 0, o1 - o0, (uint32_t)b + 0x80000000u,
+							  (uint32_t)mult[c], &q, s);
 					else
 						cq_requant(y, YT, at + (size_t)o0, acc, NULL, 0, o1 - o0, 1, 0, b, mult[c],
 							   shift[c], ZY, LO, HI);
