@@ -23,7 +23,10 @@ calibrated on CALIB image-like samples, then traced and frozen
 Debian's torch 1.13 has no fbgemm; 'qnnpack' is the engine mobile and
 embedded builds use, 'onednn' the x86 one. Weights are per channel for
 onednn; qnnpack's default mapping is per tensor (--qnnpack-per-channel
-switches it). Each model is run WARMUP times; the SQNR (dB) of the
+switches it). oneDNN picks the best instruction set the CPU has (AMX
+tiles on Sapphire Rapids and later); ONEDNN_MAX_CPU_ISA=AVX2 (or
+AVX512_CORE_VNNI, ...) in the environment caps it, e.g. to compare with the
+machine class a target was set on; the table prints the cap. Each model is run WARMUP times; the SQNR (dB) of the
 quantized output against the float model's is printed as a check that the
 timed model computes the right thing.
 
@@ -239,6 +242,7 @@ def main():
         rows.append(row)
     w = [max(len(h), *(len(rw[i]) for rw in rows)) for i, h in enumerate(head)]
     print("CPU: %s" % interleave.cpu_model())
+    print("oneDNN ISA: %s" % os.environ.get("ONEDNN_MAX_CPU_ISA", "the best the CPU has (ONEDNN_MAX_CPU_ISA unset)"))
     print("%s latency, 1 thread, batch 1, 3x224x224, %d interleaved rounds of %d runs (medians); "
           "vs = median of per-round torch_ms / npu_ms (> 1: npukit faster)"
           % ("float32" if args.fp32 else "int8", args.rounds, args.runs))
