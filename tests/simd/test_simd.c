@@ -43,6 +43,8 @@ static const char *isa(void)
 	return "sse4.1";
 #elif defined(__SSE2__)
 	return "sse2";
+#elif defined(__ARM_NEON) && defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)
+	return "neon dotprod (sdot in the panel path)";
 #elif defined(__ARM_NEON) && defined(__aarch64__)
 	return "neon";
 #else

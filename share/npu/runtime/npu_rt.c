@@ -910,6 +910,57 @@ static inline void cq_dw3s2x8(const int8_t *const *rows, ptrdiff_t j, const __m2
 }
 #undef CQ_LD16
 #endif
+/* aarch64 with the dot-product extension (sdot: int8 x int8 summed by 4
+ * into int32; -march=armv8.2-a+dotprod and later): the panel path
+ * (cq_dmicro) and the depthwise 3x3 (cq_dw3s1x16, cq_dw3s2x8) */
+#if !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)
+#define CQ_NDOT 1
+#endif
+#if defined(CQ_NDOT)
+/* a depthwise 3x3 row as sdot: per output a quad (x_o, x_o+1, x_o+2, 0) of
+ * each window row, gathered by tbl from the row's bytes (index 0xff: 0),
+ * against that row's weight quad (w0, w1, w2, 0) in lane kh of wq; the
+ * loads never reach past the last byte the outputs read */
+static const uint8_t cq_dwidx[4][16] = {
+	{0, 1, 2, 255, 1, 2, 3, 255, 2, 3, 4, 255, 3, 4, 5, 255},	/* stride 1, outputs 0-3 of r */
+	{7, 8, 9, 255, 9, 10, 11, 255, 11, 12, 13, 255, 13, 14, 15, 255},	/* stride 2, 4-7 of r - 1 */
+	{0, 1, 2, 255, 2, 3, 4, 255, 4, 5, 6, 255, 6, 7, 8, 255},	/* stride 2, outputs 0-3 of r */
+	{10, 11, 12, 255, 11, 12, 13, 255, 12, 13, 14, 255, 13, 14, 15, 255},	/* stride 1, 12-15 of r - 2 */
+};
+
+/* stride 1, 16 outputs: x[j .. j + 17] of each row */
+static inline void cq_dw3s1x16(const int8_t *const *rows, ptrdiff_t j, int8x16_t wq, const uint8x16_t *ix,
+			       int32x4_t c, int32_t *acc)
+{
+	int32x4_t a0 = c, a1 = c, a2 = c, a3 = c;
+	const uint8x16_t i4 = vaddq_u8(ix[0], vdupq_n_u8(4)), i8 = vaddq_u8(ix[0], vdupq_n_u8(8));
+	for (int kh = 0; kh < 3; kh++) {
+		const int8_t *r = rows[kh] + j;
+		int8x16_t v = vld1q_s8(r), u = vld1q_s8(r + 2);
+		a0 = vdotq_laneq_s32(a0, vqtbl1q_s8(v, ix[0]), wq, 0);
+		a1 = vdotq_laneq_s32(a1, vqtbl1q_s8(v, i4), wq, 0);
+		a2 = vdotq_laneq_s32(a2, vqtbl1q_s8(v, i8), wq, 0);
+		a3 = vdotq_laneq_s32(a3, vqtbl1q_s8(u, ix[3]), wq, 0);
+		wq = vextq_s8(wq, wq, 4);	/* the next row's quad to lane 0 */
+	}
+	vst1q_s32(acc, a0), vst1q_s32(acc + 4, a1), vst1q_s32(acc + 8, a2), vst1q_s32(acc + 12, a3);
+}
+
+/* stride 2, 8 outputs: x[j .. j + 16] of each row */
+static inline void cq_dw3s2x8(const int8_t *const *rows, ptrdiff_t j, int8x16_t wq, const uint8x16_t *ix,
+			      int32x4_t c, int32_t *acc)
+{
+	int32x4_t a0 = c, a1 = c;
+	for (int kh = 0; kh < 3; kh++) {
+		const int8_t *r = rows[kh] + j;
+		int8x16_t v = vld1q_s8(r), u = vld1q_s8(r + 1);
+		a0 = vdotq_laneq_s32(a0, vqtbl1q_s8(v, ix[2]), wq, 0);
+		a1 = vdotq_laneq_s32(a1, vqtbl1q_s8(u, ix[1]), wq, 0);
+		wq = vextq_s8(wq, wq, 4);	/* the next row's quad to lane 0 */
+	}
+	vst1q_s32(acc, a0), vst1q_s32(acc + 4, a1);
+}
+#endif
 #if !defined(NPU_NO_SIMD) && !defined(__SSE2__) && defined(__ARM_NEON) && defined(__aarch64__)
 /* widening multiply-accumulate by a scalar weight (smlal), 8 outputs i ..
  * i + 7; stride 2 splits even and odd bytes (ld2) */
@@ -988,6 +1039,30 @@ static int cq_dw3(const int8_t *const *rows, const int16_t *w, int SW, int off, 
 #undef CQ_B
 	}
 #elif !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
+#if defined(CQ_NDOT)
+	int8_t w8[16] = {0};
+	int fit = 1;
+	for (int k = 0; k < 9; k++) {
+		fit &= w[k] >= -128 && w[k] <= 127;	/* w - wzp may not fit int8 */
+		w8[k / 3 * 4 + k % 3] = (int8_t)w[k];
+	}
+	if (fit) {
+		const int8x16_t wq = vld1q_s8(w8);
+		const int32x4_t c = vdupq_n_s32(-corr);
+		uint8x16_t ix[4];
+		for (int k = 0; k < 4; k++)
+			ix[k] = vld1q_u8(cq_dwidx[k]);
+		if (SW == 1) {
+#define CQ_B(at) cq_dw3s1x16(rows, (ptrdiff_t)o0 + (at) + off, wq, ix, c, acc + (at))
+			CQ_DW_BLOCKS(16, CQ_B);
+#undef CQ_B
+		} else {
+#define CQ_B(at) cq_dw3s2x8(rows, 2 * ((ptrdiff_t)o0 + (at)) + off, wq, ix, c, acc + (at))
+			CQ_DW_BLOCKS(8, CQ_B);
+#undef CQ_B
+		}
+	}
+#endif
 #define CQ_B(at) cq_dw3x8(rows, ((ptrdiff_t)o0 + (at)) * SW + off, SW, w, corr, acc + (at))
 	CQ_DW_BLOCKS(8, CQ_B);
 #undef CQ_B
@@ -1576,6 +1651,10 @@ static void cq_chunked_conv(const int32_t *p, const cq_geo *g, void *const *a, v
 #define CQ_DPB(a, x, w) _mm256_dpbusd_epi32(a, x, w)
 #endif
 #endif
+/* - aarch64 with the dot-product extension (CQ_NDOT): the panel of quads
+ *   as for VNNI ([Kq][TPr][4]) but holding x itself (sdot is int8 x int8),
+ *   and sum (x - ZX) w = sum x w - ZX sum w, the correction per channel
+ *   from the block's weights. */
 
 /* Rows of the panel for pixels p0 .. p0 + tp - 1, k after k (cq_tap):
  * for a direct 1x1 x itself (channel k); else the tap k = (ic, kh, kw) of
@@ -1723,6 +1802,75 @@ static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *
 		_mm256_storeu_si256((__m256i *)(void *)(acc + (size_t)j * TPr + t0 + 8), r[2 * j + 1]);
 	}
 }
+#elif defined(CQ_NDOT)
+/* panel rows of quads: x of rows k .. k + 3 interleaved by st4 (NULL past
+ * K: zero, against zero weights) */
+static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, int k0, int KC,
+		      void *panel, int8_t *tmp)
+{
+	int8_t *pn = panel;
+	cq_tap tap;
+	cq_tap_at(g, &tap, k0, p0);
+	for (int c = k0; c < k0 + KC; c += 4) {
+		int8_t *o = pn + (size_t)(c - k0) * TPr;
+		const int8_t *rows[4];
+		for (int i = 0; i < 4; i++)
+			rows[i] = cq_srow(g, xg, ZX, &tap, tp, tmp + (size_t)i * TPr);
+		for (int t = 0; t < TPr; t += 16) {
+			int8x16x4_t r;
+			for (int i = 0; i < 4; i++) {
+				if (!rows[i] || t >= tp) {
+					r.val[i] = vdupq_n_s8(0);
+				} else if (tp - t >= 16) {
+					r.val[i] = vld1q_s8(rows[i] + t);
+				} else {
+					int8_t b16[16] = {0};
+					memcpy(b16, rows[i] + t, (size_t)(tp - t));
+					r.val[i] = vld1q_s8(b16);
+				}
+			}
+			vst4q_s8(o + 4 * t, r);
+		}
+	}
+}
+
+/* acc rows j < 4 (stride TPr), CQ_DNP pixels from t0: sum x w - corr[j];
+ * 16 accumulators, per quad 4 panel registers (4 pixels each) and the 4
+ * channels' weight quads in one, sdot by lane; two quads per iteration */
+#define CQ_NSD(a, x, w, l) \
+	a[0] = vdotq_laneq_s32(a[0], x[0], w, l), a[1] = vdotq_laneq_s32(a[1], x[1], w, l), \
+	a[2] = vdotq_laneq_s32(a[2], x[2], w, l), a[3] = vdotq_laneq_s32(a[3], x[3], w, l)
+#define CQ_NQUAD(xq, w) \
+	CQ_NSD(a0, xq.val, w, 0); CQ_NSD(a1, xq.val, w, 1); CQ_NSD(a2, xq.val, w, 2); CQ_NSD(a3, xq.val, w, 3)
+static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
+		      const int32_t *corr, int first, int32_t *restrict acc)
+{
+	int32x4_t a0[4], a1[4], a2[4], a3[4];
+	int32x4_t *rows[4] = {a0, a1, a2, a3};
+	(void)wide;
+	for (int j = 0; j < 4; j++)
+		for (int i = 0; i < 4; i++)
+			rows[j][i] = first ? vdupq_n_s32(-corr[j]) : vld1q_s32(acc + (size_t)j * TPr + t0 + 4 * i);
+	const int8_t *pp = (const int8_t *)panel + (size_t)t0 * 4;
+	size_t step = (size_t)TPr * 4;
+	int q = 0;
+	for (; q + 2 <= Kq; q += 2, pp += 2 * step, wb += 8 * CQ_NR) {
+		int8x16x4_t x0 = vld1q_s8_x4(pp), x1 = vld1q_s8_x4(pp + step);
+		int8x16_t w0 = vld1q_s8(wb), w1 = vld1q_s8(wb + 4 * CQ_NR);
+		CQ_NQUAD(x0, w0);
+		CQ_NQUAD(x1, w1);
+	}
+	if (q < Kq) {
+		int8x16x4_t x0 = vld1q_s8_x4(pp);
+		int8x16_t w0 = vld1q_s8(wb);
+		CQ_NQUAD(x0, w0);
+	}
+	for (int j = 0; j < 4; j++)
+		for (int i = 0; i < 4; i++)
+			vst1q_s32(acc + (size_t)j * TPr + t0 + 4 * i, rows[j][i]);
+}
+#undef CQ_NQUAD
+#undef CQ_NSD
 #else
 /* panel rows of pairs: x - ZX as int16 of rows k, k + 1 (NULL past K: 0) */
 static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, int k0, int KC,
@@ -1980,6 +2128,18 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 		_mm256_storeu_si256((__m256i *)(void *)(corr + (size_t)b * CQ_NR),
 				    _mm256_mullo_epi32(s0, _mm256_set1_epi32(128 + ZX)));
 	}
+#elif defined(CQ_NDOT)
+	/* ZX sum w per packed channel, once per call: sdot against ones, a
+	 * quad of 4 channels' quads per register */
+	for (int b = 0; b < g->G * nb; b++) {
+		const int8_t *wb = w + (size_t)b * bstride;
+		int32x4_t s0 = vdupq_n_s32(0), s1 = s0;
+		const int8x16_t ones = vdupq_n_s8(1);
+		for (int q = 0; q < Kq; q++, wb += 4 * CQ_NR)
+			s0 = vdotq_s32(s0, vld1q_s8(wb), ones), s1 = vdotq_s32(s1, vld1q_s8(wb + 16), ones);
+		vst1q_s32(corr + (size_t)b * CQ_NR, vmulq_n_s32(s0, ZX));
+		vst1q_s32(corr + (size_t)b * CQ_NR + 4, vmulq_n_s32(s1, ZX));
+	}
 #endif
 	for (int n = 0; n < g->N; n++)
 		for (int gr = 0; gr < g->G; gr++) {
@@ -2007,7 +2167,7 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 						const int8_t *wb = w + ((size_t)gr * nb + (size_t)b) * bstride + (size_t)k0 * CQ_NR;
 						const int32_t *bc = corr + ((size_t)gr * nb + (size_t)b) * CQ_NR;
 						int32_t *ab = acc + (whole ? 0 : (size_t)b * CQ_NR * TPr);
-#if !defined(CQ_VNNI)
+#if !defined(CQ_VNNI) && !defined(CQ_NDOT)
 						{	/* the block's chunk widened to int16 */
 							int16_t *wd = (int16_t *)(void *)wide;
 							size_t i = 0, nw = (size_t)kc * CQ_NR;
