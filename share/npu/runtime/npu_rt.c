@@ -921,45 +921,54 @@ static inline void cq_dw3s2x8(const int8_t *const *rows, ptrdiff_t j, const __m2
  * each window row, gathered by tbl from the row's bytes (index 0xff: 0),
  * against that row's weight quad (w0, w1, w2, 0) in lane kh of wq; the
  * loads never reach past the last byte the outputs read */
-static const uint8_t cq_dwidx[4][16] = {
-	{0, 1, 2, 255, 1, 2, 3, 255, 2, 3, 4, 255, 3, 4, 5, 255},	/* stride 1, outputs 0-3 of r */
-	{7, 8, 9, 255, 9, 10, 11, 255, 11, 12, 13, 255, 13, 14, 15, 255},	/* stride 2, 4-7 of r - 1 */
-	{0, 1, 2, 255, 2, 3, 4, 255, 4, 5, 6, 255, 6, 7, 8, 255},	/* stride 2, outputs 0-3 of r */
-	{10, 11, 12, 255, 11, 12, 13, 255, 12, 13, 14, 255, 13, 14, 15, 255},	/* stride 1, 12-15 of r - 2 */
+static const uint8_t cq_dwidx[6][16] = {
+	{0, 1, 2, 255, 1, 2, 3, 255, 2, 3, 4, 255, 3, 4, 5, 255},	/* stride 1: outputs 0-3 of r */
+	{4, 5, 6, 255, 5, 6, 7, 255, 6, 7, 8, 255, 7, 8, 9, 255},	/* 4-7 of r */
+	{8, 9, 10, 255, 9, 10, 11, 255, 10, 11, 12, 255, 11, 12, 13, 255},	/* 8-11 of r */
+	{10, 11, 12, 255, 11, 12, 13, 255, 12, 13, 14, 255, 13, 14, 15, 255},	/* 12-15 of r + 2 */
+	{0, 1, 2, 255, 2, 3, 4, 255, 4, 5, 6, 255, 6, 7, 8, 255},	/* stride 2: outputs 0-3 of r */
+	{7, 8, 9, 255, 9, 10, 11, 255, 11, 12, 13, 255, 13, 14, 15, 255},	/* 4-7 of r + 1 */
 };
 
-/* stride 1, 16 outputs: x[j .. j + 17] of each row */
+/* stride 1, 16 outputs: x[j .. j + 17] of each row (window row kh: lane
+ * kh of wq; written out, as lanes are constants) */
+#define CQ_DWS1(kh) \
+	do { \
+		const int8_t *r = rows[kh] + j; \
+		int8x16_t v = vld1q_s8(r), u = vld1q_s8(r + 2); \
+		a0 = vdotq_laneq_s32(a0, vqtbl1q_s8(v, ix[0]), wq, kh); \
+		a1 = vdotq_laneq_s32(a1, vqtbl1q_s8(v, ix[1]), wq, kh); \
+		a2 = vdotq_laneq_s32(a2, vqtbl1q_s8(v, ix[2]), wq, kh); \
+		a3 = vdotq_laneq_s32(a3, vqtbl1q_s8(u, ix[3]), wq, kh); \
+	} while (0)
 static inline void cq_dw3s1x16(const int8_t *const *rows, ptrdiff_t j, int8x16_t wq, const uint8x16_t *ix,
 			       int32x4_t c, int32_t *acc)
 {
 	int32x4_t a0 = c, a1 = c, a2 = c, a3 = c;
-	const uint8x16_t i4 = vaddq_u8(ix[0], vdupq_n_u8(4)), i8 = vaddq_u8(ix[0], vdupq_n_u8(8));
-	for (int kh = 0; kh < 3; kh++) {
-		const int8_t *r = rows[kh] + j;
-		int8x16_t v = vld1q_s8(r), u = vld1q_s8(r + 2);
-		a0 = vdotq_laneq_s32(a0, vqtbl1q_s8(v, ix[0]), wq, 0);
-		a1 = vdotq_laneq_s32(a1, vqtbl1q_s8(v, i4), wq, 0);
-		a2 = vdotq_laneq_s32(a2, vqtbl1q_s8(v, i8), wq, 0);
-		a3 = vdotq_laneq_s32(a3, vqtbl1q_s8(u, ix[3]), wq, 0);
-		wq = vextq_s8(wq, wq, 4);	/* the next row's quad to lane 0 */
-	}
+	CQ_DWS1(0);
+	CQ_DWS1(1);
+	CQ_DWS1(2);
 	vst1q_s32(acc, a0), vst1q_s32(acc + 4, a1), vst1q_s32(acc + 8, a2), vst1q_s32(acc + 12, a3);
 }
+#undef CQ_DWS1
 
 /* stride 2, 8 outputs: x[j .. j + 16] of each row */
+#define CQ_DWS2(kh) \
+	do { \
+		const int8_t *r = rows[kh] + j; \
+		a0 = vdotq_laneq_s32(a0, vqtbl1q_s8(vld1q_s8(r), ix[4]), wq, kh); \
+		a1 = vdotq_laneq_s32(a1, vqtbl1q_s8(vld1q_s8(r + 1), ix[5]), wq, kh); \
+	} while (0)
 static inline void cq_dw3s2x8(const int8_t *const *rows, ptrdiff_t j, int8x16_t wq, const uint8x16_t *ix,
 			      int32x4_t c, int32_t *acc)
 {
 	int32x4_t a0 = c, a1 = c;
-	for (int kh = 0; kh < 3; kh++) {
-		const int8_t *r = rows[kh] + j;
-		int8x16_t v = vld1q_s8(r), u = vld1q_s8(r + 1);
-		a0 = vdotq_laneq_s32(a0, vqtbl1q_s8(v, ix[2]), wq, 0);
-		a1 = vdotq_laneq_s32(a1, vqtbl1q_s8(u, ix[1]), wq, 0);
-		wq = vextq_s8(wq, wq, 4);	/* the next row's quad to lane 0 */
-	}
+	CQ_DWS2(0);
+	CQ_DWS2(1);
+	CQ_DWS2(2);
 	vst1q_s32(acc, a0), vst1q_s32(acc + 4, a1);
 }
+#undef CQ_DWS2
 #endif
 #if !defined(NPU_NO_SIMD) && !defined(__SSE2__) && defined(__ARM_NEON) && defined(__aarch64__)
 /* widening multiply-accumulate by a scalar weight (smlal), 8 outputs i ..
@@ -1049,8 +1058,8 @@ static int cq_dw3(const int8_t *const *rows, const int16_t *w, int SW, int off, 
 	if (fit) {
 		const int8x16_t wq = vld1q_s8(w8);
 		const int32x4_t c = vdupq_n_s32(-corr);
-		uint8x16_t ix[4];
-		for (int k = 0; k < 4; k++)
+		uint8x16_t ix[6];
+		for (int k = 0; k < 6; k++)
 			ix[k] = vld1q_u8(cq_dwidx[k]);
 		if (SW == 1) {
 #define CQ_B(at) cq_dw3s1x16(rows, (ptrdiff_t)o0 + (at) + off, wq, ix, c, acc + (at))
@@ -1835,22 +1844,23 @@ static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int
 }
 
 /* acc rows j < 4 (stride TPr), CQ_DNP pixels from t0: sum x w - corr[j];
- * 16 accumulators, per quad 4 panel registers (4 pixels each) and the 4
- * channels' weight quads in one, sdot by lane; two quads per iteration */
-#define CQ_NSD(a, x, w, l) \
-	a[0] = vdotq_laneq_s32(a[0], x[0], w, l), a[1] = vdotq_laneq_s32(a[1], x[1], w, l), \
-	a[2] = vdotq_laneq_s32(a[2], x[2], w, l), a[3] = vdotq_laneq_s32(a[3], x[3], w, l)
-#define CQ_NQUAD(xq, w) \
-	CQ_NSD(a0, xq.val, w, 0); CQ_NSD(a1, xq.val, w, 1); CQ_NSD(a2, xq.val, w, 2); CQ_NSD(a3, xq.val, w, 3)
+ * 16 accumulators in named registers (an array of them stays in memory),
+ * per quad 4 panel registers (4 pixels each) and the 4 channels' weight
+ * quads in one, sdot by lane; two quads per iteration (26 registers) */
+#define CQ_NSD(j, x, w) \
+	a##j##0 = vdotq_laneq_s32(a##j##0, x.val[0], w, j), a##j##1 = vdotq_laneq_s32(a##j##1, x.val[1], w, j), \
+	a##j##2 = vdotq_laneq_s32(a##j##2, x.val[2], w, j), a##j##3 = vdotq_laneq_s32(a##j##3, x.val[3], w, j)
+#define CQ_NQUAD(x, w) CQ_NSD(0, x, w); CQ_NSD(1, x, w); CQ_NSD(2, x, w); CQ_NSD(3, x, w)
+#define CQ_NROW(j, OP) OP(j, 0); OP(j, 1); OP(j, 2); OP(j, 3)
+#define CQ_NALL(OP) CQ_NROW(0, OP); CQ_NROW(1, OP); CQ_NROW(2, OP); CQ_NROW(3, OP)
+#define CQ_NINIT(j, i) a##j##i = first ? vdupq_n_s32(-corr[j]) : vld1q_s32(acc + (size_t)(j) * TPr + t0 + 4 * (i))
+#define CQ_NSTORE(j, i) vst1q_s32(acc + (size_t)(j) * TPr + t0 + 4 * (i), a##j##i)
 static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
 		      const int32_t *corr, int first, int32_t *restrict acc)
 {
-	int32x4_t a0[4], a1[4], a2[4], a3[4];
-	int32x4_t *rows[4] = {a0, a1, a2, a3};
+	int32x4_t a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23, a30, a31, a32, a33;
 	(void)wide;
-	for (int j = 0; j < 4; j++)
-		for (int i = 0; i < 4; i++)
-			rows[j][i] = first ? vdupq_n_s32(-corr[j]) : vld1q_s32(acc + (size_t)j * TPr + t0 + 4 * i);
+	CQ_NALL(CQ_NINIT);
 	const int8_t *pp = (const int8_t *)panel + (size_t)t0 * 4;
 	size_t step = (size_t)TPr * 4;
 	int q = 0;
@@ -1865,10 +1875,12 @@ static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *
 		int8x16_t w0 = vld1q_s8(wb);
 		CQ_NQUAD(x0, w0);
 	}
-	for (int j = 0; j < 4; j++)
-		for (int i = 0; i < 4; i++)
-			vst1q_s32(acc + (size_t)j * TPr + t0 + 4 * i, rows[j][i]);
+	CQ_NALL(CQ_NSTORE);
 }
+#undef CQ_NSTORE
+#undef CQ_NINIT
+#undef CQ_NALL
+#undef CQ_NROW
 #undef CQ_NQUAD
 #undef CQ_NSD
 #else
