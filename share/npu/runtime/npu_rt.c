@@ -971,31 +971,34 @@ static inline void cq_dw3s2x8(const int8_t *const *rows, ptrdiff_t j, int8x16_t 
 #undef CQ_DWS2
 #endif
 #if !defined(NPU_NO_SIMD) && !defined(__SSE2__) && defined(__ARM_NEON) && defined(__aarch64__)
-/* widening multiply-accumulate by a scalar weight (smlal), 8 outputs i ..
- * i + 7; stride 2 splits even and odd bytes (ld2) */
-static inline void cq_dw3x8(const int8_t *const *rows, ptrdiff_t j, int SW, const int16_t *w, int32_t corr,
+/* widening multiply-accumulate by a weight lane (smlal), 8 outputs i ..
+ * i + 7; stride 2 splits even and odd bytes (ld2); the weights w0-w7 in
+ * w07, w8 in lane 0 of w8, the rows written out (lanes are constants) */
+#define CQ_DWROW(kh, WA, LA, WB, LB, WC, LC) \
+	do { \
+		const int8_t *r = rows[kh] + j; \
+		int16x8_t v0, v1, v2; \
+		if (SW == 1) { \
+			v0 = vmovl_s8(vld1_s8(r)), v1 = vmovl_s8(vld1_s8(r + 1)), v2 = vmovl_s8(vld1_s8(r + 2)); \
+		} else { \
+			int8x8x2_t e = vld2_s8(r), f = vld2_s8(r + 1);	/* r[2i], r[2i+1]; r[2i+2] */ \
+			v0 = vmovl_s8(e.val[0]), v1 = vmovl_s8(e.val[1]), v2 = vmovl_s8(f.val[1]); \
+		} \
+		lo = vmlal_laneq_s16(lo, vget_low_s16(v0), WA, LA), hi = vmlal_high_laneq_s16(hi, v0, WA, LA); \
+		lo = vmlal_laneq_s16(lo, vget_low_s16(v1), WB, LB), hi = vmlal_high_laneq_s16(hi, v1, WB, LB); \
+		lo = vmlal_laneq_s16(lo, vget_low_s16(v2), WC, LC), hi = vmlal_high_laneq_s16(hi, v2, WC, LC); \
+	} while (0)
+static inline void cq_dw3x8(const int8_t *const *rows, ptrdiff_t j, int SW, int16x8_t w07, int16x8_t w8, int32x4_t c,
 			    int32_t *acc)
 {
-	int32x4_t lo = vdupq_n_s32(-corr), hi = lo;
-	for (int kh = 0; kh < 3; kh++) {
-		const int8_t *r = rows[kh] + j;
-		int16x8_t v0, v1, v2;
-		if (SW == 1) {
-			v0 = vmovl_s8(vld1_s8(r)), v1 = vmovl_s8(vld1_s8(r + 1)), v2 = vmovl_s8(vld1_s8(r + 2));
-		} else {
-			int8x8x2_t e = vld2_s8(r), f = vld2_s8(r + 1);	/* r[2i], r[2i+1]; r[2i+2] */
-			v0 = vmovl_s8(e.val[0]), v1 = vmovl_s8(e.val[1]), v2 = vmovl_s8(f.val[1]);
-		}
-		lo = vmlal_n_s16(lo, vget_low_s16(v0), w[kh * 3]);
-		hi = vmlal_high_n_s16(hi, v0, w[kh * 3]);
-		lo = vmlal_n_s16(lo, vget_low_s16(v1), w[kh * 3 + 1]);
-		hi = vmlal_high_n_s16(hi, v1, w[kh * 3 + 1]);
-		lo = vmlal_n_s16(lo, vget_low_s16(v2), w[kh * 3 + 2]);
-		hi = vmlal_high_n_s16(hi, v2, w[kh * 3 + 2]);
-	}
+	int32x4_t lo = c, hi = c;
+	CQ_DWROW(0, w07, 0, w07, 1, w07, 2);
+	CQ_DWROW(1, w07, 3, w07, 4, w07, 5);
+	CQ_DWROW(2, w07, 6, w07, 7, w8, 0);
 	vst1q_s32(acc, lo);
 	vst1q_s32(acc + 4, hi);
 }
+#undef CQ_DWROW
 #endif
 
 /* blocks of B outputs by BLOCK(i), then one overlapping the end */
@@ -1072,7 +1075,9 @@ static int cq_dw3(const int8_t *const *rows, const int16_t *w, int SW, int off, 
 		}
 	}
 #endif
-#define CQ_B(at) cq_dw3x8(rows, ((ptrdiff_t)o0 + (at)) * SW + off, SW, w, corr, acc + (at))
+	const int16x8_t w07 = vld1q_s16(w), w88 = vdupq_n_s16(w[8]);
+	const int32x4_t cn = vdupq_n_s32(-corr);
+#define CQ_B(at) cq_dw3x8(rows, ((ptrdiff_t)o0 + (at)) * SW + off, SW, w07, w88, cn, acc + (at))
 	CQ_DW_BLOCKS(8, CQ_B);
 #undef CQ_B
 #else
@@ -1998,31 +2003,33 @@ static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *
 }
 #elif !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
 /* NEON: smlal by weight lane on the pairs deinterleaved (ld2), 4 channels
- * x 16 pixels in 16 registers; per quad the weights of channels 0-1 and
- * 2-3 as int16 (lanes 4 j + k % 4) */
-#define CQ_NMLA(r, w, l) \
-	r[0] = vmlal_laneq_s16(r[0], vget_low_s16(xa), w, l), r[1] = vmlal_high_laneq_s16(r[1], xa, w, l), \
-	r[2] = vmlal_laneq_s16(r[2], vget_low_s16(xb), w, l), r[3] = vmlal_high_laneq_s16(r[3], xb, w, l)
+ * x 16 pixels in 16 accumulators (named registers: an array of them stays
+ * in memory); per quad the weights of channels 0-1 and 2-3 as int16
+ * (lanes 4 j + k % 4) */
+#define CQ_NMLA(j, w, l) \
+	a##j##0 = vmlal_laneq_s16(a##j##0, vget_low_s16(xa), w, l), a##j##1 = vmlal_high_laneq_s16(a##j##1, xa, w, l), \
+	a##j##2 = vmlal_laneq_s16(a##j##2, vget_low_s16(xb), w, l), a##j##3 = vmlal_high_laneq_s16(a##j##3, xb, w, l)
 #define CQ_NPAIR(e) \
 	do { \
 		int16x8x2_t A = vld2q_s16(pp), B = vld2q_s16(pp + 16); \
 		int16x8_t xa = A.val[0], xb = B.val[0]; \
-		CQ_NMLA(a0, w01, 2 * (e)); CQ_NMLA(a1, w01, 4 + 2 * (e)); \
-		CQ_NMLA(a2, w23, 2 * (e)); CQ_NMLA(a3, w23, 4 + 2 * (e)); \
+		CQ_NMLA(0, w01, 2 * (e)); CQ_NMLA(1, w01, 4 + 2 * (e)); \
+		CQ_NMLA(2, w23, 2 * (e)); CQ_NMLA(3, w23, 4 + 2 * (e)); \
 		xa = A.val[1], xb = B.val[1]; \
-		CQ_NMLA(a0, w01, 2 * (e) + 1); CQ_NMLA(a1, w01, 5 + 2 * (e)); \
-		CQ_NMLA(a2, w23, 2 * (e) + 1); CQ_NMLA(a3, w23, 5 + 2 * (e)); \
+		CQ_NMLA(0, w01, 2 * (e) + 1); CQ_NMLA(1, w01, 5 + 2 * (e)); \
+		CQ_NMLA(2, w23, 2 * (e) + 1); CQ_NMLA(3, w23, 5 + 2 * (e)); \
 		pp += (size_t)TPr * 2; \
 	} while (0)
+#define CQ_NROW(j, OP) OP(j, 0); OP(j, 1); OP(j, 2); OP(j, 3)
+#define CQ_NALL(OP) CQ_NROW(0, OP); CQ_NROW(1, OP); CQ_NROW(2, OP); CQ_NROW(3, OP)
+#define CQ_NINIT(j, i) a##j##i = first ? vdupq_n_s32(0) : vld1q_s32(acc + (size_t)(j) * TPr + t0 + 4 * (i))
+#define CQ_NSTORE(j, i) vst1q_s32(acc + (size_t)(j) * TPr + t0 + 4 * (i), a##j##i)
 static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
 		      const int32_t *corr, int first, int32_t *restrict acc)
 {
-	int32x4_t a0[4], a1[4], a2[4], a3[4];
-	int32x4_t *rows[4] = {a0, a1, a2, a3};
+	int32x4_t a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23, a30, a31, a32, a33;
 	(void)wb, (void)corr;
-	for (int j = 0; j < 4; j++)
-		for (int i = 0; i < 4; i++)
-			rows[j][i] = first ? vdupq_n_s32(0) : vld1q_s32(acc + (size_t)j * TPr + t0 + 4 * i);
+	CQ_NALL(CQ_NINIT);
 	const int16_t *pp = (const int16_t *)panel + (size_t)t0 * 2;
 	const int16_t *wq = (const int16_t *)(const void *)wide;
 	for (int q = 0; q < Kq; q++, wq += 4 * CQ_NR) {
@@ -2030,10 +2037,12 @@ static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *
 		CQ_NPAIR(0);
 		CQ_NPAIR(1);
 	}
-	for (int j = 0; j < 4; j++)
-		for (int i = 0; i < 4; i++)
-			vst1q_s32(acc + (size_t)j * TPr + t0 + 4 * i, rows[j][i]);
+	CQ_NALL(CQ_NSTORE);
 }
+#undef CQ_NSTORE
+#undef CQ_NINIT
+#undef CQ_NALL
+#undef CQ_NROW
 #undef CQ_NPAIR
 #undef CQ_NMLA
 #elif !defined(NPU_NO_SIMD) && defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32) && \
