@@ -4741,8 +4741,92 @@ static void cn_dw_add(int32_t *restrict acc, const int8_t *restrict x, const int
 		acc[c] += (x[c] - ZX) * w[c];
 }
 
+#if !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)
+/* aarch64 with sdot: 16 channels' sums in 4 registers through all taps,
+ * the taps by 4: each tap's 16 channels (ZX for a tap in the padding, whose
+ * x - ZX is 0) interleaved by zips into per-channel quads against the
+ * weights w - z as quads per channel ([taps / 4][C][4] in the scratch's
+ * int16 weight area, which also holds ZX sum w per channel: it fits when
+ * 2 (taps / 4 + 1) <= taps), sum (x - ZX) w = sum x w - ZX sum w. C < 16,
+ * fewer taps or weights beyond int8 (w - z): 0, the caller's path. */
+static int cn_dw_dot(const int32_t *p, void *const *a, void *scratch)
+{
+	const int8_t *x = a[0], *w = a[1];
+	const void *bias = a[2];
+	const int32_t *mult = a[3], *shift = a[4], *wzp = a[5];
+	void *y = a[6];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W];
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], taps = KH * KW, tq = (taps + 3) / 4;
+	int32_t YT = p[NPU_CV_YT], ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	if (C < 16 || 2 * (tq + 1) > taps)
+		return 0;
+	for (int c = 0; c < C; c++)
+		for (int t = 0; t < taps; t++) {
+			int32_t v = w[(size_t)c * taps + t] - (wzp ? wzp[c] : 0);
+			if (v < -128 || v > 127)
+				return 0;
+		}
+	int8_t *wi = scratch;
+	int32_t *corr = (int32_t *)(void *)(wi + (size_t)tq * C * 4);
+	int32_t *acc = (int32_t *)(void *)((uint8_t *)scratch + (((size_t)taps * C * 2 + 15) & ~(size_t)15));
+	memset(wi, 0, (size_t)tq * C * 4);
+	for (int c = 0; c < C; c++) {
+		int32_t z = wzp ? wzp[c] : 0, sw = 0;
+		for (int t = 0; t < taps; t++) {
+			int32_t v = w[(size_t)c * taps + t] - z;
+			wi[((size_t)(t / 4) * C + c) * 4 + t % 4] = (int8_t)v;
+			sw += v;
+		}
+		corr[c] = ZX * sw;
+	}
+	const int8x16_t vzx = vdupq_n_s8((int8_t)ZX);
+	const int8_t *tp[CN_DW_TAPS + 3];
+	for (int n = 0; n < N; n++)
+		for (int oh = 0; oh < OH; oh++)
+			for (int ow = 0; ow < OW; ow++) {
+				for (int t = 0; t < 4 * tq; t++) {
+					int ih = oh * SH - PT + t / KW * DH, iw = ow * SW - PL + t % KW * DW;
+					tp[t] = t < taps && ih >= 0 && ih < H && iw >= 0 && iw < W
+							? x + (((size_t)n * H + ih) * W + iw) * C
+							: NULL;
+				}
+				for (int c0 = 0; c0 < C; c0 += 16) {
+					int c = c0 + 16 <= C ? c0 : C - 16;	/* the last block overlaps */
+					int32x4_t a0 = vnegq_s32(vld1q_s32(corr + c)), a1 = vnegq_s32(vld1q_s32(corr + c + 4));
+					int32x4_t a2 = vnegq_s32(vld1q_s32(corr + c + 8)), a3 = vnegq_s32(vld1q_s32(corr + c + 12));
+					for (int g = 0; g < tq; g++) {
+						const int8_t *const *q = tp + 4 * g;
+						int8x16_t x0 = q[0] ? vld1q_s8(q[0] + c) : vzx, x1 = q[1] ? vld1q_s8(q[1] + c) : vzx;
+						int8x16_t x2 = q[2] ? vld1q_s8(q[2] + c) : vzx, x3 = q[3] ? vld1q_s8(q[3] + c) : vzx;
+						int16x8_t l01 = vreinterpretq_s16_s8(vzip1q_s8(x0, x1)), h01 = vreinterpretq_s16_s8(vzip2q_s8(x0, x1));
+						int16x8_t l23 = vreinterpretq_s16_s8(vzip1q_s8(x2, x3)), h23 = vreinterpretq_s16_s8(vzip2q_s8(x2, x3));
+						int8x16x4_t wq = vld1q_s8_x4(wi + ((size_t)g * C + c) * 4);
+						a0 = vdotq_s32(a0, vreinterpretq_s8_s16(vzip1q_s16(l01, l23)), wq.val[0]);
+						a1 = vdotq_s32(a1, vreinterpretq_s8_s16(vzip2q_s16(l01, l23)), wq.val[1]);
+						a2 = vdotq_s32(a2, vreinterpretq_s8_s16(vzip1q_s16(h01, h23)), wq.val[2]);
+						a3 = vdotq_s32(a3, vreinterpretq_s8_s16(vzip2q_s16(h01, h23)), wq.val[3]);
+					}
+					vst1q_s32(acc + c, a0), vst1q_s32(acc + c + 4, a1);
+					vst1q_s32(acc + c + 8, a2), vst1q_s32(acc + c + 12, a3);
+				}
+				size_t yo = (((size_t)n * OH + oh) * OW + ow) * C;
+				for (int c = 0; c < C; c++)
+					rt_sti(y, YT, yo + c,
+					       rt_clamp(ZY + rt_mulshift(cq_bias(p, bias, c) + acc[c], mult[c], rt_shift(shift[c])),
+							LO, HI));
+			}
+	return 1;
+}
+#endif
+
 static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 {
+#if !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)
+	if (cn_dw_dot(p, a, scratch))
+		return;
+#endif
 	const int8_t *x = a[0], *w = a[1];
 	const void *bias = a[2];
 	const int32_t *mult = a[3], *shift = a[4], *wzp = a[5];
