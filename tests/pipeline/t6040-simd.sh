@@ -90,6 +90,19 @@ for m in digits mobilenet_v2; do
 	done
 done
 
+# mobilenet_v2 channel-last (npu-layout): CONV_NHWC_Q, its depthwise on
+# aarch64 with sdot (cn_dw_dot) and without, npu-run's bytes
+if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null; then
+	npu-import-pt "$PT/mobilenet_v2.pt" $(grep "^mobilenet_v2 " "$PT/cases.txt" | cut -d' ' -f2-) | npu-fuse --all |
+		npu-layout --to nhwc | npu-quant --target int8 --calib "$DATA/quant/mobilenet_v2.calib.npy" \
+		-o "$T/mobilenet_v2_nhwc.q.ir" 2>/dev/null
+	for fl in "" "-march=armv8.2-a+dotprod"; do
+		same_bytes "$T/mobilenet_v2_nhwc.q.ir" "aarch64-linux-gnu-gcc $fl" "qemu-aarch64 -cpu max -L /usr/aarch64-linux-gnu" &&
+			grep -q 'k_conv_nhwc_q' "$T/npu_m.h"
+		ok $? "mobilenet_v2 int8 channel-last, aarch64 ${fl:-NEON} under qemu: npu-run's bytes"
+	done
+fi
+
 # the digits demo: the whole arena within 1.5 times the activations' lower bound
 npu-emit -v "$T/digits.q.ir" -o "$T/npu_d.h" 2>"$T/v.err"
 arena=$(sed -n 's/.*: arena \([0-9]*\) bytes (activations.*/\1/p' "$T/v.err")
