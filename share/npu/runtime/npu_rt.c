@@ -356,8 +356,9 @@ static inline int64_t cq_bias(const int32_t *p, const void *bias, int oc)
  *   staged as a panel with pixels along the vector lanes (cq_panel_conv),
  *   against the weights packed once by the lowering into blocks of CQ_NR =
  *   8 output channels (npu_rt.h), each quad of 4 k broadcast; int8 x int8
- *   with vpdpbusd where the ISA has VNNI, else int16 pairs; K in chunks
- *   when even 16 pixels of the whole K do not fit the bound;
+ *   with vpdpbusd where the ISA has VNNI or sdot (aarch64 dotprod), else
+ *   int16 pairs; K in chunks when even 16 pixels of the whole K do not fit
+ *   the bound;
  * - GEMM int8 through im2col (the bound too small for the panel): each
  *   pixel's window as int16 x - ZX in a row of the column tile (a 1x1
  *   stride-1 conv transposes x directly; others first stage the input
@@ -1665,10 +1666,11 @@ static void cq_chunked_conv(const int32_t *p, const cq_geo *g, void *const *a, v
 #define CQ_DPB(a, x, w) _mm256_dpbusd_epi32(a, x, w)
 #endif
 #endif
-/* - aarch64 with the dot-product extension (CQ_NDOT): the panel of quads
- *   as for VNNI ([Kq][TPr][4]) but holding x itself (sdot is int8 x int8),
- *   and sum (x - ZX) w = sum x w - ZX sum w, the correction per channel
- *   from the block's weights. */
+/* On aarch64 with the dot-product extension (CQ_NDOT, defined above the
+ * depthwise kernels) the panel holds quads as for VNNI ([Kq][TPr][4]) but
+ * of x itself (sdot multiplies int8 by int8), and sum (x - ZX) w =
+ * sum x w - ZX sum w, the correction per channel from the block's weights;
+ * it needs half the scratch of the int16 panel cq_panel_fit sizes. */
 
 /* Rows of the panel for pixels p0 .. p0 + tp - 1, k after k (cq_tap):
  * for a direct 1x1 x itself (channel k); else the tap k = (ic, kh, kw) of
