@@ -6,8 +6,8 @@
 # not name a kernel that calls it, or a region named by a kernel that does
 # not use it (an unused static function), breaks only the headers of the
 # models using that kernel. The selection here follows put_source() in
-# tools/npu-emit.c. With aarch64-linux-gnu-gcc, also for aarch64 NEON and NEON with
-# the dot-product extension.
+# tools/npu-emit.c. With aarch64-linux-gnu-gcc, also for aarch64 NEON and
+# NEON with the dot-product extension.
 . "$(dirname "$0")/lib.sh"
 CC=${CC:-cc}
 RT=$TOP/share/npu/runtime
