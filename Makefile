@@ -165,7 +165,7 @@ ifeq ($(shell uname -m),x86_64)
 SIMD_BINS += $(O)/tests/test_simd_sse41 $(O)/tests/test_simd_avx2 $(O)/tests/test_simd_vnni
 endif
 A64_CC ?= aarch64-linux-gnu-gcc
-SIMD_BINS += $(if $(shell command -v $(A64_CC) 2>/dev/null),$(O)/tests/test_simd_neon)
+SIMD_BINS += $(if $(shell command -v $(A64_CC) 2>/dev/null),$(O)/tests/test_simd_neon $(O)/tests/test_simd_neondot)
 
 $(O)/tests/test_simd: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 	@mkdir -p $(dir $@)
@@ -185,6 +185,9 @@ $(O)/tests/test_simd_vnni: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 $(O)/tests/test_simd_neon: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(A64_CC) $(WFLAGS) $(CFLAGS) -o $@ $< -lm
+$(O)/tests/test_simd_neondot: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(A64_CC) $(WFLAGS) $(CFLAGS) -march=armv8.2-a+dotprod -o $@ $< -lm
 
 check: $(PROGS) $(PLUGINS) $(TEST_PLUGINS) $(UNIT_BINS) $(CONFORM) $(FUZZ_REPLAY) $(SIMD_BINS)
 	NPU_BIN=$(CURDIR)/$(BIN) NPU_TESTS=$(CURDIR)/$(O)/tests prove -e '' $(UNIT_BINS) tests/pipeline/t*.sh tests/fuzz/replay.sh

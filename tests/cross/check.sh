@@ -8,13 +8,15 @@
 #   m7   -mcpu=cortex-m7 -mfpu=fpv5-d16 -mfloat-abi=hard, -M mps2-an500
 #   m55  -mcpu=cortex-m55 -mfloat-abi=hard (Helium), -M mps3-an547
 #   a64  aarch64-linux-gnu-gcc -static (NEON), qemu-aarch64
+#   a64dot  the same with -march=armv8.2-a+dotprod (sdot), qemu-aarch64 -cpu max
 # (Cortex-M: newlib with semihosting I/O, tests/cross/startup.c and the
 # board's linker script), runs one sample under qemu, and its outputs must
-# equal npu-run's byte for byte (float: npu-run --mode runtime). For the
-# Cortex-M builds it reports flash (.text + .rodata of the image; of those
-# the model's: runtime code, tables and weights, without the host program
-# and newlib) and RAM (the arena, and the stack npu_run used, measured by
-# painting) in $CROSS_REPORT (default build/cross-report.txt).
+# equal npu-run's byte for byte (float: npu-run --mode runtime). For every
+# build it reports flash (.text + .rodata of the image; of those the
+# model's: runtime code, tables and weights, without the host program and
+# newlib or, for aarch64, the static glibc) and RAM (the arena, and the
+# stack npu_run used, measured by painting: tests/cross/startup.c,
+# hooks_a64.c) in $CROSS_REPORT (default build/cross-report.txt).
 #
 # CROSS_FAMILIES, CROSS_TARGETS, CROSS_CORES: space-separated subsets.
 # Missing compilers or qemu: the check fails (make cross-deps installs them).
@@ -23,10 +25,11 @@ EX=$TOP/share/npu/examples
 X=$TOP/tests/cross
 FAMILIES=${CROSS_FAMILIES:-$(cd "$DATA/families" && ls)}
 TARGETS=${CROSS_TARGETS:-float int8 int16 grus}
-CORES=${CROSS_CORES:-m4 m7 m55 a64}
+CORES=${CROSS_CORES:-m4 m7 m55 a64 a64dot}
 REPORT=${CROSS_REPORT:-$TOP/build/cross-report.txt}
 STRICT="-std=c99 -Wall -Wextra -pedantic -Werror -O2"
 ARM="$STRICT -mthumb -ffunction-sections -fdata-sections -DNPU_HOST_HOOKS"
+A64="$STRICT -ffunction-sections -fdata-sections -DNPU_HOST_HOOKS"
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-300}
 
 flags() {	# flags CORE: compiler flags; board() the qemu machine
@@ -34,12 +37,13 @@ flags() {	# flags CORE: compiler flags; board() the qemu machine
 	m4) echo "-mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard";;
 	m7) echo "-mcpu=cortex-m7 -mfpu=fpv5-d16 -mfloat-abi=hard";;
 	m55) echo "-mcpu=cortex-m55 -mfloat-abi=hard";;
+	a64dot) echo "-march=armv8.2-a+dotprod";;
 	esac
 }
 board() { case $1 in m4) echo mps2-an386;; m7) echo mps2-an500;; m55) echo mps3-an547;; esac; }
 
 need=""
-for p in arm-none-eabi-gcc arm-none-eabi-size qemu-system-arm aarch64-linux-gnu-gcc qemu-aarch64 unzip; do
+for p in arm-none-eabi-gcc arm-none-eabi-size qemu-system-arm aarch64-linux-gnu-gcc aarch64-linux-gnu-size qemu-aarch64 unzip; do
 	command -v $p >/dev/null || need="$need $p"
 done
 if [ -n "$need" ]; then
@@ -48,10 +52,12 @@ if [ -n "$need" ]; then
 	exit 1
 fi
 for c in $CORES; do
-	case $c in a64) continue;; esac
 	# shellcheck disable=SC2046
-	arm-none-eabi-gcc $ARM $(flags $c) -c "$X/startup.c" -o "$T/startup.$c.o" 2>"$T/err"
-	ok $? "$c: startup.c builds ($(head -n 1 "$T/err"))"
+	case $c in
+	a64*) aarch64-linux-gnu-gcc $A64 $(flags $c) -c "$X/hooks_a64.c" -o "$T/startup.$c.o" 2>"$T/err";;
+	*) arm-none-eabi-gcc $ARM $(flags $c) -c "$X/startup.c" -o "$T/startup.$c.o" 2>"$T/err";;
+	esac
+	ok $? "$c: startup.c (hooks_a64.c) builds ($(head -n 1 "$T/err"))"
 done
 
 # host functions (their code is the host's, not the model's)
@@ -73,7 +79,7 @@ model_flash() {
 		END { print sum + 0 }' "$1"
 }
 
-printf '%-16s %-6s %-4s %10s %12s %10s %8s\n' family target core image_flash model_flash arena stack >"$T/report"
+printf '%-16s %-6s %-6s %10s %12s %10s %8s\n' family target core image_flash model_flash arena stack >"$T/report"
 for n in $FAMILIES; do
 	dir=$DATA/families/$n
 	fm=$(family_model "$dir") || { ok 1 "$n: no model file"; continue; }
@@ -105,11 +111,15 @@ for n in $FAMILIES; do
 		for c in $CORES; do
 			e=$T/$n.$tg.$c
 			rm -rf "$e.res" && mkdir "$e.res"
-			if [ $c = a64 ]; then
-				aarch64-linux-gnu-gcc $STRICT -static -DNPU_HEADER='"npu_m.h"' -DNPU_MODEL=npu_m_model -I"$T" \
-					"$EX/npu_host.c" -o "$e.elf" -lm 2>"$T/err" ||
+			case $c in a64*) a64=1;; *) a64="";; esac
+			if [ -n "$a64" ]; then
+				# shellcheck disable=SC2046
+				aarch64-linux-gnu-gcc $A64 $(flags $c) -DNPU_HEADER='"npu_m.h"' -DNPU_MODEL=npu_m_model -I"$T" \
+					-c "$EX/npu_host.c" -o "$e.o" 2>"$T/err" &&
+					aarch64-linux-gnu-gcc -static "$e.o" "$T/startup.$c.o" -Wl,--gc-sections -Wl,-Map="$e.map" \
+					-o "$e.elf" -lm 2>>"$T/err" ||
 					{ ok 1 "$n $tg $c: builds: $(head -n 1 "$T/err")"; continue; }
-				timeout "$QEMU_TIMEOUT" qemu-aarch64 "$e.elf" run "$e.res" $ins 2>"$T/err" >/dev/null
+				timeout "$QEMU_TIMEOUT" qemu-aarch64 -cpu max "$e.elf" run "$e.res" $ins 2>"$T/err" >"$T/out"
 			else
 				# shellcheck disable=SC2046
 				arm-none-eabi-gcc $ARM $(flags $c) -DNPU_HEADER='"npu_m.h"' -DNPU_MODEL=npu_m_model -I"$T" \
@@ -128,10 +138,11 @@ for n in $FAMILIES; do
 			[ $st = 0 ] || diag "$n $tg $c: exit $st: $(cat "$T/out" "$T/err" | head -n 2)"
 			[ $st != 0 ] || [ $r = 0 ] || diag "$n $tg $c: $(grep -v ': ok$' "$T/cmp" | head -n 2)"
 			ok $r "$n $tg $c: the outputs equal npu-run's byte for byte"
-			if [ $c != a64 ] && [ $st = 0 ]; then
-				sizes=$(arm-none-eabi-size -A "$e.elf" | awk '$1 == ".text" || $1 == ".rodata" { s += $2 } END { print s }')
+			if [ $st = 0 ]; then
+				size=arm-none-eabi-size; [ -n "$a64" ] && size=aarch64-linux-gnu-size
+				sizes=$($size -A "$e.elf" | awk '$1 == ".text" || $1 == ".rodata" { s += $2 } END { print s }')
 				stack=$(sed -n 's/^stack: \([0-9]*\) bytes$/\1/p' "$T/err" "$T/out" | head -n 1)
-				printf '%-16s %-6s %-4s %10s %12s %10s %8s\n' "$n" "$tg" "$c" "$sizes" \
+				printf '%-16s %-6s %-6s %10s %12s %10s %8s\n' "$n" "$tg" "$c" "$sizes" \
 					"$(model_flash "$e.map" "$e.o")" "$arena" "${stack:-?}" >>"$T/report"
 			fi
 			rm -f "$e.o" "$e.elf" "$e.map"

@@ -6,7 +6,8 @@
 # not name a kernel that calls it, or a region named by a kernel that does
 # not use it (an unused static function), breaks only the headers of the
 # models using that kernel. The selection here follows put_source() in
-# tools/npu-emit.c.
+# tools/npu-emit.c. With aarch64-linux-gnu-gcc, also for aarch64 NEON and
+# NEON with the dot-product extension.
 . "$(dirname "$0")/lib.sh"
 CC=${CC:-cc}
 RT=$TOP/share/npu/runtime
@@ -31,4 +32,17 @@ for k in $kernels; do
 	[ $st = 0 ] || diag "$(grep -m2 'error' "$T/err")"
 	ok $st "the runtime with only $k's regions compiles (-std=c99 -Wall -Wextra -pedantic -Werror)"
 done
+# the same selections for aarch64, NEON and NEON with sdot (other #if
+# branches, other helpers): one line per instruction set
+if command -v aarch64-linux-gnu-gcc >/dev/null; then
+	for fl in -march=armv8-a -march=armv8.2-a+dotprod; do
+		bad=""
+		for k in $kernels; do
+			aarch64-linux-gnu-gcc $fl -std=c99 -Wall -Wextra -pedantic -Werror -I"$RT" -c "$T/$k.c" -o "$T/$k.o" \
+				2>"$T/err" || { bad="$bad $k"; diag "$k $fl: $(grep -m1 'error' "$T/err")"; }
+		done
+		[ -z "$bad" ]
+		ok $? "aarch64 $fl: every kernel's selection compiles (failed:${bad:- none})"
+	done
+fi
 done_testing

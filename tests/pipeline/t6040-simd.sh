@@ -4,7 +4,8 @@
 # convolution, and CONV_F's fast float32 paths against its reference loop,
 # once per instruction set: portable C (-DNPU_NO_SIMD), the compiler's
 # default (SSE2 on x86-64), SSE4.1, AVX2 and AVX-VNNI (natively, or under
-# qemu-x86_64 when this CPU lacks them) and aarch64 NEON under qemu-aarch64.
+# qemu-x86_64 when this CPU lacks them) and aarch64 NEON, without and with
+# the dot-product extension (-march=armv8.2-a+dotprod), under qemu-aarch64.
 # Then whole models:
 # the int8 header built with each instruction set and with small scratch
 # bounds (npu-emit --scratch-max) computes npu-run's bytes; the digits
@@ -36,8 +37,10 @@ if [ "$(uname -m)" = x86_64 ]; then
 	elif command -v qemu-x86_64 >/dev/null; then run_simd test_simd_vnni qemu-x86_64 -cpu max
 	else _n=$((_n + 1)); echo "ok $_n # SKIP no AVX-VNNI here and no qemu-x86_64"; fi
 fi
-if command -v qemu-aarch64 >/dev/null; then run_simd test_simd_neon qemu-aarch64 -L /usr/aarch64-linux-gnu
-else _n=$((_n + 1)); echo "ok $_n # SKIP qemu-aarch64 not installed"; fi
+if command -v qemu-aarch64 >/dev/null; then
+	run_simd test_simd_neon qemu-aarch64 -L /usr/aarch64-linux-gnu
+	run_simd test_simd_neondot qemu-aarch64 -cpu max -L /usr/aarch64-linux-gnu
+else for b in neon neondot; do _n=$((_n + 1)); echo "ok $_n # SKIP qemu-aarch64 not installed ($b)"; done; fi
 
 # whole models through the header: every ISA, every scratch bound, npu-run's bytes
 EX=$TOP/share/npu/examples
@@ -74,6 +77,9 @@ for m in digits mobilenet_v2; do
 	if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null; then
 		same_bytes "$T/$m.q.ir" "aarch64-linux-gnu-gcc" "qemu-aarch64 -L /usr/aarch64-linux-gnu"
 		ok $? "$m int8, aarch64 NEON under qemu: npu-run's bytes"
+		same_bytes "$T/$m.q.ir" "aarch64-linux-gnu-gcc -march=armv8.2-a+dotprod" \
+			"qemu-aarch64 -cpu max -L /usr/aarch64-linux-gnu"
+		ok $? "$m int8, aarch64 NEON dotprod under qemu: npu-run's bytes"
 	fi
 	bounds=300; [ $m = digits ] && bounds="4096 300 100"
 	for smax in $bounds; do
@@ -83,6 +89,19 @@ for m in digits mobilenet_v2; do
 		ok $? "$m int8, --scratch-max $smax: npu-run's bytes, scratch ${s:-?} within the bound (or warned)"
 	done
 done
+
+# mobilenet_v2 channel-last (npu-layout): CONV_NHWC_Q, its depthwise on
+# aarch64 with sdot (cn_dw_dot) and without, npu-run's bytes
+if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null; then
+	npu-import-pt "$PT/mobilenet_v2.pt" $(grep "^mobilenet_v2 " "$PT/cases.txt" | cut -d' ' -f2-) | npu-fuse --all |
+		npu-layout --to nhwc | npu-quant --target int8 --calib "$DATA/quant/mobilenet_v2.calib.npy" \
+		-o "$T/mobilenet_v2_nhwc.q.ir" 2>/dev/null
+	for fl in "" "-march=armv8.2-a+dotprod"; do
+		same_bytes "$T/mobilenet_v2_nhwc.q.ir" "aarch64-linux-gnu-gcc $fl" "qemu-aarch64 -cpu max -L /usr/aarch64-linux-gnu" &&
+			grep -q 'k_conv_nhwc_q' "$T/npu_m.h"
+		ok $? "mobilenet_v2 int8 channel-last, aarch64 ${fl:-NEON} under qemu: npu-run's bytes"
+	done
+fi
 
 # the digits demo: the whole arena within 1.5 times the activations' lower bound
 npu-emit -v "$T/digits.q.ir" -o "$T/npu_d.h" 2>"$T/v.err"

@@ -43,6 +43,8 @@ static const char *isa(void)
 	return "sse4.1";
 #elif defined(__SSE2__)
 	return "sse2";
+#elif defined(__ARM_NEON) && defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)
+	return "neon dotprod (sdot in the panel path)";
 #elif defined(__ARM_NEON) && defined(__aarch64__)
 	return "neon";
 #else
@@ -268,6 +270,44 @@ static int direct_cases(int *paths)
 	return ok;
 }
 
+/* ---- armdot: channel-last depthwise with at least 16 channels and 6
+ * taps (aarch64 with sdot: cn_dw_dot, 16 channels by 4 taps; the last
+ * block overlapping) and the panel's 1x1 and KxK shapes around its quads,
+ * every ISA against the definition ---- */
+static int armdot_cases(int *paths, int *nhwc16)
+{
+	int ok = 1, path;
+	for (int i = 0; i < 80; i++) {
+		shape s;
+		int k3 = ri(0, 2) != 0;
+		s.N = ri(1, 2), s.C = ri(0, 3) ? ri(16, 50) : 16 * ri(1, 3);
+		s.KH = k3 ? 3 : ri(1, 5), s.KW = k3 ? 3 : ri(2, 7);
+		if (s.KH * s.KW < 6)
+			s.KH = 2, s.KW = 3;
+		s.SH = ri(1, 3), s.SW = ri(1, 3), s.DH = ri(1, 2), s.DW = ri(1, 2);
+		s.H = ri(1, 9), s.W = ri(1, 9);
+		s.PT = ri(0, s.KH), s.PB = ri(0, s.KH), s.PL = ri(0, s.KW), s.PR = ri(0, s.KW);
+		s.G = s.OC = s.C;
+		s.YT = ri(0, 4) ? NPU_T_I8 : NPU_T_I16;
+		s.wz = ri(0, 3) ? 0 : ri(1, 2);	/* 2: w - z beyond int8 in some channels */
+		s.smax = 0;
+		int before = nhwc_runs;
+		ok &= one(&s, &path);
+		paths[path]++;
+		*nhwc16 += nhwc_runs > before;
+	}
+	for (int i = 0; i < 60; i++) {	/* the panel: K around multiples of 4 and 8, pixels around 16 */
+		shape s = {1, 4 * ri(1, 24) + ri(-1, 1), ri(1, 6), ri(1, 20), ri(1, 20), 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+			   NPU_T_I8, 0, 0};
+		if (ri(0, 1))
+			s.KH = s.KW = 3, s.PT = s.PB = s.PL = s.PR = 1;
+		s.wz = ri(0, 3) ? 0 : 2;
+		ok &= one(&s, &path);
+		paths[path]++;
+	}
+	return ok;
+}
+
 /* CONV_F's fast float32 path (cf_conv, cf_depthwise: blocks of 16 output
  * channels x pixels, or rows of pixels, in SIMD lanes) against the
  * reference loop (cf_reference) on random shapes: the same sums in the
@@ -442,6 +482,10 @@ int main(void)
 	printf("# float: %d of 400 convolutions on the fast path (%s)\n", ffast, CF_VL ? "SIMD lanes" : "no SIMD: the reference");
 	CHECK_MSG(ffails == 0, "%d of 400 float convolutions differ from the reference", ffails);
 	fails += !direct_cases(paths);
+	int nhwc16 = 0;
+	fails += !armdot_cases(paths, &nhwc16);
+	printf("# armdot: %d channel-last depthwise runs with >= 16 channels and >= 6 taps\n", nhwc16);
+	CHECK(nhwc16 > 50);
 	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks), panel %d (%d in K chunks)\n",
 	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked, paths[CQ_PANEL], kchunks);
 	CHECK(requant_rows());

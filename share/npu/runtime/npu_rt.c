@@ -356,8 +356,9 @@ static inline int64_t cq_bias(const int32_t *p, const void *bias, int oc)
  *   staged as a panel with pixels along the vector lanes (cq_panel_conv),
  *   against the weights packed once by the lowering into blocks of CQ_NR =
  *   8 output channels (npu_rt.h), each quad of 4 k broadcast; int8 x int8
- *   with vpdpbusd where the ISA has VNNI, else int16 pairs; K in chunks
- *   when even 16 pixels of the whole K do not fit the bound;
+ *   with vpdpbusd where the ISA has VNNI or sdot (aarch64 dotprod), else
+ *   int16 pairs; K in chunks when even 16 pixels of the whole K do not fit
+ *   the bound;
  * - GEMM int8 through im2col (the bound too small for the panel): each
  *   pixel's window as int16 x - ZX in a row of the column tile (a 1x1
  *   stride-1 conv transposes x directly; others first stage the input
@@ -910,32 +911,95 @@ static inline void cq_dw3s2x8(const int8_t *const *rows, ptrdiff_t j, const __m2
 }
 #undef CQ_LD16
 #endif
+/* aarch64 with the dot-product extension (sdot: int8 x int8 summed by 4
+ * into int32; -march=armv8.2-a+dotprod and later): the panel path
+ * (cq_dmicro) and the depthwise 3x3 (cq_dw3s1x16, cq_dw3s2x8) */
+#if !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)
+#define CQ_NDOT 1
+#endif
+#if defined(CQ_NDOT)
+/* a depthwise 3x3 row as sdot: per output a quad (x_o, x_o+1, x_o+2, 0) of
+ * each window row, gathered by tbl from the row's bytes (index 0xff: 0),
+ * against that row's weight quad (w0, w1, w2, 0) in lane kh of wq; the
+ * loads never reach past the last byte the outputs read */
+static const uint8_t cq_dwidx[6][16] = {
+	{0, 1, 2, 255, 1, 2, 3, 255, 2, 3, 4, 255, 3, 4, 5, 255},	/* stride 1: outputs 0-3 of r */
+	{4, 5, 6, 255, 5, 6, 7, 255, 6, 7, 8, 255, 7, 8, 9, 255},	/* 4-7 of r */
+	{8, 9, 10, 255, 9, 10, 11, 255, 10, 11, 12, 255, 11, 12, 13, 255},	/* 8-11 of r */
+	{10, 11, 12, 255, 11, 12, 13, 255, 12, 13, 14, 255, 13, 14, 15, 255},	/* 12-15 of r + 2 */
+	{0, 1, 2, 255, 2, 3, 4, 255, 4, 5, 6, 255, 6, 7, 8, 255},	/* stride 2: outputs 0-3 of r */
+	{7, 8, 9, 255, 9, 10, 11, 255, 11, 12, 13, 255, 13, 14, 15, 255},	/* 4-7 of r + 1 */
+};
+
+/* stride 1, 16 outputs: x[j .. j + 17] of each row (window row kh: lane
+ * kh of wq; written out, as lanes are constants) */
+#define CQ_DWS1(kh) \
+	do { \
+		const int8_t *r = rows[kh] + j; \
+		int8x16_t v = vld1q_s8(r), u = vld1q_s8(r + 2); \
+		a0 = vdotq_laneq_s32(a0, vqtbl1q_s8(v, ix[0]), wq, kh); \
+		a1 = vdotq_laneq_s32(a1, vqtbl1q_s8(v, ix[1]), wq, kh); \
+		a2 = vdotq_laneq_s32(a2, vqtbl1q_s8(v, ix[2]), wq, kh); \
+		a3 = vdotq_laneq_s32(a3, vqtbl1q_s8(u, ix[3]), wq, kh); \
+	} while (0)
+static inline void cq_dw3s1x16(const int8_t *const *rows, ptrdiff_t j, int8x16_t wq, const uint8x16_t *ix,
+			       int32x4_t c, int32_t *acc)
+{
+	int32x4_t a0 = c, a1 = c, a2 = c, a3 = c;
+	CQ_DWS1(0);
+	CQ_DWS1(1);
+	CQ_DWS1(2);
+	vst1q_s32(acc, a0), vst1q_s32(acc + 4, a1), vst1q_s32(acc + 8, a2), vst1q_s32(acc + 12, a3);
+}
+#undef CQ_DWS1
+
+/* stride 2, 8 outputs: x[j .. j + 16] of each row */
+#define CQ_DWS2(kh) \
+	do { \
+		const int8_t *r = rows[kh] + j; \
+		a0 = vdotq_laneq_s32(a0, vqtbl1q_s8(vld1q_s8(r), ix[4]), wq, kh); \
+		a1 = vdotq_laneq_s32(a1, vqtbl1q_s8(vld1q_s8(r + 1), ix[5]), wq, kh); \
+	} while (0)
+static inline void cq_dw3s2x8(const int8_t *const *rows, ptrdiff_t j, int8x16_t wq, const uint8x16_t *ix,
+			      int32x4_t c, int32_t *acc)
+{
+	int32x4_t a0 = c, a1 = c;
+	CQ_DWS2(0);
+	CQ_DWS2(1);
+	CQ_DWS2(2);
+	vst1q_s32(acc, a0), vst1q_s32(acc + 4, a1);
+}
+#undef CQ_DWS2
+#endif
 #if !defined(NPU_NO_SIMD) && !defined(__SSE2__) && defined(__ARM_NEON) && defined(__aarch64__)
-/* widening multiply-accumulate by a scalar weight (smlal), 8 outputs i ..
- * i + 7; stride 2 splits even and odd bytes (ld2) */
-static inline void cq_dw3x8(const int8_t *const *rows, ptrdiff_t j, int SW, const int16_t *w, int32_t corr,
+/* widening multiply-accumulate by a weight lane (smlal), 8 outputs i ..
+ * i + 7; stride 2 splits even and odd bytes (ld2); the weights w0-w7 in
+ * w07, w8 in lane 0 of w8, the rows written out (lanes are constants) */
+#define CQ_DWROW(kh, WA, LA, WB, LB, WC, LC) \
+	do { \
+		const int8_t *r = rows[kh] + j; \
+		int16x8_t v0, v1, v2; \
+		if (SW == 1) { \
+			v0 = vmovl_s8(vld1_s8(r)), v1 = vmovl_s8(vld1_s8(r + 1)), v2 = vmovl_s8(vld1_s8(r + 2)); \
+		} else { \
+			int8x8x2_t e = vld2_s8(r), f = vld2_s8(r + 1);	/* r[2i], r[2i+1]; r[2i+2] */ \
+			v0 = vmovl_s8(e.val[0]), v1 = vmovl_s8(e.val[1]), v2 = vmovl_s8(f.val[1]); \
+		} \
+		lo = vmlal_laneq_s16(lo, vget_low_s16(v0), WA, LA), hi = vmlal_high_laneq_s16(hi, v0, WA, LA); \
+		lo = vmlal_laneq_s16(lo, vget_low_s16(v1), WB, LB), hi = vmlal_high_laneq_s16(hi, v1, WB, LB); \
+		lo = vmlal_laneq_s16(lo, vget_low_s16(v2), WC, LC), hi = vmlal_high_laneq_s16(hi, v2, WC, LC); \
+	} while (0)
+static inline void cq_dw3x8(const int8_t *const *rows, ptrdiff_t j, int SW, int16x8_t w07, int16x8_t w8, int32x4_t c,
 			    int32_t *acc)
 {
-	int32x4_t lo = vdupq_n_s32(-corr), hi = lo;
-	for (int kh = 0; kh < 3; kh++) {
-		const int8_t *r = rows[kh] + j;
-		int16x8_t v0, v1, v2;
-		if (SW == 1) {
-			v0 = vmovl_s8(vld1_s8(r)), v1 = vmovl_s8(vld1_s8(r + 1)), v2 = vmovl_s8(vld1_s8(r + 2));
-		} else {
-			int8x8x2_t e = vld2_s8(r), f = vld2_s8(r + 1);	/* r[2i], r[2i+1]; r[2i+2] */
-			v0 = vmovl_s8(e.val[0]), v1 = vmovl_s8(e.val[1]), v2 = vmovl_s8(f.val[1]);
-		}
-		lo = vmlal_n_s16(lo, vget_low_s16(v0), w[kh * 3]);
-		hi = vmlal_high_n_s16(hi, v0, w[kh * 3]);
-		lo = vmlal_n_s16(lo, vget_low_s16(v1), w[kh * 3 + 1]);
-		hi = vmlal_high_n_s16(hi, v1, w[kh * 3 + 1]);
-		lo = vmlal_n_s16(lo, vget_low_s16(v2), w[kh * 3 + 2]);
-		hi = vmlal_high_n_s16(hi, v2, w[kh * 3 + 2]);
-	}
+	int32x4_t lo = c, hi = c;
+	CQ_DWROW(0, w07, 0, w07, 1, w07, 2);
+	CQ_DWROW(1, w07, 3, w07, 4, w07, 5);
+	CQ_DWROW(2, w07, 6, w07, 7, w8, 0);
 	vst1q_s32(acc, lo);
 	vst1q_s32(acc + 4, hi);
 }
+#undef CQ_DWROW
 #endif
 
 /* blocks of B outputs by BLOCK(i), then one overlapping the end */
@@ -988,7 +1052,33 @@ static int cq_dw3(const int8_t *const *rows, const int16_t *w, int SW, int off, 
 #undef CQ_B
 	}
 #elif !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
-#define CQ_B(at) cq_dw3x8(rows, ((ptrdiff_t)o0 + (at)) * SW + off, SW, w, corr, acc + (at))
+#if defined(CQ_NDOT)
+	int8_t w8[16] = {0};
+	int fit = 1;
+	for (int k = 0; k < 9; k++) {
+		fit &= w[k] >= -128 && w[k] <= 127;	/* w - wzp may not fit int8 */
+		w8[k / 3 * 4 + k % 3] = (int8_t)w[k];
+	}
+	if (fit) {
+		const int8x16_t wq = vld1q_s8(w8);
+		const int32x4_t c = vdupq_n_s32(-corr);
+		uint8x16_t ix[6];
+		for (int k = 0; k < 6; k++)
+			ix[k] = vld1q_u8(cq_dwidx[k]);
+		if (SW == 1) {
+#define CQ_B(at) cq_dw3s1x16(rows, (ptrdiff_t)o0 + (at) + off, wq, ix, c, acc + (at))
+			CQ_DW_BLOCKS(16, CQ_B);
+#undef CQ_B
+		} else {
+#define CQ_B(at) cq_dw3s2x8(rows, 2 * ((ptrdiff_t)o0 + (at)) + off, wq, ix, c, acc + (at))
+			CQ_DW_BLOCKS(8, CQ_B);
+#undef CQ_B
+		}
+	}
+#endif
+	const int16x8_t w07 = vld1q_s16(w), w88 = vdupq_n_s16(w[8]);
+	const int32x4_t cn = vdupq_n_s32(-corr);
+#define CQ_B(at) cq_dw3x8(rows, ((ptrdiff_t)o0 + (at)) * SW + off, SW, w07, w88, cn, acc + (at))
 	CQ_DW_BLOCKS(8, CQ_B);
 #undef CQ_B
 #else
@@ -1576,6 +1666,11 @@ static void cq_chunked_conv(const int32_t *p, const cq_geo *g, void *const *a, v
 #define CQ_DPB(a, x, w) _mm256_dpbusd_epi32(a, x, w)
 #endif
 #endif
+/* On aarch64 with the dot-product extension (CQ_NDOT, defined above the
+ * depthwise kernels) the panel holds quads as for VNNI ([Kq][TPr][4]) but
+ * of x itself (sdot multiplies int8 by int8), and sum (x - ZX) w =
+ * sum x w - ZX sum w, the correction per channel from the block's weights;
+ * it needs half the scratch of the int16 panel cq_panel_fit sizes. */
 
 /* Rows of the panel for pixels p0 .. p0 + tp - 1, k after k (cq_tap):
  * for a direct 1x1 x itself (channel k); else the tap k = (ic, kh, kw) of
@@ -1723,6 +1818,78 @@ static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *
 		_mm256_storeu_si256((__m256i *)(void *)(acc + (size_t)j * TPr + t0 + 8), r[2 * j + 1]);
 	}
 }
+#elif defined(CQ_NDOT)
+/* panel rows of quads: x of rows k .. k + 3 interleaved by st4 (NULL past
+ * K: zero, against zero weights) */
+static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, int k0, int KC,
+		      void *panel, int8_t *tmp)
+{
+	int8_t *pn = panel;
+	cq_tap tap;
+	cq_tap_at(g, &tap, k0, p0);
+	for (int c = k0; c < k0 + KC; c += 4) {
+		int8_t *o = pn + (size_t)(c - k0) * TPr;
+		const int8_t *rows[4];
+		for (int i = 0; i < 4; i++)
+			rows[i] = cq_srow(g, xg, ZX, &tap, tp, tmp + (size_t)i * TPr);
+		for (int t = 0; t < TPr; t += 16) {
+			int8x16x4_t r;
+			for (int i = 0; i < 4; i++) {
+				if (!rows[i] || t >= tp) {
+					r.val[i] = vdupq_n_s8(0);
+				} else if (tp - t >= 16) {
+					r.val[i] = vld1q_s8(rows[i] + t);
+				} else {
+					int8_t b16[16] = {0};
+					memcpy(b16, rows[i] + t, (size_t)(tp - t));
+					r.val[i] = vld1q_s8(b16);
+				}
+			}
+			vst4q_s8(o + 4 * t, r);
+		}
+	}
+}
+
+/* acc rows j < 4 (stride TPr), CQ_DNP pixels from t0: sum x w - corr[j];
+ * 16 accumulators in named registers (an array of them stays in memory),
+ * per quad 4 panel registers (4 pixels each) and the 4 channels' weight
+ * quads in one, sdot by lane; two quads per iteration (26 registers) */
+#define CQ_NSD(j, x, w) \
+	a##j##0 = vdotq_laneq_s32(a##j##0, x.val[0], w, j), a##j##1 = vdotq_laneq_s32(a##j##1, x.val[1], w, j), \
+	a##j##2 = vdotq_laneq_s32(a##j##2, x.val[2], w, j), a##j##3 = vdotq_laneq_s32(a##j##3, x.val[3], w, j)
+#define CQ_NQUAD(x, w) CQ_NSD(0, x, w); CQ_NSD(1, x, w); CQ_NSD(2, x, w); CQ_NSD(3, x, w)
+#define CQ_NROW(j, OP) OP(j, 0); OP(j, 1); OP(j, 2); OP(j, 3)
+#define CQ_NALL(OP) CQ_NROW(0, OP); CQ_NROW(1, OP); CQ_NROW(2, OP); CQ_NROW(3, OP)
+#define CQ_NINIT(j, i) a##j##i = first ? vdupq_n_s32(-corr[j]) : vld1q_s32(acc + (size_t)(j) * TPr + t0 + 4 * (i))
+#define CQ_NSTORE(j, i) vst1q_s32(acc + (size_t)(j) * TPr + t0 + 4 * (i), a##j##i)
+static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
+		      const int32_t *corr, int first, int32_t *restrict acc)
+{
+	int32x4_t a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23, a30, a31, a32, a33;
+	(void)wide;
+	CQ_NALL(CQ_NINIT);
+	const int8_t *pp = (const int8_t *)panel + (size_t)t0 * 4;
+	size_t step = (size_t)TPr * 4;
+	int q = 0;
+	for (; q + 2 <= Kq; q += 2, pp += 2 * step, wb += 8 * CQ_NR) {
+		int8x16x4_t x0 = vld1q_s8_x4(pp), x1 = vld1q_s8_x4(pp + step);
+		int8x16_t w0 = vld1q_s8(wb), w1 = vld1q_s8(wb + 4 * CQ_NR);
+		CQ_NQUAD(x0, w0);
+		CQ_NQUAD(x1, w1);
+	}
+	if (q < Kq) {
+		int8x16x4_t x0 = vld1q_s8_x4(pp);
+		int8x16_t w0 = vld1q_s8(wb);
+		CQ_NQUAD(x0, w0);
+	}
+	CQ_NALL(CQ_NSTORE);
+}
+#undef CQ_NSTORE
+#undef CQ_NINIT
+#undef CQ_NALL
+#undef CQ_NROW
+#undef CQ_NQUAD
+#undef CQ_NSD
 #else
 /* panel rows of pairs: x - ZX as int16 of rows k, k + 1 (NULL past K: 0) */
 static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, int k0, int KC,
@@ -1838,31 +2005,33 @@ static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *
 }
 #elif !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
 /* NEON: smlal by weight lane on the pairs deinterleaved (ld2), 4 channels
- * x 16 pixels in 16 registers; per quad the weights of channels 0-1 and
- * 2-3 as int16 (lanes 4 j + k % 4) */
-#define CQ_NMLA(r, w, l) \
-	r[0] = vmlal_laneq_s16(r[0], vget_low_s16(xa), w, l), r[1] = vmlal_high_laneq_s16(r[1], xa, w, l), \
-	r[2] = vmlal_laneq_s16(r[2], vget_low_s16(xb), w, l), r[3] = vmlal_high_laneq_s16(r[3], xb, w, l)
+ * x 16 pixels in 16 accumulators (named registers: an array of them stays
+ * in memory); per quad the weights of channels 0-1 and 2-3 as int16
+ * (lanes 4 j + k % 4) */
+#define CQ_NMLA(j, w, l) \
+	a##j##0 = vmlal_laneq_s16(a##j##0, vget_low_s16(xa), w, l), a##j##1 = vmlal_high_laneq_s16(a##j##1, xa, w, l), \
+	a##j##2 = vmlal_laneq_s16(a##j##2, vget_low_s16(xb), w, l), a##j##3 = vmlal_high_laneq_s16(a##j##3, xb, w, l)
 #define CQ_NPAIR(e) \
 	do { \
 		int16x8x2_t A = vld2q_s16(pp), B = vld2q_s16(pp + 16); \
 		int16x8_t xa = A.val[0], xb = B.val[0]; \
-		CQ_NMLA(a0, w01, 2 * (e)); CQ_NMLA(a1, w01, 4 + 2 * (e)); \
-		CQ_NMLA(a2, w23, 2 * (e)); CQ_NMLA(a3, w23, 4 + 2 * (e)); \
+		CQ_NMLA(0, w01, 2 * (e)); CQ_NMLA(1, w01, 4 + 2 * (e)); \
+		CQ_NMLA(2, w23, 2 * (e)); CQ_NMLA(3, w23, 4 + 2 * (e)); \
 		xa = A.val[1], xb = B.val[1]; \
-		CQ_NMLA(a0, w01, 2 * (e) + 1); CQ_NMLA(a1, w01, 5 + 2 * (e)); \
-		CQ_NMLA(a2, w23, 2 * (e) + 1); CQ_NMLA(a3, w23, 5 + 2 * (e)); \
+		CQ_NMLA(0, w01, 2 * (e) + 1); CQ_NMLA(1, w01, 5 + 2 * (e)); \
+		CQ_NMLA(2, w23, 2 * (e) + 1); CQ_NMLA(3, w23, 5 + 2 * (e)); \
 		pp += (size_t)TPr * 2; \
 	} while (0)
+#define CQ_NROW(j, OP) OP(j, 0); OP(j, 1); OP(j, 2); OP(j, 3)
+#define CQ_NALL(OP) CQ_NROW(0, OP); CQ_NROW(1, OP); CQ_NROW(2, OP); CQ_NROW(3, OP)
+#define CQ_NINIT(j, i) a##j##i = first ? vdupq_n_s32(0) : vld1q_s32(acc + (size_t)(j) * TPr + t0 + 4 * (i))
+#define CQ_NSTORE(j, i) vst1q_s32(acc + (size_t)(j) * TPr + t0 + 4 * (i), a##j##i)
 static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
 		      const int32_t *corr, int first, int32_t *restrict acc)
 {
-	int32x4_t a0[4], a1[4], a2[4], a3[4];
-	int32x4_t *rows[4] = {a0, a1, a2, a3};
+	int32x4_t a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23, a30, a31, a32, a33;
 	(void)wb, (void)corr;
-	for (int j = 0; j < 4; j++)
-		for (int i = 0; i < 4; i++)
-			rows[j][i] = first ? vdupq_n_s32(0) : vld1q_s32(acc + (size_t)j * TPr + t0 + 4 * i);
+	CQ_NALL(CQ_NINIT);
 	const int16_t *pp = (const int16_t *)panel + (size_t)t0 * 2;
 	const int16_t *wq = (const int16_t *)(const void *)wide;
 	for (int q = 0; q < Kq; q++, wq += 4 * CQ_NR) {
@@ -1870,10 +2039,12 @@ static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *
 		CQ_NPAIR(0);
 		CQ_NPAIR(1);
 	}
-	for (int j = 0; j < 4; j++)
-		for (int i = 0; i < 4; i++)
-			vst1q_s32(acc + (size_t)j * TPr + t0 + 4 * i, rows[j][i]);
+	CQ_NALL(CQ_NSTORE);
 }
+#undef CQ_NSTORE
+#undef CQ_NINIT
+#undef CQ_NALL
+#undef CQ_NROW
 #undef CQ_NPAIR
 #undef CQ_NMLA
 #elif !defined(NPU_NO_SIMD) && defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32) && \
@@ -1980,6 +2151,18 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 		_mm256_storeu_si256((__m256i *)(void *)(corr + (size_t)b * CQ_NR),
 				    _mm256_mullo_epi32(s0, _mm256_set1_epi32(128 + ZX)));
 	}
+#elif defined(CQ_NDOT)
+	/* ZX sum w per packed channel, once per call: sdot against ones, a
+	 * quad of 4 channels' quads per register */
+	for (int b = 0; b < g->G * nb; b++) {
+		const int8_t *wb = w + (size_t)b * bstride;
+		int32x4_t s0 = vdupq_n_s32(0), s1 = s0;
+		const int8x16_t ones = vdupq_n_s8(1);
+		for (int q = 0; q < Kq; q++, wb += 4 * CQ_NR)
+			s0 = vdotq_s32(s0, vld1q_s8(wb), ones), s1 = vdotq_s32(s1, vld1q_s8(wb + 16), ones);
+		vst1q_s32(corr + (size_t)b * CQ_NR, vmulq_n_s32(s0, ZX));
+		vst1q_s32(corr + (size_t)b * CQ_NR + 4, vmulq_n_s32(s1, ZX));
+	}
 #endif
 	for (int n = 0; n < g->N; n++)
 		for (int gr = 0; gr < g->G; gr++) {
@@ -2007,7 +2190,7 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 						const int8_t *wb = w + ((size_t)gr * nb + (size_t)b) * bstride + (size_t)k0 * CQ_NR;
 						const int32_t *bc = corr + ((size_t)gr * nb + (size_t)b) * CQ_NR;
 						int32_t *ab = acc + (whole ? 0 : (size_t)b * CQ_NR * TPr);
-#if !defined(CQ_VNNI)
+#if !defined(CQ_VNNI) && !defined(CQ_NDOT)
 						{	/* the block's chunk widened to int16 */
 							int16_t *wd = (int16_t *)(void *)wide;
 							size_t i = 0, nw = (size_t)kc * CQ_NR;
@@ -4560,8 +4743,92 @@ static void cn_dw_add(int32_t *restrict acc, const int8_t *restrict x, const int
 		acc[c] += (x[c] - ZX) * w[c];
 }
 
+#if !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)
+/* aarch64 with sdot: 16 channels' sums in 4 registers through all taps,
+ * the taps by 4: each tap's 16 channels (ZX for a tap in the padding, whose
+ * x - ZX is 0) interleaved by zips into per-channel quads against the
+ * weights w - z as quads per channel ([taps / 4][C][4] in the scratch's
+ * int16 weight area, which also holds ZX sum w per channel: it fits when
+ * 2 (taps / 4 + 1) <= taps), sum (x - ZX) w = sum x w - ZX sum w. C < 16,
+ * fewer taps or weights beyond int8 (w - z): 0, the caller's path. */
+static int cn_dw_dot(const int32_t *p, void *const *a, void *scratch)
+{
+	const int8_t *x = a[0], *w = a[1];
+	const void *bias = a[2];
+	const int32_t *mult = a[3], *shift = a[4], *wzp = a[5];
+	void *y = a[6];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W];
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], taps = KH * KW, tq = (taps + 3) / 4;
+	int32_t YT = p[NPU_CV_YT], ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	if (C < 16 || 2 * (tq + 1) > taps)
+		return 0;
+	for (int c = 0; c < C; c++)
+		for (int t = 0; t < taps; t++) {
+			int32_t v = w[(size_t)c * taps + t] - (wzp ? wzp[c] : 0);
+			if (v < -128 || v > 127)
+				return 0;
+		}
+	int8_t *wi = scratch;
+	int32_t *corr = (int32_t *)(void *)(wi + (size_t)tq * C * 4);
+	int32_t *acc = (int32_t *)(void *)((uint8_t *)scratch + (((size_t)taps * C * 2 + 15) & ~(size_t)15));
+	memset(wi, 0, (size_t)tq * C * 4);
+	for (int c = 0; c < C; c++) {
+		int32_t z = wzp ? wzp[c] : 0, sw = 0;
+		for (int t = 0; t < taps; t++) {
+			int32_t v = w[(size_t)c * taps + t] - z;
+			wi[((size_t)(t / 4) * C + c) * 4 + t % 4] = (int8_t)v;
+			sw += v;
+		}
+		corr[c] = ZX * sw;
+	}
+	const int8x16_t vzx = vdupq_n_s8((int8_t)ZX);
+	const int8_t *tp[CN_DW_TAPS + 3];
+	for (int n = 0; n < N; n++)
+		for (int oh = 0; oh < OH; oh++)
+			for (int ow = 0; ow < OW; ow++) {
+				for (int t = 0; t < 4 * tq; t++) {
+					int ih = oh * SH - PT + t / KW * DH, iw = ow * SW - PL + t % KW * DW;
+					tp[t] = t < taps && ih >= 0 && ih < H && iw >= 0 && iw < W
+							? x + (((size_t)n * H + ih) * W + iw) * C
+							: NULL;
+				}
+				for (int c0 = 0; c0 < C; c0 += 16) {
+					int c = c0 + 16 <= C ? c0 : C - 16;	/* the last block overlaps */
+					int32x4_t a0 = vnegq_s32(vld1q_s32(corr + c)), a1 = vnegq_s32(vld1q_s32(corr + c + 4));
+					int32x4_t a2 = vnegq_s32(vld1q_s32(corr + c + 8)), a3 = vnegq_s32(vld1q_s32(corr + c + 12));
+					for (int g = 0; g < tq; g++) {
+						const int8_t *const *q = tp + 4 * g;
+						int8x16_t x0 = q[0] ? vld1q_s8(q[0] + c) : vzx, x1 = q[1] ? vld1q_s8(q[1] + c) : vzx;
+						int8x16_t x2 = q[2] ? vld1q_s8(q[2] + c) : vzx, x3 = q[3] ? vld1q_s8(q[3] + c) : vzx;
+						int16x8_t l01 = vreinterpretq_s16_s8(vzip1q_s8(x0, x1)), h01 = vreinterpretq_s16_s8(vzip2q_s8(x0, x1));
+						int16x8_t l23 = vreinterpretq_s16_s8(vzip1q_s8(x2, x3)), h23 = vreinterpretq_s16_s8(vzip2q_s8(x2, x3));
+						int8x16x4_t wq = vld1q_s8_x4(wi + ((size_t)g * C + c) * 4);
+						a0 = vdotq_s32(a0, vreinterpretq_s8_s16(vzip1q_s16(l01, l23)), wq.val[0]);
+						a1 = vdotq_s32(a1, vreinterpretq_s8_s16(vzip2q_s16(l01, l23)), wq.val[1]);
+						a2 = vdotq_s32(a2, vreinterpretq_s8_s16(vzip1q_s16(h01, h23)), wq.val[2]);
+						a3 = vdotq_s32(a3, vreinterpretq_s8_s16(vzip2q_s16(h01, h23)), wq.val[3]);
+					}
+					vst1q_s32(acc + c, a0), vst1q_s32(acc + c + 4, a1);
+					vst1q_s32(acc + c + 8, a2), vst1q_s32(acc + c + 12, a3);
+				}
+				size_t yo = (((size_t)n * OH + oh) * OW + ow) * C;
+				for (int c = 0; c < C; c++)
+					rt_sti(y, YT, yo + c,
+					       rt_clamp(ZY + rt_mulshift(cq_bias(p, bias, c) + acc[c], mult[c], rt_shift(shift[c])),
+							LO, HI));
+			}
+	return 1;
+}
+#endif
+
 static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 {
+#if !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)
+	if (cn_dw_dot(p, a, scratch))
+		return;
+#endif
 	const int8_t *x = a[0], *w = a[1];
 	const void *bias = a[2];
 	const int32_t *mult = a[3], *shift = a[4], *wzp = a[5];
