@@ -22,6 +22,7 @@ static int gathered;	/* GEMM calls that gathered windows from x (a small budget)
 static int chunked;	/* ... and summed K in chunks (a smaller one) */
 static int kchunks;	/* panel-path calls that summed K in chunks */
 static int nhwc_runs;	/* depthwise ones also run channel-last on its fast path */
+static int amx_runs;	/* amx: panel-path calls on AMX tiles (cq_amx_use) */
 static uint32_t rnd(void)
 {
 	seed = seed * 1664525u + 1013904223u;
@@ -33,6 +34,8 @@ static const char *isa(void)
 {
 #if defined(NPU_NO_SIMD)
 	return "portable";
+#elif defined(CQ_AMX)
+	return "amx-int8 (tdpbusd in the panel path, avx-vnni otherwise)";
 #elif defined(__AVX2__) && defined(__AVXVNNI__)
 	return "avx-vnni (vpdpbusd in the panel path)";
 #elif defined(__AVX2__) && defined(__AVX512VNNI__) && defined(__AVX512VL__)
@@ -123,6 +126,14 @@ static int one(const shape *s, int *path)
 	gathered += g.path == CQ_IM2COL && g.gather && !g.KC;
 	chunked += g.path == CQ_IM2COL && g.KC;
 	kchunks += g.path == CQ_PANEL && g.KC < g.Kp;
+#if defined(CQ_AMX)
+	if (g.path == CQ_PANEL) {
+		size_t o1, o2, o3;
+		int TPr = (g.TP + CQ_DNP - 1) / CQ_DNP * CQ_DNP;
+		cq_panel_fit(&g, TPr, g.KC, &o1, &o2, &o3);
+		amx_runs += cq_amx_use(&g, TPr, o1);
+	}
+#endif
 	memset(scratch, 0xa5, ss + 16);
 	void *a[NPU_MAX_ARGS] = {x, pk ? (void *)wp : (void *)w, bias, mult, shift, s->wz ? wzp : NULL, y};
 	k_conv_q(p, a, scratch);
@@ -448,5 +459,13 @@ int main(void)
 	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + ndw + (int)(sizeof fixed / sizeof fixed[0]));
 	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 15 && gathered > 0 && chunked > 0);
 	CHECK(paths[CQ_PANEL] > 100 && kchunks > 10);
+#if defined(CQ_AMX)
+	/* amx: most panel convolutions ran on tiles (unless Linux refused the
+	 * tile state: then all of them took the VNNI fallback, said here) */
+	printf("# cq_micro amx: %s; %d of %d panel convolutions on AMX tiles\n",
+	       cq_amx_ready() ? "tile state granted" : "tile state refused by the kernel, VNNI fallback", amx_runs,
+	       paths[CQ_PANEL]);
+	CHECK(!cq_amx_ready() || amx_runs > paths[CQ_PANEL] / 2);
+#endif
 	return check_done();
 }

@@ -1576,6 +1576,14 @@ static void cq_chunked_conv(const int32_t *p, const cq_geo *g, void *const *a, v
 #define CQ_DPB(a, x, w) _mm256_dpbusd_epi32(a, x, w)
 #endif
 #endif
+/* AMX-INT8 (gcc/clang -march=sapphirerapids or native there, -mamx-tile
+ * -mamx-int8 with AVX-512): the VNNI path's panel arithmetic on tiles
+ * (cq_amx_tile), used when Linux grants the tile state (cq_amx_ready) and
+ * K is whole; -DNPU_NO_AMX keeps such a build on the VNNI path */
+#if defined(CQ_VNNI) && !defined(NPU_NO_AMX) && defined(__AMX_TILE__) && defined(__AMX_INT8__) && \
+	defined(__AVX512F__) && defined(__linux__) && defined(__x86_64__)
+#define CQ_AMX 1
+#endif
 
 /* Rows of the panel for pixels p0 .. p0 + tp - 1, k after k (cq_tap):
  * for a direct 1x1 x itself (channel k); else the tap k = (ic, kh, kw) of
@@ -1947,6 +1955,206 @@ static void cq_panel_out(const int32_t *p, void *const *a, int n, int oc, int no
 			   p[NPU_CV_ZY], p[NPU_CV_LO], p[NPU_CV_HI]);
 }
 
+#if defined(CQ_AMX)
+/* The panel path on AMX tiles, computing the transposed product: C (16
+ * pixels x 8 channels, int32) += A (16 pixels x 64 k, u = x ^ 0x80 as
+ * uint8) times B (16 quads x 8 channels x 4 k, int8) with tdpbusd, B being
+ * 16 quads of a packed weight block as they are (rows of 32 bytes), so the
+ * weights need no rearranging; A is the tile's pixels as rows of Ka (Kp
+ * rounded up to 64) bytes, zero past K, staged in the panel's place
+ * (cq_astage). The last step of a block reads up to 15 quads past its end:
+ * the next block's weights against A's zeros (0 either way); the last
+ * block of all uses a zero-padded copy. Tile registers: C 0-3, A 4-5, B
+ * 6-7; per step 4 products of up to 4 pixel tiles x 1 block, 2 x 2 or 1 x
+ * 4 (as many blocks as the rest of the panel area holds accumulator rows
+ * for). The C tiles are transposed into accumulator rows (- corr) and
+ * requantized by cq_panel_out: the same sums as the VNNI path. */
+extern long syscall(long, ...);
+
+/* the tile data state, asked of Linux once per process (arch_prctl
+ * ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA); refused (an older kernel,
+ * no AMX): the VNNI path */
+static int cq_amx_ready(void)
+{
+	static int state;	/* 0: not asked yet, 1: granted, -1: refused */
+	int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
+	if (s == 0) {
+		s = syscall(158 /* SYS_arch_prctl */, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XFEATURE_XTILEDATA */) == 0
+			    ? 1
+			    : -1;
+		__atomic_store_n(&state, s, __ATOMIC_RELAXED);
+	}
+	return s > 0;
+}
+
+/* whether cq_panel_conv runs on tiles: K whole, A (TPr rows of Kp rounded
+ * up to 64) within the panel area ow, the tile state granted */
+static int cq_amx_use(const cq_geo *g, int TPr, size_t ow)
+{
+	size_t abo = ((size_t)TPr * (size_t)((g->Kp + 63) & ~63) + 63) & ~(size_t)63;
+	return g->KC >= g->Kp && abo <= ow && cq_amx_ready();
+}
+
+static void cq_amx_config(void)
+{
+	struct {
+		uint8_t palette, start_row, pad[14];
+		uint16_t colsb[16];
+		uint8_t rows[16];
+	} c;
+	memset(&c, 0, sizeof c);
+	c.palette = 1;
+	for (int i = 0; i < 8; i++)
+		c.rows[i] = 16, c.colsb[i] = i == 4 || i == 5 ? 64 : 32;
+	_tile_loadconfig(&c);
+}
+
+/* A: rows of Ka bytes, one per pixel p0 .. p0 + tpr - 1 (tpr = tp rounded
+ * up to 16; rows past tp and k past K: 0) */
+static void cq_astage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, int Ka, uint8_t *A,
+		      int8_t *tmp)
+{
+	const __m128i f = _mm_set1_epi8((char)0x80);
+	int tpr = (tp + 15) & ~15;
+	cq_tap tap;
+	cq_tap_at(g, &tap, 0, p0);
+	for (int k = 0; k < Ka; k += 4) {
+		const int8_t *rows[4];
+		for (int i = 0; i < 4; i++)
+			rows[i] = cq_srow(g, xg, ZX, &tap, tp, tmp + (size_t)i * TPr);
+		for (int t = 0; t < tpr; t += 16) {
+			__m128i r[4];
+			for (int i = 0; i < 4; i++) {
+				if (!rows[i]) {
+					r[i] = _mm_setzero_si128();
+					continue;
+				}
+				if (tp - t >= 16) {
+					r[i] = _mm_loadu_si128((const __m128i *)(const void *)(rows[i] + t));
+				} else {
+					int8_t b16[16];
+					memset(b16, 0x80, 16);	/* u = 0 past tp */
+					memcpy(b16, rows[i] + t, (size_t)(tp - t));
+					r[i] = _mm_loadu_si128((const __m128i *)(const void *)b16);
+				}
+				r[i] = _mm_xor_si128(r[i], f);
+			}
+			__m128i t0 = _mm_unpacklo_epi8(r[0], r[1]), t1 = _mm_unpackhi_epi8(r[0], r[1]);
+			__m128i t2 = _mm_unpacklo_epi8(r[2], r[3]), t3 = _mm_unpackhi_epi8(r[2], r[3]);
+			uint32_t q[16];
+			_mm_storeu_si128((__m128i *)(void *)q, _mm_unpacklo_epi16(t0, t2));
+			_mm_storeu_si128((__m128i *)(void *)(q + 4), _mm_unpackhi_epi16(t0, t2));
+			_mm_storeu_si128((__m128i *)(void *)(q + 8), _mm_unpacklo_epi16(t1, t3));
+			_mm_storeu_si128((__m128i *)(void *)(q + 12), _mm_unpackhi_epi16(t1, t3));
+			uint8_t *o = A + (size_t)t * Ka + k;
+			for (int i = 0; i < 16; i++)
+				memcpy(o + (size_t)i * Ka, q + i, 4);
+		}
+	}
+}
+
+/* a C tile (16 pixels x 8 channels) into accumulator rows r (stride TPr)
+ * at pixel t, minus corr[j] */
+static void cq_amx_put(const int32_t *c, const int32_t *corr, int32_t *r, int TPr, int t)
+{
+	for (int j = 0; j < CQ_NR; j++)
+		for (int i = 0; i < 16; i++)
+			r[(size_t)j * TPr + t + i] = c[i * CQ_NR + j] - corr[j];
+}
+
+/* pixels p0 .. p0 + tp - 1 of image n, group gr, from the staged A */
+static void cq_amx_tile(const int32_t *p, const cq_geo *g, void *const *a, int n, int gr, int p0, int tp, int TPr,
+			const uint8_t *A, int Ka, int32_t *ab, int nbmax, const int8_t *wlast, const int32_t *corr,
+			const int32_t *csum)
+{
+	const int8_t *w = a[1];
+	int nb = (g->og + CQ_NR - 1) / CQ_NR, steps = Ka / 64, mt = (tp + 15) / 16;
+	size_t bstride = (size_t)(g->Kp / 4) * 4 * CQ_NR;
+	const int8_t *wend = w + (size_t)g->G * nb * bstride;
+	int32_t cb[4][16 * CQ_NR];
+	for (int b = 0; b < nb;) {
+		int nbk = nb - b < nbmax ? nb - b : nbmax;
+		const int8_t *wb = w + ((size_t)gr * nb + (size_t)b) * bstride;
+		const int32_t *bc = corr + ((size_t)gr * nb + (size_t)b) * CQ_NR;
+		for (int i0 = 0; i0 < mt;) {
+			int mb = nbk == 1 ? (mt - i0 < 4 ? mt - i0 : 4) : nbk == 2 ? (mt - i0 < 2 ? mt - i0 : 2) : 1;
+			const uint8_t *ap = A + (size_t)i0 * 16 * Ka;
+			size_t a16 = (size_t)16 * Ka;
+			_tile_zero(0);
+			_tile_zero(1);
+			_tile_zero(2);
+			_tile_zero(3);
+			for (int s = 0; s < steps; s++, ap += 64) {
+				const int8_t *bp[4];
+				for (int j = 0; j < nbk; j++) {
+					bp[j] = wb + (size_t)j * bstride + (size_t)s * 512;
+					if ((size_t)(wend - bp[j]) < 512)
+						bp[j] = wlast;
+				}
+				if (nbk == 1) {
+					_tile_loadd(6, bp[0], 32);
+					_tile_loadd(4, ap, Ka);
+					_tile_dpbusd(0, 4, 6);
+					if (mb > 1) {
+						_tile_loadd(5, ap + a16, Ka);
+						_tile_dpbusd(1, 5, 6);
+					}
+					if (mb > 2) {
+						_tile_loadd(4, ap + 2 * a16, Ka);
+						_tile_dpbusd(2, 4, 6);
+					}
+					if (mb > 3) {
+						_tile_loadd(5, ap + 3 * a16, Ka);
+						_tile_dpbusd(3, 5, 6);
+					}
+				} else if (nbk == 2) {
+					_tile_loadd(6, bp[0], 32);
+					_tile_loadd(7, bp[1], 32);
+					_tile_loadd(4, ap, Ka);
+					_tile_dpbusd(0, 4, 6);
+					_tile_dpbusd(1, 4, 7);
+					if (mb > 1) {
+						_tile_loadd(5, ap + a16, Ka);
+						_tile_dpbusd(2, 5, 6);
+						_tile_dpbusd(3, 5, 7);
+					}
+				} else {
+					_tile_loadd(4, ap, Ka);
+					_tile_loadd(6, bp[0], 32);
+					_tile_dpbusd(0, 4, 6);
+					_tile_loadd(7, bp[1], 32);
+					_tile_dpbusd(1, 4, 7);
+					_tile_loadd(6, bp[2], 32);
+					_tile_dpbusd(2, 4, 6);
+					if (nbk > 3) {
+						_tile_loadd(7, bp[3], 32);
+						_tile_dpbusd(3, 4, 7);
+					}
+				}
+			}
+			int nc = mb * nbk;
+			_tile_stored(0, cb[0], 32);
+			if (nc > 1)
+				_tile_stored(1, cb[1], 32);
+			if (nc > 2)
+				_tile_stored(2, cb[2], 32);
+			if (nc > 3)
+				_tile_stored(3, cb[3], 32);
+			for (int c = 0; c < nc; c++) {
+				int j = c % nbk, i = c / nbk;
+				cq_amx_put(cb[c], bc + (size_t)j * CQ_NR, ab + (size_t)j * CQ_NR * TPr, TPr, (i0 + i) * 16);
+			}
+			i0 += mb;
+		}
+		for (int j = 0; j < nbk; j++) {
+			int bj = b + j, no = g->og - bj * CQ_NR < CQ_NR ? g->og - bj * CQ_NR : CQ_NR;
+			cq_panel_out(p, a, n, gr * g->og + bj * CQ_NR, no, p0, tp, ab + (size_t)j * CQ_NR * TPr, TPr, csum);
+		}
+		b += nbk;
+	}
+}
+#endif
+
 static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, void *scratch)
 {
 	const int8_t *x = a[0], *w = a[1];
@@ -1981,6 +2189,24 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 				    _mm256_mullo_epi32(s0, _mm256_set1_epi32(128 + ZX)));
 	}
 #endif
+#if defined(CQ_AMX)
+	/* A in the panel's place, then accumulator rows for up to 4 blocks
+	 * (else the usual rows of one); the last block's last step padded */
+	int Ka = (g->Kp + 63) & ~63, nbmax = 1;
+	size_t abo = ((size_t)TPr * Ka + 63) & ~(size_t)63;
+	int amx = cq_amx_use(g, TPr, ow);
+	int32_t *ab4 = acc;
+	int8_t wlast[512];
+	if (amx) {
+		size_t fit = (ow - abo) / ((size_t)CQ_NR * TPr * 4), tail = (size_t)(Kq % 16) * 4 * CQ_NR;
+		if (fit >= 2)
+			nbmax = fit < 4 ? (int)fit : 4, ab4 = (int32_t *)(void *)((uint8_t *)panel + abo);
+		memset(wlast, 0, sizeof wlast);
+		if (tail)
+			memcpy(wlast, w + (size_t)g->G * nb * bstride - tail, tail);
+		cq_amx_config();
+	}
+#endif
 	for (int n = 0; n < g->N; n++)
 		for (int gr = 0; gr < g->G; gr++) {
 			const int8_t *xg = x + ((size_t)n * g->C + (size_t)gr * g->cg) * plane;
@@ -1997,6 +2223,14 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 							csum[t] += r[t] - ZX;
 					}
 				}
+#if defined(CQ_AMX)
+				if (amx) {
+					cq_astage(g, xg, ZX, p0, tp, TPr, Ka, panel, tmp);
+					cq_amx_tile(p, g, a, n, gr, p0, tp, TPr, panel, Ka, ab4, nbmax, wlast, corr,
+						    wzp ? csum : NULL);
+					continue;
+				}
+#endif
 				/* K whole: a block's rows, requantized at once; in chunks:
 				 * every block's rows summed chunk by chunk, then requantized */
 				for (int k0 = 0; k0 < g->Kp; k0 += KC) {
@@ -2038,6 +2272,10 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 					}
 			}
 		}
+#if defined(CQ_AMX)
+	if (amx)
+		_tile_release();
+#endif
 }
 
 size_t npu_conv_q_pack(const int32_t *p, const int8_t *w, int8_t *out)
