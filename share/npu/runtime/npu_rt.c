@@ -2009,57 +2009,150 @@ static void cq_amx_config(void)
 	_tile_loadconfig(&c);
 }
 
-/* A: rows of Ka bytes, one per pixel p0 .. p0 + tpr - 1 (tpr = tp rounded
- * up to 16; rows past tp and k past K: 0) */
-static void cq_astage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, int Ka, uint8_t *A,
-		      int8_t *tmp)
+/* 16 rows of 16 bytes into 16 columns (unpacks of 8, 16, 32, 64 bits:
+ * after each round a vector holds twice the rows for half the columns) */
+static inline void cq_tr16(__m128i *v)
+{
+	__m128i t[16];
+	for (int g = 0; g < 8; g++)
+		t[2 * g] = _mm_unpacklo_epi8(v[2 * g], v[2 * g + 1]), t[2 * g + 1] = _mm_unpackhi_epi8(v[2 * g], v[2 * g + 1]);
+	for (int g = 0; g < 4; g++)
+		for (int c = 0; c < 2; c++)
+			v[4 * g + 2 * c] = _mm_unpacklo_epi16(t[4 * g + c], t[4 * g + 2 + c]),
+				      v[4 * g + 2 * c + 1] = _mm_unpackhi_epi16(t[4 * g + c], t[4 * g + 2 + c]);
+	for (int g = 0; g < 2; g++)
+		for (int c = 0; c < 4; c++)
+			t[8 * g + 2 * c] = _mm_unpacklo_epi32(v[8 * g + c], v[8 * g + 4 + c]),
+				      t[8 * g + 2 * c + 1] = _mm_unpackhi_epi32(v[8 * g + c], v[8 * g + 4 + c]);
+	for (int c = 0; c < 8; c++)
+		v[2 * c] = _mm_unpacklo_epi64(t[c], t[8 + c]), v[2 * c + 1] = _mm_unpackhi_epi64(t[c], t[8 + c]);
+}
+
+/* n pixels' runs of KW bytes (a constant where inlined) from xr + iw,
+ * every SW bytes, into rows d, d + Ka, ... */
+static inline void cq_wrun(uint8_t *d, size_t Ka, const int8_t *xr, int iw, int SW, int n, int KW)
+{
+	for (int i = 0; i < n; i++, iw += SW, d += Ka)
+		memcpy(d, xr + iw, (size_t)KW);
+}
+
+/* A: rows of Ka bytes u = x ^ 0x80, one per pixel p0 .. p0 + tpr - 1 (tpr
+ * = tp rounded up to 16), over k = (ic, kh, kw) with ZX for padding; 0
+ * for k past K and rows past tp. A direct 1x1 transposes x 16 x 16 bytes
+ * at a time; others copy each pixel's window, a run of KW bytes per (ic,
+ * kh) where the window lies inside the row, then flip the sign bits. */
+static void cq_astage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int Ka, uint8_t *A)
 {
 	const __m128i f = _mm_set1_epi8((char)0x80);
-	int tpr = (tp + 15) & ~15;
-	cq_tap tap;
-	cq_tap_at(g, &tap, 0, p0);
-	for (int k = 0; k < Ka; k += 4) {
-		const int8_t *rows[4];
-		for (int i = 0; i < 4; i++)
-			rows[i] = cq_srow(g, xg, ZX, &tap, tp, tmp + (size_t)i * TPr);
-		for (int t = 0; t < tpr; t += 16) {
-			__m128i r[4];
-			for (int i = 0; i < 4; i++) {
-				if (!rows[i]) {
-					r[i] = _mm_setzero_si128();
+	int tpr = (tp + 15) & ~15, K = g->K, KW = g->KW, SW = g->SW, DW = g->DW;
+	size_t plane = (size_t)g->H * g->W, ka = (size_t)Ka;
+	if (g->direct) {
+		for (int t0 = 0; t0 < tpr; t0 += 16)
+			for (int c0 = 0; c0 < Ka; c0 += 16) {
+				__m128i v[16];
+				for (int i = 0; i < 16; i++) {
+					const int8_t *xr = c0 + i < K ? xg + (size_t)(c0 + i) * plane + (size_t)p0 + (size_t)t0 : xg;
+					if (c0 + i >= K) {
+						v[i] = f;	/* u = 0 */
+					} else if (tp - t0 >= 16) {
+						v[i] = _mm_loadu_si128((const __m128i *)(const void *)xr);
+					} else {
+						int8_t b16[16];
+						memset(b16, 0x80, 16);
+						memcpy(b16, xr, (size_t)(tp - t0));
+						v[i] = _mm_loadu_si128((const __m128i *)(const void *)b16);
+					}
+				}
+				cq_tr16(v);
+				for (int i = 0; i < 16; i++)
+					_mm_storeu_si128((__m128i *)(void *)(A + (size_t)(t0 + i) * ka + c0), _mm_xor_si128(v[i], f));
+			}
+		return;
+	}
+	/* interior outputs [ilo, ihi): every tap of the row inside [0, W) */
+	int ilo, ihi, l2, h2;
+	cq_range(-g->PL, SW, g->W, g->OW, &ilo, &h2);
+	cq_range(-g->PL + (KW - 1) * DW, SW, g->W, g->OW, &l2, &ihi);
+	if (DW != 1)
+		ihi = ilo;	/* runs only for contiguous taps */
+	int oh = p0 / g->OW, ow0 = p0 % g->OW;
+	for (int t = 0; t < tp; oh++, ow0 = 0) {
+		int n = g->OW - ow0 < tp - t ? g->OW - ow0 : tp - t;	/* the tile's pixels in output row oh */
+		int r0 = ilo > ow0 ? ilo : ow0, r1 = ihi < ow0 + n ? ihi : ow0 + n;
+		uint8_t *a0 = A + (size_t)t * ka;
+		int k = 0;
+		for (int ic = 0; ic < g->cg; ic++)
+			for (int kh = 0; kh < g->KH; kh++, k += KW) {
+				int ih = oh * g->SH - g->PT + kh * g->DH;
+				if (ih < 0 || ih >= g->H) {
+					for (int i = 0; i < n; i++)
+						memset(a0 + (size_t)i * ka + k, ZX, (size_t)KW);
 					continue;
 				}
-				if (tp - t >= 16) {
-					r[i] = _mm_loadu_si128((const __m128i *)(const void *)(rows[i] + t));
-				} else {
-					int8_t b16[16];
-					memset(b16, 0x80, 16);	/* u = 0 past tp */
-					memcpy(b16, rows[i] + t, (size_t)(tp - t));
-					r[i] = _mm_loadu_si128((const __m128i *)(const void *)b16);
+				const int8_t *xr = xg + (size_t)ic * plane + (size_t)ih * g->W;
+				for (int o = ow0; o < ow0 + n; o++) {
+					if (o == r0 && r0 < r1) {	/* the interior run */
+						uint8_t *d = a0 + (size_t)(o - ow0) * ka + k;
+						int iw = o * SW - g->PL;
+						switch (KW) {
+						case 1: cq_wrun(d, ka, xr, iw, SW, r1 - r0, 1); break;
+						case 3: cq_wrun(d, ka, xr, iw, SW, r1 - r0, 3); break;
+						case 5: cq_wrun(d, ka, xr, iw, SW, r1 - r0, 5); break;
+						case 7: cq_wrun(d, ka, xr, iw, SW, r1 - r0, 7); break;
+						default: cq_wrun(d, ka, xr, iw, SW, r1 - r0, KW); break;
+						}
+						o = r1 - 1;
+						continue;
+					}
+					uint8_t *d = a0 + (size_t)(o - ow0) * ka + k;
+					for (int kw = 0; kw < KW; kw++) {
+						int iw = o * SW - g->PL + kw * DW;
+						d[kw] = (uint8_t)(iw >= 0 && iw < g->W ? xr[iw] : ZX);
+					}
 				}
-				r[i] = _mm_xor_si128(r[i], f);
 			}
-			__m128i t0 = _mm_unpacklo_epi8(r[0], r[1]), t1 = _mm_unpackhi_epi8(r[0], r[1]);
-			__m128i t2 = _mm_unpacklo_epi8(r[2], r[3]), t3 = _mm_unpackhi_epi8(r[2], r[3]);
-			uint32_t q[16];
-			_mm_storeu_si128((__m128i *)(void *)q, _mm_unpacklo_epi16(t0, t2));
-			_mm_storeu_si128((__m128i *)(void *)(q + 4), _mm_unpackhi_epi16(t0, t2));
-			_mm_storeu_si128((__m128i *)(void *)(q + 8), _mm_unpacklo_epi16(t1, t3));
-			_mm_storeu_si128((__m128i *)(void *)(q + 12), _mm_unpackhi_epi16(t1, t3));
-			uint8_t *o = A + (size_t)t * Ka + k;
-			for (int i = 0; i < 16; i++)
-				memcpy(o + (size_t)i * Ka, q + i, 4);
-		}
+		for (int i = 0; i < n; i++)
+			memset(a0 + (size_t)i * ka + K, 0x80, ka - (size_t)K);
+		t += n;
 	}
+	memset(A + (size_t)tp * ka, 0x80, (size_t)(tpr - tp) * ka);
+	const __m512i f5 = _mm512_set1_epi8((char)0x80);
+	for (size_t i = 0; i < (size_t)tpr * ka; i += 64)
+		_mm512_storeu_si512((void *)(A + i), _mm512_xor_si512(_mm512_loadu_si512((const void *)(A + i)), f5));
 }
 
 /* a C tile (16 pixels x 8 channels) into accumulator rows r (stride TPr)
- * at pixel t, minus corr[j] */
+ * at pixel t, minus corr[j]: a transpose in three rounds of two-source
+ * permutes (pixels 4 at a time x 4 channels, 8 x 2, 16 x 1) */
 static void cq_amx_put(const int32_t *c, const int32_t *corr, int32_t *r, int TPr, int t)
 {
-	for (int j = 0; j < CQ_NR; j++)
-		for (int i = 0; i < 16; i++)
-			r[(size_t)j * TPr + t + i] = c[i * CQ_NR + j] - corr[j];
+	static const int32_t ix[6][16] = {
+		{0, 8, 16, 24, 1, 9, 17, 25, 2, 10, 18, 26, 3, 11, 19, 27},
+		{4, 12, 20, 28, 5, 13, 21, 29, 6, 14, 22, 30, 7, 15, 23, 31},
+		{0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23},
+		{8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31},
+		{0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23},
+		{8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31},
+	};
+	__m512i z[8], a[4][2], b[2][2][2], id[6];
+	for (int i = 0; i < 6; i++)
+		id[i] = _mm512_loadu_si512((const void *)ix[i]);
+	for (int i = 0; i < 8; i++)
+		z[i] = _mm512_loadu_si512((const void *)(c + 16 * i));
+	for (int m = 0; m < 4; m++)	/* channels 4 h .. 4 h + 3 x pixels 4 m .. 4 m + 3 */
+		for (int h = 0; h < 2; h++)
+			a[m][h] = _mm512_permutex2var_epi32(z[2 * m], id[h], z[2 * m + 1]);
+	for (int P = 0; P < 2; P++)	/* channels 4 h + 2 x, + 1 x pixels 8 P .. 8 P + 7 */
+		for (int h = 0; h < 2; h++)
+			for (int x = 0; x < 2; x++)
+				b[P][h][x] = _mm512_permutex2var_epi32(a[2 * P][h], id[2 + x], a[2 * P + 1][h]);
+	for (int h = 0; h < 2; h++)
+		for (int x = 0; x < 2; x++)
+			for (int y = 0; y < 2; y++) {
+				int j = 4 * h + 2 * x + y;
+				__m512i v = _mm512_permutex2var_epi32(b[0][h][x], id[4 + y], b[1][h][x]);
+				_mm512_storeu_si512((void *)(r + (size_t)j * TPr + t), _mm512_sub_epi32(v, _mm512_set1_epi32(corr[j])));
+			}
 }
 
 /* pixels p0 .. p0 + tp - 1 of image n, group gr, from the staged A */
@@ -2225,7 +2318,7 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 				}
 #if defined(CQ_AMX)
 				if (amx) {
-					cq_astage(g, xg, ZX, p0, tp, TPr, Ka, panel, tmp);
+					cq_astage(g, xg, ZX, p0, tp, Ka, panel);
 					cq_amx_tile(p, g, a, n, gr, p0, tp, TPr, panel, Ka, ab4, nbmax, wlast, corr,
 						    wzp ? csum : NULL);
 					continue;
