@@ -22,7 +22,9 @@ static int gathered;	/* GEMM calls that gathered windows from x (a small budget)
 static int chunked;	/* ... and summed K in chunks (a smaller one) */
 static int kchunks;	/* panel-path calls that summed K in chunks */
 static int nhwc_runs;	/* depthwise ones also run channel-last on its fast path */
+#if defined(CQ_AMX)
 static int amx_runs;	/* amx: panel-path calls on AMX tiles (cq_amx_use) */
+#endif
 static uint32_t rnd(void)
 {
 	seed = seed * 1664525u + 1013904223u;
@@ -279,6 +281,41 @@ static int direct_cases(int *paths)
 	return ok;
 }
 
+/* ---- amx: wide rows for the AMX staging (16 interior pixels of a row
+ * transposed from x, windows elsewhere), channel counts around the tile
+ * blocks (1-4 packed blocks of 8 per pass, a partial last one), K around
+ * multiples of 64 ---- */
+static int amx_cases(int *paths)
+{
+	int ok = 1, path;
+	static const shape fixed[] = {
+		{1, 64, 6, 40, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* resnet-like, rows of 40 */
+		{2, 16, 5, 37, 41, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1, NPU_T_I8, 2},	/* 5x5, 6 blocks */
+		{1, 7, 9, 33, 9, 3, 3, 1, 1, 0, 0, 0, 0, 2, 1, 1, NPU_T_I16, 1},	/* row dilation, no padding */
+		{1, 9, 4, 50, 17, 2, 4, 1, 1, 1, 3, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* asymmetric window and pads */
+		{1, 3, 20, 20, 20, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 1, NPU_T_I8, 2},	/* 7x7, K = 147 */
+		{1, 32, 4, 18, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 2, 2, NPU_T_I8, 2},	/* grouped, column dilation */
+		{1, 128, 3, 17, 33, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 1},	/* K = 128 exactly */
+		{1, 65, 5, 21, 8, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* K = 65 */
+		{1, 16, 3, 64, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* K = 144 */
+	};
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+		ok &= one(&fixed[i], &path);
+		paths[path]++;
+	}
+	for (int i = 0; i < 40; i++) {
+		shape s = {ri(1, 2), ri(1, 48), ri(1, 8), ri(16, 50), ri(1, 40), ri(1, 5), ri(1, 5), 1, 1,
+			   0, 0, 0, 0, ri(1, 2), 1, 1, NPU_T_I8, 0, 0};
+		s.PT = ri(0, s.KH - 1), s.PB = ri(0, s.KH - 1), s.PL = ri(0, s.KW - 1), s.PR = ri(0, s.KW - 1);
+		s.SH = ri(1, 2), s.SW = ri(0, 3) ? 1 : 2;
+		s.YT = ri(0, 4) ? NPU_T_I8 : NPU_T_I16;
+		s.wz = ri(0, 3) ? ri(0, 1) : 2;
+		ok &= one(&s, &path);
+		paths[path]++;
+	}
+	return ok;
+}
+
 /* CONV_F's fast float32 path (cf_conv, cf_depthwise: blocks of 16 output
  * channels x pixels, or rows of pixels, in SIMD lanes) against the
  * reference loop (cf_reference) on random shapes: the same sums in the
@@ -453,6 +490,7 @@ int main(void)
 	printf("# float: %d of 400 convolutions on the fast path (%s)\n", ffast, CF_VL ? "SIMD lanes" : "no SIMD: the reference");
 	CHECK_MSG(ffails == 0, "%d of 400 float convolutions differ from the reference", ffails);
 	fails += !direct_cases(paths);
+	fails += !amx_cases(paths);
 	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks), panel %d (%d in K chunks)\n",
 	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked, paths[CQ_PANEL], kchunks);
 	CHECK(requant_rows());

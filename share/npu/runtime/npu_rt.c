@@ -357,7 +357,10 @@ static inline int64_t cq_bias(const int32_t *p, const void *bias, int oc)
  *   against the weights packed once by the lowering into blocks of CQ_NR =
  *   8 output channels (npu_rt.h), each quad of 4 k broadcast; int8 x int8
  *   with vpdpbusd where the ISA has VNNI, else int16 pairs; K in chunks
- *   when even 16 pixels of the whole K do not fit the bound;
+ *   when even 16 pixels of the whole K do not fit the bound; on AMX-INT8
+ *   (x86-64 Linux, the compiler targeting it) K whole runs on tiles
+ *   instead, the tile's pixels as rows of K bytes against a packed block's
+ *   16 quads at a time (cq_amx_tile), the VNNI path the fallback;
  * - GEMM int8 through im2col (the bound too small for the panel): each
  *   pixel's window as int16 x - ZX in a row of the column tile (a 1x1
  *   stride-1 conv transposes x directly; others first stage the input
@@ -2080,7 +2083,35 @@ static void cq_astage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int
 		int n = g->OW - ow0 < tp - t ? g->OW - ow0 : tp - t;	/* the tile's pixels in output row oh */
 		int r0 = ilo > ow0 ? ilo : ow0, r1 = ihi < ow0 + n ? ihi : ow0 + n;
 		uint8_t *a0 = A + (size_t)t * ka;
-		int k = 0;
+		int k = 0, ih0 = oh * g->SH - g->PT, f0 = r0, nf = 0;
+		/* stride 1, all KH rows inside: 16 interior pixels at a time
+		 * transposed from x (16 k x 16 pixels); the rest window by window */
+		if (SW == 1 && ih0 >= 0 && ih0 + (g->KH - 1) * g->DH < g->H && r0 < r1)
+			nf = (r1 - r0) / 16 * 16, r0 += nf;
+		for (int o = f0; o < f0 + nf; o += 16) {
+			uint8_t *ar = a0 + (size_t)(o - ow0) * ka;
+			const int8_t *base = xg + (size_t)ih0 * g->W + (size_t)(o - g->PL);
+			int ic = 0, kh = 0, kw = 0;
+			for (int k0 = 0; k0 < Ka; k0 += 16) {
+				__m128i v[16];
+				for (int i = 0; i < 16; i++) {
+					if (k0 + i >= K) {
+						v[i] = f;	/* u = 0 after the flip */
+						continue;
+					}
+					v[i] = _mm_loadu_si128((const __m128i *)(const void *)(base + (size_t)ic * plane +
+												 (size_t)(kh * g->DH) * g->W + kw));
+					if (++kw == KW) {
+						kw = 0;
+						if (++kh == g->KH)
+							kh = 0, ic++;
+					}
+				}
+				cq_tr16(v);
+				for (int j = 0; j < 16; j++)
+					_mm_storeu_si128((__m128i *)(void *)(ar + (size_t)j * ka + k0), v[j]);
+			}
+		}
 		for (int ic = 0; ic < g->cg; ic++)
 			for (int kh = 0; kh < g->KH; kh++, k += KW) {
 				int ih = oh * g->SH - g->PT + kh * g->DH;
@@ -2091,6 +2122,10 @@ static void cq_astage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int
 				}
 				const int8_t *xr = xg + (size_t)ic * plane + (size_t)ih * g->W;
 				for (int o = ow0; o < ow0 + n; o++) {
+					if (o == f0 && nf > 0) {	/* transposed above */
+						o = f0 + nf - 1;
+						continue;
+					}
 					if (o == r0 && r0 < r1) {	/* the interior run */
 						uint8_t *d = a0 + (size_t)(o - ow0) * ka + k;
 						int iw = o * SW - g->PL;
