@@ -1990,12 +1990,13 @@ static int cq_amx_ready(void)
 	return s > 0;
 }
 
-/* whether cq_panel_conv runs on tiles: K whole, A (TPr rows of Kp rounded
+/* whether cq_panel_conv runs on tiles: A (TPr rows of a K chunk rounded
  * up to 64) within the panel area ow, the tile state granted */
 static int cq_amx_use(const cq_geo *g, int TPr, size_t ow)
 {
-	size_t abo = ((size_t)TPr * (size_t)((g->Kp + 63) & ~63) + 63) & ~(size_t)63;
-	return g->KC >= g->Kp && abo <= ow && cq_amx_ready();
+	int kc = g->KC < g->Kp ? g->KC : g->Kp;
+	size_t abo = ((size_t)TPr * (size_t)((kc + 63) & ~63) + 63) & ~(size_t)63;
+	return abo <= ow && cq_amx_ready();
 }
 
 static void cq_amx_config(void)
@@ -2040,22 +2041,27 @@ static inline void cq_wrun(uint8_t *d, size_t Ka, const int8_t *xr, int iw, int 
 }
 
 /* A: rows of Ka bytes u = x ^ 0x80, one per pixel p0 .. p0 + tpr - 1 (tpr
- * = tp rounded up to 16), over k = (ic, kh, kw) with ZX for padding; 0
- * for k past K and rows past tp. A direct 1x1 transposes x 16 x 16 bytes
- * at a time; others copy each pixel's window, a run of KW bytes per (ic,
- * kh) where the window lies inside the row, then flip the sign bits. */
-static void cq_astage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int Ka, uint8_t *A)
+ * = tp rounded up to 16), over k = (ic, kh, kw) from k0 (a chunk of kc <=
+ * Ka), ZX for padding; 0 for k past the chunk or K and rows past tp. A
+ * direct 1x1 transposes x 16 x 16 bytes at a time, and so do stride-1
+ * rows whose window rows all lie inside x, 16 interior pixels at a time;
+ * the other pixels copy their windows, a run of KW bytes per (ic, kh)
+ * where the window lies inside the row; then the sign bits flip. */
+static void cq_astage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int k0, int kc, int Ka,
+		      uint8_t *A)
 {
 	const __m128i f = _mm_set1_epi8((char)0x80);
-	int tpr = (tp + 15) & ~15, K = g->K, KW = g->KW, SW = g->SW, DW = g->DW;
+	int tpr = (tp + 15) & ~15, KW = g->KW, SW = g->SW, DW = g->DW, taps = g->KH * KW;
+	int K = k0 + kc < g->K ? k0 + kc : g->K;	/* k0 .. K - 1 here */
 	size_t plane = (size_t)g->H * g->W, ka = (size_t)Ka;
 	if (g->direct) {
 		for (int t0 = 0; t0 < tpr; t0 += 16)
 			for (int c0 = 0; c0 < Ka; c0 += 16) {
 				__m128i v[16];
 				for (int i = 0; i < 16; i++) {
-					const int8_t *xr = c0 + i < K ? xg + (size_t)(c0 + i) * plane + (size_t)p0 + (size_t)t0 : xg;
-					if (c0 + i >= K) {
+					int c = k0 + c0 + i;
+					const int8_t *xr = c < K ? xg + (size_t)c * plane + (size_t)p0 + (size_t)t0 : xg;
+					if (c >= K) {
 						v[i] = f;	/* u = 0 */
 					} else if (tp - t0 >= 16) {
 						v[i] = _mm_loadu_si128((const __m128i *)(const void *)xr);
@@ -2083,7 +2089,7 @@ static void cq_astage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int
 		int n = g->OW - ow0 < tp - t ? g->OW - ow0 : tp - t;	/* the tile's pixels in output row oh */
 		int r0 = ilo > ow0 ? ilo : ow0, r1 = ihi < ow0 + n ? ihi : ow0 + n;
 		uint8_t *a0 = A + (size_t)t * ka;
-		int k = 0, ih0 = oh * g->SH - g->PT, f0 = r0, nf = 0;
+		int ih0 = oh * g->SH - g->PT, f0 = r0, nf = 0;
 		/* stride 1, all KH rows inside: 16 interior pixels at a time
 		 * transposed from x (16 k x 16 pixels); the rest window by window */
 		if (SW == 1 && ih0 >= 0 && ih0 + (g->KH - 1) * g->DH < g->H && r0 < r1)
@@ -2091,11 +2097,11 @@ static void cq_astage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int
 		for (int o = f0; o < f0 + nf; o += 16) {
 			uint8_t *ar = a0 + (size_t)(o - ow0) * ka;
 			const int8_t *base = xg + (size_t)ih0 * g->W + (size_t)(o - g->PL);
-			int ic = 0, kh = 0, kw = 0;
-			for (int k0 = 0; k0 < Ka; k0 += 16) {
+			int ic = k0 / taps, kh = k0 % taps / KW, kw = k0 % KW;
+			for (int c0 = 0; c0 < Ka; c0 += 16) {
 				__m128i v[16];
 				for (int i = 0; i < 16; i++) {
-					if (k0 + i >= K) {
+					if (k0 + c0 + i >= K) {
 						v[i] = f;	/* u = 0 after the flip */
 						continue;
 					}
@@ -2109,15 +2115,21 @@ static void cq_astage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int
 				}
 				cq_tr16(v);
 				for (int j = 0; j < 16; j++)
-					_mm_storeu_si128((__m128i *)(void *)(ar + (size_t)j * ka + k0), v[j]);
+					_mm_storeu_si128((__m128i *)(void *)(ar + (size_t)j * ka + c0), v[j]);
 			}
 		}
-		for (int ic = 0; ic < g->cg; ic++)
-			for (int kh = 0; kh < g->KH; kh++, k += KW) {
-				int ih = oh * g->SH - g->PT + kh * g->DH;
+		/* runs of KW bytes at k = (ic, kh, 0), those inside [k0, K) */
+		for (int ic = k0 / taps; ic < g->cg; ic++)
+			for (int kh = 0; kh < g->KH; kh++) {
+				int k = (ic * g->KH + kh) * KW, a = k < k0 ? k0 - k : 0, b = k + KW > K ? K - k : KW;
+				if (k >= K)
+					break;
+				if (a >= b)
+					continue;
+				int ih = ih0 + kh * g->DH, dk = k + a - k0;
 				if (ih < 0 || ih >= g->H) {
 					for (int i = 0; i < n; i++)
-						memset(a0 + (size_t)i * ka + k, ZX, (size_t)KW);
+						memset(a0 + (size_t)i * ka + dk, ZX, (size_t)(b - a));
 					continue;
 				}
 				const int8_t *xr = xg + (size_t)ic * plane + (size_t)ih * g->W;
@@ -2126,8 +2138,8 @@ static void cq_astage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int
 						o = f0 + nf - 1;
 						continue;
 					}
-					if (o == r0 && r0 < r1) {	/* the interior run */
-						uint8_t *d = a0 + (size_t)(o - ow0) * ka + k;
+					uint8_t *d = a0 + (size_t)(o - ow0) * ka + dk;
+					if (o == r0 && r0 < r1 && a == 0 && b == KW) {	/* the interior run */
 						int iw = o * SW - g->PL;
 						switch (KW) {
 						case 1: cq_wrun(d, ka, xr, iw, SW, r1 - r0, 1); break;
@@ -2139,15 +2151,14 @@ static void cq_astage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int
 						o = r1 - 1;
 						continue;
 					}
-					uint8_t *d = a0 + (size_t)(o - ow0) * ka + k;
-					for (int kw = 0; kw < KW; kw++) {
+					for (int kw = a; kw < b; kw++) {
 						int iw = o * SW - g->PL + kw * DW;
-						d[kw] = (uint8_t)(iw >= 0 && iw < g->W ? xr[iw] : ZX);
+						d[kw - a] = (uint8_t)(iw >= 0 && iw < g->W ? xr[iw] : ZX);
 					}
 				}
 			}
 		for (int i = 0; i < n; i++)
-			memset(a0 + (size_t)i * ka + K, 0x80, ka - (size_t)K);
+			memset(a0 + (size_t)i * ka + (K - k0), 0x80, ka - (size_t)(K - k0));
 		t += n;
 	}
 	memset(A + (size_t)tp * ka, 0x80, (size_t)(tpr - tp) * ka);
@@ -2157,9 +2168,9 @@ static void cq_astage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int
 }
 
 /* a C tile (16 pixels x 8 channels) into accumulator rows r (stride TPr)
- * at pixel t, minus corr[j]: a transpose in three rounds of two-source
- * permutes (pixels 4 at a time x 4 channels, 8 x 2, 16 x 1) */
-static void cq_amx_put(const int32_t *c, const int32_t *corr, int32_t *r, int TPr, int t)
+ * at pixel t, minus corr[j] (add: added to them): a transpose in three
+ * rounds of two-source permutes (pixels 4 x 4 channels, 8 x 2, 16 x 1) */
+static void cq_amx_put(const int32_t *c, const int32_t *corr, int32_t *r, int TPr, int t, int add)
 {
 	static const int32_t ix[6][16] = {
 		{0, 8, 16, 24, 1, 9, 17, 25, 2, 10, 18, 26, 3, 11, 19, 27},
@@ -2186,13 +2197,18 @@ static void cq_amx_put(const int32_t *c, const int32_t *corr, int32_t *r, int TP
 			for (int y = 0; y < 2; y++) {
 				int j = 4 * h + 2 * x + y;
 				__m512i v = _mm512_permutex2var_epi32(b[0][h][x], id[4 + y], b[1][h][x]);
-				_mm512_storeu_si512((void *)(r + (size_t)j * TPr + t), _mm512_sub_epi32(v, _mm512_set1_epi32(corr[j])));
+				int32_t *o = r + (size_t)j * TPr + t;
+				v = add ? _mm512_add_epi32(v, _mm512_loadu_si512((const void *)o))
+					: _mm512_sub_epi32(v, _mm512_set1_epi32(corr[j]));
+				_mm512_storeu_si512((void *)o, v);
 			}
 }
 
-/* pixels p0 .. p0 + tp - 1 of image n, group gr, from the staged A */
+/* pixels p0 .. p0 + tp - 1 of image n, group gr, from the staged A (k0
+ * .. k0 + Ka - 1): K whole, into ab (nbmax blocks' rows) and requantized;
+ * in chunks, added up in the group's rows ab (set by the first) */
 static void cq_amx_tile(const int32_t *p, const cq_geo *g, void *const *a, int n, int gr, int p0, int tp, int TPr,
-			const uint8_t *A, int Ka, int32_t *ab, int nbmax, const int8_t *wlast, const int32_t *corr,
+			const uint8_t *A, int k0, int Ka, int whole, int32_t *ab, int nbmax, const int32_t *corr,
 			const int32_t *csum)
 {
 	const int8_t *w = a[1];
@@ -2200,10 +2216,12 @@ static void cq_amx_tile(const int32_t *p, const cq_geo *g, void *const *a, int n
 	size_t bstride = (size_t)(g->Kp / 4) * 4 * CQ_NR;
 	const int8_t *wend = w + (size_t)g->G * nb * bstride;
 	int32_t cb[4][16 * CQ_NR];
+	int8_t wpad[512];
 	for (int b = 0; b < nb;) {
 		int nbk = nb - b < nbmax ? nb - b : nbmax;
-		const int8_t *wb = w + ((size_t)gr * nb + (size_t)b) * bstride;
+		const int8_t *wb = w + ((size_t)gr * nb + (size_t)b) * bstride + (size_t)k0 * CQ_NR;
 		const int32_t *bc = corr + ((size_t)gr * nb + (size_t)b) * CQ_NR;
+		int32_t *ar = ab + (whole ? 0 : (size_t)b * CQ_NR * TPr);
 		for (int i0 = 0; i0 < mt;) {
 			int mb = nbk == 1 ? (mt - i0 < 4 ? mt - i0 : 4) : nbk == 2 ? (mt - i0 < 2 ? mt - i0 : 2) : 1;
 			const uint8_t *ap = A + (size_t)i0 * 16 * Ka;
@@ -2216,8 +2234,11 @@ static void cq_amx_tile(const int32_t *p, const cq_geo *g, void *const *a, int n
 				const int8_t *bp[4];
 				for (int j = 0; j < nbk; j++) {
 					bp[j] = wb + (size_t)j * bstride + (size_t)s * 512;
-					if ((size_t)(wend - bp[j]) < 512)
-						bp[j] = wlast;
+					if ((size_t)(wend - bp[j]) < 512) {	/* the last block's end, zero-padded */
+						memset(wpad, 0, sizeof wpad);
+						memcpy(wpad, bp[j], (size_t)(wend - bp[j]));
+						bp[j] = wpad;
+					}
 				}
 				if (nbk == 1) {
 					_tile_loadd(6, bp[0], 32);
@@ -2270,11 +2291,11 @@ static void cq_amx_tile(const int32_t *p, const cq_geo *g, void *const *a, int n
 				_tile_stored(3, cb[3], 32);
 			for (int c = 0; c < nc; c++) {
 				int j = c % nbk, i = c / nbk;
-				cq_amx_put(cb[c], bc + (size_t)j * CQ_NR, ab + (size_t)j * CQ_NR * TPr, TPr, (i0 + i) * 16);
+				cq_amx_put(cb[c], bc + (size_t)j * CQ_NR, ar + (size_t)j * CQ_NR * TPr, TPr, (i0 + i) * 16, k0 > 0);
 			}
 			i0 += mb;
 		}
-		for (int j = 0; j < nbk; j++) {
+		for (int j = 0; j < nbk && whole; j++) {
 			int bj = b + j, no = g->og - bj * CQ_NR < CQ_NR ? g->og - bj * CQ_NR : CQ_NR;
 			cq_panel_out(p, a, n, gr * g->og + bj * CQ_NR, no, p0, tp, ab + (size_t)j * CQ_NR * TPr, TPr, csum);
 		}
@@ -2318,22 +2339,19 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 	}
 #endif
 #if defined(CQ_AMX)
-	/* A in the panel's place, then accumulator rows for up to 4 blocks
-	 * (else the usual rows of one); the last block's last step padded */
-	int Ka = (g->Kp + 63) & ~63, nbmax = 1;
-	size_t abo = ((size_t)TPr * Ka + 63) & ~(size_t)63;
+	/* A in the panel's place; K whole: then accumulator rows for up to 4
+	 * blocks (else the usual rows of one); in chunks: the group's rows */
+	int nbmax = whole ? 1 : 4;
 	int amx = cq_amx_use(g, TPr, ow);
 	int32_t *ab4 = acc;
-	int8_t wlast[512];
-	if (amx) {
-		size_t fit = (ow - abo) / ((size_t)CQ_NR * TPr * 4), tail = (size_t)(Kq % 16) * 4 * CQ_NR;
+	if (amx && whole) {
+		size_t abo = ((size_t)TPr * (size_t)((g->Kp + 63) & ~63) + 63) & ~(size_t)63;
+		size_t fit = (ow - abo) / ((size_t)CQ_NR * TPr * 4);
 		if (fit >= 2)
 			nbmax = fit < 4 ? (int)fit : 4, ab4 = (int32_t *)(void *)((uint8_t *)panel + abo);
-		memset(wlast, 0, sizeof wlast);
-		if (tail)
-			memcpy(wlast, w + (size_t)g->G * nb * bstride - tail, tail);
-		cq_amx_config();
 	}
+	if (amx)
+		cq_amx_config();
 #endif
 	for (int n = 0; n < g->N; n++)
 		for (int gr = 0; gr < g->G; gr++) {
@@ -2352,12 +2370,14 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 					}
 				}
 #if defined(CQ_AMX)
-				if (amx) {
-					cq_astage(g, xg, ZX, p0, tp, Ka, panel);
-					cq_amx_tile(p, g, a, n, gr, p0, tp, TPr, panel, Ka, ab4, nbmax, wlast, corr,
-						    wzp ? csum : NULL);
-					continue;
-				}
+				if (amx)
+					for (int k0 = 0; k0 < g->Kp; k0 += KC) {
+						int kc = g->Kp - k0 < KC ? g->Kp - k0 : KC, kca = (kc + 63) & ~63;
+						cq_astage(g, xg, ZX, p0, tp, k0, kc, kca, panel);
+						cq_amx_tile(p, g, a, n, gr, p0, tp, TPr, panel, k0, kca, whole, ab4, nbmax, corr,
+							    wzp ? csum : NULL);
+					}
+				else
 #endif
 				/* K whole: a block's rows, requantized at once; in chunks:
 				 * every block's rows summed chunk by chunk, then requantized */
