@@ -25,7 +25,7 @@ def cpu_model():
                     flags = set(v.split())
     except OSError:
         pass
-    isa = [f for f in ("sse4_1", "avx2", "avx_vnni", "avx512f", "avx512_vnni", "asimd", "asimddp", "sve")
+    isa = [f for f in ("sse4_1", "avx2", "avx_vnni", "avx512f", "avx512_vnni", "amx_int8", "asimd", "asimddp", "sve")
            if f in flags]
     return "%s (%s)" % (name, " ".join(isa) or "no SIMD flags known")
 
