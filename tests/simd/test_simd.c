@@ -507,6 +507,13 @@ int main(void)
 	       cq_amx_ready() ? "tile state granted" : "tile state refused by the kernel, VNNI fallback", amx_runs,
 	       paths[CQ_PANEL], amx_chunks);
 	CHECK(!cq_amx_ready() || (amx_runs > paths[CQ_PANEL] / 2 && amx_chunks > 10));
+	/* as if Linux had refused the tile state: the VNNI path, same results */
+	int st = cq_amx_state, before = amx_runs, ok = 1;
+	cq_amx_state = -1;
+	ok = amx_cases(paths);
+	cq_amx_state = st;
+	CHECK_MSG(ok && amx_runs == before, "the VNNI fallback (tile state refused): exact %d, on tiles %d", ok,
+		  amx_runs - before);
 #endif
 	return check_done();
 }

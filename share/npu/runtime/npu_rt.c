@@ -1977,15 +1977,16 @@ extern long syscall(long, ...);
 /* the tile data state, asked of Linux once per process (arch_prctl
  * ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA); refused (an older kernel,
  * no AMX): the VNNI path */
+static int cq_amx_state;	/* 0: not asked yet, 1: granted, -1: refused */
+
 static int cq_amx_ready(void)
 {
-	static int state;	/* 0: not asked yet, 1: granted, -1: refused */
-	int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
+	int s = __atomic_load_n(&cq_amx_state, __ATOMIC_RELAXED);
 	if (s == 0) {
 		s = syscall(158 /* SYS_arch_prctl */, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XFEATURE_XTILEDATA */) == 0
 			    ? 1
 			    : -1;
-		__atomic_store_n(&state, s, __ATOMIC_RELAXED);
+		__atomic_store_n(&cq_amx_state, s, __ATOMIC_RELAXED);
 	}
 	return s > 0;
 }
