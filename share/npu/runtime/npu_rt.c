@@ -2000,18 +2000,17 @@ static int cq_amx_use(const cq_geo *g, int TPr, size_t ow)
 	return abo <= ow && cq_amx_ready();
 }
 
+/* palette 1: tiles 0-3 (C) and 6-7 (B) 16 rows x 32 bytes, 4-5 (A) 16 x
+ * 64 (bytes 16 + 2 i: tile i's row length, 48 + i: its rows). A constant
+ * object: gcc 12 drops stores to a local the ldtilecfg builtin reads. */
 static void cq_amx_config(void)
 {
-	struct {
-		uint8_t palette, start_row, pad[14];
-		uint16_t colsb[16];
-		uint8_t rows[16];
-	} c;
-	memset(&c, 0, sizeof c);
-	c.palette = 1;
-	for (int i = 0; i < 8; i++)
-		c.rows[i] = 16, c.colsb[i] = i == 4 || i == 5 ? 64 : 32;
-	_tile_loadconfig(&c);
+	static const uint8_t cfg[64] = {
+		[0] = 1,
+		[16] = 32, [18] = 32, [20] = 32, [22] = 32, [24] = 64, [26] = 64, [28] = 32, [30] = 32,
+		[48] = 16, [49] = 16, [50] = 16, [51] = 16, [52] = 16, [53] = 16, [54] = 16, [55] = 16,
+	};
+	_tile_loadconfig(cfg);
 }
 
 /* 16 rows of 16 bytes into 16 columns (unpacks of 8, 16, 32, 64 bits:
