@@ -1583,8 +1583,9 @@ static void cq_chunked_conv(const int32_t *p, const cq_geo *g, void *const *a, v
  * -mamx-int8 with AVX-512): the VNNI path's panel arithmetic on tiles
  * (cq_amx_tile), used when Linux grants the tile state (cq_amx_ready) and
  * K is whole; -DNPU_NO_AMX keeps such a build on the VNNI path */
-#if defined(CQ_VNNI) && !defined(NPU_NO_AMX) && defined(__AMX_TILE__) && defined(__AMX_INT8__) && \
-	defined(__AVX512F__) && defined(__linux__) && defined(__x86_64__)
+#if defined(CQ_VNNI) && !defined(NPU_NO_AMX) && (defined(__AMX_TILE__) || defined(__AMXTILE__)) && \
+	(defined(__AMX_INT8__) || defined(__AMXINT8__)) && defined(__AVX512F__) && defined(__linux__) && \
+	defined(__x86_64__)	/* gcc's macros, clang's */
 #define CQ_AMX 1
 #endif
 
