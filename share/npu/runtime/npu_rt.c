@@ -2120,7 +2120,7 @@ static void cq_astage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int
 			}
 		}
 		/* runs of KW bytes at k = (ic, kh, 0), those inside [k0, K) */
-		for (int ic = k0 / taps; ic < g->cg; ic++)
+		for (int ic = nf < n ? k0 / taps : g->cg; ic < g->cg; ic++)
 			for (int kh = 0; kh < g->KH; kh++) {
 				int k = (ic * g->KH + kh) * KW, a = k < k0 ? k0 - k : 0, b = k + KW > K ? K - k : KW;
 				if (k >= K)
