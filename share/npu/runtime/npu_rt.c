@@ -358,9 +358,10 @@ static inline int64_t cq_bias(const int32_t *p, const void *bias, int oc)
  *   8 output channels (npu_rt.h), each quad of 4 k broadcast; int8 x int8
  *   with vpdpbusd where the ISA has VNNI, else int16 pairs; K in chunks
  *   when even 16 pixels of the whole K do not fit the bound; on AMX-INT8
- *   (x86-64 Linux, the compiler targeting it) K whole runs on tiles
- *   instead, the tile's pixels as rows of K bytes against a packed block's
- *   16 quads at a time (cq_amx_tile), the VNNI path the fallback;
+ *   (x86-64 Linux, the compiler targeting it) the same tiles and K chunks
+ *   run on tile registers instead, the tile's pixels as rows of K bytes
+ *   against a packed block's 16 quads at a time (cq_amx_tile), the VNNI
+ *   path the fallback;
  * - GEMM int8 through im2col (the bound too small for the panel): each
  *   pixel's window as int16 x - ZX in a row of the column tile (a 1x1
  *   stride-1 conv transposes x directly; others first stage the input
@@ -1582,7 +1583,8 @@ static void cq_chunked_conv(const int32_t *p, const cq_geo *g, void *const *a, v
 /* AMX-INT8 (gcc/clang -march=sapphirerapids or native there, -mamx-tile
  * -mamx-int8 with AVX-512): the VNNI path's panel arithmetic on tiles
  * (cq_amx_tile), used when Linux grants the tile state (cq_amx_ready) and
- * K is whole; -DNPU_NO_AMX keeps such a build on the VNNI path */
+ * a K chunk's rows fit the panel area; -DNPU_NO_AMX keeps such a build on
+ * the VNNI path */
 #if defined(CQ_VNNI) && !defined(NPU_NO_AMX) && (defined(__AMX_TILE__) || defined(__AMXTILE__)) && \
 	(defined(__AMX_INT8__) || defined(__AMXINT8__)) && defined(__AVX512F__) && defined(__linux__) && \
 	defined(__x86_64__)	/* gcc's macros, clang's */
@@ -1964,14 +1966,15 @@ static void cq_panel_out(const int32_t *p, void *const *a, int n, int oc, int no
  * pixels x 8 channels, int32) += A (16 pixels x 64 k, u = x ^ 0x80 as
  * uint8) times B (16 quads x 8 channels x 4 k, int8) with tdpbusd, B being
  * 16 quads of a packed weight block as they are (rows of 32 bytes), so the
- * weights need no rearranging; A is the tile's pixels as rows of Ka (Kp
- * rounded up to 64) bytes, zero past K, staged in the panel's place
- * (cq_astage). The last step of a block reads up to 15 quads past its end:
- * the next block's weights against A's zeros (0 either way); the last
- * block of all uses a zero-padded copy. Tile registers: C 0-3, A 4-5, B
- * 6-7; per step 4 products of up to 4 pixel tiles x 1 block, 2 x 2 or 1 x
- * 4 (as many blocks as the rest of the panel area holds accumulator rows
- * for). The C tiles are transposed into accumulator rows (- corr) and
+ * weights need no rearranging; A is the tile's pixels as rows of Ka (the
+ * K chunk rounded up to 64) bytes, zero past it, staged in the panel's
+ * place (cq_astage). The last step of a chunk reads up to 15 quads past
+ * it: the next chunk's or block's weights against A's zeros (0 either
+ * way); past the last block of all, a zero-padded copy. Tile registers: C
+ * 0-3, A 4-5, B 6-7; per step 4 products of up to 4 pixel tiles x 1
+ * block, 2 x 2 or 1 x 4 (K whole: as many blocks as the rest of the panel
+ * area holds accumulator rows for; in chunks the group's rows are there).
+ * The C tiles are transposed into accumulator rows (- corr) and
  * requantized by cq_panel_out: the same sums as the VNNI path. */
 extern long syscall(long, ...);
 
