@@ -163,6 +163,9 @@ SIMD_TEST = tests/simd/test_simd.c
 SIMD_BINS = $(O)/tests/test_simd $(O)/tests/test_simd_portable
 ifeq ($(shell uname -m),x86_64)
 SIMD_BINS += $(O)/tests/test_simd_sse41 $(O)/tests/test_simd_avx2 $(O)/tests/test_simd_vnni
+# AMX-INT8 tiles (and AVX-512 VNNI), when the compiler knows them
+AMX_FLAGS := $(shell $(CC) -march=sapphirerapids -E -x c /dev/null >/dev/null 2>&1 && echo -march=sapphirerapids)
+SIMD_BINS += $(if $(AMX_FLAGS),$(O)/tests/test_simd_amx)
 endif
 A64_CC ?= aarch64-linux-gnu-gcc
 SIMD_BINS += $(if $(shell command -v $(A64_CC) 2>/dev/null),$(O)/tests/test_simd_neon $(O)/tests/test_simd_neondot)
@@ -182,6 +185,9 @@ $(O)/tests/test_simd_avx2: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 $(O)/tests/test_simd_vnni: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -mavx2 -mavxvnni -o $@ $< -lm
+$(O)/tests/test_simd_amx: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) $(AMX_FLAGS) -o $@ $< -lm
 $(O)/tests/test_simd_neon: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(A64_CC) $(WFLAGS) $(CFLAGS) -o $@ $< -lm

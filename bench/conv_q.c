@@ -1,7 +1,8 @@
 /* conv_q.c - throughput of the runtime's CONV_Q int8 paths on the layer
  * shapes that dominate mobilenet_v2 and resnet18 (224x224 input), 1
  * thread: GMAC/s, MACs per cycle and the share of the int8 peak
- * (PEAK_MACS per cycle: 64 for AVX2's two 256-bit multiply-add ports,
+ * (PEAK_MACS per cycle: 1024 for AMX-INT8's tile multiply (the panel path
+ * on tiles), 64 for AVX2's two 256-bit multiply-add ports,
  * the instruction set the build selects otherwise; the clock is measured
  * with a chain of dependent adds, one per cycle). Shapes are timed round
  * by round in turn (REPEAT rounds), each the median of its rounds.
@@ -16,7 +17,9 @@
 #include <time.h>
 
 #ifndef PEAK_MACS
-#if defined(__AVX2__)
+#if defined(CQ_AMX)
+#define PEAK_MACS 1024	/* tdpbusd: 16 x 16 x 64 in 16 cycles */
+#elif defined(__AVX2__)
 #define PEAK_MACS 64
 #elif defined(__SSE4_1__) || defined(__ARM_NEON)
 #define PEAK_MACS 32
@@ -58,6 +61,9 @@ static const layer L[] = {
 	{"1x1 960->160 7x7 (mbv2)", 960, 7, 7, 160, 1, 1, 1},
 	{"3x3 64->64 56x56 (rn18)", 64, 56, 56, 64, 3, 1, 1},
 	{"3x3 256->256 14x14 (rn18)", 256, 14, 14, 256, 3, 1, 1},
+	{"3x3 512->512 7x7 (rn18)", 512, 7, 7, 512, 3, 1, 1},
+	{"3x3 s2 64->128 56x56 (rn18)", 64, 56, 56, 128, 3, 2, 1},
+	{"7x7 s2 3->64 224x224 (rn18 stem)", 3, 224, 224, 64, 7, 2, 1},
 	{"3x3 s2 3->32 224x224 (mbv2 stem)", 3, 224, 224, 32, 3, 2, 1},
 	{"dw 3x3 144 56x56 (mbv2)", 144, 56, 56, 144, 3, 1, 144},
 	{"dw 3x3 s2 96 112x112 (mbv2)", 96, 112, 112, 96, 3, 2, 96},

@@ -1,8 +1,10 @@
 #!/bin/sh
 # conv_q.sh [ROUNDS] - the runtime's CONV_Q int8 throughput per layer shape
-# (bench/conv_q.c), portable -O2 and -O2 -march=native, 1 thread, the two
-# builds run in turn ROUNDS times (default 3; each run prints the median of
-# its own 5 repeats; compare the runs' spread for the noise). With
+# (bench/conv_q.c), portable -O2 and -O2 -march=native (on an AMX CPU also
+# -O2 -march=native -DNPU_NO_AMX: the VNNI path beside the tiles), 1
+# thread, the builds run in turn ROUNDS times (default 3; each run prints
+# the median of its own 5 repeats; compare the runs' spread for the
+# noise). With
 # BASE=DIR (a directory holding another npu_rt.c, npu_rt.h and their
 # headers, e.g. an older checkout's share/npu/runtime) its builds join the
 # rotation, for before/after numbers.
@@ -19,6 +21,11 @@ for side in new ${BASE:+base}; do
 	$CC -std=c11 -O2 -I"$dir" "$TOP/bench/conv_q.c" -o "$W/$side-portable" -lm
 	$CC -std=c11 -O2 -march=native -I"$dir" "$TOP/bench/conv_q.c" -o "$W/$side-native" -lm
 	builds="$builds $side-portable $side-native"
+	# on AMX the native build runs the panel path on tiles: the VNNI path beside it
+	if [ $side = new ] && grep -qw amx_int8 /proc/cpuinfo; then
+		$CC -std=c11 -O2 -march=native -DNPU_NO_AMX -I"$dir" "$TOP/bench/conv_q.c" -o "$W/$side-native-noamx" -lm
+		builds="$builds $side-native-noamx"
+	fi
 done
 echo "# CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 r=1

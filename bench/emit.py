@@ -149,6 +149,8 @@ def main():
                     help="per-channel weights for qnnpack too")
     ap.add_argument("--npu-cmd", action="append", default=[], metavar="MODEL=CMD",
                     help="command printing 'ms: <float>' for MODEL's emitted code (once per round)")
+    ap.add_argument("--npu-base", action="append", default=[], metavar="MODEL=CMD",
+                    help="a second npukit build of MODEL (e.g. other flags) timed in the same rounds")
     ap.add_argument("--npu-build", action="append", default=[], metavar="MODEL=CMD",
                     help="command building MODEL's emitted code (once, before the rounds)")
     ap.add_argument("--export", metavar="DIR", help="write MODEL.pt, MODEL.calib.npy, MODEL.input.npy")
@@ -164,8 +166,8 @@ def main():
     torch.manual_seed(0)
     models = [m for m in args.models.split(",") if m]
     backends = [b for b in args.backends.split(",") if b]
-    npu_cmds, npu_builds = {}, {}
-    for opt, table in (("--npu-cmd", npu_cmds), ("--npu-build", npu_builds)):
+    npu_cmds, npu_builds, npu_bases = {}, {}, {}
+    for opt, table in (("--npu-cmd", npu_cmds), ("--npu-build", npu_builds), ("--npu-base", npu_bases)):
         for spec in getattr(args, opt[2:].replace("-", "_")):
             name, sep, cmd = spec.partition("=")
             if not sep or not cmd:
@@ -217,6 +219,9 @@ def main():
                     r["build"] = npu_build(npu_builds[name])
                 npu_ms(npu_cmds[name])  # warm-up, and a check that it runs
                 sides.append(("npu", lambda c=npu_cmds[name]: npu_ms(c)))
+                if name in npu_bases:
+                    npu_ms(npu_bases[name])
+                    sides.append(("base", lambda c=npu_bases[name]: npu_ms(c)))
             except Exception as e:
                 print("%s npu: %s" % (name, e), file=sys.stderr)
         times = interleave.interleave(sides, args.rounds,
@@ -226,6 +231,11 @@ def main():
         for b in backends:
             if b in times and "npu" in times:
                 r[b + " ratio"] = interleave.ratio(times[b], times["npu"])
+            if b in times and "base" in times:
+                r[b + " base ratio"] = interleave.ratio(times[b], times["base"])
+        if "base" in times and "npu" in times:
+            r["base ms"] = statistics.median(times["base"])
+            r["base ratio"] = interleave.ratio(times["base"], times["npu"])
         results[name] = r
 
     def f(v):
@@ -233,12 +243,19 @@ def main():
 
     head = ["model"] + ["torch %s ms" % b for b in backends] + ["npu ms"] + \
         ["vs %s (min-max)" % b for b in backends] + ["%s SQNR dB" % b for b in backends]
+    base = any("base ms" in r for r in results.values())
+    if base:  # the second build: its time, its ratio to each engine, npu's speed-up over it
+        head[1 + len(backends) + 1:1 + len(backends) + 1] = ["base ms"]
+        head += ["base vs %s" % b for b in backends] + ["base_ms / npu_ms"]
     rows = []
     for name, r in results.items():
-        row = [name] + [f(r[b]) for b in backends] + [f(r["npu"])]
+        row = [name] + [f(r[b]) for b in backends] + [f(r["npu"])] + ([f(r.get("base ms"))] if base else [])
         row += [interleave.fmt_ratio(r.get(b + " ratio")) for b in backends]
         row += [("%.1f" % r[b + " sqnr"]) if r.get(b + " sqnr") is not None else "n/a"
                 for b in backends]
+        if base:
+            row += [interleave.fmt_ratio(r.get(b + " base ratio")) for b in backends]
+            row += [interleave.fmt_ratio(r.get("base ratio"))]
         rows.append(row)
     w = [max(len(h), *(len(rw[i]) for rw in rows)) for i, h in enumerate(head)]
     print("CPU: %s" % interleave.cpu_model())

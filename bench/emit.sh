@@ -9,6 +9,9 @@
 # the end); $CC and $NPU_CFLAGS (default -O2) choose the build. --fp32
 # compares float32: the unquantized graph's emitted code against PyTorch's
 # float model, traced and torch.jit.optimize_for_inference'd (oneDNN).
+# $NPU_BASE_CFLAGS builds the same header a second time with those flags
+# (e.g. "-O2 -march=native -DNPU_NO_AMX"), timed in the same rounds: the
+# table adds its time, its ratios and base_ms / npu_ms.
 #
 #   bench/emit.sh [--fp32] [OPTIONS]        (run `make` first)
 set -eu
@@ -19,5 +22,7 @@ cmds="" mode=""
 for a in "$@"; do [ "$a" = --fp32 ] && mode="\\ fp32"; done
 for m in mobilenet_v2 resnet18 squeezenet1_1; do
 	cmds="$cmds --npu-build $m=$TOP/bench/emit_npu.sh\ $m\ $W\ build$mode --npu-cmd $m=$TOP/bench/emit_npu.sh\ $m\ $W\ run$mode"
+	[ -z "${NPU_BASE_CFLAGS:-}" ] ||
+		cmds="$cmds --npu-base $m=NPU_SIDE=base\ $TOP/bench/emit_npu.sh\ $m\ $W\ run$mode"
 done
 eval /usr/bin/python3 "$TOP/bench/emit.py" --export "$W" $cmds '"$@"'

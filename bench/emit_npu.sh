@@ -9,8 +9,10 @@
 #          compile's wall and CPU time and peak memory (/usr/bin/time).
 #          $NPU_EMIT_FLAGS go to npu-emit (e.g. --scratch-max BYTES: the int8
 #          target's 1 MiB SRAM leaves resnet18 45 KiB of scratch).
+#          $NPU_BASE_CFLAGS: also DIR/host_MODEL_base, built with those.
 #   run:   times the built program on DIR/MODEL.input.npy: "ms: MEDIAN"
-#          of RUNS runs (default 5) after one warm-up run.
+#          of RUNS runs (default 5) after one warm-up run (NPU_SIDE=base:
+#          host_MODEL_base).
 #   fp32:  the same for the unquantized float32 graph (no npu-quant; the
 #          program is DIR/host_MODEL_fp32, beside the int8 one).
 set -eu
@@ -20,8 +22,8 @@ m=$1 d=$2 what=$3 runs=${4:-${NPU_RUNS:-5}} mode=${5:-int8}
 case $runs in fp32) mode=fp32 runs=${NPU_RUNS:-5};; esac
 CC=${CC:-cc}
 sfx=""; [ "$mode" = fp32 ] && sfx=_fp32
-if [ "$what" = run ]; then
-	exec "$d/host_$m$sfx" bench "$d/$m.input.npy" "$runs"
+if [ "$what" = run ]; then	# NPU_SIDE=base: the $NPU_BASE_CFLAGS build
+	exec "$d/host_$m$sfx${NPU_SIDE:+_$NPU_SIDE}" bench "$d/$m.input.npy" "$runs"
 fi
 "$B/npu-import-pt" "$d/$m.pt" --input 0:1,3,224,224 | "$B/npu-fuse" --all -o "$d/$m.ir"
 if [ "$mode" = fp32 ]; then
@@ -40,3 +42,9 @@ sed -n 's/.*arena: *[0-9]* bytes, lower bound: *\([0-9]*\) bytes.*ratio \([0-9.]
 	-DNPU_MODEL=npu_bench_model -I"$d" "$TOP/share/npu/examples/npu_host.c" -o "$d/host_$m" -lm
 read -r wall usr sys rss <"$d/$m.cc.time"
 echo "compile: $CC ${NPU_CFLAGS:--O2}: wall $wall s, CPU $(awk -v u="$usr" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') s, peak memory $((rss / 1024)) MB"
+if [ -n "${NPU_BASE_CFLAGS:-}" ]; then	# the same header, another build (bench/emit.sh)
+	# shellcheck disable=SC2086  # NPU_BASE_CFLAGS is a word list
+	$CC -std=c99 $NPU_BASE_CFLAGS -DNPU_HEADER="\"npu_$m.h\"" -DNPU_MODEL=npu_bench_model -I"$d" \
+		"$TOP/share/npu/examples/npu_host.c" -o "$d/host_${m}_base" -lm
+	echo "compile: base build: $CC $NPU_BASE_CFLAGS"
+fi

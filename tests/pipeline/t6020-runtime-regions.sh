@@ -45,4 +45,12 @@ if command -v aarch64-linux-gnu-gcc >/dev/null; then
 		ok $? "aarch64 $fl: every kernel's selection compiles (failed:${bad:- none})"
 	done
 fi
+# CONV_Q's AMX-INT8 path is compiled only for such targets
+if $CC -march=sapphirerapids -E -x c /dev/null >/dev/null 2>&1; then
+	$CC -std=c99 -Wall -Wextra -pedantic -Werror -march=sapphirerapids -I"$RT" -c "$T/CONV_Q.c" -o "$T/CONV_Q.o" \
+		2>"$T/err" && nm "$T/CONV_Q.o" | grep -q cq_amx_tile
+	st=$?
+	[ $st = 0 ] || diag "$(grep -m2 'error' "$T/err")"
+	ok $st "CONV_Q's regions with -march=sapphirerapids (AMX tiles) compile alike"
+fi
 done_testing

@@ -4,8 +4,9 @@
 # convolution, and CONV_F's fast float32 paths against its reference loop,
 # once per instruction set: portable C (-DNPU_NO_SIMD), the compiler's
 # default (SSE2 on x86-64), SSE4.1, AVX2 and AVX-VNNI (natively, or under
-# qemu-x86_64 when this CPU lacks them) and aarch64 NEON, without and with
-# the dot-product extension (-march=armv8.2-a+dotprod), under qemu-aarch64.
+# qemu-x86_64 when this CPU lacks them), AMX-INT8 (natively, when
+# /proc/cpuinfo has amx_int8) and aarch64 NEON, without and with the
+# dot-product extension (-march=armv8.2-a+dotprod), under qemu-aarch64.
 # Then whole models:
 # the int8 header built with each instruction set and with small scratch
 # bounds (npu-emit --scratch-max) computes npu-run's bytes; the digits
@@ -36,6 +37,10 @@ if [ "$(uname -m)" = x86_64 ]; then
 	if grep -qw avx_vnni /proc/cpuinfo; then run_simd test_simd_vnni
 	elif command -v qemu-x86_64 >/dev/null; then run_simd test_simd_vnni qemu-x86_64 -cpu max
 	else _n=$((_n + 1)); echo "ok $_n # SKIP no AVX-VNNI here and no qemu-x86_64"; fi
+	# AMX tiles: natively only (qemu has no AMX); its output says whether
+	# Linux granted the tile state (else the VNNI fallback ran)
+	if grep -qw amx_int8 /proc/cpuinfo; then run_simd test_simd_amx
+	else _n=$((_n + 1)); echo "ok $_n # SKIP no AMX-INT8 in /proc/cpuinfo (qemu does not emulate it)"; fi
 fi
 if command -v qemu-aarch64 >/dev/null; then
 	run_simd test_simd_neon qemu-aarch64 -L /usr/aarch64-linux-gnu
@@ -73,6 +78,11 @@ for m in digits mobilenet_v2; do
 	if [ "$(uname -m)" = x86_64 ] && grep -qw avx_vnni /proc/cpuinfo; then
 		same_bytes "$T/$m.q.ir" "$CC -mavx2 -mavxvnni" ""
 		ok $? "$m int8, -mavx2 -mavxvnni: npu-run's bytes"
+	fi
+	if [ "$(uname -m)" = x86_64 ] && grep -qw amx_int8 /proc/cpuinfo &&
+		$CC -march=sapphirerapids -E -x c /dev/null >/dev/null 2>&1; then
+		same_bytes "$T/$m.q.ir" "$CC -march=sapphirerapids" ""
+		ok $? "$m int8, -march=sapphirerapids (AMX tiles): npu-run's bytes"
 	fi
 	if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null; then
 		same_bytes "$T/$m.q.ir" "aarch64-linux-gnu-gcc" "qemu-aarch64 -L /usr/aarch64-linux-gnu"

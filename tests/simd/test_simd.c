@@ -22,6 +22,10 @@ static int gathered;	/* GEMM calls that gathered windows from x (a small budget)
 static int chunked;	/* ... and summed K in chunks (a smaller one) */
 static int kchunks;	/* panel-path calls that summed K in chunks */
 static int nhwc_runs;	/* depthwise ones also run channel-last on its fast path */
+#if defined(CQ_AMX)
+static int amx_runs;	/* amx: panel-path calls on AMX tiles (cq_amx_use) */
+static int amx_chunks;	/* ... of them in K chunks */
+#endif
 static uint32_t rnd(void)
 {
 	seed = seed * 1664525u + 1013904223u;
@@ -33,6 +37,8 @@ static const char *isa(void)
 {
 #if defined(NPU_NO_SIMD)
 	return "portable";
+#elif defined(CQ_AMX)
+	return "amx-int8 (tdpbusd in the panel path, avx-vnni otherwise)";
 #elif defined(__AVX2__) && defined(__AVXVNNI__)
 	return "avx-vnni (vpdpbusd in the panel path)";
 #elif defined(__AVX2__) && defined(__AVX512VNNI__) && defined(__AVX512VL__)
@@ -125,6 +131,15 @@ static int one(const shape *s, int *path)
 	gathered += g.path == CQ_IM2COL && g.gather && !g.KC;
 	chunked += g.path == CQ_IM2COL && g.KC;
 	kchunks += g.path == CQ_PANEL && g.KC < g.Kp;
+#if defined(CQ_AMX)
+	if (g.path == CQ_PANEL) {
+		size_t o1, o2, o3;
+		int TPr = (g.TP + CQ_DNP - 1) / CQ_DNP * CQ_DNP;
+		cq_panel_fit(&g, TPr, g.KC, &o1, &o2, &o3);
+		amx_runs += cq_amx_use(&g, TPr, o1);
+		amx_chunks += cq_amx_use(&g, TPr, o1) && g.KC < g.Kp;
+	}
+#endif
 	memset(scratch, 0xa5, ss + 16);
 	void *a[NPU_MAX_ARGS] = {x, pk ? (void *)wp : (void *)w, bias, mult, shift, s->wz ? wzp : NULL, y};
 	k_conv_q(p, a, scratch);
@@ -302,6 +317,42 @@ static int armdot_cases(int *paths, int *nhwc16)
 		if (ri(0, 1))
 			s.KH = s.KW = 3, s.PT = s.PB = s.PL = s.PR = 1;
 		s.wz = ri(0, 3) ? 0 : 2;
+		ok &= one(&s, &path);
+		paths[path]++;
+	}
+	return ok;
+}
+
+/* ---- amx: wide rows for the AMX staging (16 interior pixels of a row
+ * transposed from x, windows elsewhere), channel counts around the tile
+ * blocks (1-4 packed blocks of 8 per pass, a partial last one), K around
+ * multiples of 64 ---- */
+static int amx_cases(int *paths)
+{
+	int ok = 1, path;
+	static const shape fixed[] = {
+		{1, 64, 6, 40, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* resnet-like, rows of 40 */
+		{2, 16, 5, 37, 41, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1, NPU_T_I8, 2},	/* 5x5, 6 blocks */
+		{1, 7, 9, 33, 9, 3, 3, 1, 1, 0, 0, 0, 0, 2, 1, 1, NPU_T_I16, 1},	/* row dilation, no padding */
+		{1, 9, 4, 50, 17, 2, 4, 1, 1, 1, 3, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* asymmetric window and pads */
+		{1, 3, 20, 20, 20, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 1, NPU_T_I8, 2},	/* 7x7, K = 147 */
+		{1, 32, 4, 18, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 2, 2, NPU_T_I8, 2},	/* grouped, column dilation */
+		{1, 128, 3, 17, 33, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 1},	/* K = 128 exactly */
+		{1, 65, 5, 21, 8, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* K = 65 */
+		{1, 16, 3, 64, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* K = 144 */
+	};
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+		ok &= one(&fixed[i], &path);
+		paths[path]++;
+	}
+	for (int i = 0; i < 40; i++) {
+		shape s = {ri(1, 2), ri(1, 48), ri(1, 8), ri(16, 50), ri(1, 40), ri(1, 5), ri(1, 5), 1, 1,
+			   0, 0, 0, 0, ri(1, 2), 1, 1, NPU_T_I8, 0, 0};
+		s.PT = ri(0, s.KH - 1), s.PB = ri(0, s.KH - 1), s.PL = ri(0, s.KW - 1), s.PR = ri(0, s.KW - 1);
+		s.SH = ri(1, 2), s.SW = ri(0, 3) ? 1 : 2;
+		s.YT = ri(0, 4) ? NPU_T_I8 : NPU_T_I16;
+		s.wz = ri(0, 3) ? ri(0, 1) : 2;
+		s.smax = ri(0, 2) ? 0 : ri(4000, 20000);	/* K in chunks */
 		ok &= one(&s, &path);
 		paths[path]++;
 	}
@@ -486,11 +537,27 @@ int main(void)
 	fails += !armdot_cases(paths, &nhwc16);
 	printf("# armdot: %d channel-last depthwise runs with >= 16 channels and >= 6 taps\n", nhwc16);
 	CHECK(nhwc16 > 50);
+	fails += !amx_cases(paths);
 	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks), panel %d (%d in K chunks)\n",
 	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked, paths[CQ_PANEL], kchunks);
 	CHECK(requant_rows());
 	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + ndw + (int)(sizeof fixed / sizeof fixed[0]));
 	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 15 && gathered > 0 && chunked > 0);
 	CHECK(paths[CQ_PANEL] > 100 && kchunks > 10);
+#if defined(CQ_AMX)
+	/* amx: most panel convolutions ran on tiles (unless Linux refused the
+	 * tile state: then all of them took the VNNI fallback, said here) */
+	printf("# cq_micro amx: %s; %d of %d panel convolutions on AMX tiles, %d in K chunks\n",
+	       cq_amx_ready() ? "tile state granted" : "tile state refused by the kernel, VNNI fallback", amx_runs,
+	       paths[CQ_PANEL], amx_chunks);
+	CHECK(!cq_amx_ready() || (amx_runs > paths[CQ_PANEL] / 2 && amx_chunks > 10));
+	/* as if Linux had refused the tile state: the VNNI path, same results */
+	int st = cq_amx_state, before = amx_runs, ok = 1;
+	cq_amx_state = -1;
+	ok = amx_cases(paths);
+	cq_amx_state = st;
+	CHECK_MSG(ok && amx_runs == before, "the VNNI fallback (tile state refused): exact %d, on tiles %d", ok,
+		  amx_runs - before);
+#endif
 	return check_done();
 }
