@@ -694,6 +694,32 @@ static int cq_uq_simd(void *y, int32_t YT, size_t at, const int32_t *restrict ac
 		else
 			vst1q_s16((int16_t *)y + at + i, p);
 	}
+#elif defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+	/* no 64-bit lanes: the product's halves (vmul, vmulh), + D with the
+	 * carry of the low half by hand, and as s >= 32 the high half >> (s -
+	 * 32) is the result; the last vector predicated (the narrowing
+	 * stores then write only n values) */
+	uint32x4_t vb = vdupq_n_u32(b), vlu = vdupq_n_u32(lu), vhu = vdupq_n_u32(hu), vrb = vdupq_n_u32(rb);
+	uint32_t dl = (uint32_t)D, dh = (uint32_t)(D >> 32);
+	for (; i < n; i += 4) {
+		mve_pred16_t pr = vctp32q((uint32_t)(n - i));
+		int32x4_t a0 = vldrwq_z_s32(acc + i, pr);
+		if (cs)
+			a0 = vsubq_s32(a0, vmulq_n_s32(vldrwq_z_s32(cs + i, pr), z));
+		uint32x4_t a = vaddq_u32(vreinterpretq_u32_s32(a0), vb);
+		uint32x4_t lo = vmulq_n_u32(a, m), hi = vmulhq_u32(a, vdupq_n_u32(m));
+		uint32x4_t l2 = vaddq_n_u32(lo, dl);
+		hi = vaddq_n_u32(hi, dh);
+		hi = vaddq_m_n_u32(hi, hi, 1, vcmphiq_u32(lo, l2));	/* carry: l2 wrapped below lo */
+		uint32x4_t v = vshlq_r_u32(hi, 32 - s);
+		v = vaddq_u32(vminq_u32(vmaxq_u32(v, vlu), vhu), vrb);
+		if (YT == NPU_T_I8)
+			vstrbq_p_s32((int8_t *)y + at + i, vreinterpretq_s32_u32(v), pr);
+		else
+			vstrhq_p_s32((int16_t *)y + at + i, vreinterpretq_s32_u32(v), pr);
+	}
+	if (i > n)
+		i = n;
 #else
 	(void)y, (void)YT, (void)at, (void)acc, (void)cs, (void)z, (void)n, (void)b, (void)m, (void)D, (void)s;
 	(void)lu, (void)hu, (void)rb;
@@ -937,6 +963,33 @@ static inline void cq_dw3x8(const int8_t *const *rows, ptrdiff_t j, int SW, cons
 	vst1q_s32(acc + 4, hi);
 }
 #endif
+#if !defined(NPU_NO_SIMD) && !defined(__SSE2__) && !(defined(__ARM_NEON) && defined(__aarch64__)) && \
+	defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+/* Helium: 8 outputs i .. i + 7 as two int32 vectors, each tap a widening
+ * load (stride 2: a gather of every other byte) and vmla by the scalar
+ * weight */
+static inline void cq_dw3m8(const int8_t *const *rows, ptrdiff_t j, int SW, const int16_t *w, int32_t corr,
+			    int32_t *acc)
+{
+	int32x4_t lo = vdupq_n_s32(-corr), hi = lo;
+	const uint32x4_t o2 = vidupq_n_u32(0, 2);
+	for (int kh = 0; kh < 3; kh++) {
+		const int8_t *r = rows[kh] + j;
+		for (int kw = 0; kw < 3; kw++) {
+			int32_t wk = w[kh * 3 + kw];
+			if (SW == 1) {
+				lo = vmlaq_n_s32(lo, vldrbq_s32(r + kw), wk);
+				hi = vmlaq_n_s32(hi, vldrbq_s32(r + kw + 4), wk);
+			} else {
+				lo = vmlaq_n_s32(lo, vldrbq_gather_offset_s32(r + kw, o2), wk);
+				hi = vmlaq_n_s32(hi, vldrbq_gather_offset_s32(r + kw + 8, o2), wk);
+			}
+		}
+	}
+	vstrwq_s32(acc, lo);
+	vstrwq_s32(acc + 4, hi);
+}
+#endif
 
 /* blocks of B outputs by BLOCK(i), then one overlapping the end */
 #define CQ_DW_BLOCKS(B, BLOCK) \
@@ -989,6 +1042,10 @@ static int cq_dw3(const int8_t *const *rows, const int16_t *w, int SW, int off, 
 	}
 #elif !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
 #define CQ_B(at) cq_dw3x8(rows, ((ptrdiff_t)o0 + (at)) * SW + off, SW, w, corr, acc + (at))
+	CQ_DW_BLOCKS(8, CQ_B);
+#undef CQ_B
+#elif !defined(NPU_NO_SIMD) && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#define CQ_B(at) cq_dw3m8(rows, ((ptrdiff_t)o0 + (at)) * SW + off, SW, w, corr, acc + (at))
 	CQ_DW_BLOCKS(8, CQ_B);
 #undef CQ_B
 #else
@@ -1576,6 +1633,12 @@ static void cq_chunked_conv(const int32_t *p, const cq_geo *g, void *const *a, v
 #define CQ_DPB(a, x, w) _mm256_dpbusd_epi32(a, x, w)
 #endif
 #endif
+/* Helium (MVE, Cortex-M55): vmladava sums 16 int8 products into a scalar,
+ * so the panel holds each pixel's K contiguous (cq_dstage below) */
+#if !defined(NPU_NO_SIMD) && !defined(__SSE2__) && !(defined(__ARM_NEON) && defined(__aarch64__)) && \
+	defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#define CQ_MVE 1
+#endif
 
 /* Rows of the panel for pixels p0 .. p0 + tp - 1, k after k (cq_tap):
  * for a direct 1x1 x itself (channel k); else the tap k = (ic, kh, kw) of
@@ -1721,6 +1784,95 @@ static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *
 	for (int j = 0; j < 4; j++) {
 		_mm256_storeu_si256((__m256i *)(void *)(acc + (size_t)j * TPr + t0), r[2 * j]);
 		_mm256_storeu_si256((__m256i *)(void *)(acc + (size_t)j * TPr + t0 + 8), r[2 * j + 1]);
+	}
+}
+#elif defined(CQ_MVE)
+/* panel rows of pixels: pixel t's x of k0 .. k0 + KC - 1 at t KC (x itself,
+ * ZX for padding, 0 past K against zero weights; pixels tp .. TPr - 1: 0),
+ * in half the int16 panel's bytes: 4 rows at a time, each pixel's quad
+ * built in a 32-bit lane (vsli) and scattered to its pixel (vstrw) */
+static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, int k0, int KC,
+		      void *panel, int8_t *tmp)
+{
+	int8_t *pn = panel;
+	cq_tap tap;
+	cq_tap_at(g, &tap, k0, p0);
+	const uint32_t o4[4] = {0, (uint32_t)KC, 2 * (uint32_t)KC, 3 * (uint32_t)KC};
+	uint32x4_t offs = vldrwq_u32(o4);
+	for (int c = 0; c < KC; c += 4) {
+		const int8_t *rows[4];
+		for (int i = 0; i < 4; i++)
+			rows[i] = cq_srow(g, xg, ZX, &tap, tp, tmp + (size_t)i * TPr);
+		for (int t = 0; t < tp; t += 4) {
+			mve_pred16_t pr = vctp32q((uint32_t)(tp - t));
+			uint32x4_t v = rows[0] ? vldrbq_z_u32((const uint8_t *)rows[0] + t, pr) : vdupq_n_u32(0);
+			if (rows[1])
+				v = vsliq_n_u32(v, vldrbq_z_u32((const uint8_t *)rows[1] + t, pr), 8);
+			if (rows[2])
+				v = vsliq_n_u32(v, vldrbq_z_u32((const uint8_t *)rows[2] + t, pr), 16);
+			if (rows[3])
+				v = vsliq_n_u32(v, vldrbq_z_u32((const uint8_t *)rows[3] + t, pr), 24);
+			vstrwq_scatter_offset_p_u32((uint32_t *)(void *)(pn + (size_t)t * KC + c), offs, v, pr);
+		}
+	}
+	if (tp < TPr)
+		memset(pn + (size_t)tp * KC, 0, (size_t)(TPr - tp) * KC);
+}
+
+/* acc rows j < 4 (stride TPr), CQ_DNP pixels from t0: sum x w - corr[j].
+ * wide: the 4 channels' rows of Kq quads as int8 rows of K, written by the
+ * block's first call (t0 == 0; cq_panel_conv runs a block's calls in order
+ * of t0, and offsets wide by 8 bytes per channel, so the next block's rows
+ * overwrite these only after the last call that reads them); 2 pixels x 4
+ * channels in 8 scalar sums, vmladava on 16 k at a time (the last vector
+ * predicated) */
+static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
+		      const int32_t *corr, int first, int32_t *restrict acc)
+{
+	int kc = 4 * Kq;
+	int8_t *wr = (int8_t *)(void *)(uintptr_t)wide;
+	if (t0 == 0)
+		for (int j = 0; j < 4; j++)
+			for (int q = 0; q < Kq; q++)
+				memcpy(wr + (size_t)j * kc + 4 * q, wb + (size_t)q * 4 * CQ_NR + 4 * j, 4);
+	for (int t = t0; t < t0 + CQ_DNP; t += 2) {
+		const int8_t *x0 = (const int8_t *)panel + (size_t)t * kc, *x1 = x0 + kc;
+		const int8_t *w0 = wr, *w1 = wr + kc, *w2 = wr + 2 * kc, *w3 = wr + 3 * kc;
+		int32_t a00, a01, a10, a11, a20, a21, a30, a31;
+		if (first) {
+			a00 = a01 = -corr[0], a10 = a11 = -corr[1], a20 = a21 = -corr[2], a30 = a31 = -corr[3];
+		} else {
+			int32_t *ap = acc + t;
+			a00 = ap[0], a01 = ap[1], a10 = ap[TPr], a11 = ap[TPr + 1];
+			a20 = ap[2 * (size_t)TPr], a21 = ap[2 * (size_t)TPr + 1];
+			a30 = ap[3 * (size_t)TPr], a31 = ap[3 * (size_t)TPr + 1];
+		}
+		int k = 0;
+		for (; k + 16 <= kc; k += 16) {
+			int8x16_t xa = vldrbq_s8(x0 + k), xb = vldrbq_s8(x1 + k), v = vldrbq_s8(w0 + k);
+			a00 = vmladavaq_s8(a00, xa, v), a01 = vmladavaq_s8(a01, xb, v);
+			v = vldrbq_s8(w1 + k);
+			a10 = vmladavaq_s8(a10, xa, v), a11 = vmladavaq_s8(a11, xb, v);
+			v = vldrbq_s8(w2 + k);
+			a20 = vmladavaq_s8(a20, xa, v), a21 = vmladavaq_s8(a21, xb, v);
+			v = vldrbq_s8(w3 + k);
+			a30 = vmladavaq_s8(a30, xa, v), a31 = vmladavaq_s8(a31, xb, v);
+		}
+		if (k < kc) {	/* 4, 8 or 12 k: the other lanes load as 0 */
+			mve_pred16_t pr = vctp8q((uint32_t)(kc - k));
+			int8x16_t xa = vldrbq_z_s8(x0 + k, pr), xb = vldrbq_z_s8(x1 + k, pr), v = vldrbq_z_s8(w0 + k, pr);
+			a00 = vmladavaq_s8(a00, xa, v), a01 = vmladavaq_s8(a01, xb, v);
+			v = vldrbq_z_s8(w1 + k, pr);
+			a10 = vmladavaq_s8(a10, xa, v), a11 = vmladavaq_s8(a11, xb, v);
+			v = vldrbq_z_s8(w2 + k, pr);
+			a20 = vmladavaq_s8(a20, xa, v), a21 = vmladavaq_s8(a21, xb, v);
+			v = vldrbq_z_s8(w3 + k, pr);
+			a30 = vmladavaq_s8(a30, xa, v), a31 = vmladavaq_s8(a31, xb, v);
+		}
+		int32_t *ap = acc + t;
+		ap[0] = a00, ap[1] = a01, ap[TPr] = a10, ap[TPr + 1] = a11;
+		ap[2 * (size_t)TPr] = a20, ap[2 * (size_t)TPr + 1] = a21;
+		ap[3 * (size_t)TPr] = a30, ap[3 * (size_t)TPr + 1] = a31;
 	}
 }
 #else
@@ -1980,6 +2132,23 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 		_mm256_storeu_si256((__m256i *)(void *)(corr + (size_t)b * CQ_NR),
 				    _mm256_mullo_epi32(s0, _mm256_set1_epi32(128 + ZX)));
 	}
+#elif defined(CQ_MVE)
+	/* ZX sum w per packed channel, once per call: the 8 channels' words
+	 * of a quad summed bytewise (vaddva over 4 lanes of one channel) */
+	for (int b = 0; b < g->G * nb; b++) {
+		const int8_t *wb = w + (size_t)b * bstride;
+		int32_t sw[CQ_NR] = {0};
+		for (int q = 0; q < Kq; q++, wb += 4 * CQ_NR) {
+			int8x16_t lo = vldrbq_s8(wb), hi = vldrbq_s8(wb + 16);
+			for (int j = 0; j < 4; j++) {
+				mve_pred16_t pj = (mve_pred16_t)(0xfu << (4 * j));
+				sw[j] = vaddvaq_p_s8(sw[j], lo, pj);
+				sw[4 + j] = vaddvaq_p_s8(sw[4 + j], hi, pj);
+			}
+		}
+		for (int j = 0; j < CQ_NR; j++)
+			corr[(size_t)b * CQ_NR + j] = ZX * sw[j];
+	}
 #endif
 	for (int n = 0; n < g->N; n++)
 		for (int gr = 0; gr < g->G; gr++) {
@@ -2007,7 +2176,7 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 						const int8_t *wb = w + ((size_t)gr * nb + (size_t)b) * bstride + (size_t)k0 * CQ_NR;
 						const int32_t *bc = corr + ((size_t)gr * nb + (size_t)b) * CQ_NR;
 						int32_t *ab = acc + (whole ? 0 : (size_t)b * CQ_NR * TPr);
-#if !defined(CQ_VNNI)
+#if !defined(CQ_VNNI) && !defined(CQ_MVE)
 						{	/* the block's chunk widened to int16 */
 							int16_t *wd = (int16_t *)(void *)wide;
 							size_t i = 0, nw = (size_t)kc * CQ_NR;
@@ -4554,6 +4723,13 @@ static void cn_dw_add(int32_t *restrict acc, const int8_t *restrict x, const int
 		int16x8_t v = vsubq_s16(vmovl_s8(vld1_s8(x + c)), zx), wv = vld1q_s16(w + c);
 		vst1q_s32(acc + c, vmlal_s16(vld1q_s32(acc + c), vget_low_s16(v), vget_low_s16(wv)));
 		vst1q_s32(acc + c + 4, vmlal_high_s16(vld1q_s32(acc + c + 4), v, wv));
+	}
+#elif !defined(NPU_NO_SIMD) && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+	/* 4 channels a vector (widening loads), the last one predicated */
+	for (; c < C; c += 4) {
+		mve_pred16_t pr = vctp32q((uint32_t)(C - c));
+		int32x4_t v = vsubq_n_s32(vldrbq_z_s32(x + c, pr), ZX);
+		vstrwq_p_s32(acc + c, vaddq_s32(vldrwq_z_s32(acc + c, pr), vmulq_s32(v, vldrhq_z_s32(w + c, pr))), pr);
 	}
 #endif
 	for (; c < C; c++)
