@@ -1820,56 +1820,58 @@ static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int
 }
 
 /* acc rows j < 4 (stride TPr), CQ_DNP pixels from t0: sum x w - corr[j].
- * wide: the 4 channels' rows of Kq quads as int8 rows of K, written by the
- * block's first call (t0 == 0; cq_panel_conv runs a block's calls in order
- * of t0, and offsets wide by 8 bytes per channel, so the next block's rows
- * overwrite these only after the last call that reads them); 2 pixels x 4
- * channels in 8 scalar sums, vmladava on 16 k at a time (the last vector
- * predicated) */
+ * wide: the 4 channels' quads of wb regrouped by 16 k, [kc / 16][4][16],
+ * then the last kc % 16 k as [4][kc % 16] (so that one pointer walks the
+ * weights: the loop's 8 sums, 3 pointers and its counter stay in
+ * registers), written by the block's first call (t0 == 0: cq_panel_conv
+ * runs a block's calls in order of t0 and offsets wide by 8 bytes per
+ * channel, so the next 4 channels' copy overwrites this one only after
+ * its last reader); 2 pixels x 4 channels, vmladava on 16 k at a time (the
+ * last vector predicated) */
 static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
 		      const int32_t *corr, int first, int32_t *restrict acc)
 {
-	int kc = 4 * Kq;
-	int8_t *wr = (int8_t *)(void *)(uintptr_t)wide;
+	int kc = 4 * Kq, full = kc / 16, rem = kc % 16;
+	int8_t *wr = (int8_t *)(void *)(uintptr_t)wide, *wt = wr + (size_t)full * 64;
 	if (t0 == 0)
 		for (int j = 0; j < 4; j++)
-			for (int q = 0; q < Kq; q++)
-				memcpy(wr + (size_t)j * kc + 4 * q, wb + (size_t)q * 4 * CQ_NR + 4 * j, 4);
+			for (int q = 0; q < Kq; q++) {
+				int k = 4 * q, c = k / 16;
+				int8_t *d = c < full ? wr + (size_t)c * 64 + 16 * j + k % 16 : wt + j * rem + (k - 16 * full);
+				memcpy(d, wb + (size_t)q * 4 * CQ_NR + 4 * j, 4);
+			}
 	for (int t = t0; t < t0 + CQ_DNP; t += 2) {
-		const int8_t *x0 = (const int8_t *)panel + (size_t)t * kc, *x1 = x0 + kc;
-		const int8_t *w0 = wr, *w1 = wr + kc, *w2 = wr + 2 * kc, *w3 = wr + 3 * kc;
+		const int8_t *x0 = (const int8_t *)panel + (size_t)t * kc, *x1 = x0 + kc, *wp = wr;
 		int32_t a00, a01, a10, a11, a20, a21, a30, a31;
+		int32_t *ap = acc + t;
 		if (first) {
 			a00 = a01 = -corr[0], a10 = a11 = -corr[1], a20 = a21 = -corr[2], a30 = a31 = -corr[3];
 		} else {
-			int32_t *ap = acc + t;
 			a00 = ap[0], a01 = ap[1], a10 = ap[TPr], a11 = ap[TPr + 1];
 			a20 = ap[2 * (size_t)TPr], a21 = ap[2 * (size_t)TPr + 1];
 			a30 = ap[3 * (size_t)TPr], a31 = ap[3 * (size_t)TPr + 1];
 		}
-		int k = 0;
-		for (; k + 16 <= kc; k += 16) {
-			int8x16_t xa = vldrbq_s8(x0 + k), xb = vldrbq_s8(x1 + k), v = vldrbq_s8(w0 + k);
+		for (int c = 0; c < full; c++, x0 += 16, x1 += 16, wp += 64) {
+			int8x16_t xa = vldrbq_s8(x0), xb = vldrbq_s8(x1), v = vldrbq_s8(wp);
 			a00 = vmladavaq_s8(a00, xa, v), a01 = vmladavaq_s8(a01, xb, v);
-			v = vldrbq_s8(w1 + k);
+			v = vldrbq_s8(wp + 16);
 			a10 = vmladavaq_s8(a10, xa, v), a11 = vmladavaq_s8(a11, xb, v);
-			v = vldrbq_s8(w2 + k);
+			v = vldrbq_s8(wp + 32);
 			a20 = vmladavaq_s8(a20, xa, v), a21 = vmladavaq_s8(a21, xb, v);
-			v = vldrbq_s8(w3 + k);
+			v = vldrbq_s8(wp + 48);
 			a30 = vmladavaq_s8(a30, xa, v), a31 = vmladavaq_s8(a31, xb, v);
 		}
-		if (k < kc) {	/* 4, 8 or 12 k: the other lanes load as 0 */
-			mve_pred16_t pr = vctp8q((uint32_t)(kc - k));
-			int8x16_t xa = vldrbq_z_s8(x0 + k, pr), xb = vldrbq_z_s8(x1 + k, pr), v = vldrbq_z_s8(w0 + k, pr);
+		if (rem) {	/* 4, 8 or 12 k: the other lanes load as 0 */
+			mve_pred16_t pr = vctp8q((uint32_t)rem);
+			int8x16_t xa = vldrbq_z_s8(x0, pr), xb = vldrbq_z_s8(x1, pr), v = vldrbq_z_s8(wt, pr);
 			a00 = vmladavaq_s8(a00, xa, v), a01 = vmladavaq_s8(a01, xb, v);
-			v = vldrbq_z_s8(w1 + k, pr);
+			v = vldrbq_z_s8(wt + rem, pr);
 			a10 = vmladavaq_s8(a10, xa, v), a11 = vmladavaq_s8(a11, xb, v);
-			v = vldrbq_z_s8(w2 + k, pr);
+			v = vldrbq_z_s8(wt + 2 * rem, pr);
 			a20 = vmladavaq_s8(a20, xa, v), a21 = vmladavaq_s8(a21, xb, v);
-			v = vldrbq_z_s8(w3 + k, pr);
+			v = vldrbq_z_s8(wt + 3 * rem, pr);
 			a30 = vmladavaq_s8(a30, xa, v), a31 = vmladavaq_s8(a31, xb, v);
 		}
-		int32_t *ap = acc + t;
 		ap[0] = a00, ap[1] = a01, ap[TPr] = a10, ap[TPr + 1] = a11;
 		ap[2 * (size_t)TPr] = a20, ap[2 * (size_t)TPr + 1] = a21;
 		ap[3 * (size_t)TPr] = a30, ap[3 * (size_t)TPr + 1] = a31;
