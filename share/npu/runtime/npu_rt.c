@@ -967,28 +967,39 @@ static inline void cq_dw3x8(const int8_t *const *rows, ptrdiff_t j, int SW, cons
 	defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
 /* Helium: 8 outputs i .. i + 7 as two int32 vectors, each tap a widening
  * load (stride 2: a gather of every other byte) and vmla by the scalar
- * weight */
+ * weight, the 9 taps written out (a loop over them keeps the stride test
+ * and the counter inside) */
+#define CQ_MT(k, ld) \
+	do { \
+		const int8_t *r_ = rows[(k) / 3] + j + (k) % 3; \
+		int32_t w_ = w[k]; \
+		lo = vmlaq_n_s32(lo, ld(r_, 0), w_); \
+		hi = vmlaq_n_s32(hi, ld(r_, 1), w_); \
+	} while (0)
+#define CQ_MT9(ld) \
+	do { \
+		CQ_MT(0, ld); CQ_MT(1, ld); CQ_MT(2, ld); CQ_MT(3, ld); CQ_MT(4, ld); \
+		CQ_MT(5, ld); CQ_MT(6, ld); CQ_MT(7, ld); CQ_MT(8, ld); \
+	} while (0)
+#define CQ_LD1(p, h) vldrbq_s32((p) + 4 * (h))
+#define CQ_LD2(p, h) vldrbq_gather_offset_s32((p) + 8 * (h), o2)
 static inline void cq_dw3m8(const int8_t *const *rows, ptrdiff_t j, int SW, const int16_t *w, int32_t corr,
 			    int32_t *acc)
 {
 	int32x4_t lo = vdupq_n_s32(-corr), hi = lo;
-	const uint32x4_t o2 = vidupq_n_u32(0, 2);
-	for (int kh = 0; kh < 3; kh++) {
-		const int8_t *r = rows[kh] + j;
-		for (int kw = 0; kw < 3; kw++) {
-			int32_t wk = w[kh * 3 + kw];
-			if (SW == 1) {
-				lo = vmlaq_n_s32(lo, vldrbq_s32(r + kw), wk);
-				hi = vmlaq_n_s32(hi, vldrbq_s32(r + kw + 4), wk);
-			} else {
-				lo = vmlaq_n_s32(lo, vldrbq_gather_offset_s32(r + kw, o2), wk);
-				hi = vmlaq_n_s32(hi, vldrbq_gather_offset_s32(r + kw + 8, o2), wk);
-			}
-		}
+	if (SW == 1) {
+		CQ_MT9(CQ_LD1);
+	} else {
+		const uint32x4_t o2 = vidupq_n_u32(0, 2);
+		CQ_MT9(CQ_LD2);
 	}
 	vstrwq_s32(acc, lo);
 	vstrwq_s32(acc + 4, hi);
 }
+#undef CQ_LD2
+#undef CQ_LD1
+#undef CQ_MT9
+#undef CQ_MT
 #endif
 
 /* blocks of B outputs by BLOCK(i), then one overlapping the end */
