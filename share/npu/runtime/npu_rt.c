@@ -696,30 +696,44 @@ static int cq_uq_simd(void *y, int32_t YT, size_t at, const int32_t *restrict ac
 	}
 #elif defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
 	/* no 64-bit lanes: the product's halves (vmul, vmulh), + D with the
-	 * carry of the low half by hand, and as s >= 32 the high half >> (s -
-	 * 32) is the result; the last vector predicated (the narrowing
-	 * stores then write only n values) */
-	uint32x4_t vb = vdupq_n_u32(b), vlu = vdupq_n_u32(lu), vhu = vdupq_n_u32(hu), vrb = vdupq_n_u32(rb);
-	uint32_t dl = (uint32_t)D, dh = (uint32_t)(D >> 32);
-	for (; i < n; i += 4) {
+	 * carry of the low half ((lo & dl | (lo | dl) & ~(lo + dl)) >> 31, no
+	 * predicate), and as s >= 32 the high half >> (s - 32) is the result;
+	 * whole vectors, then the rest predicated (the narrowing stores write
+	 * only n values) */
+	uint32x4_t vdl = vdupq_n_u32((uint32_t)D), vm = vdupq_n_u32(m), vlu = vdupq_n_u32(lu), vhu = vdupq_n_u32(hu);
+	uint32_t dh = (uint32_t)(D >> 32);
+#define CQ_UQM(a0, v) \
+	do { \
+		uint32x4_t a_ = vaddq_n_u32(vreinterpretq_u32_s32(a0), b), lo_ = vmulq_u32(a_, vm); \
+		uint32x4_t c_ = vorrq_u32(vandq_u32(lo_, vdl), vbicq_u32(vorrq_u32(lo_, vdl), vaddq_u32(lo_, vdl))); \
+		uint32x4_t h_ = vaddq_u32(vaddq_n_u32(vmulhq_u32(a_, vm), dh), vshrq_n_u32(c_, 31)); \
+		v = vaddq_n_u32(vminq_u32(vmaxq_u32(vshlq_r_u32(h_, 32 - s), vlu), vhu), rb); \
+	} while (0)
+	for (; i + 4 <= n; i += 4) {
+		int32x4_t a0 = vldrwq_s32(acc + i);
+		uint32x4_t v;
+		if (cs)
+			a0 = vsubq_s32(a0, vmulq_n_s32(vldrwq_s32(cs + i), z));
+		CQ_UQM(a0, v);
+		if (YT == NPU_T_I8)
+			vstrbq_s32((int8_t *)y + at + i, vreinterpretq_s32_u32(v));
+		else
+			vstrhq_s32((int16_t *)y + at + i, vreinterpretq_s32_u32(v));
+	}
+	if (i < n) {
 		mve_pred16_t pr = vctp32q((uint32_t)(n - i));
 		int32x4_t a0 = vldrwq_z_s32(acc + i, pr);
+		uint32x4_t v;
 		if (cs)
 			a0 = vsubq_s32(a0, vmulq_n_s32(vldrwq_z_s32(cs + i, pr), z));
-		uint32x4_t a = vaddq_u32(vreinterpretq_u32_s32(a0), vb);
-		uint32x4_t lo = vmulq_n_u32(a, m), hi = vmulhq_u32(a, vdupq_n_u32(m));
-		uint32x4_t l2 = vaddq_n_u32(lo, dl);
-		hi = vaddq_n_u32(hi, dh);
-		hi = vaddq_m_n_u32(hi, hi, 1, vcmphiq_u32(lo, l2));	/* carry: l2 wrapped below lo */
-		uint32x4_t v = vshlq_r_u32(hi, 32 - s);
-		v = vaddq_u32(vminq_u32(vmaxq_u32(v, vlu), vhu), vrb);
+		CQ_UQM(a0, v);
 		if (YT == NPU_T_I8)
 			vstrbq_p_s32((int8_t *)y + at + i, vreinterpretq_s32_u32(v), pr);
 		else
 			vstrhq_p_s32((int16_t *)y + at + i, vreinterpretq_s32_u32(v), pr);
-	}
-	if (i > n)
 		i = n;
+	}
+#undef CQ_UQM
 #else
 	(void)y, (void)YT, (void)at, (void)acc, (void)cs, (void)z, (void)n, (void)b, (void)m, (void)D, (void)s;
 	(void)lu, (void)hu, (void)rb;
