@@ -1642,10 +1642,15 @@ static void cq_chunked_conv(const int32_t *p, const cq_geo *g, void *const *a, v
  *   products are not saturated, unlike vpmaddubsw's pair sums), and
  *   sum (x - ZX) w = sum u w - (128 + ZX) sum w, the correction per
  *   channel from the block's weights.
+ * - Helium (MVE, Cortex-M55): vmladava sums 16 int8 x int8 products of
+ *   one pixel and one channel into a scalar, so the panel holds x itself,
+ *   pixel after pixel with its k contiguous ([TPr][KC], half the bytes),
+ *   the block's weights are regrouped by 16 k once per tile, and sum (x -
+ *   ZX) w = sum x w - ZX sum w, the correction per channel.
  * - elsewhere (vpmaddwd / pmaddwd, the portable C): the panel holds x - ZX
  *   as int16 pairs of channels per pixel ([Kp/2][TPr][2]) and the block's
  *   weights are widened to int16 once per tile.
- * Both give sum (x - ZX) w exactly, as the other paths do.
+ * All give sum (x - ZX) w exactly, as the other paths do.
  * CQ_DNP = 16 pixels per micro-kernel call, 4 channels (two calls per
  * packed block of 8); the scratch layout (cq_panel_fit) is the same for
  * every ISA, so npu-emit's arena fits the header whatever its flags. */
