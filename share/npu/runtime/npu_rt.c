@@ -1820,10 +1820,11 @@ static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *
 /* panel rows of pixels: pixel t's x of k0 .. k0 + KC - 1 at t KC (x itself,
  * ZX for padding, 0 past K against zero weights; pixels tp .. TPr - 1: 0),
  * in half the int16 panel's bytes: 4 rows at a time, each pixel's quad
- * built in a 32-bit lane (vsli) and scattered to its pixel (vstrw); not
- * inlined (gcc 12 inlines it into npu_run's op dispatch with a frame 800
- * bytes larger, all of a model's stack on a small core) */
-__attribute__((noinline)) static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, int k0, int KC,
+ * built in a 32-bit lane (vsli) and scattered to its pixel (vstrw). Not
+ * inlined: inlined (into npu_run's op dispatch) gcc 12 gave that frame
+ * 800 more bytes, the M55's whole stack for a model growing by as much */
+__attribute__((noinline))
+static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, int k0, int KC,
 		      void *panel, int8_t *tmp)
 {
 	int8_t *pn = panel;
