@@ -34,6 +34,7 @@
 #include <arm_neon.h>
 #elif defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
 #include <arm_mve.h>
+#include <arm_acle.h>	/* the M55 has the DSP instructions too (cq_micro) */
 #elif defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
 #include <arm_acle.h>
 #endif
@@ -1472,11 +1473,11 @@ static void cq_micro(const int16_t *restrict x, size_t Kp, int Kq, const int8_t 
 		vst1q_s32(r + 12, vpaddq_s32(vpaddq_s32(b[4], b[5]), vpaddq_s32(b[6], b[7])));
 	}
 }
-#elif defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32) && !(defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1))
-/* Cortex-M DSP: SMLAD, two 16 x 16 products and an accumulate per
- * instruction. A weight word holds k0..k3 of one channel; SXTB16 gives
- * (k0, k2) and, rotated by 8, (k1, k3); the activations are paired to
- * match. |(k0 x0 + k2 x2)| < 2^17, and the int32 sum is exact. */
+#elif defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
+/* Cortex-M DSP (also the M55's, which has no Helium path here): SMLAD, two
+ * 16 x 16 products and an accumulate per instruction. A weight word holds
+ * k0..k3 of one channel; SXTB16 gives (k0, k2) and, rotated by 8, (k1,
+ * k3); the activations are paired to match. |(k0 x0 + k2 x2)| < 2^17, and the int32 sum is exact. */
 static void cq_micro(const int16_t *restrict x, size_t Kp, int Kq, const int8_t *restrict wb, int32_t *restrict r)
 {
 	for (int m = 0; m < CQ_MR; m++, x += Kp, r += 8) {
