@@ -826,11 +826,51 @@ static void cq_requant(void *y, int32_t YT, size_t at, const int32_t *restrict a
  * Border columns sum (x - ZX)(w - z) over their taps inside the row. */
 #define CQ_DW_CHUNK 64
 
+#if !defined(NPU_NO_SIMD) && !defined(__SSE2__) && !(defined(__ARM_NEON) && defined(__aarch64__)) && \
+	defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+/* Helium, any window: 8 outputs from row offset j in two int32 vectors
+ * over all taps, each a widening load (SW > 1: a gather of every SW-th
+ * byte, only the taps' bytes) and vmla by the weight */
+static void cq_dwm8(const int8_t *const *rows, const int16_t *w, int KH, int KW, int DW, int SW, ptrdiff_t j,
+		    int32_t corr, int32_t *acc)
+{
+	int32x4_t lo = vdupq_n_s32(-corr), hi = lo;
+	uint32x4_t os = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)SW);
+	for (int kh = 0; kh < KH; kh++, w += KW) {
+		const int8_t *r = rows[kh] + j;
+		if (SW == 1)
+			for (int kw = 0; kw < KW; kw++, r += DW) {
+				lo = vmlaq_n_s32(lo, vldrbq_s32(r), w[kw]);
+				hi = vmlaq_n_s32(hi, vldrbq_s32(r + 4), w[kw]);
+			}
+		else
+			for (int kw = 0; kw < KW; kw++, r += DW) {
+				lo = vmlaq_n_s32(lo, vldrbq_gather_offset_s32(r, os), w[kw]);
+				hi = vmlaq_n_s32(hi, vldrbq_gather_offset_s32(r + 4 * SW, os), w[kw]);
+			}
+	}
+	vstrwq_s32(acc, lo);
+	vstrwq_s32(acc + 4, hi);
+}
+#define CQ_DWM 1
+#endif
+
 /* acc[i] = sum_t rows[kh][(o0 + i) SW + off + kw DW] w[t] - corr for the
- * interior outputs o0 .. o0 + n - 1 (t = kh KW + kw): the reference */
+ * interior outputs o0 .. o0 + n - 1 (t = kh KW + kw): the reference (on
+ * Helium, blocks of 8 outputs first, the last one overlapping) */
 static void cq_dw_rows(const int8_t *const *rows, const int16_t *w, int KH, int KW, int DW, int SW, int off, int o0,
 		       int n, int32_t corr, int32_t *acc)
 {
+#if defined(CQ_DWM)
+	if (n >= 8) {
+		for (int i = 0;; i += 8) {
+			int at = i + 8 <= n ? i : n - 8;
+			cq_dwm8(rows, w, KH, KW, DW, SW, ((ptrdiff_t)o0 + at) * SW + off, corr, acc + at);
+			if (at + 8 >= n)
+				return;
+		}
+	}
+#endif
 	for (int i = 0; i < n; i++)
 		acc[i] = -corr;
 	for (int kh = 0; kh < KH; kh++)
