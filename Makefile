@@ -169,6 +169,12 @@ SIMD_BINS += $(if $(AMX_FLAGS),$(O)/tests/test_simd_amx)
 endif
 A64_CC ?= aarch64-linux-gnu-gcc
 SIMD_BINS += $(if $(shell command -v $(A64_CC) 2>/dev/null),$(O)/tests/test_simd_neon $(O)/tests/test_simd_neondot)
+# Cortex-M55 (Helium) under qemu-system-arm -M mps3-an547 with semihosting
+# (tests/cross: startup code and linker script; newlib's librdimon), the
+# cases within the board's RAM (TEST_SIMD_SCRATCH); int32_t is long there
+M55_CC ?= arm-none-eabi-gcc
+M55_OK := $(shell $(M55_CC) -print-file-name=rdimon.specs 2>/dev/null | grep -q / && echo y)
+SIMD_BINS += $(if $(M55_OK),$(O)/tests/test_simd_m55)
 
 $(O)/tests/test_simd: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 	@mkdir -p $(dir $@)
@@ -194,6 +200,12 @@ $(O)/tests/test_simd_neon: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 $(O)/tests/test_simd_neondot: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(A64_CC) $(WFLAGS) $(CFLAGS) -march=armv8.2-a+dotprod -o $@ $< -lm
+
+$(O)/tests/test_simd_m55: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h tests/cross/startup.c tests/cross/mps3-an547.ld
+	@mkdir -p $(dir $@)
+	$(M55_CC) $(WFLAGS) -Wno-format -O2 -mthumb -mcpu=cortex-m55 -mfloat-abi=hard -ffunction-sections -fdata-sections \
+	  -DTEST_SIMD_SCRATCH=65536 tests/cross/startup.c $< -nostartfiles --specs=rdimon.specs -Ltests/cross \
+	  -Ttests/cross/mps3-an547.ld -Wl,--gc-sections -o $@ -lm
 
 check: $(PROGS) $(PLUGINS) $(TEST_PLUGINS) $(UNIT_BINS) $(CONFORM) $(FUZZ_REPLAY) $(SIMD_BINS)
 	NPU_BIN=$(CURDIR)/$(BIN) NPU_TESTS=$(CURDIR)/$(O)/tests prove -e '' $(UNIT_BINS) tests/pipeline/t*.sh tests/fuzz/replay.sh

@@ -11,7 +11,8 @@
 #   a64dot  the same with -march=armv8.2-a+dotprod (sdot), qemu-aarch64 -cpu max
 # (Cortex-M: newlib with semihosting I/O, tests/cross/startup.c and the
 # board's linker script), runs one sample under qemu, and its outputs must
-# equal npu-run's byte for byte (float: npu-run --mode runtime). For every
+# equal npu-run's byte for byte (float: npu-run --mode runtime); an M55
+# image with CONV_Q must hold its Helium kernel (vmladava). For every
 # build it reports flash (.text + .rodata of the image; of those the
 # model's: runtime code, tables and weights, without the host program and
 # newlib or, for aarch64, the static glibc) and RAM (the arena, and the
@@ -144,6 +145,12 @@ for n in $FAMILIES; do
 				stack=$(sed -n 's/^stack: \([0-9]*\) bytes$/\1/p' "$T/err" "$T/out" | head -n 1)
 				printf '%-16s %-6s %-6s %10s %12s %10s %8s\n' "$n" "$tg" "$c" "$sizes" \
 					"$(model_flash "$e.map" "$e.o")" "$arena" "${stack:-?}" >>"$T/report"
+			fi
+			# the M55's header compiled the Helium (MVE) paths: the panel
+			# kernel's vmladava is in the image whenever CONV_Q's is
+			if [ $c = m55 ] && [ $st = 0 ] && grep -q 'cq_dmicro' "$T/npu_m.h"; then
+				arm-none-eabi-objdump -d -marmv8.1-m.main "$e.elf" | grep -q 'vmlava\.s8'
+				ok $? "$n $tg $c: the Helium kernels (vmladava) are in the image"
 			fi
 			rm -f "$e.o" "$e.elf" "$e.map"
 		done

@@ -5,7 +5,10 @@
  * status. The image is loaded by qemu at its link addresses (no copy of
  * .data). With NPU_HOST_HOOKS, npu_host.c calls npu_host_before_run and
  * npu_host_after_run around npu_run: the stack below is painted before and
- * the deepest word touched is reported after ("stack: N bytes"). */
+ * the deepest word touched is reported after ("stack: N bytes"); with
+ * NPU_HOST_TICKS also the SysTick ticks of the core clock npu_run took
+ * ("systick: N ticks"; under qemu -icount a count of instructions, as
+ * bench/m55_icount.sh uses it). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,9 +51,21 @@ static void fault(void)
 	exit_status(70);
 }
 
+#if defined(NPU_HOST_TICKS)
+/* SysTick counts down 2^24 core clocks per wrap */
+static volatile uint32_t tick_wraps;
+static void systick(void)
+{
+	tick_wraps++;
+}
+#define SYSTICK_HANDLER systick
+#else
+#define SYSTICK_HANDLER fault
+#endif
+
 __attribute__((section(".vectors"), used)) static void (*const vectors[16])(void) = {
 	(void (*)(void))(uintptr_t)__stack_top, Reset_Handler, fault, fault, fault, fault, fault,
-	0, 0, 0, 0, fault, fault, 0, fault, fault,
+	0, 0, 0, 0, fault, fault, 0, fault, SYSTICK_HANDLER,
 };
 
 static void c_start(void)
@@ -93,6 +108,9 @@ __attribute__((naked)) void Reset_Handler(void)
 
 /* ---- stack painting around npu_run */
 #define PAINT 0x5aa5c33cu
+#define SYST_CSR (*(volatile uint32_t *)0xe000e010u)
+#define SYST_RVR (*(volatile uint32_t *)0xe000e014u)
+#define SYST_CVR (*(volatile uint32_t *)0xe000e018u)
 static uintptr_t run_sp;
 
 void npu_host_before_run(void)
@@ -101,10 +119,22 @@ void npu_host_before_run(void)
 	__asm__ volatile("mov %0, sp" : "=r"(run_sp));
 	for (p = __stack_limit; (uintptr_t)p < run_sp - 64; p++)
 		*p = PAINT;
+#if defined(NPU_HOST_TICKS)
+	SYST_RVR = 0xffffff;
+	SYST_CVR = 0;	/* reloads on the first tick */
+	tick_wraps = 0;
+	SYST_CSR = 7;	/* the core clock, its interrupt, on */
+#endif
 }
 
 void npu_host_after_run(void)
 {
+#if defined(NPU_HOST_TICKS)
+	uint32_t left = SYST_CVR, wraps = tick_wraps;
+	SYST_CSR = 0;
+	/* from 0xffffff down to 0 (its interrupt), 2^24 ticks a wrap */
+	fprintf(stderr, "systick: %llu ticks\n", (unsigned long long)wraps * 0x1000000u + (0xffffffu - left));
+#endif
 	uint32_t *p = __stack_limit;
 	while ((uintptr_t)p < run_sp && *p == PAINT)
 		p++;

@@ -5,8 +5,9 @@
 # once per instruction set: portable C (-DNPU_NO_SIMD), the compiler's
 # default (SSE2 on x86-64), SSE4.1, AVX2 and AVX-VNNI (natively, or under
 # qemu-x86_64 when this CPU lacks them), AMX-INT8 (natively, when
-# /proc/cpuinfo has amx_int8) and aarch64 NEON, without and with the
-# dot-product extension (-march=armv8.2-a+dotprod), under qemu-aarch64.
+# /proc/cpuinfo has amx_int8), aarch64 NEON, without and with the
+# dot-product extension (-march=armv8.2-a+dotprod), under qemu-aarch64,
+# and Cortex-M55 Helium (MVE) under qemu-system-arm -M mps3-an547.
 # Then whole models:
 # the int8 header built with each instruction set and with small scratch
 # bounds (npu-emit --scratch-max) computes npu-run's bytes; the digits
@@ -46,6 +47,10 @@ if command -v qemu-aarch64 >/dev/null; then
 	run_simd test_simd_neon qemu-aarch64 -L /usr/aarch64-linux-gnu
 	run_simd test_simd_neondot qemu-aarch64 -cpu max -L /usr/aarch64-linux-gnu
 else for b in neon neondot; do _n=$((_n + 1)); echo "ok $_n # SKIP qemu-aarch64 not installed ($b)"; done; fi
+if command -v qemu-system-arm >/dev/null; then
+	run_simd test_simd_m55 timeout 600 qemu-system-arm -M mps3-an547 -display none -serial null -monitor none \
+		-semihosting-config enable=on,target=native -kernel
+else _n=$((_n + 1)); echo "ok $_n # SKIP qemu-system-arm not installed"; fi
 
 # whole models through the header: every ISA, every scratch bound, npu-run's bytes
 EX=$TOP/share/npu/examples

@@ -21,6 +21,7 @@ static uint32_t seed = 12345;
 static int gathered;	/* GEMM calls that gathered windows from x (a small budget) */
 static int chunked;	/* ... and summed K in chunks (a smaller one) */
 static int kchunks;	/* panel-path calls that summed K in chunks */
+static int q_left_out;	/* int8 cases too large for a board's RAM (TEST_SIMD_SCRATCH) */
 static int nhwc_runs;	/* depthwise ones also run channel-last on its fast path */
 #if defined(CQ_AMX)
 static int amx_runs;	/* amx: panel-path calls on AMX tiles (cq_amx_use) */
@@ -53,6 +54,10 @@ static const char *isa(void)
 	return "neon dotprod (sdot in the panel path)";
 #elif defined(__ARM_NEON) && defined(__aarch64__)
 	return "neon";
+#elif defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+	return "mve (Helium: vmladava in the panel path)";
+#elif defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
+	return "dsp (smlad in the panel path)";
 #else
 	return "portable";
 #endif
@@ -77,17 +82,28 @@ static int one(const shape *s, int *path)
 	p[NPU_CV_DH] = s->DH, p[NPU_CV_DW] = s->DW, p[NPU_CV_G] = s->G;
 	p[NPU_CV_XT] = NPU_T_I8, p[NPU_CV_WT] = NPU_T_I8, p[NPU_CV_YT] = s->YT, p[NPU_CV_ACT] = -1;
 	p[NPU_CV_SMAX] = s->smax;
+#if defined(TEST_SIMD_SCRATCH)	/* a board's RAM (Cortex-M55): every case within this scratch bound */
+	if (p[NPU_CV_SMAX] == 0 || p[NPU_CV_SMAX] > TEST_SIMD_SCRATCH)
+		p[NPU_CV_SMAX] = TEST_SIMD_SCRATCH;
+#endif
 	int32_t ylo = s->YT == NPU_T_I8 ? -128 : -32768, yhi = s->YT == NPU_T_I8 ? 127 : 32767;
 	p[NPU_CV_ZX] = ri(-128, 127), p[NPU_CV_ZY] = ri(ylo / 2, yhi / 2);
 	p[NPU_CV_LO] = ri(0, 3) ? ylo : ri(ylo, 0), p[NPU_CV_HI] = ri(0, 3) ? yhi : ri(1, yhi);
 	size_t nx = (size_t)s->N * s->C * s->H * s->W, nw = (size_t)s->OC * K, ny = (size_t)s->N * s->OC * OH * OW;
+	size_t pk = npu_conv_q_pack(p, NULL, NULL);
+	uint32_t ss = npu_scratch_size(NPU_K_CONV_Q, p);
+#if defined(TEST_SIMD_SCRATCH)
+	if (nx + nw + 16 * (size_t)s->OC + 4 * ny + pk + ss > 4 * (size_t)TEST_SIMD_SCRATCH) {
+		q_left_out++;
+		*path = CQ_NONE;
+		return 1;
+	}
+#endif
 	int8_t *x = malloc(nx), *w = malloc(nw);
 	int32_t *bias = malloc(4 * (size_t)s->OC), *mult = malloc(4 * (size_t)s->OC), *shift = malloc(4 * (size_t)s->OC);
 	int32_t *wzp = malloc(4 * (size_t)s->OC);
 	int16_t *y = malloc(2 * ny), *want = malloc(2 * ny);
-	size_t pk = npu_conv_q_pack(p, NULL, NULL);
 	int8_t *wp = malloc(pk ? pk : 1);
-	uint32_t ss = npu_scratch_size(NPU_K_CONV_Q, p);
 	uint8_t *scratch = malloc(ss + 16);
 	int ok = 1;
 	for (size_t i = 0; i < nx; i++)
@@ -363,6 +379,7 @@ static int amx_cases(int *paths)
  * channels x pixels, or rows of pixels, in SIMD lanes) against the
  * reference loop (cf_reference) on random shapes: the same sums in the
  * same order, so the same bits (the sign of zero included) */
+static int f_left_out;	/* float cases too large for a board's RAM (TEST_SIMD_SCRATCH) */
 static float rf(void) { return (float)((int)(rnd() % 2001) - 1000) / 256.0f; }
 static int one_f(int dw, int *fast)
 {
@@ -393,6 +410,13 @@ static int one_f(int dw, int *fast)
 	p[NPU_CV_HI] = (int32_t)npu_f32_bits(act == 1 ? 6.0f : INFINITY);
 	p[NPU_CV_ACT] = act == 2 ? NPU_U_SIGMOID : act == 3 ? NPU_U_RELU : -1;
 	size_t nx = (size_t)N * C * H * W, nw = (size_t)OC * (C / G) * KH * KW, ny = (size_t)N * OC * OH * OW;
+#if defined(TEST_SIMD_SCRATCH)	/* a board's RAM: the scratch bounded, cases beyond the heap left out (counted) */
+	p[NPU_CV_SMAX] = TEST_SIMD_SCRATCH;
+	if (4 * nx + 5 * nw + 8 * ny + npu_scratch_size(NPU_K_CONV_F, p) > 3 * (size_t)TEST_SIMD_SCRATCH) {
+		f_left_out++;
+		return 1;
+	}
+#endif
 	float *x = malloc(4 * nx), *w = malloc(4 * nw), *b = malloc(4 * (size_t)OC), *ws = malloc(4 * (size_t)OC);
 	int8_t *wq = malloc(nw);
 	float *y = malloc(4 * ny), *want = malloc(4 * ny);
@@ -531,6 +555,8 @@ int main(void)
 		ffast += f;
 	}
 	printf("# float: %d of 400 convolutions on the fast path (%s)\n", ffast, CF_VL ? "SIMD lanes" : "no SIMD: the reference");
+	if (f_left_out)
+		printf("# float: %d of 400 left out, larger than the board's RAM\n", f_left_out);
 	CHECK_MSG(ffails == 0, "%d of 400 float convolutions differ from the reference", ffails);
 	fails += !direct_cases(paths);
 	int nhwc16 = 0;
@@ -540,6 +566,8 @@ int main(void)
 	fails += !amx_cases(paths);
 	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks), panel %d (%d in K chunks)\n",
 	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked, paths[CQ_PANEL], kchunks);
+	if (q_left_out)
+		printf("# %d int8 convolutions left out, larger than the board's RAM\n", q_left_out);
 	CHECK(requant_rows());
 	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + ndw + (int)(sizeof fixed / sizeof fixed[0]));
 	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 15 && gathered > 0 && chunked > 0);

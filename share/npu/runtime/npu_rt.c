@@ -34,6 +34,7 @@
 #include <arm_neon.h>
 #elif defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
 #include <arm_mve.h>
+#include <arm_acle.h>	/* the M55 has the DSP instructions too (cq_micro) */
 #elif defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
 #include <arm_acle.h>
 #endif
@@ -698,6 +699,46 @@ static int cq_uq_simd(void *y, int32_t YT, size_t at, const int32_t *restrict ac
 		else
 			vst1q_s16((int16_t *)y + at + i, p);
 	}
+#elif defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+	/* no 64-bit lanes: the product's halves (vmul, vmulh), + D with the
+	 * carry of the low half ((lo & dl | (lo | dl) & ~(lo + dl)) >> 31, no
+	 * predicate), and as s >= 32 the high half >> (s - 32) is the result;
+	 * whole vectors, then the rest predicated (the narrowing stores write
+	 * only n values) */
+	uint32x4_t vdl = vdupq_n_u32((uint32_t)D), vm = vdupq_n_u32(m), vlu = vdupq_n_u32(lu), vhu = vdupq_n_u32(hu);
+	uint32_t dh = (uint32_t)(D >> 32);
+#define CQ_UQM(a0, v) \
+	do { \
+		uint32x4_t a_ = vaddq_n_u32(vreinterpretq_u32_s32(a0), b), lo_ = vmulq_u32(a_, vm); \
+		uint32x4_t c_ = vorrq_u32(vandq_u32(lo_, vdl), vbicq_u32(vorrq_u32(lo_, vdl), vaddq_u32(lo_, vdl))); \
+		uint32x4_t h_ = vaddq_u32(vaddq_n_u32(vmulhq_u32(a_, vm), dh), vshrq_n_u32(c_, 31)); \
+		v = vaddq_n_u32(vminq_u32(vmaxq_u32(vshlq_r_u32(h_, 32 - s), vlu), vhu), rb); \
+	} while (0)
+	for (; i + 4 <= n; i += 4) {
+		int32x4_t a0 = vldrwq_s32(acc + i);
+		uint32x4_t v;
+		if (cs)
+			a0 = vsubq_s32(a0, vmulq_n_s32(vldrwq_s32(cs + i), z));
+		CQ_UQM(a0, v);
+		if (YT == NPU_T_I8)
+			vstrbq_s32((int8_t *)y + at + i, vreinterpretq_s32_u32(v));
+		else
+			vstrhq_s32((int16_t *)y + at + i, vreinterpretq_s32_u32(v));
+	}
+	if (i < n) {
+		mve_pred16_t pr = vctp32q((uint32_t)(n - i));
+		int32x4_t a0 = vldrwq_z_s32(acc + i, pr);
+		uint32x4_t v;
+		if (cs)
+			a0 = vsubq_s32(a0, vmulq_n_s32(vldrwq_z_s32(cs + i, pr), z));
+		CQ_UQM(a0, v);
+		if (YT == NPU_T_I8)
+			vstrbq_p_s32((int8_t *)y + at + i, vreinterpretq_s32_u32(v), pr);
+		else
+			vstrhq_p_s32((int16_t *)y + at + i, vreinterpretq_s32_u32(v), pr);
+		i = n;
+	}
+#undef CQ_UQM
 #else
 	(void)y, (void)YT, (void)at, (void)acc, (void)cs, (void)z, (void)n, (void)b, (void)m, (void)D, (void)s;
 	(void)lu, (void)hu, (void)rb;
@@ -789,11 +830,51 @@ static void cq_requant(void *y, int32_t YT, size_t at, const int32_t *restrict a
  * Border columns sum (x - ZX)(w - z) over their taps inside the row. */
 #define CQ_DW_CHUNK 64
 
+#if !defined(NPU_NO_SIMD) && !defined(__SSE2__) && !(defined(__ARM_NEON) && defined(__aarch64__)) && \
+	defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+/* Helium, any window: 8 outputs from row offset j in two int32 vectors
+ * over all taps, each a widening load (SW > 1: a gather of every SW-th
+ * byte, only the taps' bytes) and vmla by the weight */
+static void cq_dwm8(const int8_t *const *rows, const int16_t *w, int KH, int KW, int DW, int SW, ptrdiff_t j,
+		    int32_t corr, int32_t *acc)
+{
+	int32x4_t lo = vdupq_n_s32(-corr), hi = lo;
+	uint32x4_t os = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)SW);
+	for (int kh = 0; kh < KH; kh++, w += KW) {
+		const int8_t *r = rows[kh] + j;
+		if (SW == 1)
+			for (int kw = 0; kw < KW; kw++, r += DW) {
+				lo = vmlaq_n_s32(lo, vldrbq_s32(r), w[kw]);
+				hi = vmlaq_n_s32(hi, vldrbq_s32(r + 4), w[kw]);
+			}
+		else
+			for (int kw = 0; kw < KW; kw++, r += DW) {
+				lo = vmlaq_n_s32(lo, vldrbq_gather_offset_s32(r, os), w[kw]);
+				hi = vmlaq_n_s32(hi, vldrbq_gather_offset_s32(r + 4 * SW, os), w[kw]);
+			}
+	}
+	vstrwq_s32(acc, lo);
+	vstrwq_s32(acc + 4, hi);
+}
+#define CQ_DWM 1
+#endif
+
 /* acc[i] = sum_t rows[kh][(o0 + i) SW + off + kw DW] w[t] - corr for the
- * interior outputs o0 .. o0 + n - 1 (t = kh KW + kw): the reference */
+ * interior outputs o0 .. o0 + n - 1 (t = kh KW + kw): the reference (on
+ * Helium, blocks of 8 outputs first, the last one overlapping) */
 static void cq_dw_rows(const int8_t *const *rows, const int16_t *w, int KH, int KW, int DW, int SW, int off, int o0,
 		       int n, int32_t corr, int32_t *acc)
 {
+#if defined(CQ_DWM)
+	if (n >= 8) {
+		for (int i = 0;; i += 8) {
+			int at = i + 8 <= n ? i : n - 8;
+			cq_dwm8(rows, w, KH, KW, DW, SW, ((ptrdiff_t)o0 + at) * SW + off, corr, acc + at);
+			if (at + 8 >= n)
+				return;
+		}
+	}
+#endif
 	for (int i = 0; i < n; i++)
 		acc[i] = -corr;
 	for (int kh = 0; kh < KH; kh++)
@@ -1004,6 +1085,44 @@ static inline void cq_dw3x8(const int8_t *const *rows, ptrdiff_t j, int SW, int1
 }
 #undef CQ_DWROW
 #endif
+#if !defined(NPU_NO_SIMD) && !defined(__SSE2__) && !(defined(__ARM_NEON) && defined(__aarch64__)) && \
+	defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+/* Helium: 8 outputs i .. i + 7 as two int32 vectors, each tap a widening
+ * load (stride 2: a gather of every other byte) and vmla by the scalar
+ * weight, the 9 taps written out (a loop over them keeps the stride test
+ * and the counter inside) */
+#define CQ_MT(k, ld) \
+	do { \
+		const int8_t *r_ = rows[(k) / 3] + j + (k) % 3; \
+		int32_t w_ = w[k]; \
+		lo = vmlaq_n_s32(lo, ld(r_, 0), w_); \
+		hi = vmlaq_n_s32(hi, ld(r_, 1), w_); \
+	} while (0)
+#define CQ_MT9(ld) \
+	do { \
+		CQ_MT(0, ld); CQ_MT(1, ld); CQ_MT(2, ld); CQ_MT(3, ld); CQ_MT(4, ld); \
+		CQ_MT(5, ld); CQ_MT(6, ld); CQ_MT(7, ld); CQ_MT(8, ld); \
+	} while (0)
+#define CQ_LD1(p, h) vldrbq_s32((p) + 4 * (h))
+#define CQ_LD2(p, h) vldrbq_gather_offset_s32((p) + 8 * (h), o2)
+static inline void cq_dw3m8(const int8_t *const *rows, ptrdiff_t j, int SW, const int16_t *w, int32_t corr,
+			    int32_t *acc)
+{
+	int32x4_t lo = vdupq_n_s32(-corr), hi = lo;
+	if (SW == 1) {
+		CQ_MT9(CQ_LD1);
+	} else {
+		const uint32x4_t o2 = vidupq_n_u32(0, 2);
+		CQ_MT9(CQ_LD2);
+	}
+	vstrwq_s32(acc, lo);
+	vstrwq_s32(acc + 4, hi);
+}
+#undef CQ_LD2
+#undef CQ_LD1
+#undef CQ_MT9
+#undef CQ_MT
+#endif
 
 /* blocks of B outputs by BLOCK(i), then one overlapping the end */
 #define CQ_DW_BLOCKS(B, BLOCK) \
@@ -1082,6 +1201,10 @@ static int cq_dw3(const int8_t *const *rows, const int16_t *w, int SW, int off, 
 	const int16x8_t w07 = vld1q_s16(w), w88 = vdupq_n_s16(w[8]);
 	const int32x4_t cn = vdupq_n_s32(-corr);
 #define CQ_B(at) cq_dw3x8(rows, ((ptrdiff_t)o0 + (at)) * SW + off, SW, w07, w88, cn, acc + (at))
+	CQ_DW_BLOCKS(8, CQ_B);
+#undef CQ_B
+#elif !defined(NPU_NO_SIMD) && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#define CQ_B(at) cq_dw3m8(rows, ((ptrdiff_t)o0 + (at)) * SW + off, SW, w, corr, acc + (at))
 	CQ_DW_BLOCKS(8, CQ_B);
 #undef CQ_B
 #else
@@ -1483,11 +1606,11 @@ static void cq_micro(const int16_t *restrict x, size_t Kp, int Kq, const int8_t 
 		vst1q_s32(r + 12, vpaddq_s32(vpaddq_s32(b[4], b[5]), vpaddq_s32(b[6], b[7])));
 	}
 }
-#elif defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32) && !(defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1))
-/* Cortex-M DSP: SMLAD, two 16 x 16 products and an accumulate per
- * instruction. A weight word holds k0..k3 of one channel; SXTB16 gives
- * (k0, k2) and, rotated by 8, (k1, k3); the activations are paired to
- * match. |(k0 x0 + k2 x2)| < 2^17, and the int32 sum is exact. */
+#elif defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
+/* Cortex-M DSP (also the M55's, which has no Helium path here): SMLAD, two
+ * 16 x 16 products and an accumulate per instruction. A weight word holds
+ * k0..k3 of one channel; SXTB16 gives (k0, k2) and, rotated by 8, (k1,
+ * k3); the activations are paired to match. |(k0 x0 + k2 x2)| < 2^17, and the int32 sum is exact. */
 static void cq_micro(const int16_t *restrict x, size_t Kp, int Kq, const int8_t *restrict wb, int32_t *restrict r)
 {
 	for (int m = 0; m < CQ_MR; m++, x += Kp, r += 8) {
@@ -1653,10 +1776,15 @@ static void cq_chunked_conv(const int32_t *p, const cq_geo *g, void *const *a, v
  *   products are not saturated, unlike vpmaddubsw's pair sums), and
  *   sum (x - ZX) w = sum u w - (128 + ZX) sum w, the correction per
  *   channel from the block's weights.
+ * - Helium (MVE, Cortex-M55): vmladava sums 16 int8 x int8 products of
+ *   one pixel and one channel into a scalar, so the panel holds x itself,
+ *   pixel after pixel with its k contiguous ([TPr][KC], half the bytes),
+ *   the block's weights are regrouped by 16 k once per tile, and sum (x -
+ *   ZX) w = sum x w - ZX sum w, the correction per channel.
  * - elsewhere (vpmaddwd / pmaddwd, the portable C): the panel holds x - ZX
  *   as int16 pairs of channels per pixel ([Kp/2][TPr][2]) and the block's
  *   weights are widened to int16 once per tile.
- * Both give sum (x - ZX) w exactly, as the other paths do.
+ * All give sum (x - ZX) w exactly, as the other paths do.
  * CQ_DNP = 16 pixels per micro-kernel call, 4 channels (two calls per
  * packed block of 8); the scratch layout (cq_panel_fit) is the same for
  * every ISA, so npu-emit's arena fits the header whatever its flags. */
@@ -1683,6 +1811,12 @@ static void cq_chunked_conv(const int32_t *p, const cq_geo *g, void *const *a, v
 	(defined(__AMX_INT8__) || defined(__AMXINT8__)) && defined(__AVX512F__) && defined(__linux__) && \
 	defined(__x86_64__)	/* gcc's macros, clang's */
 #define CQ_AMX 1
+#endif
+/* Helium (MVE, Cortex-M55): vmladava sums 16 int8 products into a scalar,
+ * so the panel holds each pixel's K contiguous (cq_dstage below) */
+#if !defined(NPU_NO_SIMD) && !defined(__SSE2__) && !(defined(__ARM_NEON) && defined(__aarch64__)) && \
+	defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#define CQ_MVE 1
 #endif
 
 /* Rows of the panel for pixels p0 .. p0 + tp - 1, k after k (cq_tap):
@@ -1903,6 +2037,100 @@ static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *
 #undef CQ_NROW
 #undef CQ_NQUAD
 #undef CQ_NSD
+#elif defined(CQ_MVE)
+/* panel rows of pixels: pixel t's x of k0 .. k0 + KC - 1 at t KC (x itself,
+ * ZX for padding, 0 past K against zero weights; pixels tp .. TPr - 1: 0),
+ * in half the int16 panel's bytes: 4 rows at a time, each pixel's quad
+ * built in a 32-bit lane (vsli) and scattered to its pixel (vstrw). Not
+ * inlined: inlined (into npu_run's op dispatch) gcc 12 gave that frame
+ * 800 more bytes, the M55's whole stack for a model growing by as much */
+__attribute__((noinline))
+static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, int k0, int KC,
+		      void *panel, int8_t *tmp)
+{
+	int8_t *pn = panel;
+	cq_tap tap;
+	cq_tap_at(g, &tap, k0, p0);
+	const uint32_t o4[4] = {0, (uint32_t)KC, 2 * (uint32_t)KC, 3 * (uint32_t)KC};
+	uint32x4_t offs = vldrwq_u32(o4);
+	for (int c = 0; c < KC; c += 4) {
+		const int8_t *rows[4];
+		for (int i = 0; i < 4; i++)
+			rows[i] = cq_srow(g, xg, ZX, &tap, tp, tmp + (size_t)i * TPr);
+		for (int t = 0; t < tp; t += 4) {
+			mve_pred16_t pr = vctp32q((uint32_t)(tp - t));
+			uint32x4_t v = rows[0] ? vldrbq_z_u32((const uint8_t *)rows[0] + t, pr) : vdupq_n_u32(0);
+			if (rows[1])
+				v = vsliq_n_u32(v, vldrbq_z_u32((const uint8_t *)rows[1] + t, pr), 8);
+			if (rows[2])
+				v = vsliq_n_u32(v, vldrbq_z_u32((const uint8_t *)rows[2] + t, pr), 16);
+			if (rows[3])
+				v = vsliq_n_u32(v, vldrbq_z_u32((const uint8_t *)rows[3] + t, pr), 24);
+			vstrwq_scatter_offset_p_u32((uint32_t *)(void *)(pn + (size_t)t * KC + c), offs, v, pr);
+		}
+	}
+	if (tp < TPr)
+		memset(pn + (size_t)tp * KC, 0, (size_t)(TPr - tp) * KC);
+}
+
+/* acc rows j < 4 (stride TPr), CQ_DNP pixels from t0: sum x w - corr[j].
+ * wide: the 4 channels' quads of wb regrouped by 16 k, [kc / 16][4][16],
+ * then the last kc % 16 k as [4][kc % 16] (so that one pointer walks the
+ * weights: the loop's 8 sums, 3 pointers and its counter stay in
+ * registers), written by the block's first call (t0 == 0: cq_panel_conv
+ * runs a block's calls in order of t0 and offsets wide by 8 bytes per
+ * channel, so the next 4 channels' copy overwrites this one only after
+ * its last reader); 2 pixels x 4 channels, vmladava on 16 k at a time (the
+ * last vector predicated) */
+static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
+		      const int32_t *corr, int first, int32_t *restrict acc)
+{
+	int kc = 4 * Kq, full = kc / 16, rem = kc % 16;
+	int8_t *wr = (int8_t *)(void *)(uintptr_t)wide, *wt = wr + (size_t)full * 64;
+	if (t0 == 0)
+		for (int j = 0; j < 4; j++)
+			for (int q = 0; q < Kq; q++) {
+				int k = 4 * q, c = k / 16;
+				int8_t *d = c < full ? wr + (size_t)c * 64 + 16 * j + k % 16 : wt + j * rem + (k - 16 * full);
+				memcpy(d, wb + (size_t)q * 4 * CQ_NR + 4 * j, 4);
+			}
+	for (int t = t0; t < t0 + CQ_DNP; t += 2) {
+		const int8_t *x0 = (const int8_t *)panel + (size_t)t * kc, *x1 = x0 + kc, *wp = wr;
+		int32_t a00, a01, a10, a11, a20, a21, a30, a31;
+		int32_t *ap = acc + t;
+		if (first) {
+			a00 = a01 = -corr[0], a10 = a11 = -corr[1], a20 = a21 = -corr[2], a30 = a31 = -corr[3];
+		} else {
+			a00 = ap[0], a01 = ap[1], a10 = ap[TPr], a11 = ap[TPr + 1];
+			a20 = ap[2 * (size_t)TPr], a21 = ap[2 * (size_t)TPr + 1];
+			a30 = ap[3 * (size_t)TPr], a31 = ap[3 * (size_t)TPr + 1];
+		}
+		for (int c = 0; c < full; c++, x0 += 16, x1 += 16, wp += 64) {
+			int8x16_t xa = vldrbq_s8(x0), xb = vldrbq_s8(x1), v = vldrbq_s8(wp);
+			a00 = vmladavaq_s8(a00, xa, v), a01 = vmladavaq_s8(a01, xb, v);
+			v = vldrbq_s8(wp + 16);
+			a10 = vmladavaq_s8(a10, xa, v), a11 = vmladavaq_s8(a11, xb, v);
+			v = vldrbq_s8(wp + 32);
+			a20 = vmladavaq_s8(a20, xa, v), a21 = vmladavaq_s8(a21, xb, v);
+			v = vldrbq_s8(wp + 48);
+			a30 = vmladavaq_s8(a30, xa, v), a31 = vmladavaq_s8(a31, xb, v);
+		}
+		if (rem) {	/* 4, 8 or 12 k: the other lanes load as 0 */
+			mve_pred16_t pr = vctp8q((uint32_t)rem);
+			int8x16_t xa = vldrbq_z_s8(x0, pr), xb = vldrbq_z_s8(x1, pr), v = vldrbq_z_s8(wt, pr);
+			a00 = vmladavaq_s8(a00, xa, v), a01 = vmladavaq_s8(a01, xb, v);
+			v = vldrbq_z_s8(wt + rem, pr);
+			a10 = vmladavaq_s8(a10, xa, v), a11 = vmladavaq_s8(a11, xb, v);
+			v = vldrbq_z_s8(wt + 2 * rem, pr);
+			a20 = vmladavaq_s8(a20, xa, v), a21 = vmladavaq_s8(a21, xb, v);
+			v = vldrbq_z_s8(wt + 3 * rem, pr);
+			a30 = vmladavaq_s8(a30, xa, v), a31 = vmladavaq_s8(a31, xb, v);
+		}
+		ap[0] = a00, ap[1] = a01, ap[TPr] = a10, ap[TPr + 1] = a11;
+		ap[2 * (size_t)TPr] = a20, ap[2 * (size_t)TPr + 1] = a21;
+		ap[3 * (size_t)TPr] = a30, ap[3 * (size_t)TPr + 1] = a31;
+	}
+}
 #else
 /* panel rows of pairs: x - ZX as int16 of rows k, k + 1 (NULL past K: 0) */
 static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int TPr, int k0, int KC,
@@ -2523,6 +2751,23 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 		vst1q_s32(corr + (size_t)b * CQ_NR, vmulq_n_s32(s0, ZX));
 		vst1q_s32(corr + (size_t)b * CQ_NR + 4, vmulq_n_s32(s1, ZX));
 	}
+#elif defined(CQ_MVE)
+	/* ZX sum w per packed channel, once per call: the 8 channels' words
+	 * of a quad summed bytewise (vaddva over 4 lanes of one channel) */
+	for (int b = 0; b < g->G * nb; b++) {
+		const int8_t *wb = w + (size_t)b * bstride;
+		int32_t sw[CQ_NR] = {0};
+		for (int q = 0; q < Kq; q++, wb += 4 * CQ_NR) {
+			int8x16_t lo = vldrbq_s8(wb), hi = vldrbq_s8(wb + 16);
+			for (int j = 0; j < 4; j++) {
+				mve_pred16_t pj = (mve_pred16_t)(0xfu << (4 * j));
+				sw[j] = vaddvaq_p_s8(sw[j], lo, pj);
+				sw[4 + j] = vaddvaq_p_s8(sw[4 + j], hi, pj);
+			}
+		}
+		for (int j = 0; j < CQ_NR; j++)
+			corr[(size_t)b * CQ_NR + j] = ZX * sw[j];
+	}
 #endif
 #if defined(CQ_AMX)
 	/* A in the panel's place; K whole: then accumulator rows for up to 4
@@ -2575,7 +2820,7 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 						const int8_t *wb = w + ((size_t)gr * nb + (size_t)b) * bstride + (size_t)k0 * CQ_NR;
 						const int32_t *bc = corr + ((size_t)gr * nb + (size_t)b) * CQ_NR;
 						int32_t *ab = acc + (whole ? 0 : (size_t)b * CQ_NR * TPr);
-#if !defined(CQ_VNNI) && !defined(CQ_NDOT)
+#if !defined(CQ_VNNI) && !defined(CQ_NDOT) && !defined(CQ_MVE)
 						{	/* the block's chunk widened to int16 */
 							int16_t *wd = (int16_t *)(void *)wide;
 							size_t i = 0, nw = (size_t)kc * CQ_NR;
@@ -5126,6 +5371,13 @@ static void cn_dw_add(int32_t *restrict acc, const int8_t *restrict x, const int
 		int16x8_t v = vsubq_s16(vmovl_s8(vld1_s8(x + c)), zx), wv = vld1q_s16(w + c);
 		vst1q_s32(acc + c, vmlal_s16(vld1q_s32(acc + c), vget_low_s16(v), vget_low_s16(wv)));
 		vst1q_s32(acc + c + 4, vmlal_high_s16(vld1q_s32(acc + c + 4), v, wv));
+	}
+#elif !defined(NPU_NO_SIMD) && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+	/* 4 channels a vector (widening loads), the last one predicated */
+	for (; c < C; c += 4) {
+		mve_pred16_t pr = vctp32q((uint32_t)(C - c));
+		int32x4_t v = vsubq_n_s32(vldrbq_z_s32(x + c, pr), ZX);
+		vstrwq_p_s32(acc + c, vaddq_s32(vldrwq_z_s32(acc + c, pr), vmulq_s32(v, vldrhq_z_s32(w + c, pr))), pr);
 	}
 #endif
 	for (; c < C; c++)
