@@ -163,9 +163,13 @@ SIMD_TEST = tests/simd/test_simd.c
 SIMD_BINS = $(O)/tests/test_simd $(O)/tests/test_simd_portable
 ifeq ($(shell uname -m),x86_64)
 SIMD_BINS += $(O)/tests/test_simd_sse41 $(O)/tests/test_simd_avx2 $(O)/tests/test_simd_vnni
+SIMD_BINS += $(O)/tests/test_simd_avx512 $(O)/tests/test_simd_fma_avx2 $(O)/tests/test_simd_fma_avx512
 endif
+# -DNPU_F32_FMA (fused float convolution sums): the portable C's fmaf and
+# every FMA path, held to the same reference loop
+SIMD_BINS += $(O)/tests/test_simd_fma_portable
 A64_CC ?= aarch64-linux-gnu-gcc
-SIMD_BINS += $(if $(shell command -v $(A64_CC) 2>/dev/null),$(O)/tests/test_simd_neon)
+SIMD_BINS += $(if $(shell command -v $(A64_CC) 2>/dev/null),$(O)/tests/test_simd_neon $(O)/tests/test_simd_fma_neon)
 
 $(O)/tests/test_simd: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 	@mkdir -p $(dir $@)
@@ -185,6 +189,21 @@ $(O)/tests/test_simd_vnni: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 $(O)/tests/test_simd_neon: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(A64_CC) $(WFLAGS) $(CFLAGS) -o $@ $< -lm
+$(O)/tests/test_simd_avx512: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -mavx512f -o $@ $< -lm
+$(O)/tests/test_simd_fma_portable: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -DNPU_NO_SIMD -DNPU_F32_FMA -o $@ $< -lm
+$(O)/tests/test_simd_fma_avx2: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -mavx2 -mfma -DNPU_F32_FMA -o $@ $< -lm
+$(O)/tests/test_simd_fma_avx512: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -mavx512f -mfma -DNPU_F32_FMA -o $@ $< -lm
+$(O)/tests/test_simd_fma_neon: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(A64_CC) $(WFLAGS) $(CFLAGS) -DNPU_F32_FMA -o $@ $< -lm
 
 check: $(PROGS) $(PLUGINS) $(TEST_PLUGINS) $(UNIT_BINS) $(CONFORM) $(FUZZ_REPLAY) $(SIMD_BINS)
 	NPU_BIN=$(CURDIR)/$(BIN) NPU_TESTS=$(CURDIR)/$(O)/tests prove -e '' $(UNIT_BINS) tests/pipeline/t*.sh tests/fuzz/replay.sh

@@ -4,7 +4,9 @@
 # convolution, and CONV_F's fast float32 paths against its reference loop,
 # once per instruction set: portable C (-DNPU_NO_SIMD), the compiler's
 # default (SSE2 on x86-64), SSE4.1, AVX2 and AVX-VNNI (natively, or under
-# qemu-x86_64 when this CPU lacks them) and aarch64 NEON under qemu-aarch64.
+# qemu-x86_64 when this CPU lacks them), AVX-512 and aarch64 NEON under
+# qemu-aarch64; and the float paths with -DNPU_F32_FMA (fused sums: the
+# portable C's fmaf, AVX2+FMA, AVX-512, NEON) against the same reference.
 # Then whole models:
 # the int8 header built with each instruction set and with small scratch
 # bounds (npu-emit --scratch-max) computes npu-run's bytes; the digits
@@ -35,8 +37,19 @@ if [ "$(uname -m)" = x86_64 ]; then
 	if grep -qw avx_vnni /proc/cpuinfo; then run_simd test_simd_vnni
 	elif command -v qemu-x86_64 >/dev/null; then run_simd test_simd_vnni qemu-x86_64 -cpu max
 	else _n=$((_n + 1)); echo "ok $_n # SKIP no AVX-VNNI here and no qemu-x86_64"; fi
+	# AVX-512 (CONV_F's 16-lane path), and -DNPU_F32_FMA's fused sums
+	# with AVX2+FMA and AVX-512
+	for t in "test_simd_avx512 avx512f" "test_simd_fma_avx2 fma" "test_simd_fma_avx512 avx512f"; do
+		set -- $t
+		if grep -qw "$2" /proc/cpuinfo; then run_simd "$1"
+		elif command -v qemu-x86_64 >/dev/null; then run_simd "$1" qemu-x86_64 -cpu max
+		else _n=$((_n + 1)); echo "ok $_n # SKIP no $2 here and no qemu-x86_64"; fi
+	done
 fi
-if command -v qemu-aarch64 >/dev/null; then run_simd test_simd_neon qemu-aarch64 -L /usr/aarch64-linux-gnu
+run_simd test_simd_fma_portable
+if command -v qemu-aarch64 >/dev/null; then
+	run_simd test_simd_neon qemu-aarch64 -L /usr/aarch64-linux-gnu
+	run_simd test_simd_fma_neon qemu-aarch64 -L /usr/aarch64-linux-gnu
 else _n=$((_n + 1)); echo "ok $_n # SKIP qemu-aarch64 not installed"; fi
 
 # whole models through the header: every ISA, every scratch bound, npu-run's bytes

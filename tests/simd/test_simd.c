@@ -273,6 +273,16 @@ static int direct_cases(int *paths)
  * reference loop (cf_reference) on random shapes: the same sums in the
  * same order, so the same bits (the sign of zero included) */
 static float rf(void) { return (float)((int)(rnd() % 2001) - 1000) / 256.0f; }
+/* a full 24-bit mantissa in [-2, 2): products and sums that round (rf's
+ * are mostly exact, where fused and unfused sums agree) */
+static float rfm(void) { return (float)((int32_t)rnd() - (1 << 23)) / (float)(1 << 22); }
+/* whether cf_mac rounds once: (1 + 2^-12)^2 - 1 is 2^-11 + 2^-24 fused,
+ * 2^-11 with the product rounded first (volatile: computed at run time) */
+static int cf_fused(void)
+{
+	volatile float a = 1.0f + 1.0f / 4096, m1 = -1.0f;
+	return cf_mac(m1, a, a) != 1.0f / 2048;
+}
 static int one_f(int dw, int *fast)
 {
 	int N = ri(1, 2), G = 1, C, OC, KH = ri(1, 4), KW = ri(1, 4), SH = ri(1, 3), SW = ri(1, 3);
@@ -307,10 +317,11 @@ static int one_f(int dw, int *fast)
 	float *y = malloc(4 * ny), *want = malloc(4 * ny);
 	uint32_t ss = npu_scratch_size(NPU_K_CONV_F, p);
 	uint8_t *scratch = malloc(ss + 16);
+	int full = ri(0, 1);
 	for (size_t i = 0; i < nx; i++)
-		x[i] = ri(0, 9) ? rf() : ri(0, 1) ? 0.0f : -0.0f;	/* zeros of both signs */
+		x[i] = ri(0, 9) ? (full ? rfm() : rf()) : ri(0, 1) ? 0.0f : -0.0f;	/* zeros of both signs */
 	for (size_t i = 0; i < nw; i++)
-		w[i] = rf(), wq[i] = (int8_t)ri(-128, 127);
+		w[i] = full ? rfm() : rf(), wq[i] = (int8_t)ri(-128, 127);
 	for (int o = 0; o < OC; o++)
 		b[o] = ri(0, 5) ? rf() : -0.0f, ws[o] = rf() / 64;
 	int hasb = ri(0, 3) != 0;
@@ -439,8 +450,14 @@ int main(void)
 		ffails += !one_f(i % 3 == 0, &f);
 		ffast += f;
 	}
-	printf("# float: %d of 400 convolutions on the fast path (%s)\n", ffast, CF_VL ? "SIMD lanes" : "no SIMD: the reference");
+	printf("# float: %d of 400 convolutions on the fast path (%s, %d lanes; sums %s)\n", ffast,
+	       CF_VL ? "SIMD" : "no SIMD: the reference", CF_VL, cf_fused() ? "fused (NPU_F32_FMA)" : "unfused");
 	CHECK_MSG(ffails == 0, "%d of 400 float convolutions differ from the reference", ffails);
+#if defined(NPU_F32_FMA)
+	CHECK_MSG(cf_fused(), "NPU_F32_FMA: cf_mac does not fuse");
+#else
+	CHECK_MSG(!cf_fused(), "cf_mac fuses without NPU_F32_FMA");
+#endif
 	fails += !direct_cases(paths);
 	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks), panel %d (%d in K chunks)\n",
 	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked, paths[CQ_PANEL], kchunks);

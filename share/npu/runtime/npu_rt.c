@@ -2092,6 +2092,21 @@ static void k_conv_q(const int32_t *p, void *const *a, void *scratch)
  * flags the header is built with */
 #define CF_NR 16
 
+/* one step of a float convolution's sum, acc + x w: the product rounded,
+ * then added (the default: every ISA and npu-run give the same bits), or
+ * under -DNPU_F32_FMA fused with one rounding (fmaf), as the SIMD paths
+ * then do with FMA instructions (the same bits on every ISA again, but
+ * not npu-run's) */
+static inline float cf_mac(float acc, float x, float w)
+{
+#if defined(NPU_F32_FMA)
+	return fmaf(x, w, acc);
+#else
+	float prod = x * w;
+	return acc + prod;
+#endif
+}
+
 /* the fast path applies (f32 in and out): its scratch bytes, whatever the
  * ISA (0: it does not apply) */
 static size_t cf_fast_scratch(const int32_t *p)
@@ -2142,7 +2157,7 @@ static void cf_weights(const int32_t *p, const void *w, const float *wscale, int
  * pixels per tap. */
 #if defined(NPU_NO_SIMD)
 #define CF_VL 0
-#elif defined(__AVX512F__)
+#elif defined(__AVX512F__) && (defined(__FMA__) || !defined(NPU_F32_FMA))
 #define CF_VL 16
 typedef __m512 cf_v;
 #define CF_LD(p) _mm512_loadu_ps(p)
@@ -2150,9 +2165,10 @@ typedef __m512 cf_v;
 #define CF_SET1(f) _mm512_set1_ps(f)
 #define CF_ADD(a, b) _mm512_add_ps(a, b)
 #define CF_MUL(a, b) _mm512_mul_ps(a, b)
+#define CF_FMA(a, x, w) _mm512_fmadd_ps(x, w, a)
 #define CF_GTSEL(a, b) _mm512_max_ps(a, b)	/* a > b ? a : b, lane by lane */
 #define CF_LTSEL(a, b) _mm512_min_ps(a, b)	/* a < b ? a : b */
-#elif defined(__AVX2__)
+#elif defined(__AVX2__) && (defined(__FMA__) || !defined(NPU_F32_FMA))
 #define CF_VL 8
 typedef __m256 cf_v;
 #define CF_LD(p) _mm256_loadu_ps(p)
@@ -2160,9 +2176,10 @@ typedef __m256 cf_v;
 #define CF_SET1(f) _mm256_set1_ps(f)
 #define CF_ADD(a, b) _mm256_add_ps(a, b)
 #define CF_MUL(a, b) _mm256_mul_ps(a, b)
+#define CF_FMA(a, x, w) _mm256_fmadd_ps(x, w, a)
 #define CF_GTSEL(a, b) _mm256_max_ps(a, b)
 #define CF_LTSEL(a, b) _mm256_min_ps(a, b)
-#elif defined(__SSE2__)
+#elif defined(__SSE2__) && !defined(NPU_F32_FMA)	/* no FMA: the portable C does fmaf */
 #define CF_VL 4
 typedef __m128 cf_v;
 #define CF_LD(p) _mm_loadu_ps(p)
@@ -2180,10 +2197,16 @@ typedef float32x4_t cf_v;
 #define CF_SET1(f) vdupq_n_f32(f)
 #define CF_ADD(a, b) vaddq_f32(a, b)
 #define CF_MUL(a, b) vmulq_f32(a, b)
+#define CF_FMA(a, x, w) vfmaq_f32(a, x, w)
 #define CF_GTSEL(a, b) vbslq_f32(vcgtq_f32(a, b), a, b)
 #define CF_LTSEL(a, b) vbslq_f32(vcltq_f32(a, b), a, b)
 #else
 #define CF_VL 0
+#endif
+#if CF_VL > 0 && defined(NPU_F32_FMA)
+#define CF_MAC(a, x, w) CF_FMA(a, x, w)	/* cf_mac in lanes */
+#elif CF_VL > 0
+#define CF_MAC(a, x, w) CF_ADD(a, CF_MUL(x, w))
 #endif
 /* CF_MP pixels per tile: 12 accumulator registers */
 #if CF_VL == 16
@@ -2253,7 +2276,7 @@ static void cf_interior(int W, int OW, int KW, int SW, int PL, int DW, int *lo, 
 #define CF_DECL(i) cf_v a##i = CF_LD(b + ((i) % CF_NV) * CF_VL);
 #define CF_STEP(i) \
 	if ((i) < NA) \
-		a##i = CF_ADD(a##i, CF_MUL(CF_SET1(x[xo[(i) / CF_NV] + r]), CF_WSEL((i) % CF_NV)));
+		a##i = CF_MAC(a##i, CF_SET1(x[xo[(i) / CF_NV] + r]), CF_WSEL((i) % CF_NV));
 #define CF_STORE(i) \
 	if ((i) < NA) \
 		CF_ST(out + ((i) / CF_NV) * CF_NR + ((i) % CF_NV) * CF_VL, a##i);
@@ -2306,7 +2329,7 @@ static int cf_out_vec(float *v, int n, float lo, float hi, int32_t act)
 #define CF_PDECL(i) cf_v a##i = CF_SET1(b[(i) / (NV)]);
 #define CF_PSTEP(i) \
 	if ((i) < NA) \
-		a##i = CF_ADD(a##i, CF_MUL(CF_LD(xk + ((i) % (NV)) * CF_VL), CF_SET1(wr[(i) / (NV)][k])));
+		a##i = CF_MAC(a##i, CF_LD(xk + ((i) % (NV)) * CF_VL), CF_SET1(wr[(i) / (NV)][k]));
 /* Store accumulator A to YO: clamped (and ReLU) in lanes when vec, else
  * lane by lane through cf_out. */
 #define CF_PUT(YO, A) \
@@ -2363,7 +2386,7 @@ CF_PW(cf_pw11, 1, 1, CF_R4)
 #define CF_XDECL(i) cf_v a##i = CF_SET1(b[(i) / (NV)]);
 #define CF_XSTEP(i) \
 	if ((i) < NA) \
-		a##i = CF_ADD(a##i, CF_MUL(CF_LD(xk + ((i) % (NV)) * CF_VL), CF_SET1(wq[(i) / (NV)])));
+		a##i = CF_MAC(a##i, CF_LD(xk + ((i) % (NV)) * CF_VL), CF_SET1(wq[(i) / (NV)]));
 #define CF_XSTORE(i) \
 	if ((i) < NA) \
 		CF_PUT(y + (size_t)((i) / (NV)) * P + ((i) % (NV)) * CF_VL, a##i);
@@ -2580,8 +2603,11 @@ typedef __m256 cf_d;
 #define CF_DLD(p) _mm256_loadu_ps(p)
 #define CF_DST(p, v) _mm256_storeu_ps(p, v)
 #define CF_DSET1(f) _mm256_set1_ps(f)
-#define CF_DADD(a, b) _mm256_add_ps(a, b)
-#define CF_DMUL(a, b) _mm256_mul_ps(a, b)
+#if defined(NPU_F32_FMA)
+#define CF_DMAC(a, x, w) _mm256_fmadd_ps(x, w, a)
+#else
+#define CF_DMAC(a, x, w) _mm256_add_ps(a, _mm256_mul_ps(x, w))
+#endif
 #define CF_DGTSEL(a, b) _mm256_max_ps(a, b)
 #define CF_DLTSEL(a, b) _mm256_min_ps(a, b)
 /* x[0], x[2], ..., x[14] (reads x[15]) */
@@ -2596,8 +2622,7 @@ typedef cf_v cf_d;
 #define CF_DLD(p) CF_LD(p)
 #define CF_DST(p, v) CF_ST(p, v)
 #define CF_DSET1(f) CF_SET1(f)
-#define CF_DADD(a, b) CF_ADD(a, b)
-#define CF_DMUL(a, b) CF_MUL(a, b)
+#define CF_DMAC(a, x, w) CF_MAC(a, x, w)
 #define CF_DGTSEL(a, b) CF_GTSEL(a, b)
 #define CF_DLTSEL(a, b) CF_LTSEL(a, b)
 #endif
@@ -2628,7 +2653,7 @@ static inline void cf_dwrow(const float *xc, ptrdiff_t xrow, int ow, int SW, int
 					v = CF_DLD(t);
 				}
 			}
-			acc = CF_DADD(acc, CF_DMUL(v, CF_DSET1(wf[kh * KW + kw])));
+			acc = CF_DMAC(acc, v, CF_DSET1(wf[kh * KW + kw]));
 		}
 	}
 	if (vec) {
@@ -2687,8 +2712,7 @@ static void cf_depthwise(const int32_t *p, void *const *a, float *wf)
 					for (int kh = kh0; kh < kh1; kh++) {
 						ptrdiff_t xr = xrow + (ptrdiff_t)kh * DH * W + (ptrdiff_t)ow * SW;
 						for (int kw = kw0; kw < kw1; kw++) {
-							float prod = xc[xr + (ptrdiff_t)kw * DW] * wf[kh * KW + kw];
-							acc += prod;
+							acc = cf_mac(acc, xc[xr + (ptrdiff_t)kw * DW], wf[kh * KW + kw]);
 						}
 					}
 					yr[ow] = cf_out(acc, lo, hi, act, p0, p1);
@@ -2735,8 +2759,7 @@ static void cf_reference(const int32_t *p, void *const *a, void *scratch)
 								int iw = ow * SW - PL + kw * DW;
 								if (iw < 0 || iw >= W)
 									continue;
-								float prod = rt_ldf(x, XT, xc + (size_t)ih * W + iw) * wc[kh * KW + kw];
-								acc += prod;
+								acc = cf_mac(acc, rt_ldf(x, XT, xc + (size_t)ih * W + iw), wc[kh * KW + kw]);
 							}
 						}
 					}
@@ -4713,8 +4736,7 @@ static void k_conv_nhwc_f(const int32_t *p, void *const *a, void *scratch)
 								int iw = ow * SW - PL + kw * DW;
 								if (iw < 0 || iw >= W)
 									continue;
-								float prod = rt_ldf(x, XT, xc + ((size_t)ih * W + iw) * C) * wc[kh * KW + kw];
-								acc += prod;
+								acc = cf_mac(acc, rt_ldf(x, XT, xc + ((size_t)ih * W + iw) * C), wc[kh * KW + kw]);
 							}
 						}
 					}

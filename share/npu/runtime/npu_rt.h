@@ -8,6 +8,11 @@
  * fixed order; build them without FMA contraction (-ffp-contract=off, the
  * default of -std=c99) and with SSE arithmetic on 32-bit x86
  * (-msse2 -mfpmath=sse), or results differ from npu-run's in the last bit.
+ * NPU_F32_FMA (opt-in, defined before the implementation is compiled):
+ * CONV_F and CONV_NHWC_F sum in the same order but fuse each multiply-add
+ * (fmaf, one rounding; the SIMD paths with FMA instructions: AVX2 with
+ * FMA, AVX-512, aarch64 NEON; x86 without FMA takes the portable C), so
+ * every ISA still computes the same bits, which are no longer npu-run's.
  *
  * A model is a set of tables, all made of 32-bit words so that the binary
  * form (npu-emit --format bin) can be used in place:
