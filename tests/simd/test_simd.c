@@ -283,12 +283,21 @@ static int cf_fused(void)
 	volatile float a = 1.0f + 1.0f / 4096, m1 = -1.0f;
 	return cf_mac(m1, a, a) != 1.0f / 2048;
 }
-static int one_f(int dw, int *fast)
+/* a fixed float case: N C H W OC KH KW SH SW PT PB PL PR DH DW G, then
+ * the activation (as one_f draws it: 0 none, 1 clip 0..6, 2 sigmoid, 3
+ * ReLU), int8 weights, full-mantissa values */
+typedef struct {
+	int N, C, H, W, OC, KH, KW, SH, SW, PT, PB, PL, PR, DH, DW, G, act, i8, full;
+} fshape;
+static int one_f(int dw, const fshape *fx, int *fast)
 {
 	int N = ri(1, 2), G = 1, C, OC, KH = ri(1, 4), KW = ri(1, 4), SH = ri(1, 3), SW = ri(1, 3);
 	int DH = ri(1, 2), DW = ri(1, 2), H = ri(1, 12), W = ri(1, 30);
 	int PT = ri(0, KH), PB = ri(0, KH), PL = ri(0, KW), PR = ri(0, KW);
-	if (dw) {
+	if (fx) {
+		N = fx->N, C = fx->C, H = fx->H, W = fx->W, OC = fx->OC, KH = fx->KH, KW = fx->KW, SH = fx->SH;
+		SW = fx->SW, PT = fx->PT, PB = fx->PB, PL = fx->PL, PR = fx->PR, DH = fx->DH, DW = fx->DW, G = fx->G;
+	} else if (dw) {
 		C = OC = G = ri(1, 20);
 		if (ri(0, 1))
 			KH = KW = 3, DH = DW = 1, SH = SW = ri(1, 2), PT = PB = PL = PR = 1;
@@ -307,6 +316,8 @@ static int one_f(int dw, int *fast)
 	p[NPU_CV_SH] = SH, p[NPU_CV_SW] = SW, p[NPU_CV_PT] = PT, p[NPU_CV_PL] = PL;
 	p[NPU_CV_DH] = DH, p[NPU_CV_DW] = DW, p[NPU_CV_G] = G;
 	int i8 = ri(0, 3) == 0, act = ri(0, 3);
+	if (fx)
+		i8 = fx->i8, act = fx->act;
 	p[NPU_CV_XT] = NPU_T_F32, p[NPU_CV_WT] = i8 ? NPU_T_I8 : NPU_T_F32, p[NPU_CV_YT] = NPU_T_F32;
 	p[NPU_CV_LO] = (int32_t)npu_f32_bits(act == 1 ? 0.0f : -INFINITY);
 	p[NPU_CV_HI] = (int32_t)npu_f32_bits(act == 1 ? 6.0f : INFINITY);
@@ -317,7 +328,7 @@ static int one_f(int dw, int *fast)
 	float *y = malloc(4 * ny), *want = malloc(4 * ny);
 	uint32_t ss = npu_scratch_size(NPU_K_CONV_F, p);
 	uint8_t *scratch = malloc(ss + 16);
-	int full = ri(0, 1);
+	int full = fx ? fx->full : ri(0, 1);
 	for (size_t i = 0; i < nx; i++)
 		x[i] = ri(0, 9) ? (full ? rfm() : rf()) : ri(0, 1) ? 0.0f : -0.0f;	/* zeros of both signs */
 	for (size_t i = 0; i < nw; i++)
@@ -447,12 +458,33 @@ int main(void)
 	int ffails = 0, ffast = 0;
 	for (int i = 0; i < 400; i++) {
 		int f = 0;
-		ffails += !one_f(i % 3 == 0, &f);
+		ffails += !one_f(i % 3 == 0, NULL, &f);
 		ffast += f;
 	}
-	printf("# float: %d of 400 convolutions on the fast path (%s, %d lanes; sums %s)\n", ffast,
+	/* model-sized float layers: pointwise panels (whole panels of 48
+	 * pixels and the rest, K in chunks of CF_KC = 256 with partial sums in
+	 * y, 8 + 4 + 1 channel tiles), 3x3 rows, depthwise rows */
+	static const fshape ffix[] = {
+		{1, 600, 7, 9, 13, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 2, 0, 1},	/* 3 chunks, sigmoid after the last */
+		{1, 300, 14, 14, 21, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 1},	/* clip 0..6 */
+		{2, 257, 4, 24, 9, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 3, 0, 1},	/* 2 images, chunk of 1 */
+		{1, 40, 8, 6, 17, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 1, 1},	/* int8 weights: no panels */
+		{1, 32, 28, 28, 24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 3, 0, 0},
+		{1, 70, 12, 40, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 0, 1},
+		{1, 300, 7, 7, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1},
+		{1, 24, 12, 19, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 24, 3, 0, 1},
+		{1, 19, 30, 57, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 19, 1, 0, 1},
+		{1, 9, 11, 70, 9, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 9, 2, 0, 1},
+	};
+	int nff = (int)(sizeof ffix / sizeof ffix[0]);
+	for (int i = 0; i < nff; i++) {
+		int f = 0;
+		ffails += !one_f(0, &ffix[i], &f);
+		ffast += f;
+	}
+	printf("# float: %d of %d convolutions on the fast path (%s, %d lanes; sums %s)\n", ffast, 400 + nff,
 	       CF_VL ? "SIMD" : "no SIMD: the reference", CF_VL, cf_fused() ? "fused (NPU_F32_FMA)" : "unfused");
-	CHECK_MSG(ffails == 0, "%d of 400 float convolutions differ from the reference", ffails);
+	CHECK_MSG(ffails == 0, "%d of %d float convolutions differ from the reference", ffails, 400 + nff);
 #if defined(NPU_F32_FMA)
 	CHECK_MSG(cf_fused(), "NPU_F32_FMA: cf_mac does not fuse");
 #else

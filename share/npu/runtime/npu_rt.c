@@ -2091,6 +2091,10 @@ static void k_conv_q(const int32_t *p, void *const *a, void *scratch)
  * every ISA: the scratch size npu-emit computes must not depend on the
  * flags the header is built with */
 #define CF_NR 16
+/* the pointwise path's panels: at most CF_KC input channels of 48 pixels
+ * (3 vectors of the widest ISA) */
+#define CF_KC 256
+#define CF_PBMAX 48
 
 /* one step of a float convolution's sum, acc + x w: the product rounded,
  * then added (the default: every ISA and npu-run give the same bits), or
@@ -2120,6 +2124,9 @@ static size_t cf_fast_scratch(const int32_t *p)
 	if (k > (1 << 24))
 		return 0;
 	int64_t n = C / G == 1 && OC == G ? k : k * (CF_NR + 1);	/* depthwise: one row */
+	if (G == 1 && p[NPU_CV_KH] == 1 && p[NPU_CV_KW] == 1 && p[NPU_CV_SH] == 1 && p[NPU_CV_SW] == 1 &&
+	    p[NPU_CV_PT] == 0 && p[NPU_CV_PL] == 0 && p[NPU_CV_OW] == p[NPU_CV_W] && (k < CF_KC ? k : CF_KC) * CF_PBMAX > n)
+		n = (k < CF_KC ? k : CF_KC) * CF_PBMAX;	/* pointwise: a panel */
 	return (size_t)((n * 4 + 63) & ~(int64_t)63);
 }
 /* @npu-end */
@@ -2246,8 +2253,10 @@ static void cf_interior(int W, int OW, int KW, int SW, int PL, int DW, int *lo, 
  * window at x offset xo[m], x CF_NR channels; out[m][j]. The CF_NA = NP
  * CF_NV accumulators are named (a0 .. a11) so that they live in
  * registers; accumulator i is pixel i / CF_NV, vector i % CF_NV. */
-#define CF_R4(X) X(0) X(1) X(2) X(3)
+#define CF_R3(X) X(0) X(1) X(2)
+#define CF_R4(X) CF_R3(X) X(3)
 #define CF_R12(X) CF_R4(X) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define CF_R24(X) CF_R12(X) X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23)
 #define CF_WSEL(v) ((v) == 0 ? w0 : (v) == 1 ? w1 : (v) == 2 ? w2 : w3)
 #define CF_TILE(NAME, NP, REP) \
 	static void NAME(const float *x, const ptrdiff_t *xo, const float *wp, int cg, size_t plane, int W, int KH, \
@@ -2361,6 +2370,47 @@ CF_PW(cf_pw11, 1, 1, CF_R4)
 #undef CF_PSTEP
 #undef CF_PSTORE
 
+/* The same sums over a packed panel of x: CF_PB = 3 CF_VL pixels of kn
+ * consecutive input channels k0 .. k0 + kn - 1 (xp[k CF_PB + i]), MR
+ * channels x 3 vectors. K is summed in chunks of at most CF_KC channels
+ * (the panel stays in the cache); a chunk after the first continues from
+ * the partial sums stored in y (a float stored and loaded back is the same
+ * float: the order and the bits are the reference's), and only the last
+ * one clamps and activates. */
+#define CF_PB (3 * CF_VL)
+#define CF_PP(NAME, MR, REP) \
+	static void NAME(const float *xp, const float *const *wr, int k0, int kn, const float *b, int cont, int fin, \
+			 float lo, float hi, int32_t act, int vec, float p0, float p1, float *const *yr) \
+	{ \
+		REP(CF_QDECL) \
+		for (int k = 0; k < kn; k++) { \
+			const float *xk = xp + (size_t)k * CF_PB; \
+			REP(CF_QSTEP) \
+		} \
+		REP(CF_QSTORE) \
+	}
+#define CF_QDECL(i) cf_v a##i = cont ? CF_LD(yr[(i) / 3] + ((i) % 3) * CF_VL) : CF_SET1(b[(i) / 3]);
+#define CF_QSTEP(i) \
+	a##i = CF_MAC(a##i, CF_LD(xk + ((i) % 3) * CF_VL), CF_SET1(wr[(i) / 3][k0 + k]));
+#define CF_QSTORE(i) \
+	if (fin) \
+		CF_PUT(yr[(i) / 3] + ((i) % 3) * CF_VL, a##i); \
+	else \
+		CF_ST(yr[(i) / 3] + ((i) % 3) * CF_VL, a##i);
+/* channels per panel tile: 24 accumulators where there are 32 registers */
+#if CF_VL == 16 || (CF_VL == 4 && defined(__aarch64__))
+#define CF_PM 8
+CF_PP(cf_pp8, 8, CF_R24)
+#else
+#define CF_PM 4
+#endif
+CF_PP(cf_pp4, 4, CF_R12)
+CF_PP(cf_pp1, 1, CF_R3)
+#undef CF_PP
+#undef CF_QDECL
+#undef CF_QSTEP
+#undef CF_QSTORE
+
 /* A stride-1 convolution's interior pixels of a row: like CF_PW, lanes
  * along pixels (x contiguous per tap), MR channels of the packed block wp
  * (weight of channel j, tap k at wp[k CF_NR + j]) broadcast per tap;
@@ -2416,6 +2466,42 @@ static void cf_pointwise(const int32_t *p, void *const *a, float *scratch)
 	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
 	int vec = lo <= hi && (act < 0 || act == NPU_U_RELU), P = p[NPU_CV_OH] * p[NPU_CV_OW];
 	size_t plane = (size_t)p[NPU_CV_H] * p[NPU_CV_W];
+	/* float32 weights: whole panels of CF_PB pixels, packed from x in
+	 * chunks of input channels, each panel against every channel (x is
+	 * read once; the weights of a chunk stay in the cache); the pixels past
+	 * the last whole panel below, straight from x */
+	int PF = p[NPU_CV_WT] == NPU_T_F32 ? P / CF_PB * CF_PB : 0;
+	for (int n = 0; n < N; n++)
+		for (int q = 0; q < PF; q += CF_PB)
+			for (int k0 = 0; k0 < K; k0 += CF_KC) {
+				int kn = K - k0 < CF_KC ? K - k0 : CF_KC;
+				const float *xq = x + (size_t)n * C * plane + (size_t)k0 * plane + q;
+				for (int k = 0; k < kn; k++)
+					memcpy(scratch + (size_t)k * CF_PB, xq + (size_t)k * plane, sizeof(float) * CF_PB);
+				for (int oc = 0; oc < OC;) {
+					int mr = OC - oc >= CF_PM ? CF_PM : OC - oc >= 4 ? 4 : 1;
+					const float *wr[CF_PM];
+					float b[CF_PM], *yr[CF_PM];
+					for (int m = 0; m < mr; m++) {
+						wr[m] = (const float *)w + (size_t)(oc + m) * K;
+						b[m] = bias ? ((const float *)bias)[oc + m] : 0.0f;
+						yr[m] = y + ((size_t)n * OC + oc + m) * (size_t)P + q;
+					}
+					int cont = k0 > 0, fin = k0 + kn == K;
+#if CF_PM == 8
+					if (mr == 8)
+						cf_pp8(scratch, wr, k0, kn, b, cont, fin, lo, hi, act, vec, p0, p1, yr);
+					else
+#endif
+					if (mr == 4)
+						cf_pp4(scratch, wr, k0, kn, b, cont, fin, lo, hi, act, vec, p0, p1, yr);
+					else
+						cf_pp1(scratch, wr, k0, kn, b, cont, fin, lo, hi, act, vec, p0, p1, yr);
+					oc += mr;
+				}
+			}
+	if (PF == P)
+		return;
 	for (int oc = 0; oc < OC; oc += 4) {
 		int mr = OC - oc < 4 ? 1 : 4;
 		const float *wr[4];
@@ -2431,7 +2517,7 @@ static void cf_pointwise(const int32_t *p, void *const *a, float *scratch)
 		}
 		for (int n = 0; n < N; n++) {
 			const float *xn = x + (size_t)n * C * plane;
-			for (int q = 0; q < P;) {
+			for (int q = PF; q < P;) {
 				int nv = P - q >= 3 * CF_VL ? 3 : 1, at = q;
 				if (P - q < CF_VL)	/* overlap the vector before */
 					at = P - CF_VL;
