@@ -2713,6 +2713,56 @@ typedef cf_v cf_d;
 #define CF_DLTSEL(a, b) CF_LTSEL(a, b)
 #endif
 
+/* the CF_DL inputs of a tap for consecutive outputs (stride SW) */
+static inline cf_d cf_dld(const float *xp, int SW)
+{
+	if (SW == 1)
+		return CF_DLD(xp);
+#if CF_VL >= 8
+	if (SW == 2)
+		return cf_dld2(xp);
+#endif
+	float t[CF_DL];
+	for (int l = 0; l < CF_DL; l++)
+		t[l] = xp[(ptrdiff_t)l * SW];
+	return CF_DLD(t);
+}
+
+/* the epilogue of cf_dwrow in lanes (vec) */
+static inline cf_d cf_dout(cf_d v, int vec, float lo, float hi, int32_t act)
+{
+	if (vec) {
+		v = CF_DLTSEL(CF_DSET1(hi), CF_DGTSEL(CF_DSET1(lo), v));
+		if (act == NPU_U_RELU)
+			v = CF_DGTSEL(v, CF_DSET1(0.0f));
+	}
+	return v;
+}
+
+/* cf_dwrow for 4 CF_DL outputs ow .. ow + 4 CF_DL - 1: four independent
+ * sums in flight (one would wait on each add's latency) */
+static inline void cf_dwrow4(const float *xc, ptrdiff_t xrow, int ow, int SW, int DH, int DW, int W, int kh0, int kh1,
+			     int KW, const float *wf, float b, int vec, float lo, float hi, int32_t act, float *o)
+{
+	cf_d a0 = CF_DSET1(b), a1 = a0, a2 = a0, a3 = a0;
+	ptrdiff_t bs = (ptrdiff_t)CF_DL * SW;
+	for (int kh = kh0; kh < kh1; kh++) {
+		const float *xr = xc + xrow + (ptrdiff_t)kh * DH * W + (ptrdiff_t)ow * SW;
+		for (int kw = 0; kw < KW; kw++) {
+			const float *xp = xr + (ptrdiff_t)kw * DW;
+			cf_d wv = CF_DSET1(wf[kh * KW + kw]);
+			a0 = CF_DMAC(a0, cf_dld(xp, SW), wv);
+			a1 = CF_DMAC(a1, cf_dld(xp + bs, SW), wv);
+			a2 = CF_DMAC(a2, cf_dld(xp + 2 * bs, SW), wv);
+			a3 = CF_DMAC(a3, cf_dld(xp + 3 * bs, SW), wv);
+		}
+	}
+	CF_DST(o, cf_dout(a0, vec, lo, hi, act));
+	CF_DST(o + CF_DL, cf_dout(a1, vec, lo, hi, act));
+	CF_DST(o + 2 * CF_DL, cf_dout(a2, vec, lo, hi, act));
+	CF_DST(o + 3 * CF_DL, cf_dout(a3, vec, lo, hi, act));
+}
+
 /* outputs ow .. ow + CF_DL - 1 of a row, every tap inside the row, into
  * o; with vec (cf_out_vec's condition) clamped and ReLU'd as cf_out does */
 static inline void cf_dwrow(const float *xc, ptrdiff_t xrow, int ow, int SW, int DH, int DW, int W, int kh0, int kh1,
@@ -2721,33 +2771,10 @@ static inline void cf_dwrow(const float *xc, ptrdiff_t xrow, int ow, int SW, int
 	cf_d acc = CF_DSET1(b);
 	for (int kh = kh0; kh < kh1; kh++) {
 		ptrdiff_t xr = xrow + (ptrdiff_t)kh * DH * W + (ptrdiff_t)ow * SW;
-		for (int kw = 0; kw < KW; kw++) {
-			const float *xp = xc + xr + (ptrdiff_t)kw * DW;
-			cf_d v;
-			if (SW == 1) {
-				v = CF_DLD(xp);
-			} else {
-#if CF_VL >= 8
-				if (SW == 2) {
-					v = cf_dld2(xp);
-				} else
-#endif
-				{
-					float t[CF_DL];
-					for (int l = 0; l < CF_DL; l++)
-						t[l] = xp[(ptrdiff_t)l * SW];
-					v = CF_DLD(t);
-				}
-			}
-			acc = CF_DMAC(acc, v, CF_DSET1(wf[kh * KW + kw]));
-		}
+		for (int kw = 0; kw < KW; kw++)
+			acc = CF_DMAC(acc, cf_dld(xc + xr + (ptrdiff_t)kw * DW, SW), CF_DSET1(wf[kh * KW + kw]));
 	}
-	if (vec) {
-		acc = CF_DLTSEL(CF_DSET1(hi), CF_DGTSEL(CF_DSET1(lo), acc));
-		if (act == NPU_U_RELU)
-			acc = CF_DGTSEL(acc, CF_DSET1(0.0f));
-	}
-	CF_DST(o, acc);
+	CF_DST(o, cf_dout(acc, vec, lo, hi, act));
 }
 
 static void cf_depthwise(const int32_t *p, void *const *a, float *wf)
@@ -2778,6 +2805,18 @@ static void cf_depthwise(const int32_t *p, void *const *a, float *wf)
 				float *yr = yc + (size_t)oh * OW;
 				for (int ow = 0; ow < OW;) {
 					int at = ow;
+					if (ow >= ilo && ow + 4 * CF_DL <= ihi) {
+						if (vec) {
+							cf_dwrow4(xc, xrow, ow, SW, DH, DW, W, kh0, kh1, KW, wf, b, 1, lo, hi, act, yr + ow);
+						} else {
+							float o[4 * CF_DL];
+							cf_dwrow4(xc, xrow, ow, SW, DH, DW, W, kh0, kh1, KW, wf, b, 0, lo, hi, act, o);
+							for (int l = 0; l < 4 * CF_DL; l++)
+								yr[ow + l] = cf_out(o[l], lo, hi, act, p0, p1);
+						}
+						ow += 4 * CF_DL;
+						continue;
+					}
 					if (ow >= ilo && ow < ihi && ihi - ilo >= CF_DL) {
 						if (ow + CF_DL > ihi)	/* overlap the block before */
 							at = ihi - CF_DL;
