@@ -353,6 +353,67 @@ static int one_f(int dw, const fshape *fx, int *fast)
 	return ok;
 }
 
+/* POOL_F's float32 row path (k_pool_f: the columns whose window is inside
+ * the row, a tap at a time) against the definition: max from the first
+ * cell, v > r ? v : r (NaN kept only first), average 0 + cells / count
+ * (pl_window's count); random shapes, padding, ceil-mode overhang, zeros of
+ * both signs and NaNs; same bits */
+static int pool_f_cases(void)
+{
+	int fails = 0, rows = 0;
+	for (int it = 0; it < 300; it++) {
+		int N = ri(1, 2), C = ri(1, 3), H = ri(1, 20), W = ri(1, 60), KH = ri(1, 4), KW = ri(1, 4);
+		int SH = ri(1, 3), SW = ri(1, 3), PT = ri(0, KH - 1), PL = ri(0, KW - 1);
+		int PB = ri(0, KH - 1) + ri(0, 1), PR = ri(0, KW - 1) + ri(0, 1);	/* ceil mode: one more */
+		int OH = (H + PT + PB - KH) / SH + 1, OW = (W + PL + PR - KW) / SW + 1;
+		if (OH < 1 || OW < 1)
+			continue;
+		int32_t p[NPU_PL_COUNT] = {0};
+		p[NPU_PL_N] = N, p[NPU_PL_C] = C, p[NPU_PL_H] = H, p[NPU_PL_W] = W, p[NPU_PL_OH] = OH, p[NPU_PL_OW] = OW;
+		p[NPU_PL_KH] = KH, p[NPU_PL_KW] = KW, p[NPU_PL_SH] = SH, p[NPU_PL_SW] = SW, p[NPU_PL_PT] = PT;
+		p[NPU_PL_PL] = PL, p[NPU_PL_PB] = PB, p[NPU_PL_PR] = PR;
+		p[NPU_PL_MODE] = ri(0, 1) ? NPU_POOL_AVG : NPU_POOL_MAX, p[NPU_PL_COUNT_PAD] = ri(0, 1);
+		p[NPU_PL_XT] = p[NPU_PL_YT] = NPU_T_F32;
+		size_t nx = (size_t)N * C * H * W, ny = (size_t)N * C * OH * OW;
+		float *x = malloc(4 * nx), *y = malloc(4 * ny), *want = malloc(4 * ny);
+		for (size_t i = 0; i < nx; i++) {
+			int k = ri(0, 19);
+			x[i] = k == 0 ? 0.0f : k == 1 ? -0.0f : k == 2 ? NAN : rfm();
+		}
+		for (int nc = 0; nc < N * C; nc++)
+			for (int oh = 0; oh < OH; oh++)
+				for (int ow = 0; ow < OW; ow++) {
+					pl_win w;
+					pl_window(p, oh, ow, &w);
+					float r = 0;
+					int first = 1;
+					for (int ih = w.ih0; ih < w.ih1; ih++)
+						for (int iw = w.iw0; iw < w.iw1; iw++) {
+							float v = x[((size_t)nc * H + ih) * W + iw];
+							if (p[NPU_PL_MODE] == NPU_POOL_AVG)
+								r += v;
+							else if (first || v > r)
+								r = v;
+							first = 0;
+						}
+					if (p[NPU_PL_MODE] == NPU_POOL_AVG)
+						r = r / (float)(w.count > 0 ? w.count : 1);
+					want[((size_t)nc * OH + oh) * OW + ow] = r;
+				}
+		void *a[NPU_MAX_ARGS] = {x, y};
+		k_pool_f(p, a, NULL);
+		rows += OW > 2;
+		if (memcmp(y, want, 4 * ny) != 0) {
+			fails++;
+			printf("# pool_f N%d C%d %dx%d k%dx%d s%d,%d p%d,%d,%d,%d mode %d count_pad %d: differs\n", N, C, H, W,
+			       KH, KW, SH, SW, PT, PL, PB, PR, p[NPU_PL_MODE], p[NPU_PL_COUNT_PAD]);
+		}
+		free(x), free(y), free(want);
+	}
+	printf("# pool_f: %d failures, %d cases with rows of 3 outputs or more\n", fails, rows);
+	return fails == 0 && rows > 100;
+}
+
 int main(void)
 {
 	int paths[5] = {0, 0, 0, 0, 0}, fails = 0, path;
@@ -492,6 +553,7 @@ int main(void)
 #else
 	CHECK_MSG(!cf_fused(), "cf_mac fuses without NPU_F32_FMA");
 #endif
+	CHECK(pool_f_cases());
 	fails += !direct_cases(paths);
 	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks), panel %d (%d in K chunks)\n",
 	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked, paths[CQ_PANEL], kchunks);

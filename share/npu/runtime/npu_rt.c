@@ -3382,12 +3382,52 @@ static void k_pool_f(const int32_t *p, void *const *a, void *scratch)
 	int avg = p[NPU_PL_MODE] == NPU_POOL_AVG;
 	size_t yi = 0;
 	(void)scratch;
+	/* float32: the columns whose window lies inside the row, [clo, chi),
+	 * a tap at a time over the whole row (independent outputs in flight,
+	 * no per-element type switch), each output still over its taps in the
+	 * reference's order from the same start (max: the first tap; average:
+	 * 0) */
+	int SW = p[NPU_PL_SW], PL = p[NPU_PL_PL], KW = p[NPU_PL_KW], clo = 0, chi = 0;
+	if (XT == NPU_T_F32 && YT == NPU_T_F32 && SW > 0 && KW > 0 && PL >= 0 && W >= KW) {
+		clo = (PL + SW - 1) / SW;
+		chi = (W - KW + PL) / SW + 1;
+		chi = chi > OW ? OW : chi;
+		clo = clo > chi ? chi : clo;
+	}
 	for (int nc = 0; nc < N * C; nc++) {
 		size_t xc = (size_t)nc * H * W;
 		for (int oh = 0; oh < OH; oh++)
 			for (int ow = 0; ow < OW; ow++, yi++) {
 				pl_win w;
 				pl_window(p, oh, ow, &w);
+				if (ow == clo && clo < chi && w.ih0 < w.ih1) {
+					const float *xf = (const float *)x + xc;
+					float *yr = (float *)y + yi;
+					int n = chi - clo;
+					for (int ih = w.ih0; ih < w.ih1; ih++)
+						for (int kw = 0; kw < KW; kw++) {
+							const float *xs = xf + (size_t)ih * W + (size_t)clo * SW - PL + kw;
+							int t0 = ih == w.ih0 && kw == 0;
+							if (avg) {
+								for (int i = 0; i < n; i++)
+									yr[i] = (t0 ? 0.0f : yr[i]) + xs[(size_t)i * SW];
+							} else if (t0) {
+								for (int i = 0; i < n; i++)
+									yr[i] = xs[(size_t)i * SW];
+							} else {
+								for (int i = 0; i < n; i++) {
+									float v = xs[(size_t)i * SW];
+									yr[i] = v > yr[i] ? v : yr[i];
+								}
+							}
+						}
+					for (int i = 0; avg && i < n; i++) {
+						pl_window(p, oh, clo + i, &w);
+						yr[i] = yr[i] / (float)(w.count > 0 ? w.count : 1);
+					}
+					ow = chi - 1, yi += (size_t)n - 1;
+					continue;
+				}
 				float r = 0;
 				int first = 1;
 				for (int ih = w.ih0; ih < w.ih1; ih++)
