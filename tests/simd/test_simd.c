@@ -289,6 +289,7 @@ static int cf_fused(void)
 typedef struct {
 	int N, C, H, W, OC, KH, KW, SH, SW, PT, PB, PL, PR, DH, DW, G, act, i8, full;
 } fshape;
+static int f_packed;	/* float cases also run on packed weights */
 static int one_f(int dw, const fshape *fx, int *fast)
 {
 	int N = ri(1, 2), G = 1, C, OC, KH = ri(1, 4), KW = ri(1, 4), SH = ri(1, 3), SW = ri(1, 3);
@@ -345,6 +346,23 @@ static int one_f(int dw, const fshape *fx, int *fast)
 	int ok = memcmp(y, want, 4 * ny) == 0;
 	for (size_t i = ss; i < ss + 16; i++)
 		ok &= scratch[i] == 0xa5;
+	/* float32 weights packed as npu-emit packs them (NPU_CV_WPACK): the
+	 * fast path and the reference loop on them, the same bits */
+	size_t pk = i8 ? 0 : npu_conv_f_pack(p, NULL, NULL);
+	if (pk) {
+		float *wpk = malloc(pk);
+		npu_conv_f_pack(p, w, wpk);
+		p[NPU_CV_WPACK] = 1;
+		a[1] = wpk;
+		memset(y, 0x5a, 4 * ny);
+		k_conv_f(p, a, scratch);
+		ok &= memcmp(y, want, 4 * ny) == 0;
+		memset(y, 0x5a, 4 * ny);
+		cf_reference(p, a, scratch);
+		ok &= memcmp(y, want, 4 * ny) == 0;
+		f_packed++;
+		free(wpk);
+	}
 	*fast = cf_fast_scratch(p) != 0;
 	if (!ok)
 		printf("# float N%d C%d %dx%d OC%d k%dx%d s%d,%d p%d,%d d%d,%d g%d i8 %d act %d bias %d: differs\n", N, C, H,
@@ -548,6 +566,8 @@ int main(void)
 	printf("# float: %d of %d convolutions on the fast path (%s, %d lanes; sums %s)\n", ffast, 400 + nff,
 	       CF_VL ? "SIMD" : "no SIMD: the reference", CF_VL, cf_fused() ? "fused (NPU_F32_FMA)" : "unfused");
 	CHECK_MSG(ffails == 0, "%d of %d float convolutions differ from the reference", ffails, 400 + nff);
+	printf("# float: %d of them also on weights packed by npu_conv_f_pack\n", f_packed);
+	CHECK(f_packed > 150);
 #if defined(NPU_F32_FMA)
 	CHECK_MSG(cf_fused(), "NPU_F32_FMA: cf_mac does not fuse");
 #else

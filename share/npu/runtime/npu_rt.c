@@ -2132,12 +2132,57 @@ static size_t cf_fast_scratch(const int32_t *p)
 /* @npu-end */
 
 /* @npu-kernel CONV_F */
+/* the float32 weights can be packed (npu_conv_f_pack): f32 in, weights
+ * and out, a fast path, not depthwise */
+static int cf_packable(const int32_t *p)
+{
+	int G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
+	return p[NPU_CV_WT] == NPU_T_F32 && cf_fast_scratch(p) && !(p[NPU_CV_C] / G == 1 && p[NPU_CV_OC] == G);
+}
+
+static int cf_packed(const int32_t *p)
+{
+	return p[NPU_CV_WPACK] == 1 && cf_packable(p);
+}
+
+/* where packed w[oc][0] is (w[oc][k] at CF_NR k past it) */
+static size_t cf_packed_at(const int32_t *p, int oc, int K)
+{
+	int G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1, og = p[NPU_CV_OC] / G, nb = (og + CF_NR - 1) / CF_NR;
+	int g = oc / og, ol = oc % og;
+	return (((size_t)g * nb + (size_t)(ol / CF_NR)) * (size_t)K) * CF_NR + (size_t)(ol % CF_NR);
+}
+
+size_t npu_conv_f_pack(const int32_t *p, const float *w, float *out)
+{
+	if (!cf_packable(p))
+		return 0;
+	int G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1, OC = p[NPU_CV_OC], og = OC / G, nb = (og + CF_NR - 1) / CF_NR;
+	int K = p[NPU_CV_C] / G * p[NPU_CV_KH] * p[NPU_CV_KW];
+	size_t n = (size_t)G * nb * (size_t)K * CF_NR;
+	if (out) {
+		memset(out, 0, n * sizeof(float));
+		for (int oc = 0; oc < OC; oc++) {
+			float *o = out + cf_packed_at(p, oc, K);
+			for (int k = 0; k < K; k++)
+				o[(size_t)k * CF_NR] = w[(size_t)oc * K + k];
+		}
+	}
+	return n * sizeof(float);
+}
+
 /* Weights of one output channel as the float values the products use. */
 static void cf_weights(const int32_t *p, const void *w, const float *wscale, int oc, int k, float *wf)
 {
 	int32_t WT = p[NPU_CV_WT];
 	int half = p[NPU_CV_XT] == NPU_T_F16;
 	size_t base = (size_t)oc * (size_t)k;
+	if (cf_packed(p)) {
+		const float *wo = (const float *)w + cf_packed_at(p, oc, k);
+		for (int i = 0; i < k; i++)
+			wf[i] = wo[(size_t)i * CF_NR];
+		return;
+	}
 	for (int i = 0; i < k; i++) {
 		float v;
 		if (WT == NPU_T_I8) {
@@ -2324,8 +2369,8 @@ static int cf_out_vec(float *v, int n, float lo, float hi, int32_t act)
  * (1 or 4) channels x NV (1 or 3) vectors of pixels; accumulator i is
  * channel i / NV, vector i % NV. */
 #define CF_PW(NAME, MR, NV, REP) \
-	static void NAME(const float *x, size_t plane, const float *const *wr, int K, const float *b, float lo, \
-			 float hi, int32_t act, int vec, float p0, float p1, float *const *yr) \
+	static void NAME(const float *x, size_t plane, const float *const *wr, size_t ws, int K, const float *b, \
+			 float lo, float hi, int32_t act, int vec, float p0, float p1, float *const *yr) \
 	{ \
 		enum { NA = (MR) * (NV) }; \
 		REP(CF_PDECL) \
@@ -2338,7 +2383,7 @@ static int cf_out_vec(float *v, int n, float lo, float hi, int32_t act)
 #define CF_PDECL(i) cf_v a##i = CF_SET1(b[(i) / (NV)]);
 #define CF_PSTEP(i) \
 	if ((i) < NA) \
-		a##i = CF_MAC(a##i, CF_LD(xk + ((i) % (NV)) * CF_VL), CF_SET1(wr[(i) / (NV)][k]));
+		a##i = CF_MAC(a##i, CF_LD(xk + ((i) % (NV)) * CF_VL), CF_SET1(wr[(i) / (NV)][k * ws]));
 /* Store accumulator A to YO: clamped (and ReLU) in lanes when vec, else
  * lane by lane through cf_out. */
 #define CF_PUT(YO, A) \
@@ -2379,8 +2424,8 @@ CF_PW(cf_pw11, 1, 1, CF_R4)
  * one clamps and activates. */
 #define CF_PB (3 * CF_VL)
 #define CF_PP(NAME, MR, REP) \
-	static void NAME(const float *xp, const float *const *wr, int k0, int kn, const float *b, int cont, int fin, \
-			 float lo, float hi, int32_t act, int vec, float p0, float p1, float *const *yr) \
+	static void NAME(const float *xp, const float *const *wr, size_t ws, int k0, int kn, const float *b, int cont, \
+			 int fin, float lo, float hi, int32_t act, int vec, float p0, float p1, float *const *yr) \
 	{ \
 		REP(CF_QDECL) \
 		for (int k = 0; k < kn; k++) { \
@@ -2391,7 +2436,7 @@ CF_PW(cf_pw11, 1, 1, CF_R4)
 	}
 #define CF_QDECL(i) cf_v a##i = cont ? CF_LD(yr[(i) / 3] + ((i) % 3) * CF_VL) : CF_SET1(b[(i) / 3]);
 #define CF_QSTEP(i) \
-	a##i = CF_MAC(a##i, CF_LD(xk + ((i) % 3) * CF_VL), CF_SET1(wr[(i) / 3][k0 + k]));
+	a##i = CF_MAC(a##i, CF_LD(xk + ((i) % 3) * CF_VL), CF_SET1(wr[(i) / 3][(size_t)(k0 + k) * ws]));
 #define CF_QSTORE(i) \
 	if (fin) \
 		CF_PUT(yr[(i) / 3] + ((i) % 3) * CF_VL, a##i); \
@@ -2470,7 +2515,8 @@ static void cf_pointwise(const int32_t *p, void *const *a, float *scratch)
 	 * chunks of input channels, each panel against every channel (x is
 	 * read once; the weights of a chunk stay in the cache); the pixels past
 	 * the last whole panel below, straight from x */
-	int PF = p[NPU_CV_WT] == NPU_T_F32 ? P / CF_PB * CF_PB : 0;
+	int PF = p[NPU_CV_WT] == NPU_T_F32 ? P / CF_PB * CF_PB : 0, packed = cf_packed(p);
+	size_t ws = packed ? CF_NR : 1;	/* packed: w[oc][k] CF_NR floats after w[oc][k - 1] */
 	for (int n = 0; n < N; n++)
 		for (int q = 0; q < PF; q += CF_PB)
 			for (int k0 = 0; k0 < K; k0 += CF_KC) {
@@ -2483,20 +2529,20 @@ static void cf_pointwise(const int32_t *p, void *const *a, float *scratch)
 					const float *wr[CF_PM];
 					float b[CF_PM], *yr[CF_PM];
 					for (int m = 0; m < mr; m++) {
-						wr[m] = (const float *)w + (size_t)(oc + m) * K;
+						wr[m] = (const float *)w + (packed ? cf_packed_at(p, oc + m, K) : (size_t)(oc + m) * K);
 						b[m] = bias ? ((const float *)bias)[oc + m] : 0.0f;
 						yr[m] = y + ((size_t)n * OC + oc + m) * (size_t)P + q;
 					}
 					int cont = k0 > 0, fin = k0 + kn == K;
 #if CF_PM == 8
 					if (mr == 8)
-						cf_pp8(scratch, wr, k0, kn, b, cont, fin, lo, hi, act, vec, p0, p1, yr);
+						cf_pp8(scratch, wr, ws, k0, kn, b, cont, fin, lo, hi, act, vec, p0, p1, yr);
 					else
 #endif
 					if (mr == 4)
-						cf_pp4(scratch, wr, k0, kn, b, cont, fin, lo, hi, act, vec, p0, p1, yr);
+						cf_pp4(scratch, wr, ws, k0, kn, b, cont, fin, lo, hi, act, vec, p0, p1, yr);
 					else
-						cf_pp1(scratch, wr, k0, kn, b, cont, fin, lo, hi, act, vec, p0, p1, yr);
+						cf_pp1(scratch, wr, ws, k0, kn, b, cont, fin, lo, hi, act, vec, p0, p1, yr);
 					oc += mr;
 				}
 			}
@@ -2508,7 +2554,7 @@ static void cf_pointwise(const int32_t *p, void *const *a, float *scratch)
 		float b[4];
 		for (int m = 0; m < mr; m++) {
 			if (p[NPU_CV_WT] == NPU_T_F32) {
-				wr[m] = (const float *)w + (size_t)(oc + m) * K;
+				wr[m] = (const float *)w + (packed ? cf_packed_at(p, oc + m, K) : (size_t)(oc + m) * K);
 			} else {
 				cf_weights(p, w, wscale, oc + m, K, scratch + (size_t)m * K);
 				wr[m] = scratch + (size_t)m * K;
@@ -2525,13 +2571,13 @@ static void cf_pointwise(const int32_t *p, void *const *a, float *scratch)
 				for (int m = 0; m < mr; m++)
 					yr[m] = y + ((size_t)n * OC + oc + m) * (size_t)P + at;
 				if (mr == 4 && nv == 3)
-					cf_pw43(xn + at, plane, wr, K, b, lo, hi, act, vec, p0, p1, yr);
+					cf_pw43(xn + at, plane, wr, p[NPU_CV_WT] == NPU_T_F32 ? ws : 1, K, b, lo, hi, act, vec, p0, p1, yr);
 				else if (mr == 4)
-					cf_pw41(xn + at, plane, wr, K, b, lo, hi, act, vec, p0, p1, yr);
+					cf_pw41(xn + at, plane, wr, p[NPU_CV_WT] == NPU_T_F32 ? ws : 1, K, b, lo, hi, act, vec, p0, p1, yr);
 				else if (nv == 3)
-					cf_pw13(xn + at, plane, wr, K, b, lo, hi, act, vec, p0, p1, yr);
+					cf_pw13(xn + at, plane, wr, p[NPU_CV_WT] == NPU_T_F32 ? ws : 1, K, b, lo, hi, act, vec, p0, p1, yr);
 				else
-					cf_pw11(xn + at, plane, wr, K, b, lo, hi, act, vec, p0, p1, yr);
+					cf_pw11(xn + at, plane, wr, p[NPU_CV_WT] == NPU_T_F32 ? ws : 1, K, b, lo, hi, act, vec, p0, p1, yr);
 				q = at + nv * CF_VL;
 			}
 		}
@@ -2586,8 +2632,9 @@ static void cf_conv(const int32_t *p, void *const *a, float *scratch)
 	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
 	int cg = C / G, og = OC / G, K = cg * KH * KW, ilo, ihi, vec = lo <= hi && (act < 0 || act == NPU_U_RELU);
 	size_t plane = (size_t)H * W, P = (size_t)OH * OW;
-	float *wp = scratch, *wf = scratch + (size_t)K * CF_NR;
+	float *wt = scratch, *wf = scratch + (size_t)K * CF_NR;
 	float b[CF_NR], out[CF_MP * CF_NR];
+	int packed = cf_packed(p);
 	/* a 1x1 stride 1 conv without padding over whole rows: one row of P
 	 * pixels */
 	if (KH == 1 && KW == 1 && SH == 1 && SW == 1 && PT == 0 && PL == 0 && OW == W)
@@ -2597,10 +2644,13 @@ static void cf_conv(const int32_t *p, void *const *a, float *scratch)
 	for (int gr = 0; gr < G; gr++)
 		for (int ob = 0; ob < og; ob += CF_NR) {
 			int nr = og - ob < CF_NR ? og - ob : CF_NR, oc0 = gr * og + ob;
-			if (p[NPU_CV_WT] == NPU_T_F32) {	/* straight from w: rows written whole */
+			const float *wp = wt;	/* the block's weights [K][CF_NR] */
+			if (packed) {	/* as npu-emit packed them */
+				wp = (const float *)w + cf_packed_at(p, oc0, K);
+			} else if (p[NPU_CV_WT] == NPU_T_F32) {	/* straight from w: rows written whole */
 				const float *wo = (const float *)w + (size_t)oc0 * K;
 				for (int k = 0; k < K; k++) {
-					float *r = wp + (size_t)k * CF_NR;
+					float *r = wt + (size_t)k * CF_NR;
 					int j = 0;
 					for (; j < nr; j++)
 						r[j] = wo[(size_t)j * K + k];
@@ -2612,7 +2662,7 @@ static void cf_conv(const int32_t *p, void *const *a, float *scratch)
 					if (j < nr)
 						cf_weights(p, w, wscale, oc0 + j, K, wf);
 					for (int k = 0; k < K; k++)
-						wp[(size_t)k * CF_NR + j] = j < nr ? wf[k] : 0.0f;
+						wt[(size_t)k * CF_NR + j] = j < nr ? wf[k] : 0.0f;
 				}
 			}
 			for (int j = 0; j < CF_NR; j++)
