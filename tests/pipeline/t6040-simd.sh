@@ -97,6 +97,41 @@ for m in digits mobilenet_v2; do
 	done
 done
 
+# float32 mobilenet_v2 (pointwise panels, depthwise rows, packed weights,
+# max pooling): the header built with each instruction set computes
+# npu-run --mode runtime's bytes; with -DNPU_F32_FMA (fused sums) it stays
+# close but is no longer required to be equal
+npu-import-pt "$PT/mobilenet_v2.pt" $(grep "^mobilenet_v2 " "$PT/cases.txt" | cut -d' ' -f2-) | npu-fuse --all \
+	-o "$T/mobilenet_v2.f32.ir"
+same_f32() {
+	hcc=$1 runner=$2 tol=$3
+	ins=$(ls "$PT"/mobilenet_v2.in*.npy); args=""; for i in $ins; do args="$args -i $i"; done
+	rm -rf "$T/res" && mkdir "$T/res" && npu-emit "$T/mobilenet_v2.f32.ir" --name m -o "$T/npu_m.h" &&
+		$hcc $STRICT -O2 -DNPU_HEADER='"npu_m.h"' -DNPU_MODEL=npu_m_model -I"$T" "$EX/npu_host.c" -o "$T/host" -lm \
+			2>"$T/cc.err" &&
+		$runner "$T/host" run "$T/res" $ins &&
+		npu-run "$T/mobilenet_v2.f32.ir" $args --mode runtime --compare "$T/res" $tol >/dev/null
+}
+same_f32 "$CC" "" "--rtol 0 --atol 0"
+ok $? "mobilenet_v2 float32, portable: npu-run --mode runtime's bytes"
+if [ "$(uname -m)" = x86_64 ]; then
+	for isa in "-mavx2" "-mavx512f"; do
+		f=$(echo "$isa" | sed 's/-m//')
+		if grep -qw "$f" /proc/cpuinfo; then
+			same_f32 "$CC $isa" "" "--rtol 0 --atol 0"
+			ok $? "mobilenet_v2 float32, $isa: npu-run --mode runtime's bytes"
+		fi
+	done
+	if grep -qw avx512f /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+		same_f32 "$CC -mavx512f -mfma -DNPU_F32_FMA" "" "--rtol 1e-4 --atol 1e-5"
+		ok $? "mobilenet_v2 float32, -mavx512f -mfma -DNPU_F32_FMA: within 1e-4 of npu-run --mode runtime"
+	fi
+fi
+if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null; then
+	same_f32 "aarch64-linux-gnu-gcc" "qemu-aarch64 -L /usr/aarch64-linux-gnu" "--rtol 0 --atol 0"
+	ok $? "mobilenet_v2 float32, aarch64 NEON under qemu: npu-run --mode runtime's bytes"
+fi
+
 # the digits demo: the whole arena within 1.5 times the activations' lower bound
 npu-emit -v "$T/digits.q.ir" -o "$T/npu_d.h" 2>"$T/v.err"
 arena=$(sed -n 's/.*: arena \([0-9]*\) bytes (activations.*/\1/p' "$T/v.err")
