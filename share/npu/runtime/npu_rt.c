@@ -2199,14 +2199,16 @@ static void cf_weights(const int32_t *p, const void *w, const float *wscale, int
 /* The fast float32 paths (f32 activations, any weight type): per output
  * the same sum as the reference below, bias then input channel, kernel
  * row, kernel column over the taps inside the input, each product
- * rounded then added (no FMA), so the results are the reference's bit for
- * bit; the SIMD lanes are independent outputs. A convolution packs the
- * float weights of CF_NR output channels of one group at a time
- * ([K][CF_NR], zero past the group's last channel) and computes CF_MP
+ * rounded then added (no FMA; fused under NPU_F32_FMA, cf_mac), so the
+ * results are the reference's bit for bit; the SIMD lanes are independent
+ * outputs. A convolution takes the
+ * float weights of CF_NR output channels of one group at a time as
+ * [K][CF_NR] (zero past the group's last channel: float32 ones packed so
+ * by npu_conv_f_pack, others converted into the scratch) and computes CF_MP
  * pixels of one output row (columns whose taps are all inside the row;
  * the others one at a time) x CF_NR channels in registers; a depthwise
- * one (one input and one output channel per group) runs rows of CF_VL
- * pixels per tap. */
+ * one (one input and one output channel per group) runs rows of CF_DL
+ * pixels per tap, four blocks at a time where the row is long enough. */
 #if defined(NPU_NO_SIMD)
 #define CF_VL 0
 #elif defined(__AVX512F__) && (defined(__FMA__) || !defined(NPU_F32_FMA))
