@@ -2111,6 +2111,20 @@ static inline float cf_mac(float acc, float x, float w)
 #endif
 }
 
+/* a depthwise convolution's zero-padded plane (every window inside it):
+ * its row stride (room for a vector of CF_DL <= 16 outputs past the last,
+ * and one more float) and its floats; 0 when it does not apply */
+static int64_t cf_dw_plane(const int32_t *p, int64_t *rs)
+{
+	int64_t OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], Hp, Wp;
+	if (p[NPU_CV_PT] < 0 || p[NPU_CV_PL] < 0 || OH < 1 || OW < 1)
+		return 0;
+	Hp = (OH - 1) * p[NPU_CV_SH] + (int64_t)(p[NPU_CV_KH] - 1) * p[NPU_CV_DH] + 1;
+	Wp = (OW - 1) * p[NPU_CV_SW] + (int64_t)(p[NPU_CV_KW] - 1) * p[NPU_CV_DW] + 1;
+	*rs = Wp + 16 * (int64_t)p[NPU_CV_SW] + 1;
+	return Hp * *rs <= (1 << 24) ? Hp * *rs : 0;
+}
+
 /* the fast path applies (f32 in and out): its scratch bytes, whatever the
  * ISA (0: it does not apply) */
 static size_t cf_fast_scratch(const int32_t *p)
@@ -2123,7 +2137,9 @@ static size_t cf_fast_scratch(const int32_t *p)
 	int64_t k = (int64_t)(C / G) * p[NPU_CV_KH] * p[NPU_CV_KW];
 	if (k > (1 << 24))
 		return 0;
-	int64_t n = C / G == 1 && OC == G ? k : k * (CF_NR + 1);	/* depthwise: one row */
+	int64_t n = C / G == 1 && OC == G ? k : k * (CF_NR + 1), rs;	/* depthwise: one row */
+	if (C / G == 1 && OC == G && cf_dw_plane(p, &rs))	/* and the padded plane */
+		n = ((k + 15) & ~(int64_t)15) + cf_dw_plane(p, &rs);
 	if (G == 1 && p[NPU_CV_KH] == 1 && p[NPU_CV_KW] == 1 && p[NPU_CV_SH] == 1 && p[NPU_CV_SW] == 1 &&
 	    p[NPU_CV_PT] == 0 && p[NPU_CV_PL] == 0 && p[NPU_CV_OW] == p[NPU_CV_W] && (k < CF_KC ? k : CF_KC) * CF_PBMAX > n)
 		n = (k < CF_KC ? k : CF_KC) * CF_PBMAX;	/* pointwise: a panel */
@@ -2243,6 +2259,7 @@ typedef __m128 cf_v;
 #define CF_MUL(a, b) _mm_mul_ps(a, b)
 #define CF_GTSEL(a, b) _mm_max_ps(a, b)
 #define CF_LTSEL(a, b) _mm_min_ps(a, b)
+#define CF_ZN(v) _mm_movemask_ps(_mm_or_ps(_mm_cmpeq_ps(v, _mm_setzero_ps()), _mm_cmpunord_ps(v, v)))
 #elif defined(__ARM_NEON) && defined(__aarch64__)
 #define CF_VL 4
 typedef float32x4_t cf_v;
@@ -2254,6 +2271,7 @@ typedef float32x4_t cf_v;
 #define CF_FMA(a, x, w) vfmaq_f32(a, x, w)
 #define CF_GTSEL(a, b) vbslq_f32(vcgtq_f32(a, b), a, b)
 #define CF_LTSEL(a, b) vbslq_f32(vcltq_f32(a, b), a, b)
+#define CF_ZN(v) (vmaxvq_u32(vorrq_u32(vceqzq_f32(v), vmvnq_u32(vceqq_f32(v, v)))) != 0)
 #else
 #define CF_VL 0
 #endif
@@ -2748,6 +2766,7 @@ typedef __m256 cf_d;
 #endif
 #define CF_DGTSEL(a, b) _mm256_max_ps(a, b)
 #define CF_DLTSEL(a, b) _mm256_min_ps(a, b)
+#define CF_DZN(v) _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_EQ_UQ))	/* a lane 0 or NaN */
 /* x[0], x[2], ..., x[14] (reads x[15]) */
 static inline __m256 cf_dld2(const float *x)
 {
@@ -2763,6 +2782,7 @@ typedef cf_v cf_d;
 #define CF_DMAC(a, x, w) CF_MAC(a, x, w)
 #define CF_DGTSEL(a, b) CF_GTSEL(a, b)
 #define CF_DLTSEL(a, b) CF_LTSEL(a, b)
+#define CF_DZN(v) CF_ZN(v)
 #endif
 
 /* the CF_DL inputs of a tap for consecutive outputs (stride SW) */
@@ -2793,8 +2813,8 @@ static inline cf_d cf_dout(cf_d v, int vec, float lo, float hi, int32_t act)
 
 /* cf_dwrow for 4 CF_DL outputs ow .. ow + 4 CF_DL - 1: four independent
  * sums in flight (one would wait on each add's latency) */
-static inline void cf_dwrow4(const float *xc, ptrdiff_t xrow, int ow, int SW, int DH, int DW, int W, int kh0, int kh1,
-			     int KW, const float *wf, float b, int vec, float lo, float hi, int32_t act, float *o)
+static inline int cf_dwrow4(const float *xc, ptrdiff_t xrow, int ow, int SW, int DH, int DW, int W, int kh0, int kh1,
+			    int KW, const float *wf, float b, int vec, float lo, float hi, int32_t act, float *o)
 {
 	cf_d a0 = CF_DSET1(b), a1 = a0, a2 = a0, a3 = a0;
 	ptrdiff_t bs = (ptrdiff_t)CF_DL * SW;
@@ -2813,11 +2833,13 @@ static inline void cf_dwrow4(const float *xc, ptrdiff_t xrow, int ow, int SW, in
 	CF_DST(o + CF_DL, cf_dout(a1, vec, lo, hi, act));
 	CF_DST(o + 2 * CF_DL, cf_dout(a2, vec, lo, hi, act));
 	CF_DST(o + 3 * CF_DL, cf_dout(a3, vec, lo, hi, act));
+	return CF_DZN(a0) | CF_DZN(a1) | CF_DZN(a2) | CF_DZN(a3);
 }
 
 /* outputs ow .. ow + CF_DL - 1 of a row, every tap inside the row, into
- * o; with vec (cf_out_vec's condition) clamped and ReLU'd as cf_out does */
-static inline void cf_dwrow(const float *xc, ptrdiff_t xrow, int ow, int SW, int DH, int DW, int W, int kh0, int kh1,
+ * o; with vec (cf_out_vec's condition) clamped and ReLU'd as cf_out does;
+ * nonzero when a sum is 0 or NaN (cf_dwrow4 too) */
+static inline int cf_dwrow(const float *xc, ptrdiff_t xrow, int ow, int SW, int DH, int DW, int W, int kh0, int kh1,
 			    int KW, const float *wf, float b, int vec, float lo, float hi, int32_t act, float *o)
 {
 	cf_d acc = CF_DSET1(b);
@@ -2827,9 +2849,17 @@ static inline void cf_dwrow(const float *xc, ptrdiff_t xrow, int ow, int SW, int
 			acc = CF_DMAC(acc, cf_dld(xc + xr + (ptrdiff_t)kw * DW, SW), CF_DSET1(wf[kh * KW + kw]));
 	}
 	CF_DST(o, cf_dout(acc, vec, lo, hi, act));
+	return CF_DZN(acc);
 }
 
-static void cf_depthwise(const int32_t *p, void *const *a, float *wf)
+/* Depthwise over a zero-padded copy of each channel plane (scratch, after
+ * the weights): every output is a vector lane, CF_DL or 4 CF_DL at a time
+ * (a last block overlapping the one before, or a partial one). A tap in
+ * the padding adds 0 w = +-0 (w finite), which leaves any sum that is not
+ * zero unchanged: a sum that is zero (where the sign of zero can differ)
+ * or NaN (w infinite or NaN) is summed again over the taps inside the
+ * input, as the reference does; then the epilogue. */
+static void cf_dwpad(const int32_t *p, void *const *a, float *wf)
 {
 	const void *w = a[1], *bias = a[2];
 	const float *x = a[0], *wscale = a[3];
@@ -2837,63 +2867,60 @@ static void cf_depthwise(const int32_t *p, void *const *a, float *wf)
 	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W];
 	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
 	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
-	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW];
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], K = KH * KW;
 	int32_t act = p[NPU_CV_ACT];
 	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
-	int ilo, ihi, vec = lo <= hi && (act < 0 || act == NPU_U_RELU);
+	int vec = lo <= hi && (act < 0 || act == NPU_U_RELU);	/* the epilogue in lanes */
+	int64_t rs64, np = cf_dw_plane(p, &rs64);
+	int Hp = (OH - 1) * SH + (KH - 1) * DH + 1, Wp = (OW - 1) * SW + (KW - 1) * DW + 1, rs = (int)rs64;
+	int nr = H < Hp - PT ? H : Hp - PT, nc = W < Wp - PL ? W : Wp - PL;	/* rows, columns copied */
 	size_t plane = (size_t)H * W, P = (size_t)OH * OW;
-	/* interior columns; stride 2 on AVX2 reads one element more */
-	cf_interior(W - (CF_VL >= 8 && SW == 2), OW, KW, SW, PL, DW, &ilo, &ihi);
+	float *xp = wf + ((K + 15) & ~15);
+	memset(xp, 0, sizeof(float) * (size_t)np);	/* the padding stays zero */
 	for (int c = 0; c < C; c++) {
-		cf_weights(p, w, wscale, c, KH * KW, wf);
+		cf_weights(p, w, wscale, c, K, wf);
 		float b = bias ? ((const float *)bias)[c] : 0.0f;
 		for (int n = 0; n < N; n++) {
 			const float *xc = x + ((size_t)n * C + c) * plane;
 			float *yc = y + ((size_t)n * C + c) * P;
+			for (int ih = 0; ih < nr && nc > 0; ih++)
+				memcpy(xp + (size_t)(PT + ih) * rs + PL, xc + (size_t)ih * W, sizeof(float) * (size_t)nc);
 			for (int oh = 0; oh < OH; oh++) {
+				ptrdiff_t xrow = (ptrdiff_t)oh * SH * rs;
+				float *yr = yc + (size_t)oh * OW;
 				int kh0, kh1;
 				cf_taps(oh, SH, PT, DH, KH, H, &kh0, &kh1);
-				ptrdiff_t xrow = (ptrdiff_t)(oh * SH - PT) * W - PL;
-				float *yr = yc + (size_t)oh * OW;
-				for (int ow = 0; ow < OW;) {
-					int at = ow;
-					if (ow >= ilo && ow + 4 * CF_DL <= ihi) {
-						if (vec) {
-							cf_dwrow4(xc, xrow, ow, SW, DH, DW, W, kh0, kh1, KW, wf, b, 1, lo, hi, act, yr + ow);
-						} else {
-							float o[4 * CF_DL];
-							cf_dwrow4(xc, xrow, ow, SW, DH, DW, W, kh0, kh1, KW, wf, b, 0, lo, hi, act, o);
-							for (int l = 0; l < 4 * CF_DL; l++)
-								yr[ow + l] = cf_out(o[l], lo, hi, act, p0, p1);
-						}
-						ow += 4 * CF_DL;
+				for (int ow = 0, at, m, z; ow < OW; ow = at + m) {
+					if (ow + 4 * CF_DL <= OW) {
+						at = ow, m = 4 * CF_DL;
+						z = cf_dwrow4(xp, xrow, at, SW, DH, DW, rs, 0, KH, KW, wf, b, vec, lo, hi, act, yr + at);
+					} else if (OW >= CF_DL) {	/* the last block may overlap the one before */
+						at = ow + CF_DL <= OW ? ow : OW - CF_DL, m = CF_DL;
+						z = cf_dwrow(xp, xrow, at, SW, DH, DW, rs, 0, KH, KW, wf, b, vec, lo, hi, act, yr + at);
+					} else {
+						float o[CF_DL];
+						at = 0, m = OW;
+						z = cf_dwrow(xp, xrow, 0, SW, DH, DW, rs, 0, KH, KW, wf, b, vec, lo, hi, act, o);
+						memcpy(yr, o, sizeof(float) * (size_t)OW);
+					}
+					if (!z && vec)	/* final */
 						continue;
-					}
-					if (ow >= ilo && ow < ihi && ihi - ilo >= CF_DL) {
-						if (ow + CF_DL > ihi)	/* overlap the block before */
-							at = ihi - CF_DL;
-						if (vec) {
-							cf_dwrow(xc, xrow, at, SW, DH, DW, W, kh0, kh1, KW, wf, b, 1, lo, hi, act, yr + at);
-						} else {
-							float o[CF_DL];
-							cf_dwrow(xc, xrow, at, SW, DH, DW, W, kh0, kh1, KW, wf, b, 0, lo, hi, act, o);
-							for (int l = 0; l < CF_DL; l++)
-								yr[at + l] = cf_out(o[l], lo, hi, act, p0, p1);
+					/* a sum of 0 or NaN again as the reference does; the
+					 * epilogue on the raw sums */
+					for (int i = at; i < at + m; i++) {
+						float v = yr[i];
+						if (z) {
+							int kw0, kw1;
+							cf_taps(i, SW, PL, DW, KW, W, &kw0, &kw1);
+							ptrdiff_t xr = (ptrdiff_t)(oh * SH - PT) * W + (ptrdiff_t)i * SW - PL;
+							v = b;
+							for (int kh = kh0; kh < kh1; kh++)
+								for (int kw = kw0; kw < kw1; kw++)
+									v = cf_mac(v, xc[xr + (ptrdiff_t)kh * DH * W + (ptrdiff_t)kw * DW],
+										   wf[kh * KW + kw]);
 						}
-						ow = at + CF_DL;
-						continue;
+						yr[i] = cf_out(v, lo, hi, act, p0, p1);
 					}
-					int kw0, kw1;
-					cf_taps(ow, SW, PL, DW, KW, W, &kw0, &kw1);
-					float acc = b;
-					for (int kh = kh0; kh < kh1; kh++) {
-						ptrdiff_t xr = xrow + (ptrdiff_t)kh * DH * W + (ptrdiff_t)ow * SW;
-						for (int kw = kw0; kw < kw1; kw++) {
-							acc = cf_mac(acc, xc[xr + (ptrdiff_t)kw * DW], wf[kh * KW + kw]);
-						}
-					}
-					yr[ow] = cf_out(acc, lo, hi, act, p0, p1);
-					ow++;
 				}
 			}
 		}
@@ -2952,9 +2979,13 @@ static void k_conv_f(const int32_t *p, void *const *a, void *scratch)
 #if CF_VL > 0
 	if (cf_fast_scratch(p)) {
 		int G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
-		if (p[NPU_CV_C] == p[NPU_CV_OC] && G == p[NPU_CV_C])
-			cf_depthwise(p, a, scratch);
-		else if (G == 1 && p[NPU_CV_KH] == 1 && p[NPU_CV_KW] == 1 && p[NPU_CV_SH] == 1 && p[NPU_CV_SW] == 1 &&
+		int64_t rs;
+		if (p[NPU_CV_C] == p[NPU_CV_OC] && G == p[NPU_CV_C]) {
+			if (!cf_dw_plane(p, &rs))	/* negative padding, a huge plane */
+				cf_reference(p, a, scratch);
+			else
+				cf_dwpad(p, a, scratch);
+		} else if (G == 1 && p[NPU_CV_KH] == 1 && p[NPU_CV_KW] == 1 && p[NPU_CV_SH] == 1 && p[NPU_CV_SW] == 1 &&
 			 p[NPU_CV_PT] == 0 && p[NPU_CV_PL] == 0 && p[NPU_CV_OW] == p[NPU_CV_W] &&
 			 p[NPU_CV_OH] * p[NPU_CV_OW] >= CF_VL)
 			cf_pointwise(p, a, scratch);
