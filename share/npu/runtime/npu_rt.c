@@ -2137,7 +2137,7 @@ static size_t cf_fast_scratch(const int32_t *p)
 	int64_t k = (int64_t)(C / G) * p[NPU_CV_KH] * p[NPU_CV_KW];
 	if (k > (1 << 24))
 		return 0;
-	int64_t n = C / G == 1 && OC == G ? k : k * (CF_NR + 1), rs;	/* depthwise: one row */
+	int64_t n = C / G == 1 && OC == G ? k : k * (CF_NR + 1), rs;	/* depthwise: its weights */
 	if (C / G == 1 && OC == G && cf_dw_plane(p, &rs))	/* and the padded plane */
 		n = ((k + 15) & ~(int64_t)15) + cf_dw_plane(p, &rs);
 	if (G == 1 && p[NPU_CV_KH] == 1 && p[NPU_CV_KW] == 1 && p[NPU_CV_SH] == 1 && p[NPU_CV_SW] == 1 &&
