@@ -166,9 +166,14 @@ SIMD_BINS += $(O)/tests/test_simd_sse41 $(O)/tests/test_simd_avx2 $(O)/tests/tes
 # AMX-INT8 tiles (and AVX-512 VNNI), when the compiler knows them
 AMX_FLAGS := $(shell $(CC) -march=sapphirerapids -E -x c /dev/null >/dev/null 2>&1 && echo -march=sapphirerapids)
 SIMD_BINS += $(if $(AMX_FLAGS),$(O)/tests/test_simd_amx)
+SIMD_BINS += $(O)/tests/test_simd_avx512 $(O)/tests/test_simd_fma_avx2 $(O)/tests/test_simd_fma_avx512
 endif
+# -DNPU_F32_FMA (fused float convolution sums): the portable C's fmaf and
+# every FMA path, held to the same reference loop
+SIMD_BINS += $(O)/tests/test_simd_fma_portable
 A64_CC ?= aarch64-linux-gnu-gcc
-SIMD_BINS += $(if $(shell command -v $(A64_CC) 2>/dev/null),$(O)/tests/test_simd_neon $(O)/tests/test_simd_neondot)
+SIMD_BINS += $(if $(shell command -v $(A64_CC) 2>/dev/null),$(O)/tests/test_simd_neon $(O)/tests/test_simd_neondot \
+	$(O)/tests/test_simd_fma_neon)
 # Cortex-M55 (Helium) under qemu-system-arm -M mps3-an547 with semihosting
 # (tests/cross: startup code and linker script; newlib's librdimon), the
 # cases within the board's RAM (TEST_SIMD_SCRATCH); int32_t is long there
@@ -206,6 +211,21 @@ $(O)/tests/test_simd_m55: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h tests/cross/
 	$(M55_CC) $(WFLAGS) -Wno-format -O2 -mthumb -mcpu=cortex-m55 -mfloat-abi=hard -ffunction-sections -fdata-sections \
 	  -DTEST_SIMD_SCRATCH=65536 tests/cross/startup.c $< -nostartfiles --specs=rdimon.specs -Ltests/cross \
 	  -Ttests/cross/mps3-an547.ld -Wl,--gc-sections -o $@ -lm
+$(O)/tests/test_simd_avx512: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -mavx512f -o $@ $< -lm
+$(O)/tests/test_simd_fma_portable: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -DNPU_NO_SIMD -DNPU_F32_FMA -o $@ $< -lm
+$(O)/tests/test_simd_fma_avx2: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -mavx2 -mfma -DNPU_F32_FMA -o $@ $< -lm
+$(O)/tests/test_simd_fma_avx512: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -mavx512f -mfma -DNPU_F32_FMA -o $@ $< -lm
+$(O)/tests/test_simd_fma_neon: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(A64_CC) $(WFLAGS) $(CFLAGS) -DNPU_F32_FMA -o $@ $< -lm
 
 check: $(PROGS) $(PLUGINS) $(TEST_PLUGINS) $(UNIT_BINS) $(CONFORM) $(FUZZ_REPLAY) $(SIMD_BINS)
 	NPU_BIN=$(CURDIR)/$(BIN) NPU_TESTS=$(CURDIR)/$(O)/tests prove -e '' $(UNIT_BINS) tests/pipeline/t*.sh tests/fuzz/replay.sh

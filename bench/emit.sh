@@ -8,7 +8,9 @@
 # directory is kept in $EMIT_WORK (default a temporary directory, removed at
 # the end); $CC and $NPU_CFLAGS (default -O2) choose the build. --fp32
 # compares float32: the unquantized graph's emitted code against PyTorch's
-# float model, traced and torch.jit.optimize_for_inference'd (oneDNN).
+# float model, traced and torch.jit.optimize_for_inference'd (oneDNN);
+# NPU_CFLAGS="-O2 -march=native -DNPU_F32_FMA" times the float
+# convolutions with fused multiply-adds (not npu-run's bits, npu-emit(1)).
 # $NPU_BASE_CFLAGS builds the same header a second time with those flags
 # (e.g. "-O2 -march=native -DNPU_NO_AMX"), timed in the same rounds: the
 # table adds its time, its ratios and base_ms / npu_ms.

@@ -570,6 +570,24 @@ static int weights_ohwi(lw *c, const ir_tensor *tw)
 	return id;
 }
 
+/* CONV_F's constant float32 weights w packed once here (npu_conv_f_pack,
+ * NPU_CV_WPACK) into the layout its fast paths stream, as a new runtime
+ * constant; -2 when these parameters take w unpacked, -1 on failure. */
+static int conv_f_packed(lw *c, int32_t *p, const ir_tensor *tw)
+{
+	size_t n = tw->dtype == IR_DTYPE_F32 && tw->kind == IR_KIND_CONST && tw->data ? npu_conv_f_pack(p, NULL, NULL) : 0;
+	if (!n)
+		return -2;
+	float *wp = malloc(n);
+	if (!wp)
+		return c->oom = true, -1;
+	npu_conv_f_pack(p, tw->data, wp);
+	int id = add_const(c, wp, n);
+	free(wp);
+	p[NPU_CV_WPACK] = 1;
+	return id;
+}
+
 static int lower_conv(lw *c)
 {
 	const ir_node *n = ir_graph_node(c->g, c->node);
@@ -659,7 +677,11 @@ static int lower_conv(lw *c)
 
 	if (!is_float(tx->dtype) || ty->dtype != tx->dtype)
 		return unsupported(c, "convolution from %s to %s", ir_dtype_name(tx->dtype), ir_dtype_name(ty->dtype));
-	int args[5] = {rt(c, x), cl ? wrt : rt(c, w), -1, -1, rt(c, y)};
+	int args[5] = {rt(c, x), cl ? wrt : -1, -1, -1, rt(c, y)};
+	if (!cl && (args[1] = conv_f_packed(c, p, tw)) == -2)
+		args[1] = rt(c, w);
+	if (args[1] < 0)
+		return -1;
 	if (tw->dtype == IR_DTYPE_I8) {
 		const ir_quant *q = tw->quant;
 		if (!q || (q->n != 1 && (q->n != OC || q->axis != 0)))
@@ -724,10 +746,6 @@ static int float_as_conv(lw *c, int x, int y, float *w, float *b, int64_t N, int
 		if (tx->dtype == IR_DTYPE_F16 && (h = malloc(sizeof *h * (size_t)(OC > 0 ? OC : 1))))
 			for (int64_t o = 0; o < OC; o++)
 				h[o] = npu_f32_to_f16(b[o]);
-		int args[5] = {rt(c, x), add_const(c, w, sizeof *w * (size_t)(dw ? OC : OC * C)), -1, -1, rt(c, y)};
-		args[2] = tx->dtype == IR_DTYPE_F16 ? (h ? add_const(c, h, sizeof *h * (size_t)OC) : -1)
-						    : add_const(c, b, sizeof *b * (size_t)OC);
-		free(h);
 		int32_t p[NPU_CV_COUNT] = {0};
 		p[NPU_CV_N] = (int32_t)N, p[NPU_CV_C] = (int32_t)C, p[NPU_CV_H] = 1, p[NPU_CV_W] = (int32_t)HW;
 		p[NPU_CV_OC] = (int32_t)OC, p[NPU_CV_OH] = 1, p[NPU_CV_OW] = (int32_t)HW;
@@ -735,6 +753,21 @@ static int float_as_conv(lw *c, int x, int y, float *w, float *b, int64_t N, int
 		p[NPU_CV_G] = dw ? (int32_t)C : 1;
 		p[NPU_CV_XT] = p[NPU_CV_YT] = npu_type(tx->dtype), p[NPU_CV_WT] = NPU_T_F32;
 		p[NPU_CV_LO] = fbits(-INFINITY), p[NPU_CV_HI] = fbits(INFINITY), p[NPU_CV_ACT] = -1;
+		/* float32 weights packed for CONV_F's fast paths (conv_f_packed) */
+		size_t pk = dw ? 0 : npu_conv_f_pack(p, NULL, NULL);
+		float *wp = pk ? malloc(pk) : NULL;
+		if (wp) {
+			npu_conv_f_pack(p, w, wp);
+			p[NPU_CV_WPACK] = 1;
+		} else if (pk) {
+			c->oom = true;
+		}
+		int args[5] = {rt(c, x), wp ? add_const(c, wp, pk) : add_const(c, w, sizeof *w * (size_t)(dw ? OC : OC * C)),
+			       -1, -1, rt(c, y)};
+		free(wp);
+		args[2] = tx->dtype == IR_DTYPE_F16 ? (h ? add_const(c, h, sizeof *h * (size_t)OC) : -1)
+						    : add_const(c, b, sizeof *b * (size_t)OC);
+		free(h);
 		ir_act act;
 		if (ir_act_from_node(c->g, c->node, &act, c->d) == 0) {
 			p[NPU_CV_LO] = fbits(act.lo), p[NPU_CV_HI] = fbits(act.hi);

@@ -418,7 +418,10 @@ static void write_header(FILE *f, const ir_graph *g, const ir_lowered *l, const 
 		   " * Inputs and outputs are separate buffers (not in the arena), little-endian.\n"
 		   " * Float kernels match npu-run bit for bit when built without FMA contraction\n"
 		   " * (-ffp-contract=off, the default of -std=c99) and, on 32-bit x86, with\n"
-		   " * -msse2 -mfpmath=sse. */\n", up, lo);
+		   " * -msse2 -mfpmath=sse. -DNPU_F32_FMA makes float convolutions fuse each\n"
+		   " * multiply-add (fmaf; FMA instructions on AVX2+FMA, AVX-512, NEON, else the\n"
+		   " * portable C): faster, the same bits on every ISA, but not npu-run's (the\n"
+		   " * last bits differ). */\n", up, lo);
 	fprintf(f, "#ifndef NPU_%s_H\n#define NPU_%s_H\n\n", up, up);
 	fputs(npu_src_npu_rt_h, f);
 	fprintf(f, "\n#define NPU_%s_ARENA_SIZE %" PRIu32 "u\n", up, m->arena_size);

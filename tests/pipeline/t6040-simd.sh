@@ -4,10 +4,12 @@
 # convolution, and CONV_F's fast float32 paths against its reference loop,
 # once per instruction set: portable C (-DNPU_NO_SIMD), the compiler's
 # default (SSE2 on x86-64), SSE4.1, AVX2 and AVX-VNNI (natively, or under
-# qemu-x86_64 when this CPU lacks them), AMX-INT8 (natively, when
-# /proc/cpuinfo has amx_int8), aarch64 NEON, without and with the
+# qemu-x86_64 when this CPU lacks them), AVX-512, AMX-INT8 (natively,
+# when /proc/cpuinfo has amx_int8), aarch64 NEON, without and with the
 # dot-product extension (-march=armv8.2-a+dotprod), under qemu-aarch64,
-# and Cortex-M55 Helium (MVE) under qemu-system-arm -M mps3-an547.
+# and Cortex-M55 Helium (MVE) under qemu-system-arm -M mps3-an547; and the
+# float paths with -DNPU_F32_FMA (fused sums: the portable C's fmaf,
+# AVX2+FMA, AVX-512, NEON) against the same reference.
 # Then whole models:
 # the int8 header built with each instruction set and with small scratch
 # bounds (npu-emit --scratch-max) computes npu-run's bytes; the digits
@@ -42,11 +44,21 @@ if [ "$(uname -m)" = x86_64 ]; then
 	# Linux granted the tile state (else the VNNI fallback ran)
 	if grep -qw amx_int8 /proc/cpuinfo; then run_simd test_simd_amx
 	else _n=$((_n + 1)); echo "ok $_n # SKIP no AMX-INT8 in /proc/cpuinfo (qemu does not emulate it)"; fi
+	# AVX-512 (CONV_F's 16-lane path), and -DNPU_F32_FMA's fused sums
+	# with AVX2+FMA and AVX-512
+	for t in "test_simd_avx512 avx512f" "test_simd_fma_avx2 fma" "test_simd_fma_avx512 avx512f"; do
+		set -- $t
+		if grep -qw "$2" /proc/cpuinfo; then run_simd "$1"
+		elif command -v qemu-x86_64 >/dev/null; then run_simd "$1" qemu-x86_64 -cpu max
+		else _n=$((_n + 1)); echo "ok $_n # SKIP no $2 here and no qemu-x86_64"; fi
+	done
 fi
+run_simd test_simd_fma_portable
 if command -v qemu-aarch64 >/dev/null; then
 	run_simd test_simd_neon qemu-aarch64 -L /usr/aarch64-linux-gnu
 	run_simd test_simd_neondot qemu-aarch64 -cpu max -L /usr/aarch64-linux-gnu
-else for b in neon neondot; do _n=$((_n + 1)); echo "ok $_n # SKIP qemu-aarch64 not installed ($b)"; done; fi
+	run_simd test_simd_fma_neon qemu-aarch64 -L /usr/aarch64-linux-gnu
+else for b in neon neondot fma_neon; do _n=$((_n + 1)); echo "ok $_n # SKIP qemu-aarch64 not installed ($b)"; done; fi
 if command -v qemu-system-arm >/dev/null; then
 	run_simd test_simd_m55 timeout 600 qemu-system-arm -M mps3-an547 -display none -serial null -monitor none \
 		-semihosting-config enable=on,target=native -kernel
@@ -116,6 +128,41 @@ if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/
 			grep -q 'k_conv_nhwc_q' "$T/npu_m.h"
 		ok $? "mobilenet_v2 int8 channel-last, aarch64 ${fl:-NEON} under qemu: npu-run's bytes"
 	done
+fi
+
+# float32 mobilenet_v2 (pointwise panels, depthwise rows, packed weights,
+# max pooling): the header built with each instruction set computes
+# npu-run --mode runtime's bytes; with -DNPU_F32_FMA (fused sums) it stays
+# close but is no longer required to be equal
+npu-import-pt "$PT/mobilenet_v2.pt" $(grep "^mobilenet_v2 " "$PT/cases.txt" | cut -d' ' -f2-) | npu-fuse --all \
+	-o "$T/mobilenet_v2.f32.ir"
+same_f32() {
+	hcc=$1 runner=$2 tol=$3
+	ins=$(ls "$PT"/mobilenet_v2.in*.npy); args=""; for i in $ins; do args="$args -i $i"; done
+	rm -rf "$T/res" && mkdir "$T/res" && npu-emit "$T/mobilenet_v2.f32.ir" --name m -o "$T/npu_m.h" &&
+		$hcc $STRICT -O2 -DNPU_HEADER='"npu_m.h"' -DNPU_MODEL=npu_m_model -I"$T" "$EX/npu_host.c" -o "$T/host" -lm \
+			2>"$T/cc.err" &&
+		$runner "$T/host" run "$T/res" $ins &&
+		npu-run "$T/mobilenet_v2.f32.ir" $args --mode runtime --compare "$T/res" $tol >/dev/null
+}
+same_f32 "$CC" "" "--rtol 0 --atol 0"
+ok $? "mobilenet_v2 float32, portable: npu-run --mode runtime's bytes"
+if [ "$(uname -m)" = x86_64 ]; then
+	for isa in "-mavx2" "-mavx512f"; do
+		f=$(echo "$isa" | sed 's/-m//')
+		if grep -qw "$f" /proc/cpuinfo; then
+			same_f32 "$CC $isa" "" "--rtol 0 --atol 0"
+			ok $? "mobilenet_v2 float32, $isa: npu-run --mode runtime's bytes"
+		fi
+	done
+	if grep -qw avx512f /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+		same_f32 "$CC -mavx512f -mfma -DNPU_F32_FMA" "" "--rtol 1e-4 --atol 1e-5"
+		ok $? "mobilenet_v2 float32, -mavx512f -mfma -DNPU_F32_FMA: within 1e-4 of npu-run --mode runtime"
+	fi
+fi
+if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null; then
+	same_f32 "aarch64-linux-gnu-gcc" "qemu-aarch64 -L /usr/aarch64-linux-gnu" "--rtol 0 --atol 0"
+	ok $? "mobilenet_v2 float32, aarch64 NEON under qemu: npu-run --mode runtime's bytes"
 fi
 
 # the digits demo: the whole arena within 1.5 times the activations' lower bound

@@ -381,12 +381,32 @@ static int amx_cases(int *paths)
  * same order, so the same bits (the sign of zero included) */
 static int f_left_out;	/* float cases too large for a board's RAM (TEST_SIMD_SCRATCH) */
 static float rf(void) { return (float)((int)(rnd() % 2001) - 1000) / 256.0f; }
-static int one_f(int dw, int *fast)
+/* a full 24-bit mantissa in [-2, 2): products and sums that round (rf's
+ * are mostly exact, where fused and unfused sums agree) */
+static float rfm(void) { return (float)((int32_t)rnd() - (1 << 23)) / (float)(1 << 22); }
+/* whether cf_mac rounds once: (1 + 2^-12)^2 - 1 is 2^-11 + 2^-24 fused,
+ * 2^-11 with the product rounded first (volatile: computed at run time) */
+static int cf_fused(void)
+{
+	volatile float a = 1.0f + 1.0f / 4096, m1 = -1.0f;
+	return cf_mac(m1, a, a) != 1.0f / 2048;
+}
+/* a fixed float case: N C H W OC KH KW SH SW PT PB PL PR DH DW G, then
+ * the activation (as one_f draws it: 0 none, 1 clip 0..6, 2 sigmoid, 3
+ * ReLU), int8 weights, full-mantissa values */
+typedef struct {
+	int N, C, H, W, OC, KH, KW, SH, SW, PT, PB, PL, PR, DH, DW, G, act, i8, full;
+} fshape;
+static int f_packed;	/* float cases also run on packed weights */
+static int one_f(int dw, const fshape *fx, int *fast)
 {
 	int N = ri(1, 2), G = 1, C, OC, KH = ri(1, 4), KW = ri(1, 4), SH = ri(1, 3), SW = ri(1, 3);
 	int DH = ri(1, 2), DW = ri(1, 2), H = ri(1, 12), W = ri(1, 30);
 	int PT = ri(0, KH), PB = ri(0, KH), PL = ri(0, KW), PR = ri(0, KW);
-	if (dw) {
+	if (fx) {
+		N = fx->N, C = fx->C, H = fx->H, W = fx->W, OC = fx->OC, KH = fx->KH, KW = fx->KW, SH = fx->SH;
+		SW = fx->SW, PT = fx->PT, PB = fx->PB, PL = fx->PL, PR = fx->PR, DH = fx->DH, DW = fx->DW, G = fx->G;
+	} else if (dw) {
 		C = OC = G = ri(1, 20);
 		if (ri(0, 1))
 			KH = KW = 3, DH = DW = 1, SH = SW = ri(1, 2), PT = PB = PL = PR = 1;
@@ -405,6 +425,8 @@ static int one_f(int dw, int *fast)
 	p[NPU_CV_SH] = SH, p[NPU_CV_SW] = SW, p[NPU_CV_PT] = PT, p[NPU_CV_PL] = PL;
 	p[NPU_CV_DH] = DH, p[NPU_CV_DW] = DW, p[NPU_CV_G] = G;
 	int i8 = ri(0, 3) == 0, act = ri(0, 3);
+	if (fx)
+		i8 = fx->i8, act = fx->act;
 	p[NPU_CV_XT] = NPU_T_F32, p[NPU_CV_WT] = i8 ? NPU_T_I8 : NPU_T_F32, p[NPU_CV_YT] = NPU_T_F32;
 	p[NPU_CV_LO] = (int32_t)npu_f32_bits(act == 1 ? 0.0f : -INFINITY);
 	p[NPU_CV_HI] = (int32_t)npu_f32_bits(act == 1 ? 6.0f : INFINITY);
@@ -422,12 +444,15 @@ static int one_f(int dw, int *fast)
 	float *y = malloc(4 * ny), *want = malloc(4 * ny);
 	uint32_t ss = npu_scratch_size(NPU_K_CONV_F, p);
 	uint8_t *scratch = malloc(ss + 16);
+	int full = fx ? fx->full : ri(0, 1);
 	for (size_t i = 0; i < nx; i++)
-		x[i] = ri(0, 9) ? rf() : ri(0, 1) ? 0.0f : -0.0f;	/* zeros of both signs */
+		x[i] = ri(0, 9) ? (full ? rfm() : rf()) : ri(0, 1) ? 0.0f : -0.0f;	/* zeros of both signs */
 	for (size_t i = 0; i < nw; i++)
-		w[i] = rf(), wq[i] = (int8_t)ri(-128, 127);
+		w[i] = full ? rfm() : rf(), wq[i] = (int8_t)ri(-128, 127);
 	for (int o = 0; o < OC; o++)
 		b[o] = ri(0, 5) ? rf() : -0.0f, ws[o] = rf() / 64;
+	if (!fx && dw && ri(0, 7) == 0)	/* an infinite weight: 0 inf is NaN where the reference skips the tap */
+		w[ri(0, (int)nw - 1)] = ri(0, 1) ? INFINITY : -INFINITY;
 	int hasb = ri(0, 3) != 0;
 	void *a[NPU_MAX_ARGS] = {x, i8 ? (void *)wq : (void *)w, hasb ? b : NULL, i8 ? ws : NULL, want};
 	memset(scratch, 0, ss + 16);
@@ -438,12 +463,90 @@ static int one_f(int dw, int *fast)
 	int ok = memcmp(y, want, 4 * ny) == 0;
 	for (size_t i = ss; i < ss + 16; i++)
 		ok &= scratch[i] == 0xa5;
+	/* float32 weights packed as npu-emit packs them (NPU_CV_WPACK): the
+	 * fast path and the reference loop on them, the same bits */
+	size_t pk = i8 ? 0 : npu_conv_f_pack(p, NULL, NULL);
+	if (pk) {
+		float *wpk = malloc(pk);
+		npu_conv_f_pack(p, w, wpk);
+		p[NPU_CV_WPACK] = 1;
+		a[1] = wpk;
+		memset(y, 0x5a, 4 * ny);
+		k_conv_f(p, a, scratch);
+		ok &= memcmp(y, want, 4 * ny) == 0;
+		memset(y, 0x5a, 4 * ny);
+		cf_reference(p, a, scratch);
+		ok &= memcmp(y, want, 4 * ny) == 0;
+		f_packed++;
+		free(wpk);
+	}
 	*fast = cf_fast_scratch(p) != 0;
 	if (!ok)
 		printf("# float N%d C%d %dx%d OC%d k%dx%d s%d,%d p%d,%d d%d,%d g%d i8 %d act %d bias %d: differs\n", N, C, H,
 		       W, OC, KH, KW, SH, SW, PT, PL, DH, DW, G, i8, act, hasb);
 	free(x), free(w), free(b), free(ws), free(wq), free(y), free(want), free(scratch);
 	return ok;
+}
+
+/* POOL_F's float32 row path (k_pool_f: the columns whose window is inside
+ * the row, a tap at a time) against the definition: max from the first
+ * cell, v > r ? v : r (NaN kept only first), average 0 + cells / count
+ * (pl_window's count); random shapes, padding, ceil-mode overhang, zeros of
+ * both signs and NaNs; same bits */
+static int pool_f_cases(void)
+{
+	int fails = 0, rows = 0;
+	for (int it = 0; it < 300; it++) {
+		int N = ri(1, 2), C = ri(1, 3), H = ri(1, 20), W = ri(1, 60), KH = ri(1, 4), KW = ri(1, 4);
+		int SH = ri(1, 3), SW = ri(1, 3), PT = ri(0, KH - 1), PL = ri(0, KW - 1);
+		int PB = ri(0, KH - 1) + ri(0, 1), PR = ri(0, KW - 1) + ri(0, 1);	/* ceil mode: one more */
+		int OH = (H + PT + PB - KH) / SH + 1, OW = (W + PL + PR - KW) / SW + 1;
+		if (OH < 1 || OW < 1)
+			continue;
+		int32_t p[NPU_PL_COUNT] = {0};
+		p[NPU_PL_N] = N, p[NPU_PL_C] = C, p[NPU_PL_H] = H, p[NPU_PL_W] = W, p[NPU_PL_OH] = OH, p[NPU_PL_OW] = OW;
+		p[NPU_PL_KH] = KH, p[NPU_PL_KW] = KW, p[NPU_PL_SH] = SH, p[NPU_PL_SW] = SW, p[NPU_PL_PT] = PT;
+		p[NPU_PL_PL] = PL, p[NPU_PL_PB] = PB, p[NPU_PL_PR] = PR;
+		p[NPU_PL_MODE] = ri(0, 1) ? NPU_POOL_AVG : NPU_POOL_MAX, p[NPU_PL_COUNT_PAD] = ri(0, 1);
+		p[NPU_PL_XT] = p[NPU_PL_YT] = NPU_T_F32;
+		size_t nx = (size_t)N * C * H * W, ny = (size_t)N * C * OH * OW;
+		float *x = malloc(4 * nx), *y = malloc(4 * ny), *want = malloc(4 * ny);
+		for (size_t i = 0; i < nx; i++) {
+			int k = ri(0, 19);
+			x[i] = k == 0 ? 0.0f : k == 1 ? -0.0f : k == 2 ? NAN : rfm();
+		}
+		for (int nc = 0; nc < N * C; nc++)
+			for (int oh = 0; oh < OH; oh++)
+				for (int ow = 0; ow < OW; ow++) {
+					pl_win w;
+					pl_window(p, oh, ow, &w);
+					float r = 0;
+					int first = 1;
+					for (int ih = w.ih0; ih < w.ih1; ih++)
+						for (int iw = w.iw0; iw < w.iw1; iw++) {
+							float v = x[((size_t)nc * H + ih) * W + iw];
+							if (p[NPU_PL_MODE] == NPU_POOL_AVG)
+								r += v;
+							else if (first || v > r)
+								r = v;
+							first = 0;
+						}
+					if (p[NPU_PL_MODE] == NPU_POOL_AVG)
+						r = r / (float)(w.count > 0 ? w.count : 1);
+					want[((size_t)nc * OH + oh) * OW + ow] = r;
+				}
+		void *a[NPU_MAX_ARGS] = {x, y};
+		k_pool_f(p, a, NULL);
+		rows += OW > 2;
+		if (memcmp(y, want, 4 * ny) != 0) {
+			fails++;
+			printf("# pool_f N%d C%d %dx%d k%dx%d s%d,%d p%d,%d,%d,%d mode %d count_pad %d: differs\n", N, C, H, W,
+			       KH, KW, SH, SW, PT, PL, PB, PR, p[NPU_PL_MODE], p[NPU_PL_COUNT_PAD]);
+		}
+		free(x), free(y), free(want);
+	}
+	printf("# pool_f: %d failures, %d cases with rows of 3 outputs or more\n", fails, rows);
+	return fails == 0 && rows > 100;
 }
 
 int main(void)
@@ -551,13 +654,45 @@ int main(void)
 	int ffails = 0, ffast = 0;
 	for (int i = 0; i < 400; i++) {
 		int f = 0;
-		ffails += !one_f(i % 3 == 0, &f);
+		ffails += !one_f(i % 3 == 0, NULL, &f);
 		ffast += f;
 	}
-	printf("# float: %d of 400 convolutions on the fast path (%s)\n", ffast, CF_VL ? "SIMD lanes" : "no SIMD: the reference");
+	/* model-sized float layers: pointwise panels (whole panels of 48
+	 * pixels and the rest, K in chunks of CF_KC = 256 with partial sums in
+	 * y, 8 + 4 + 1 channel tiles), 3x3 rows, depthwise rows */
+	static const fshape ffix[] = {
+		{1, 600, 7, 9, 13, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 2, 0, 1},	/* 3 chunks, sigmoid after the last */
+		{1, 300, 14, 14, 21, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 1},	/* clip 0..6 */
+		{2, 257, 4, 24, 9, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 3, 0, 1},	/* 2 images, chunk of 1 */
+		{1, 40, 8, 6, 17, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 1, 1},	/* int8 weights: no panels */
+		{1, 32, 28, 28, 24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 3, 0, 0},
+		{1, 70, 12, 40, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 0, 1},
+		{1, 300, 7, 7, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1},
+		{1, 24, 12, 19, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 24, 3, 0, 1},
+		{1, 19, 30, 57, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 19, 1, 0, 1},
+		{1, 9, 11, 70, 9, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 9, 2, 0, 1},
+		{1, 5, 9, 80, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5, 3, 0, 1},	/* stride 2, 4 blocks */
+		{1, 4, 6, 130, 4, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 4, 0, 1, 1},	/* stride 3, int8 weights */
+	};
+	int nff = (int)(sizeof ffix / sizeof ffix[0]);
+	for (int i = 0; i < nff; i++) {
+		int f = 0;
+		ffails += !one_f(0, &ffix[i], &f);
+		ffast += f;
+	}
+	printf("# float: %d of %d convolutions on the fast path (%s, %d lanes; sums %s)\n", ffast, 400 + nff,
+	       CF_VL ? "SIMD" : "no SIMD: the reference", CF_VL, cf_fused() ? "fused (NPU_F32_FMA)" : "unfused");
 	if (f_left_out)
-		printf("# float: %d of 400 left out, larger than the board's RAM\n", f_left_out);
-	CHECK_MSG(ffails == 0, "%d of 400 float convolutions differ from the reference", ffails);
+		printf("# float: %d of %d left out, larger than the board's RAM\n", f_left_out, 400 + nff);
+	CHECK_MSG(ffails == 0, "%d of %d float convolutions differ from the reference", ffails, 400 + nff);
+	printf("# float: %d of them also on weights packed by npu_conv_f_pack\n", f_packed);
+	CHECK(f_packed > 150);
+#if defined(NPU_F32_FMA)
+	CHECK_MSG(cf_fused(), "NPU_F32_FMA: cf_mac does not fuse");
+#else
+	CHECK_MSG(!cf_fused(), "cf_mac fuses without NPU_F32_FMA");
+#endif
+	CHECK(pool_f_cases());
 	fails += !direct_cases(paths);
 	int nhwc16 = 0;
 	fails += !armdot_cases(paths, &nhwc16);

@@ -2908,6 +2908,39 @@ static void k_conv_q(const int32_t *p, void *const *a, void *scratch)
  * every ISA: the scratch size npu-emit computes must not depend on the
  * flags the header is built with */
 #define CF_NR 16
+/* the pointwise path's panels: at most CF_KC input channels of 48 pixels
+ * (3 vectors of the widest ISA) */
+#define CF_KC 256
+#define CF_PBMAX 48
+
+/* one step of a float convolution's sum, acc + x w: the product rounded,
+ * then added (the default: every ISA and npu-run give the same bits), or
+ * under -DNPU_F32_FMA fused with one rounding (fmaf), as the SIMD paths
+ * then do with FMA instructions (the same bits on every ISA again, but
+ * not npu-run's) */
+static inline float cf_mac(float acc, float x, float w)
+{
+#if defined(NPU_F32_FMA)
+	return fmaf(x, w, acc);
+#else
+	float prod = x * w;
+	return acc + prod;
+#endif
+}
+
+/* a depthwise convolution's zero-padded plane (every window inside it):
+ * its row stride (room for a vector of CF_DL <= 16 outputs past the last,
+ * and one more float) and its floats; 0 when it does not apply */
+static int64_t cf_dw_plane(const int32_t *p, int64_t *rs)
+{
+	int64_t OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], Hp, Wp;
+	if (p[NPU_CV_PT] < 0 || p[NPU_CV_PL] < 0 || OH < 1 || OW < 1)
+		return 0;
+	Hp = (OH - 1) * p[NPU_CV_SH] + (int64_t)(p[NPU_CV_KH] - 1) * p[NPU_CV_DH] + 1;
+	Wp = (OW - 1) * p[NPU_CV_SW] + (int64_t)(p[NPU_CV_KW] - 1) * p[NPU_CV_DW] + 1;
+	*rs = Wp + 16 * (int64_t)p[NPU_CV_SW] + 1;
+	return Hp * *rs <= (1 << 24) ? Hp * *rs : 0;
+}
 
 /* the fast path applies (f32 in and out): its scratch bytes, whatever the
  * ISA (0: it does not apply) */
@@ -2921,18 +2954,68 @@ static size_t cf_fast_scratch(const int32_t *p)
 	int64_t k = (int64_t)(C / G) * p[NPU_CV_KH] * p[NPU_CV_KW];
 	if (k > (1 << 24))
 		return 0;
-	int64_t n = C / G == 1 && OC == G ? k : k * (CF_NR + 1);	/* depthwise: one row */
+	int64_t n = C / G == 1 && OC == G ? k : k * (CF_NR + 1), rs;	/* depthwise: its weights */
+	if (C / G == 1 && OC == G && cf_dw_plane(p, &rs))	/* and the padded plane */
+		n = ((k + 15) & ~(int64_t)15) + cf_dw_plane(p, &rs);
+	if (G == 1 && p[NPU_CV_KH] == 1 && p[NPU_CV_KW] == 1 && p[NPU_CV_SH] == 1 && p[NPU_CV_SW] == 1 &&
+	    p[NPU_CV_PT] == 0 && p[NPU_CV_PL] == 0 && p[NPU_CV_OW] == p[NPU_CV_W] && (k < CF_KC ? k : CF_KC) * CF_PBMAX > n)
+		n = (k < CF_KC ? k : CF_KC) * CF_PBMAX;	/* pointwise: a panel */
 	return (size_t)((n * 4 + 63) & ~(int64_t)63);
 }
 /* @npu-end */
 
 /* @npu-kernel CONV_F */
+/* the float32 weights can be packed (npu_conv_f_pack): f32 in, weights
+ * and out, a fast path, not depthwise */
+static int cf_packable(const int32_t *p)
+{
+	int G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
+	return p[NPU_CV_WT] == NPU_T_F32 && cf_fast_scratch(p) && !(p[NPU_CV_C] / G == 1 && p[NPU_CV_OC] == G);
+}
+
+static int cf_packed(const int32_t *p)
+{
+	return p[NPU_CV_WPACK] == 1 && cf_packable(p);
+}
+
+/* where packed w[oc][0] is (w[oc][k] at CF_NR k past it) */
+static size_t cf_packed_at(const int32_t *p, int oc, int K)
+{
+	int G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1, og = p[NPU_CV_OC] / G, nb = (og + CF_NR - 1) / CF_NR;
+	int g = oc / og, ol = oc % og;
+	return (((size_t)g * nb + (size_t)(ol / CF_NR)) * (size_t)K) * CF_NR + (size_t)(ol % CF_NR);
+}
+
+size_t npu_conv_f_pack(const int32_t *p, const float *w, float *out)
+{
+	if (!cf_packable(p))
+		return 0;
+	int G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1, OC = p[NPU_CV_OC], og = OC / G, nb = (og + CF_NR - 1) / CF_NR;
+	int K = p[NPU_CV_C] / G * p[NPU_CV_KH] * p[NPU_CV_KW];
+	size_t n = (size_t)G * nb * (size_t)K * CF_NR;
+	if (out) {
+		memset(out, 0, n * sizeof(float));
+		for (int oc = 0; oc < OC; oc++) {
+			float *o = out + cf_packed_at(p, oc, K);
+			for (int k = 0; k < K; k++)
+				o[(size_t)k * CF_NR] = w[(size_t)oc * K + k];
+		}
+	}
+	return n * sizeof(float);
+}
+
 /* Weights of one output channel as the float values the products use. */
 static void cf_weights(const int32_t *p, const void *w, const float *wscale, int oc, int k, float *wf)
 {
 	int32_t WT = p[NPU_CV_WT];
 	int half = p[NPU_CV_XT] == NPU_T_F16;
 	size_t base = (size_t)oc * (size_t)k;
+	if (cf_packed(p)) {
+		const float *wo = (const float *)w + cf_packed_at(p, oc, k);
+		for (int i = 0; i < k; i++)
+			wf[i] = wo[(size_t)i * CF_NR];
+		return;
+	}
 	for (int i = 0; i < k; i++) {
 		float v;
 		if (WT == NPU_T_I8) {
@@ -2949,17 +3032,19 @@ static void cf_weights(const int32_t *p, const void *w, const float *wscale, int
 /* The fast float32 paths (f32 activations, any weight type): per output
  * the same sum as the reference below, bias then input channel, kernel
  * row, kernel column over the taps inside the input, each product
- * rounded then added (no FMA), so the results are the reference's bit for
- * bit; the SIMD lanes are independent outputs. A convolution packs the
- * float weights of CF_NR output channels of one group at a time
- * ([K][CF_NR], zero past the group's last channel) and computes CF_MP
+ * rounded then added (no FMA; fused under NPU_F32_FMA, cf_mac), so the
+ * results are the reference's bit for bit; the SIMD lanes are independent
+ * outputs. A convolution takes the
+ * float weights of CF_NR output channels of one group at a time as
+ * [K][CF_NR] (zero past the group's last channel: float32 ones packed so
+ * by npu_conv_f_pack, others converted into the scratch) and computes CF_MP
  * pixels of one output row (columns whose taps are all inside the row;
  * the others one at a time) x CF_NR channels in registers; a depthwise
- * one (one input and one output channel per group) runs rows of CF_VL
- * pixels per tap. */
+ * one (one input and one output channel per group) runs rows of CF_DL
+ * pixels per tap, four blocks at a time where the row is long enough. */
 #if defined(NPU_NO_SIMD)
 #define CF_VL 0
-#elif defined(__AVX512F__)
+#elif defined(__AVX512F__) && (defined(__FMA__) || !defined(NPU_F32_FMA))
 #define CF_VL 16
 typedef __m512 cf_v;
 #define CF_LD(p) _mm512_loadu_ps(p)
@@ -2967,9 +3052,10 @@ typedef __m512 cf_v;
 #define CF_SET1(f) _mm512_set1_ps(f)
 #define CF_ADD(a, b) _mm512_add_ps(a, b)
 #define CF_MUL(a, b) _mm512_mul_ps(a, b)
+#define CF_FMA(a, x, w) _mm512_fmadd_ps(x, w, a)
 #define CF_GTSEL(a, b) _mm512_max_ps(a, b)	/* a > b ? a : b, lane by lane */
 #define CF_LTSEL(a, b) _mm512_min_ps(a, b)	/* a < b ? a : b */
-#elif defined(__AVX2__)
+#elif defined(__AVX2__) && (defined(__FMA__) || !defined(NPU_F32_FMA))
 #define CF_VL 8
 typedef __m256 cf_v;
 #define CF_LD(p) _mm256_loadu_ps(p)
@@ -2977,9 +3063,10 @@ typedef __m256 cf_v;
 #define CF_SET1(f) _mm256_set1_ps(f)
 #define CF_ADD(a, b) _mm256_add_ps(a, b)
 #define CF_MUL(a, b) _mm256_mul_ps(a, b)
+#define CF_FMA(a, x, w) _mm256_fmadd_ps(x, w, a)
 #define CF_GTSEL(a, b) _mm256_max_ps(a, b)
 #define CF_LTSEL(a, b) _mm256_min_ps(a, b)
-#elif defined(__SSE2__)
+#elif defined(__SSE2__) && !defined(NPU_F32_FMA)	/* no FMA: the portable C does fmaf */
 #define CF_VL 4
 typedef __m128 cf_v;
 #define CF_LD(p) _mm_loadu_ps(p)
@@ -2989,6 +3076,7 @@ typedef __m128 cf_v;
 #define CF_MUL(a, b) _mm_mul_ps(a, b)
 #define CF_GTSEL(a, b) _mm_max_ps(a, b)
 #define CF_LTSEL(a, b) _mm_min_ps(a, b)
+#define CF_ZN(v) _mm_movemask_ps(_mm_or_ps(_mm_cmpeq_ps(v, _mm_setzero_ps()), _mm_cmpunord_ps(v, v)))
 #elif defined(__ARM_NEON) && defined(__aarch64__)
 #define CF_VL 4
 typedef float32x4_t cf_v;
@@ -2997,10 +3085,17 @@ typedef float32x4_t cf_v;
 #define CF_SET1(f) vdupq_n_f32(f)
 #define CF_ADD(a, b) vaddq_f32(a, b)
 #define CF_MUL(a, b) vmulq_f32(a, b)
+#define CF_FMA(a, x, w) vfmaq_f32(a, x, w)
 #define CF_GTSEL(a, b) vbslq_f32(vcgtq_f32(a, b), a, b)
 #define CF_LTSEL(a, b) vbslq_f32(vcltq_f32(a, b), a, b)
+#define CF_ZN(v) (vmaxvq_u32(vorrq_u32(vceqzq_f32(v), vmvnq_u32(vceqq_f32(v, v)))) != 0)
 #else
 #define CF_VL 0
+#endif
+#if CF_VL > 0 && defined(NPU_F32_FMA)
+#define CF_MAC(a, x, w) CF_FMA(a, x, w)	/* cf_mac in lanes */
+#elif CF_VL > 0
+#define CF_MAC(a, x, w) CF_ADD(a, CF_MUL(x, w))
 #endif
 /* CF_MP pixels per tile: 12 accumulator registers */
 #if CF_VL == 16
@@ -3040,8 +3135,10 @@ static void cf_interior(int W, int OW, int KW, int SW, int PL, int DW, int *lo, 
  * window at x offset xo[m], x CF_NR channels; out[m][j]. The CF_NA = NP
  * CF_NV accumulators are named (a0 .. a11) so that they live in
  * registers; accumulator i is pixel i / CF_NV, vector i % CF_NV. */
-#define CF_R4(X) X(0) X(1) X(2) X(3)
+#define CF_R3(X) X(0) X(1) X(2)
+#define CF_R4(X) CF_R3(X) X(3)
 #define CF_R12(X) CF_R4(X) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define CF_R24(X) CF_R12(X) X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23)
 #define CF_WSEL(v) ((v) == 0 ? w0 : (v) == 1 ? w1 : (v) == 2 ? w2 : w3)
 #define CF_TILE(NAME, NP, REP) \
 	static void NAME(const float *x, const ptrdiff_t *xo, const float *wp, int cg, size_t plane, int W, int KH, \
@@ -3070,7 +3167,7 @@ static void cf_interior(int W, int OW, int KW, int SW, int PL, int DW, int *lo, 
 #define CF_DECL(i) cf_v a##i = CF_LD(b + ((i) % CF_NV) * CF_VL);
 #define CF_STEP(i) \
 	if ((i) < NA) \
-		a##i = CF_ADD(a##i, CF_MUL(CF_SET1(x[xo[(i) / CF_NV] + r]), CF_WSEL((i) % CF_NV)));
+		a##i = CF_MAC(a##i, CF_SET1(x[xo[(i) / CF_NV] + r]), CF_WSEL((i) % CF_NV));
 #define CF_STORE(i) \
 	if ((i) < NA) \
 		CF_ST(out + ((i) / CF_NV) * CF_NR + ((i) % CF_NV) * CF_VL, a##i);
@@ -3109,8 +3206,8 @@ static int cf_out_vec(float *v, int n, float lo, float hi, int32_t act)
  * (1 or 4) channels x NV (1 or 3) vectors of pixels; accumulator i is
  * channel i / NV, vector i % NV. */
 #define CF_PW(NAME, MR, NV, REP) \
-	static void NAME(const float *x, size_t plane, const float *const *wr, int K, const float *b, float lo, \
-			 float hi, int32_t act, int vec, float p0, float p1, float *const *yr) \
+	static void NAME(const float *x, size_t plane, const float *const *wr, size_t ws, int K, const float *b, \
+			 float lo, float hi, int32_t act, int vec, float p0, float p1, float *const *yr) \
 	{ \
 		enum { NA = (MR) * (NV) }; \
 		REP(CF_PDECL) \
@@ -3123,7 +3220,7 @@ static int cf_out_vec(float *v, int n, float lo, float hi, int32_t act)
 #define CF_PDECL(i) cf_v a##i = CF_SET1(b[(i) / (NV)]);
 #define CF_PSTEP(i) \
 	if ((i) < NA) \
-		a##i = CF_ADD(a##i, CF_MUL(CF_LD(xk + ((i) % (NV)) * CF_VL), CF_SET1(wr[(i) / (NV)][k])));
+		a##i = CF_MAC(a##i, CF_LD(xk + ((i) % (NV)) * CF_VL), CF_SET1(wr[(i) / (NV)][k * ws]));
 /* Store accumulator A to YO: clamped (and ReLU) in lanes when vec, else
  * lane by lane through cf_out. */
 #define CF_PUT(YO, A) \
@@ -3155,6 +3252,47 @@ CF_PW(cf_pw11, 1, 1, CF_R4)
 #undef CF_PSTEP
 #undef CF_PSTORE
 
+/* The same sums over a packed panel of x: CF_PB = 3 CF_VL pixels of kn
+ * consecutive input channels k0 .. k0 + kn - 1 (xp[k CF_PB + i]), MR
+ * channels x 3 vectors. K is summed in chunks of at most CF_KC channels
+ * (the panel stays in the cache); a chunk after the first continues from
+ * the partial sums stored in y (a float stored and loaded back is the same
+ * float: the order and the bits are the reference's), and only the last
+ * one clamps and activates. */
+#define CF_PB (3 * CF_VL)
+#define CF_PP(NAME, MR, REP) \
+	static void NAME(const float *xp, const float *const *wr, size_t ws, int k0, int kn, const float *b, int cont, \
+			 int fin, float lo, float hi, int32_t act, int vec, float p0, float p1, float *const *yr) \
+	{ \
+		REP(CF_QDECL) \
+		for (int k = 0; k < kn; k++) { \
+			const float *xk = xp + (size_t)k * CF_PB; \
+			REP(CF_QSTEP) \
+		} \
+		REP(CF_QSTORE) \
+	}
+#define CF_QDECL(i) cf_v a##i = cont ? CF_LD(yr[(i) / 3] + ((i) % 3) * CF_VL) : CF_SET1(b[(i) / 3]);
+#define CF_QSTEP(i) \
+	a##i = CF_MAC(a##i, CF_LD(xk + ((i) % 3) * CF_VL), CF_SET1(wr[(i) / 3][(size_t)(k0 + k) * ws]));
+#define CF_QSTORE(i) \
+	if (fin) \
+		CF_PUT(yr[(i) / 3] + ((i) % 3) * CF_VL, a##i); \
+	else \
+		CF_ST(yr[(i) / 3] + ((i) % 3) * CF_VL, a##i);
+/* channels per panel tile: 24 accumulators where there are 32 registers */
+#if CF_VL == 16 || (CF_VL == 4 && defined(__aarch64__))
+#define CF_PM 8
+CF_PP(cf_pp8, 8, CF_R24)
+#else
+#define CF_PM 4
+#endif
+CF_PP(cf_pp4, 4, CF_R12)
+CF_PP(cf_pp1, 1, CF_R3)
+#undef CF_PP
+#undef CF_QDECL
+#undef CF_QSTEP
+#undef CF_QSTORE
+
 /* A stride-1 convolution's interior pixels of a row: like CF_PW, lanes
  * along pixels (x contiguous per tap), MR channels of the packed block wp
  * (weight of channel j, tap k at wp[k CF_NR + j]) broadcast per tap;
@@ -3180,7 +3318,7 @@ CF_PW(cf_pw11, 1, 1, CF_R4)
 #define CF_XDECL(i) cf_v a##i = CF_SET1(b[(i) / (NV)]);
 #define CF_XSTEP(i) \
 	if ((i) < NA) \
-		a##i = CF_ADD(a##i, CF_MUL(CF_LD(xk + ((i) % (NV)) * CF_VL), CF_SET1(wq[(i) / (NV)])));
+		a##i = CF_MAC(a##i, CF_LD(xk + ((i) % (NV)) * CF_VL), CF_SET1(wq[(i) / (NV)]));
 #define CF_XSTORE(i) \
 	if ((i) < NA) \
 		CF_PUT(y + (size_t)((i) / (NV)) * P + ((i) % (NV)) * CF_VL, a##i);
@@ -3210,13 +3348,50 @@ static void cf_pointwise(const int32_t *p, void *const *a, float *scratch)
 	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
 	int vec = lo <= hi && (act < 0 || act == NPU_U_RELU), P = p[NPU_CV_OH] * p[NPU_CV_OW];
 	size_t plane = (size_t)p[NPU_CV_H] * p[NPU_CV_W];
+	/* float32 weights: whole panels of CF_PB pixels, packed from x in
+	 * chunks of input channels, each panel against every channel (x is
+	 * read once; the weights of a chunk stay in the cache); the pixels past
+	 * the last whole panel below, straight from x */
+	int PF = p[NPU_CV_WT] == NPU_T_F32 ? P / CF_PB * CF_PB : 0, packed = cf_packed(p);
+	size_t ws = packed ? CF_NR : 1;	/* packed: w[oc][k] CF_NR floats after w[oc][k - 1] */
+	for (int n = 0; n < N; n++)
+		for (int q = 0; q < PF; q += CF_PB)
+			for (int k0 = 0; k0 < K; k0 += CF_KC) {
+				int kn = K - k0 < CF_KC ? K - k0 : CF_KC;
+				const float *xq = x + (size_t)n * C * plane + (size_t)k0 * plane + q;
+				for (int k = 0; k < kn; k++)
+					memcpy(scratch + (size_t)k * CF_PB, xq + (size_t)k * plane, sizeof(float) * CF_PB);
+				for (int oc = 0; oc < OC;) {
+					int mr = OC - oc >= CF_PM ? CF_PM : OC - oc >= 4 ? 4 : 1;
+					const float *wr[CF_PM];
+					float b[CF_PM], *yr[CF_PM];
+					for (int m = 0; m < mr; m++) {
+						wr[m] = (const float *)w + (packed ? cf_packed_at(p, oc + m, K) : (size_t)(oc + m) * K);
+						b[m] = bias ? ((const float *)bias)[oc + m] : 0.0f;
+						yr[m] = y + ((size_t)n * OC + oc + m) * (size_t)P + q;
+					}
+					int cont = k0 > 0, fin = k0 + kn == K;
+#if CF_PM == 8
+					if (mr == 8)
+						cf_pp8(scratch, wr, ws, k0, kn, b, cont, fin, lo, hi, act, vec, p0, p1, yr);
+					else
+#endif
+					if (mr == 4)
+						cf_pp4(scratch, wr, ws, k0, kn, b, cont, fin, lo, hi, act, vec, p0, p1, yr);
+					else
+						cf_pp1(scratch, wr, ws, k0, kn, b, cont, fin, lo, hi, act, vec, p0, p1, yr);
+					oc += mr;
+				}
+			}
+	if (PF == P)
+		return;
 	for (int oc = 0; oc < OC; oc += 4) {
 		int mr = OC - oc < 4 ? 1 : 4;
 		const float *wr[4];
 		float b[4];
 		for (int m = 0; m < mr; m++) {
 			if (p[NPU_CV_WT] == NPU_T_F32) {
-				wr[m] = (const float *)w + (size_t)(oc + m) * K;
+				wr[m] = (const float *)w + (packed ? cf_packed_at(p, oc + m, K) : (size_t)(oc + m) * K);
 			} else {
 				cf_weights(p, w, wscale, oc + m, K, scratch + (size_t)m * K);
 				wr[m] = scratch + (size_t)m * K;
@@ -3225,7 +3400,7 @@ static void cf_pointwise(const int32_t *p, void *const *a, float *scratch)
 		}
 		for (int n = 0; n < N; n++) {
 			const float *xn = x + (size_t)n * C * plane;
-			for (int q = 0; q < P;) {
+			for (int q = PF; q < P;) {
 				int nv = P - q >= 3 * CF_VL ? 3 : 1, at = q;
 				if (P - q < CF_VL)	/* overlap the vector before */
 					at = P - CF_VL;
@@ -3233,13 +3408,13 @@ static void cf_pointwise(const int32_t *p, void *const *a, float *scratch)
 				for (int m = 0; m < mr; m++)
 					yr[m] = y + ((size_t)n * OC + oc + m) * (size_t)P + at;
 				if (mr == 4 && nv == 3)
-					cf_pw43(xn + at, plane, wr, K, b, lo, hi, act, vec, p0, p1, yr);
+					cf_pw43(xn + at, plane, wr, p[NPU_CV_WT] == NPU_T_F32 ? ws : 1, K, b, lo, hi, act, vec, p0, p1, yr);
 				else if (mr == 4)
-					cf_pw41(xn + at, plane, wr, K, b, lo, hi, act, vec, p0, p1, yr);
+					cf_pw41(xn + at, plane, wr, p[NPU_CV_WT] == NPU_T_F32 ? ws : 1, K, b, lo, hi, act, vec, p0, p1, yr);
 				else if (nv == 3)
-					cf_pw13(xn + at, plane, wr, K, b, lo, hi, act, vec, p0, p1, yr);
+					cf_pw13(xn + at, plane, wr, p[NPU_CV_WT] == NPU_T_F32 ? ws : 1, K, b, lo, hi, act, vec, p0, p1, yr);
 				else
-					cf_pw11(xn + at, plane, wr, K, b, lo, hi, act, vec, p0, p1, yr);
+					cf_pw11(xn + at, plane, wr, p[NPU_CV_WT] == NPU_T_F32 ? ws : 1, K, b, lo, hi, act, vec, p0, p1, yr);
 				q = at + nv * CF_VL;
 			}
 		}
@@ -3294,8 +3469,9 @@ static void cf_conv(const int32_t *p, void *const *a, float *scratch)
 	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
 	int cg = C / G, og = OC / G, K = cg * KH * KW, ilo, ihi, vec = lo <= hi && (act < 0 || act == NPU_U_RELU);
 	size_t plane = (size_t)H * W, P = (size_t)OH * OW;
-	float *wp = scratch, *wf = scratch + (size_t)K * CF_NR;
+	float *wt = scratch, *wf = scratch + (size_t)K * CF_NR;
 	float b[CF_NR], out[CF_MP * CF_NR];
+	int packed = cf_packed(p);
 	/* a 1x1 stride 1 conv without padding over whole rows: one row of P
 	 * pixels */
 	if (KH == 1 && KW == 1 && SH == 1 && SW == 1 && PT == 0 && PL == 0 && OW == W)
@@ -3305,10 +3481,13 @@ static void cf_conv(const int32_t *p, void *const *a, float *scratch)
 	for (int gr = 0; gr < G; gr++)
 		for (int ob = 0; ob < og; ob += CF_NR) {
 			int nr = og - ob < CF_NR ? og - ob : CF_NR, oc0 = gr * og + ob;
-			if (p[NPU_CV_WT] == NPU_T_F32) {	/* straight from w: rows written whole */
+			const float *wp = wt;	/* the block's weights [K][CF_NR] */
+			if (packed) {	/* as npu-emit packed them */
+				wp = (const float *)w + cf_packed_at(p, oc0, K);
+			} else if (p[NPU_CV_WT] == NPU_T_F32) {	/* straight from w: rows written whole */
 				const float *wo = (const float *)w + (size_t)oc0 * K;
 				for (int k = 0; k < K; k++) {
-					float *r = wp + (size_t)k * CF_NR;
+					float *r = wt + (size_t)k * CF_NR;
 					int j = 0;
 					for (; j < nr; j++)
 						r[j] = wo[(size_t)j * K + k];
@@ -3320,7 +3499,7 @@ static void cf_conv(const int32_t *p, void *const *a, float *scratch)
 					if (j < nr)
 						cf_weights(p, w, wscale, oc0 + j, K, wf);
 					for (int k = 0; k < K; k++)
-						wp[(size_t)k * CF_NR + j] = j < nr ? wf[k] : 0.0f;
+						wt[(size_t)k * CF_NR + j] = j < nr ? wf[k] : 0.0f;
 				}
 			}
 			for (int j = 0; j < CF_NR; j++)
@@ -3397,10 +3576,14 @@ typedef __m256 cf_d;
 #define CF_DLD(p) _mm256_loadu_ps(p)
 #define CF_DST(p, v) _mm256_storeu_ps(p, v)
 #define CF_DSET1(f) _mm256_set1_ps(f)
-#define CF_DADD(a, b) _mm256_add_ps(a, b)
-#define CF_DMUL(a, b) _mm256_mul_ps(a, b)
+#if defined(NPU_F32_FMA)
+#define CF_DMAC(a, x, w) _mm256_fmadd_ps(x, w, a)
+#else
+#define CF_DMAC(a, x, w) _mm256_add_ps(a, _mm256_mul_ps(x, w))
+#endif
 #define CF_DGTSEL(a, b) _mm256_max_ps(a, b)
 #define CF_DLTSEL(a, b) _mm256_min_ps(a, b)
+#define CF_DZN(v) _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_EQ_UQ))	/* a lane 0 or NaN */
 /* x[0], x[2], ..., x[14] (reads x[15]) */
 static inline __m256 cf_dld2(const float *x)
 {
@@ -3413,50 +3596,87 @@ typedef cf_v cf_d;
 #define CF_DLD(p) CF_LD(p)
 #define CF_DST(p, v) CF_ST(p, v)
 #define CF_DSET1(f) CF_SET1(f)
-#define CF_DADD(a, b) CF_ADD(a, b)
-#define CF_DMUL(a, b) CF_MUL(a, b)
+#define CF_DMAC(a, x, w) CF_MAC(a, x, w)
 #define CF_DGTSEL(a, b) CF_GTSEL(a, b)
 #define CF_DLTSEL(a, b) CF_LTSEL(a, b)
+#define CF_DZN(v) CF_ZN(v)
 #endif
 
+/* the CF_DL inputs of a tap for consecutive outputs (stride SW) */
+static inline cf_d cf_dld(const float *xp, int SW)
+{
+	if (SW == 1)
+		return CF_DLD(xp);
+#if CF_VL >= 8
+	if (SW == 2)
+		return cf_dld2(xp);
+#endif
+	float t[CF_DL];
+	for (int l = 0; l < CF_DL; l++)
+		t[l] = xp[(ptrdiff_t)l * SW];
+	return CF_DLD(t);
+}
+
+/* the epilogue of cf_dwrow in lanes (vec) */
+static inline cf_d cf_dout(cf_d v, int vec, float lo, float hi, int32_t act)
+{
+	if (vec) {
+		v = CF_DLTSEL(CF_DSET1(hi), CF_DGTSEL(CF_DSET1(lo), v));
+		if (act == NPU_U_RELU)
+			v = CF_DGTSEL(v, CF_DSET1(0.0f));
+	}
+	return v;
+}
+
+/* cf_dwrow for 4 CF_DL outputs ow .. ow + 4 CF_DL - 1: four independent
+ * sums in flight (one would wait on each add's latency) */
+static inline int cf_dwrow4(const float *xc, ptrdiff_t xrow, int ow, int SW, int DH, int DW, int W, int kh0, int kh1,
+			    int KW, const float *wf, float b, int vec, float lo, float hi, int32_t act, float *o)
+{
+	cf_d a0 = CF_DSET1(b), a1 = a0, a2 = a0, a3 = a0;
+	ptrdiff_t bs = (ptrdiff_t)CF_DL * SW;
+	for (int kh = kh0; kh < kh1; kh++) {
+		const float *xr = xc + xrow + (ptrdiff_t)kh * DH * W + (ptrdiff_t)ow * SW;
+		for (int kw = 0; kw < KW; kw++) {
+			const float *xp = xr + (ptrdiff_t)kw * DW;
+			cf_d wv = CF_DSET1(wf[kh * KW + kw]);
+			a0 = CF_DMAC(a0, cf_dld(xp, SW), wv);
+			a1 = CF_DMAC(a1, cf_dld(xp + bs, SW), wv);
+			a2 = CF_DMAC(a2, cf_dld(xp + 2 * bs, SW), wv);
+			a3 = CF_DMAC(a3, cf_dld(xp + 3 * bs, SW), wv);
+		}
+	}
+	CF_DST(o, cf_dout(a0, vec, lo, hi, act));
+	CF_DST(o + CF_DL, cf_dout(a1, vec, lo, hi, act));
+	CF_DST(o + 2 * CF_DL, cf_dout(a2, vec, lo, hi, act));
+	CF_DST(o + 3 * CF_DL, cf_dout(a3, vec, lo, hi, act));
+	return CF_DZN(a0) | CF_DZN(a1) | CF_DZN(a2) | CF_DZN(a3);
+}
+
 /* outputs ow .. ow + CF_DL - 1 of a row, every tap inside the row, into
- * o; with vec (cf_out_vec's condition) clamped and ReLU'd as cf_out does */
-static inline void cf_dwrow(const float *xc, ptrdiff_t xrow, int ow, int SW, int DH, int DW, int W, int kh0, int kh1,
+ * o; with vec (cf_out_vec's condition) clamped and ReLU'd as cf_out does;
+ * nonzero when a sum is 0 or NaN (cf_dwrow4 too) */
+static inline int cf_dwrow(const float *xc, ptrdiff_t xrow, int ow, int SW, int DH, int DW, int W, int kh0, int kh1,
 			    int KW, const float *wf, float b, int vec, float lo, float hi, int32_t act, float *o)
 {
 	cf_d acc = CF_DSET1(b);
 	for (int kh = kh0; kh < kh1; kh++) {
 		ptrdiff_t xr = xrow + (ptrdiff_t)kh * DH * W + (ptrdiff_t)ow * SW;
-		for (int kw = 0; kw < KW; kw++) {
-			const float *xp = xc + xr + (ptrdiff_t)kw * DW;
-			cf_d v;
-			if (SW == 1) {
-				v = CF_DLD(xp);
-			} else {
-#if CF_VL >= 8
-				if (SW == 2) {
-					v = cf_dld2(xp);
-				} else
-#endif
-				{
-					float t[CF_DL];
-					for (int l = 0; l < CF_DL; l++)
-						t[l] = xp[(ptrdiff_t)l * SW];
-					v = CF_DLD(t);
-				}
-			}
-			acc = CF_DADD(acc, CF_DMUL(v, CF_DSET1(wf[kh * KW + kw])));
-		}
+		for (int kw = 0; kw < KW; kw++)
+			acc = CF_DMAC(acc, cf_dld(xc + xr + (ptrdiff_t)kw * DW, SW), CF_DSET1(wf[kh * KW + kw]));
 	}
-	if (vec) {
-		acc = CF_DLTSEL(CF_DSET1(hi), CF_DGTSEL(CF_DSET1(lo), acc));
-		if (act == NPU_U_RELU)
-			acc = CF_DGTSEL(acc, CF_DSET1(0.0f));
-	}
-	CF_DST(o, acc);
+	CF_DST(o, cf_dout(acc, vec, lo, hi, act));
+	return CF_DZN(acc);
 }
 
-static void cf_depthwise(const int32_t *p, void *const *a, float *wf)
+/* Depthwise over a zero-padded copy of each channel plane (scratch, after
+ * the weights): every output is a vector lane, CF_DL or 4 CF_DL at a time
+ * (a last block overlapping the one before, or a partial one). A tap in
+ * the padding adds 0 w = +-0 (w finite), which leaves any sum that is not
+ * zero unchanged: a sum that is zero (where the sign of zero can differ)
+ * or NaN (w infinite or NaN) is summed again over the taps inside the
+ * input, as the reference does; then the epilogue. */
+static void cf_dwpad(const int32_t *p, void *const *a, float *wf)
 {
 	const void *w = a[1], *bias = a[2];
 	const float *x = a[0], *wscale = a[3];
@@ -3464,52 +3684,60 @@ static void cf_depthwise(const int32_t *p, void *const *a, float *wf)
 	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W];
 	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
 	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
-	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW];
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], K = KH * KW;
 	int32_t act = p[NPU_CV_ACT];
 	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
-	int ilo, ihi, vec = lo <= hi && (act < 0 || act == NPU_U_RELU);
+	int vec = lo <= hi && (act < 0 || act == NPU_U_RELU);	/* the epilogue in lanes */
+	int64_t rs64, np = cf_dw_plane(p, &rs64);
+	int Hp = (OH - 1) * SH + (KH - 1) * DH + 1, Wp = (OW - 1) * SW + (KW - 1) * DW + 1, rs = (int)rs64;
+	int nr = H < Hp - PT ? H : Hp - PT, nc = W < Wp - PL ? W : Wp - PL;	/* rows, columns copied */
 	size_t plane = (size_t)H * W, P = (size_t)OH * OW;
-	/* interior columns; stride 2 on AVX2 reads one element more */
-	cf_interior(W - (CF_VL >= 8 && SW == 2), OW, KW, SW, PL, DW, &ilo, &ihi);
+	float *xp = wf + ((K + 15) & ~15);
+	memset(xp, 0, sizeof(float) * (size_t)np);	/* the padding stays zero */
 	for (int c = 0; c < C; c++) {
-		cf_weights(p, w, wscale, c, KH * KW, wf);
+		cf_weights(p, w, wscale, c, K, wf);
 		float b = bias ? ((const float *)bias)[c] : 0.0f;
 		for (int n = 0; n < N; n++) {
 			const float *xc = x + ((size_t)n * C + c) * plane;
 			float *yc = y + ((size_t)n * C + c) * P;
+			for (int ih = 0; ih < nr && nc > 0; ih++)
+				memcpy(xp + (size_t)(PT + ih) * rs + PL, xc + (size_t)ih * W, sizeof(float) * (size_t)nc);
 			for (int oh = 0; oh < OH; oh++) {
+				ptrdiff_t xrow = (ptrdiff_t)oh * SH * rs;
+				float *yr = yc + (size_t)oh * OW;
 				int kh0, kh1;
 				cf_taps(oh, SH, PT, DH, KH, H, &kh0, &kh1);
-				ptrdiff_t xrow = (ptrdiff_t)(oh * SH - PT) * W - PL;
-				float *yr = yc + (size_t)oh * OW;
-				for (int ow = 0; ow < OW;) {
-					int at = ow;
-					if (ow >= ilo && ow < ihi && ihi - ilo >= CF_DL) {
-						if (ow + CF_DL > ihi)	/* overlap the block before */
-							at = ihi - CF_DL;
-						if (vec) {
-							cf_dwrow(xc, xrow, at, SW, DH, DW, W, kh0, kh1, KW, wf, b, 1, lo, hi, act, yr + at);
-						} else {
-							float o[CF_DL];
-							cf_dwrow(xc, xrow, at, SW, DH, DW, W, kh0, kh1, KW, wf, b, 0, lo, hi, act, o);
-							for (int l = 0; l < CF_DL; l++)
-								yr[at + l] = cf_out(o[l], lo, hi, act, p0, p1);
-						}
-						ow = at + CF_DL;
+				for (int ow = 0, at, m, z; ow < OW; ow = at + m) {
+					if (ow + 4 * CF_DL <= OW) {
+						at = ow, m = 4 * CF_DL;
+						z = cf_dwrow4(xp, xrow, at, SW, DH, DW, rs, 0, KH, KW, wf, b, vec, lo, hi, act, yr + at);
+					} else if (OW >= CF_DL) {	/* the last block may overlap the one before */
+						at = ow + CF_DL <= OW ? ow : OW - CF_DL, m = CF_DL;
+						z = cf_dwrow(xp, xrow, at, SW, DH, DW, rs, 0, KH, KW, wf, b, vec, lo, hi, act, yr + at);
+					} else {
+						float o[CF_DL];
+						at = 0, m = OW;
+						z = cf_dwrow(xp, xrow, 0, SW, DH, DW, rs, 0, KH, KW, wf, b, vec, lo, hi, act, o);
+						memcpy(yr, o, sizeof(float) * (size_t)OW);
+					}
+					if (!z && vec)	/* final */
 						continue;
-					}
-					int kw0, kw1;
-					cf_taps(ow, SW, PL, DW, KW, W, &kw0, &kw1);
-					float acc = b;
-					for (int kh = kh0; kh < kh1; kh++) {
-						ptrdiff_t xr = xrow + (ptrdiff_t)kh * DH * W + (ptrdiff_t)ow * SW;
-						for (int kw = kw0; kw < kw1; kw++) {
-							float prod = xc[xr + (ptrdiff_t)kw * DW] * wf[kh * KW + kw];
-							acc += prod;
+					/* a sum of 0 or NaN again as the reference does; the
+					 * epilogue on the raw sums */
+					for (int i = at; i < at + m; i++) {
+						float v = yr[i];
+						if (z) {
+							int kw0, kw1;
+							cf_taps(i, SW, PL, DW, KW, W, &kw0, &kw1);
+							ptrdiff_t xr = (ptrdiff_t)(oh * SH - PT) * W + (ptrdiff_t)i * SW - PL;
+							v = b;
+							for (int kh = kh0; kh < kh1; kh++)
+								for (int kw = kw0; kw < kw1; kw++)
+									v = cf_mac(v, xc[xr + (ptrdiff_t)kh * DH * W + (ptrdiff_t)kw * DW],
+										   wf[kh * KW + kw]);
 						}
+						yr[i] = cf_out(v, lo, hi, act, p0, p1);
 					}
-					yr[ow] = cf_out(acc, lo, hi, act, p0, p1);
-					ow++;
 				}
 			}
 		}
@@ -3552,8 +3780,7 @@ static void cf_reference(const int32_t *p, void *const *a, void *scratch)
 								int iw = ow * SW - PL + kw * DW;
 								if (iw < 0 || iw >= W)
 									continue;
-								float prod = rt_ldf(x, XT, xc + (size_t)ih * W + iw) * wc[kh * KW + kw];
-								acc += prod;
+								acc = cf_mac(acc, rt_ldf(x, XT, xc + (size_t)ih * W + iw), wc[kh * KW + kw]);
 							}
 						}
 					}
@@ -3569,9 +3796,13 @@ static void k_conv_f(const int32_t *p, void *const *a, void *scratch)
 #if CF_VL > 0
 	if (cf_fast_scratch(p)) {
 		int G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
-		if (p[NPU_CV_C] == p[NPU_CV_OC] && G == p[NPU_CV_C])
-			cf_depthwise(p, a, scratch);
-		else if (G == 1 && p[NPU_CV_KH] == 1 && p[NPU_CV_KW] == 1 && p[NPU_CV_SH] == 1 && p[NPU_CV_SW] == 1 &&
+		int64_t rs;
+		if (p[NPU_CV_C] == p[NPU_CV_OC] && G == p[NPU_CV_C]) {
+			if (!cf_dw_plane(p, &rs))	/* negative padding, a huge plane */
+				cf_reference(p, a, scratch);
+			else
+				cf_dwpad(p, a, scratch);
+		} else if (G == 1 && p[NPU_CV_KH] == 1 && p[NPU_CV_KW] == 1 && p[NPU_CV_SH] == 1 && p[NPU_CV_SW] == 1 &&
 			 p[NPU_CV_PT] == 0 && p[NPU_CV_PL] == 0 && p[NPU_CV_OW] == p[NPU_CV_W] &&
 			 p[NPU_CV_OH] * p[NPU_CV_OW] >= CF_VL)
 			cf_pointwise(p, a, scratch);
@@ -4051,12 +4282,52 @@ static void k_pool_f(const int32_t *p, void *const *a, void *scratch)
 	int avg = p[NPU_PL_MODE] == NPU_POOL_AVG;
 	size_t yi = 0;
 	(void)scratch;
+	/* float32: the columns whose window lies inside the row, [clo, chi),
+	 * a tap at a time over the whole row (independent outputs in flight,
+	 * no per-element type switch), each output still over its taps in the
+	 * reference's order from the same start (max: the first tap; average:
+	 * 0) */
+	int SW = p[NPU_PL_SW], PL = p[NPU_PL_PL], KW = p[NPU_PL_KW], clo = 0, chi = 0;
+	if (XT == NPU_T_F32 && YT == NPU_T_F32 && SW > 0 && KW > 0 && PL >= 0 && W >= KW) {
+		clo = (PL + SW - 1) / SW;
+		chi = (W - KW + PL) / SW + 1;
+		chi = chi > OW ? OW : chi;
+		clo = clo > chi ? chi : clo;
+	}
 	for (int nc = 0; nc < N * C; nc++) {
 		size_t xc = (size_t)nc * H * W;
 		for (int oh = 0; oh < OH; oh++)
 			for (int ow = 0; ow < OW; ow++, yi++) {
 				pl_win w;
 				pl_window(p, oh, ow, &w);
+				if (ow == clo && clo < chi && w.ih0 < w.ih1) {
+					const float *xf = (const float *)x + xc;
+					float *yr = (float *)y + yi;
+					int n = chi - clo;
+					for (int ih = w.ih0; ih < w.ih1; ih++)
+						for (int kw = 0; kw < KW; kw++) {
+							const float *xs = xf + (size_t)ih * W + (size_t)clo * SW - PL + kw;
+							int t0 = ih == w.ih0 && kw == 0;
+							if (avg) {
+								for (int i = 0; i < n; i++)
+									yr[i] = (t0 ? 0.0f : yr[i]) + xs[(size_t)i * SW];
+							} else if (t0) {
+								for (int i = 0; i < n; i++)
+									yr[i] = xs[(size_t)i * SW];
+							} else {
+								for (int i = 0; i < n; i++) {
+									float v = xs[(size_t)i * SW];
+									yr[i] = v > yr[i] ? v : yr[i];
+								}
+							}
+						}
+					for (int i = 0; avg && i < n; i++) {
+						pl_window(p, oh, clo + i, &w);
+						yr[i] = yr[i] / (float)(w.count > 0 ? w.count : 1);
+					}
+					ow = chi - 1, yi += (size_t)n - 1;
+					continue;
+				}
 				float r = 0;
 				int first = 1;
 				for (int ih = w.ih0; ih < w.ih1; ih++)
@@ -5621,8 +5892,7 @@ static void k_conv_nhwc_f(const int32_t *p, void *const *a, void *scratch)
 								int iw = ow * SW - PL + kw * DW;
 								if (iw < 0 || iw >= W)
 									continue;
-								float prod = rt_ldf(x, XT, xc + ((size_t)ih * W + iw) * C) * wc[kh * KW + kw];
-								acc += prod;
+								acc = cf_mac(acc, rt_ldf(x, XT, xc + ((size_t)ih * W + iw) * C), wc[kh * KW + kw]);
 							}
 						}
 					}

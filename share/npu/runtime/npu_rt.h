@@ -8,6 +8,11 @@
  * fixed order; build them without FMA contraction (-ffp-contract=off, the
  * default of -std=c99) and with SSE arithmetic on 32-bit x86
  * (-msse2 -mfpmath=sse), or results differ from npu-run's in the last bit.
+ * NPU_F32_FMA (opt-in, defined before the implementation is compiled):
+ * CONV_F and CONV_NHWC_F sum in the same order but fuse each multiply-add
+ * (fmaf, one rounding; the SIMD paths with FMA instructions: AVX2 with
+ * FMA, AVX-512, aarch64 NEON; x86 without FMA takes the portable C), so
+ * every ISA still computes the same bits, which are no longer npu-run's.
  *
  * A model is a set of tables, all made of 32-bit words so that the binary
  * form (npu-emit --format bin) can be used in place:
@@ -126,13 +131,20 @@ enum {
  * Kq = ceil(K / 4) quads of 8 channels x 4 consecutive k (zero past K):
  * w[oc][k] with oc = g OC/G + 8 b + j is at byte
  * ((g nb + b) Kq + k / 4) 32 + 4 j + k % 4, nb = ceil(OC/G / 8); the
- * packed size is G nb Kq 32 bytes. */
+ * packed size is G nb Kq 32 bytes.
+ * F with f32 x, w and y, except depthwise convolutions (C/G == 1,
+ * OC == G): w may be packed (npu_conv_f_pack; NPU_CV_WPACK = 1 says so) in
+ * the layout the fast paths stream: per group, blocks of 16 output
+ * channels (the last one zero-filled), K = C/G KH KW rows of 16:
+ * w[oc][k] with oc = g OC/G + 16 b + j is at float ((g nb + b) K + k) 16 + j,
+ * nb = ceil(OC/G / 16); G nb K 16 floats. */
 enum {
 	NPU_CV_N, NPU_CV_C, NPU_CV_H, NPU_CV_W, NPU_CV_OC, NPU_CV_OH, NPU_CV_OW,
 	NPU_CV_KH, NPU_CV_KW, NPU_CV_SH, NPU_CV_SW, NPU_CV_PT, NPU_CV_PL,
 	NPU_CV_DH, NPU_CV_DW, NPU_CV_G,
 	NPU_CV_XT, NPU_CV_WT, NPU_CV_YT,	/* element types */
-	NPU_CV_ZX, NPU_CV_ZY,			/* Q: input / output zero points */
+	NPU_CV_ZX, NPU_CV_ZY,			/* Q: input / output zero points; F: ZX is
+						 * NPU_CV_WPACK, 1 when w is packed */
 	NPU_CV_LO, NPU_CV_HI,			/* clamp of y: Q int, F float bits */
 	NPU_CV_ACT,				/* F: NPU_U_* applied after the clamp, or -1;
 						 * Q: NPU_T_I64 for an int64 bias (|bias| <=
@@ -145,6 +157,7 @@ enum {
 						 * the generic path (no scratch) */
 	NPU_CV_COUNT
 };
+#define NPU_CV_WPACK NPU_CV_ZX
 
 /* CONV_NHWC_Q / CONV_NHWC_F: the parameters and arguments of CONV_Q /
  * CONV_F on channel-last tensors: x [N, H, W, C], weights [OC, KH, KW, C/G]
@@ -513,6 +526,11 @@ uint32_t npu_scratch_size(uint32_t kernel, const int32_t *p);
  * them for parameters p (see NPU_CV_*) into out (when not NULL); returns
  * the packed size in bytes, 0 when these parameters take w unpacked. */
 size_t npu_conv_q_pack(const int32_t *p, const int8_t *w, int8_t *out);
+/* CONV_F's float32 weights w [OC, C/G, KH, KW] packed as its fast paths
+ * read them (blocks of 16 channels, see NPU_CV_*) into out (when not NULL);
+ * returns the packed size in bytes, 0 when these parameters take w
+ * unpacked. The caller sets NPU_CV_WPACK to 1 with the packed weights. */
+size_t npu_conv_f_pack(const int32_t *p, const float *w, float *out);
 /* Parameter words kernel k reads (its NPU_*_COUNT), 0 for an unknown k. */
 size_t npu_param_count(uint32_t kernel);
 
