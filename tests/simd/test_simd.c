@@ -549,6 +549,75 @@ static int pool_f_cases(void)
 	return fails == 0 && rows > 100;
 }
 
+/* ELTWISE_F's float32 rows in vector lanes (ew_f_rows: operands
+ * contiguous or broadcast along the row, ADD SUB MUL DIV MAX MIN, the
+ * clamp, ReLU) against its element-at-a-time walk (ew_f_walk, the
+ * reference), random walks, broadcasts, strides, every op and activation
+ * kind, NaNs, infinities and zeros of both signs; same bits */
+static float ew_rv(void)
+{
+	int k = ri(0, 15);
+	return k == 0 ? 0.0f : k == 1 ? -0.0f : k == 2 ? NAN : k == 3 ? INFINITY : k == 4 ? -INFINITY : rfm();
+}
+
+static int ew_f_cases(void)
+{
+	int fails = 0, fast = 0;
+	for (int it = 0; it < 600; it++) {
+		int32_t cnt[6] = {1, 1, 1, ri(1, 3), ri(1, 4), ri(1, 70)}, st[2][6] = {{0}};
+		size_t ny = (size_t)cnt[3] * cnt[4] * cnt[5], nx[2];
+		for (int o = 0; o < 2; o++) {
+			int m = ri(0, 5);	/* dense (twice), one value per row, one row for all, stride 2, a scalar */
+			int32_t *s = st[o];
+			if (m <= 1)
+				s[5] = 1, s[4] = cnt[5], s[3] = cnt[4] * cnt[5];
+			else if (m == 2)
+				s[5] = 0, s[4] = 1, s[3] = cnt[4];
+			else if (m == 3)
+				s[5] = 1;
+			else if (m == 4)
+				s[5] = 2, s[4] = 2 * cnt[5], s[3] = 2 * cnt[4] * cnt[5];
+			nx[o] = 1;
+			for (int d = 3; d < 6; d++)
+				nx[o] += (size_t)(cnt[d] - 1) * (size_t)s[d];
+		}
+		int32_t p[NPU_EW_COUNT] = {0};
+		p[NPU_EW_OP] = ri(0, 9) < 8 ? ri(NPU_BIN_ADD, NPU_BIN_MIN) : ri(NPU_BIN_POW, NPU_BIN_PRELU);
+		memcpy(p + NPU_EW_COUNTS, cnt, sizeof cnt);
+		memcpy(p + NPU_EW_SA, st[0], sizeof st[0]);
+		memcpy(p + NPU_EW_SB, st[1], sizeof st[1]);
+		p[NPU_EW_AT] = p[NPU_EW_BT] = p[NPU_EW_YT] = NPU_T_F32;
+		int c = ri(0, 4);	/* none, relu6-like, random (lo > hi too), NaN bounds */
+		float lo = c == 0 ? -INFINITY : c == 1 ? 0.0f : c == 2 ? rf() : NAN;
+		float hi = c == 0 ? INFINITY : c == 1 ? 6.0f : c == 2 ? rf() : c == 3 ? rf() : INFINITY;
+		p[NPU_EW_LO] = (int32_t)npu_f32_bits(lo), p[NPU_EW_HI] = (int32_t)npu_f32_bits(hi);
+		int k = ri(0, 5);
+		p[NPU_EW_ACT] = k < 3 ? -1 : k < 5 ? NPU_U_RELU : NPU_U_CLIP;
+		p[NPU_EW_P0] = (int32_t)npu_f32_bits(-1.0f), p[NPU_EW_P1] = (int32_t)npu_f32_bits(1.0f);
+		float *x0 = malloc(4 * nx[0]), *x1 = malloc(4 * nx[1]), *y = malloc(4 * ny), *want = malloc(4 * ny);
+		for (size_t i = 0; i < nx[0]; i++)
+			x0[i] = ew_rv();
+		for (size_t i = 0; i < nx[1]; i++)
+			x1[i] = ri(0, 3) ? ew_rv() : x0[i < nx[0] ? i : 0];	/* equal values too */
+		void *a[NPU_MAX_ARGS] = {x0, x1, want};
+		ew_f_walk(p, a);
+		a[2] = y;
+		k_eltwise_f(p, a, NULL);
+#if EW_VL > 0
+		fast += ew_f_fast(p);
+#endif
+		if (memcmp(y, want, 4 * ny) != 0) {
+			fails++;
+			printf("# eltwise_f op %d %dx%dx%d strides a %d,%d,%d b %d,%d,%d lo %g hi %g act %d: differs\n",
+			       p[NPU_EW_OP], cnt[3], cnt[4], cnt[5], st[0][3], st[0][4], st[0][5], st[1][3], st[1][4],
+			       st[1][5], (double)lo, (double)hi, p[NPU_EW_ACT]);
+		}
+		free(x0), free(x1), free(y), free(want);
+	}
+	printf("# eltwise_f: %d failures, %d of 600 on the row path (%d lanes)\n", fails, fast, EW_VL);
+	return fails == 0 && (EW_VL == 0 || fast > 100);
+}
+
 int main(void)
 {
 	int paths[5] = {0, 0, 0, 0, 0}, fails = 0, path;
@@ -693,6 +762,7 @@ int main(void)
 	CHECK_MSG(!cf_fused(), "cf_mac fuses without NPU_F32_FMA");
 #endif
 	CHECK(pool_f_cases());
+	CHECK(ew_f_cases());
 	fails += !direct_cases(paths);
 	int nhwc16 = 0;
 	fails += !armdot_cases(paths, &nhwc16);

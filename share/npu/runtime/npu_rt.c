@@ -3878,7 +3878,28 @@ static void k_eltwise_q(const int32_t *p, void *const *a, void *scratch)
 /* @npu-end */
 
 /* @npu-kernel ELTWISE_F */
-static void k_eltwise_f(const int32_t *p, void *const *a, void *scratch)
+/* one element of ELTWISE_F: ACT(clamp(u OP v, lo, hi)) */
+static inline float ew_f_one(int32_t op, float u, float v, float lo, float hi, int32_t act, float p0, float p1)
+{
+	float t;
+	switch (op) {
+	case NPU_BIN_ADD: t = u + v; break;
+	case NPU_BIN_SUB: t = u - v; break;
+	case NPU_BIN_MUL: t = u * v; break;
+	case NPU_BIN_DIV: t = u / v; break;
+	case NPU_BIN_MAX: t = u > v ? u : v; break;
+	case NPU_BIN_POW: t = npu_powf(u, v); break;
+	case NPU_BIN_PRELU: t = u < 0 ? u * v : u; break;
+	default: t = u < v ? u : v; break;
+	}
+	t = rt_clampf(t, lo, hi);
+	if (act >= 0)
+		t = rt_unary(act, t, p0, p1);
+	return t;
+}
+
+/* the walk an element at a time (any types and strides; the reference) */
+static void ew_f_walk(const int32_t *p, void *const *a)
 {
 	const void *x0 = a[0], *x1 = a[1];
 	void *y = a[2];
@@ -3889,29 +3910,135 @@ static void k_eltwise_f(const int32_t *p, void *const *a, void *scratch)
 	int32_t idx[NPU_WALK_DIMS] = {0};
 	size_t rows = rt_walk_rows(cnt), yi = 0;
 	int32_t n5 = cnt[NPU_WALK_DIMS - 1], a5 = sa[NPU_WALK_DIMS - 1], b5 = sb[NPU_WALK_DIMS - 1];
-	(void)scratch;
 	for (size_t r = 0; r < rows; r++, rt_walk_next(idx, cnt)) {
 		ptrdiff_t oa = rt_walk_off(idx, sa), ob = rt_walk_off(idx, sb);
 		for (int32_t i = 0; i < n5; i++, yi++) {
 			float u = rt_ldf(x0, AT, (size_t)(oa + (ptrdiff_t)i * a5));
 			float v = rt_ldf(x1, BT, (size_t)(ob + (ptrdiff_t)i * b5));
-			float t;
-			switch (op) {
-			case NPU_BIN_ADD: t = u + v; break;
-			case NPU_BIN_SUB: t = u - v; break;
-			case NPU_BIN_MUL: t = u * v; break;
-			case NPU_BIN_DIV: t = u / v; break;
-			case NPU_BIN_MAX: t = u > v ? u : v; break;
-			case NPU_BIN_POW: t = npu_powf(u, v); break;
-			case NPU_BIN_PRELU: t = u < 0 ? u * v : u; break;
-			default: t = u < v ? u : v; break;
-			}
-			t = rt_clampf(t, lo, hi);
-			if (act >= 0)
-				t = rt_unary(act, t, p0, p1);
-			rt_stf(y, YT, yi, t);
+			rt_stf(y, YT, yi, ew_f_one(op, u, v, lo, hi, act, p0, p1));
 		}
 	}
+}
+
+/* The float32 rows in vector lanes: a and b each contiguous along the row
+ * or one value broadcast over it, ADD SUB MUL DIV MAX MIN, the clamp, no
+ * activation or a ReLU. Each is one correctly rounded IEEE operation or a
+ * compare per element, in any lane the reference's bits: x86's max/min
+ * (and the NEON selects) return their second operand when the compare is
+ * false (NaN, equal zeros), as the reference's ?: does; the clamp is
+ * max(lo, t) then min(hi, t), which is rt_clampf when !(lo > hi); the ReLU
+ * max(t, +0) is v > 0 ? v : 0. */
+#if defined(NPU_NO_SIMD)
+#define EW_VL 0
+#elif defined(__AVX512F__)
+#define EW_VL 16
+typedef __m512 ew_v;
+#define EW_LD(p) _mm512_loadu_ps(p)
+#define EW_ST(p, v) _mm512_storeu_ps(p, v)
+#define EW_SET1(f) _mm512_set1_ps(f)
+#define EW_ADD(a, b) _mm512_add_ps(a, b)
+#define EW_SUB(a, b) _mm512_sub_ps(a, b)
+#define EW_MUL(a, b) _mm512_mul_ps(a, b)
+#define EW_DIV(a, b) _mm512_div_ps(a, b)
+#define EW_GTSEL(a, b) _mm512_max_ps(a, b)	/* a > b ? a : b */
+#define EW_LTSEL(a, b) _mm512_min_ps(a, b)	/* a < b ? a : b */
+#elif defined(__AVX2__)
+#define EW_VL 8
+typedef __m256 ew_v;
+#define EW_LD(p) _mm256_loadu_ps(p)
+#define EW_ST(p, v) _mm256_storeu_ps(p, v)
+#define EW_SET1(f) _mm256_set1_ps(f)
+#define EW_ADD(a, b) _mm256_add_ps(a, b)
+#define EW_SUB(a, b) _mm256_sub_ps(a, b)
+#define EW_MUL(a, b) _mm256_mul_ps(a, b)
+#define EW_DIV(a, b) _mm256_div_ps(a, b)
+#define EW_GTSEL(a, b) _mm256_max_ps(a, b)
+#define EW_LTSEL(a, b) _mm256_min_ps(a, b)
+#elif defined(__SSE2__)
+#define EW_VL 4
+typedef __m128 ew_v;
+#define EW_LD(p) _mm_loadu_ps(p)
+#define EW_ST(p, v) _mm_storeu_ps(p, v)
+#define EW_SET1(f) _mm_set1_ps(f)
+#define EW_ADD(a, b) _mm_add_ps(a, b)
+#define EW_SUB(a, b) _mm_sub_ps(a, b)
+#define EW_MUL(a, b) _mm_mul_ps(a, b)
+#define EW_DIV(a, b) _mm_div_ps(a, b)
+#define EW_GTSEL(a, b) _mm_max_ps(a, b)
+#define EW_LTSEL(a, b) _mm_min_ps(a, b)
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+#define EW_VL 4
+typedef float32x4_t ew_v;
+#define EW_LD(p) vld1q_f32(p)
+#define EW_ST(p, v) vst1q_f32(p, v)
+#define EW_SET1(f) vdupq_n_f32(f)
+#define EW_ADD(a, b) vaddq_f32(a, b)
+#define EW_SUB(a, b) vsubq_f32(a, b)
+#define EW_MUL(a, b) vmulq_f32(a, b)
+#define EW_DIV(a, b) vdivq_f32(a, b)
+#define EW_GTSEL(a, b) vbslq_f32(vcgtq_f32(a, b), a, b)
+#define EW_LTSEL(a, b) vbslq_f32(vcltq_f32(a, b), a, b)
+#else
+#define EW_VL 0
+#endif
+
+#if EW_VL > 0
+/* the rows go to ew_f_rows (else the walk) */
+static int ew_f_fast(const int32_t *p)
+{
+	const int32_t *sa = p + NPU_EW_SA, *sb = p + NPU_EW_SB;
+	int32_t a5 = sa[NPU_WALK_DIMS - 1], b5 = sb[NPU_WALK_DIMS - 1], act = p[NPU_EW_ACT];
+	return p[NPU_EW_AT] == NPU_T_F32 && p[NPU_EW_BT] == NPU_T_F32 && p[NPU_EW_YT] == NPU_T_F32 &&
+	       p[NPU_EW_OP] >= NPU_BIN_ADD && p[NPU_EW_OP] <= NPU_BIN_MIN && (a5 == 0 || a5 == 1) &&
+	       (b5 == 0 || b5 == 1) && (a5 | b5) && !(rt_pf(p, NPU_EW_LO) > rt_pf(p, NPU_EW_HI)) &&
+	       (act < 0 || act == NPU_U_RELU) && p[NPU_EW_COUNTS + NPU_WALK_DIMS - 1] >= EW_VL;
+}
+
+static void ew_f_rows(const int32_t *p, void *const *a)
+{
+	const float *x0 = (const float *)a[0], *x1 = (const float *)a[1];
+	float *y = (float *)a[2];
+	const int32_t *cnt = p + NPU_EW_COUNTS, *sa = p + NPU_EW_SA, *sb = p + NPU_EW_SB;
+	int32_t op = p[NPU_EW_OP], act = p[NPU_EW_ACT];
+	float lo = rt_pf(p, NPU_EW_LO), hi = rt_pf(p, NPU_EW_HI);
+	int32_t idx[NPU_WALK_DIMS] = {0};
+	size_t rows = rt_walk_rows(cnt);
+	int32_t n = cnt[NPU_WALK_DIMS - 1], a5 = sa[NPU_WALK_DIMS - 1], b5 = sb[NPU_WALK_DIMS - 1];
+	ew_v vlo = EW_SET1(lo), vhi = EW_SET1(hi), z = EW_SET1(0.0f);
+	for (size_t r = 0; r < rows; r++, rt_walk_next(idx, cnt), y += n) {
+		const float *pa = x0 + rt_walk_off(idx, sa), *pb = x1 + rt_walk_off(idx, sb);
+		int32_t i = 0;
+		for (; i + EW_VL <= n; i += EW_VL) {
+			ew_v u = a5 ? EW_LD(pa + i) : EW_SET1(pa[0]), v = b5 ? EW_LD(pb + i) : EW_SET1(pb[0]), t;
+			switch (op) {
+			case NPU_BIN_ADD: t = EW_ADD(u, v); break;
+			case NPU_BIN_SUB: t = EW_SUB(u, v); break;
+			case NPU_BIN_MUL: t = EW_MUL(u, v); break;
+			case NPU_BIN_DIV: t = EW_DIV(u, v); break;
+			case NPU_BIN_MAX: t = EW_GTSEL(u, v); break;
+			default: t = EW_LTSEL(u, v); break;
+			}
+			t = EW_LTSEL(vhi, EW_GTSEL(vlo, t));
+			if (act >= 0)
+				t = EW_GTSEL(t, z);
+			EW_ST(y + i, t);
+		}
+		for (; i < n; i++)
+			y[i] = ew_f_one(op, pa[a5 ? i : 0], pb[b5 ? i : 0], lo, hi, act, 0.0f, 0.0f);
+	}
+}
+#endif
+
+static void k_eltwise_f(const int32_t *p, void *const *a, void *scratch)
+{
+	(void)scratch;
+#if EW_VL > 0
+	if (ew_f_fast(p)) {
+		ew_f_rows(p, a);
+		return;
+	}
+#endif
+	ew_f_walk(p, a);
 }
 /* @npu-end */
 
