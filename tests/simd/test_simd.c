@@ -703,6 +703,72 @@ static int convt_cases(void)
 	CHECK_MSG(fails == 0, "%d of %d transposed convolutions differ from the definition", fails, n);
 	return fails == 0;
 }
+/* RESIZE on int8 / uint8 (rs_q8's rows and the loop they bypass): random
+ * tables (nearest, and linear with Q15 weights summing to 2^15 or any
+ * within +-2^15 per axis, some beyond: the loop) against the definition,
+ * y = rshift_round(sum_b ww[b] sum_a wh[a] x[ih[a], iw[b]], 30) */
+static int resize_cases(void)
+{
+	int fails = 0, q8 = 0;
+	for (int it = 0; it < 300; it++) {
+		int32_t outer = ri(1, 5), H = ri(1, 9), W = ri(1, 11), OH = ri(1, 20), OW = ri(1, 30), K = ri(1, 2);
+		int32_t XT = ri(0, 2) ? NPU_T_I8 : NPU_T_U8, wide = ri(0, 9) == 0;
+		int32_t p[NPU_RS_COUNT] = {0};
+		p[NPU_RS_OUTER] = outer, p[NPU_RS_H] = H, p[NPU_RS_W] = W, p[NPU_RS_OH] = OH, p[NPU_RS_OW] = OW;
+		p[NPU_RS_K] = K, p[NPU_RS_XT] = XT, p[NPU_RS_YT] = XT, p[NPU_RS_ELEM] = 1;
+		size_t nx = (size_t)outer * H * W, ny = (size_t)outer * OH * OW;
+		int32_t *th = malloc(8 * (size_t)K * OH), *tw = malloc(8 * (size_t)K * OW);
+		uint8_t *x = malloc(nx), *y = malloc(ny);
+		for (size_t i = 0; i < nx; i++)
+			x[i] = (uint8_t)ri(0, 255);
+		for (int ax = 0; ax < 2; ax++) {
+			int32_t *t = ax ? tw : th, no = ax ? OW : OH, ni = ax ? W : H;
+			for (int32_t o = 0; o < no; o++) {
+				int32_t *r = t + (size_t)o * 2 * K;
+				for (int32_t i = 0; i < K; i++)
+					r[i] = ri(0, ni - 1);
+				if (K == 2) {
+					int32_t w0 = ri(0, 3) ? ri(0, 32768) : ri(-32768, 32768);
+					r[2] = w0, r[3] = ri(0, 3) ? 32768 - w0 : ri(-32768, 32768);
+					if (wide && ax == 0 && o == OH - 1)
+						r[3] = 40000;	/* beyond rs_q8's bound: the loop */
+				}
+			}
+		}
+		int fast = K == 1 || !wide;
+		q8 += fast;
+		void *a[NPU_MAX_ARGS] = {x, th, tw, y};
+		k_resize(p, a, NULL);
+		int ok = 1;
+		for (int32_t n = 0; n < outer && ok; n++)
+			for (int32_t oh = 0; oh < OH && ok; oh++)
+				for (int32_t ow = 0; ow < OW && ok; ow++) {
+					const int32_t *rh = th + (size_t)oh * 2 * K, *rw = tw + (size_t)ow * 2 * K;
+					int64_t acc = 0;
+					for (int32_t b = 0; b < K; b++)
+						for (int32_t i = 0; i < K; i++) {
+							size_t xi = ((size_t)n * H + rh[i]) * W + rw[b];
+							int64_t xv = XT == NPU_T_I8 ? (int8_t)x[xi] : x[xi];
+							acc += (K == 2 ? (int64_t)rw[K + b] * rh[K + i] : 1 << 30) * xv;
+						}
+					int32_t want = (int32_t)npu_rshift_round(acc, 30);
+					size_t yi = ((size_t)n * OH + oh) * OW + ow;
+					int32_t got = XT == NPU_T_I8 ? (int8_t)y[yi] : y[yi];
+					want = XT == NPU_T_I8 ? (int8_t)want : (uint8_t)want;
+					if (got != want) {
+						printf("# resize: %dx%d -> %dx%d K %d xt %d: y[%zu] = %d, want %d\n", H, W, OH, OW, K, XT, yi,
+						       got, want);
+						ok = 0;
+					}
+				}
+		fails += !ok;
+		free(th), free(tw), free(x), free(y);
+	}
+	printf("# resize: %d of 300 int8/uint8 resizes on rs_q8's rows\n", q8);
+	CHECK(q8 > 200 && q8 < 300);
+	CHECK_MSG(fails == 0, "%d of 300 resizes differ from the definition", fails);
+	return fails == 0;
+}
 /* ---- convt end ---- */
 
 int main(void)
@@ -861,6 +927,7 @@ int main(void)
 		printf("# %d int8 convolutions left out, larger than the board's RAM\n", q_left_out);
 	CHECK(requant_rows());
 	CHECK(convt_cases());
+	CHECK(resize_cases());
 	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + ndw + (int)(sizeof fixed / sizeof fixed[0]));
 	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 15 && gathered > 0 && chunked > 0);
 	CHECK(paths[CQ_PANEL] > 100 && kchunks > 10);

@@ -5437,6 +5437,55 @@ static void k_conv_t_f(const int32_t *p, void *const *a, void *scratch)
 /* @npu-end */
 
 /* @npu-kernel RESIZE */
+/* RESIZE on 8-bit rows (x and y both int8 or both uint8, K 1 or 2): the
+ * values of the loop in k_resize without its per-element type switches.
+ * Linear: each column's blend of the two rows, wh[0] x0 + wh[1] x1, in
+ * int32 (|wh| <= 2^15 checked first, |x| < 2^8), the blend of the two
+ * columns in int64, as there; integers are exact in any order. Returns 0
+ * (nothing written) where it does not apply. */
+#define RS_Q8_ROWS(T) \
+	do { \
+		const T *x0 = (const T *)x + xc + (size_t)rh[0] * (size_t)W; \
+		const T *x1 = (const T *)x + xc + (size_t)rh[K == 2] * (size_t)W; \
+		T *yp = (T *)y + yi; \
+		if (K == 1) { \
+			for (int32_t ow = 0; ow < OW; ow++) \
+				yp[ow] = x0[tw[2 * (size_t)ow]]; \
+			break; \
+		} \
+		int32_t a0 = rh[2], a1 = rh[3]; \
+		for (int32_t ow = 0; ow < OW; ow++) { \
+			const int32_t *rw = tw + 4 * (size_t)ow; \
+			int32_t t0 = a0 * x0[rw[0]] + a1 * x1[rw[0]], t1 = a0 * x0[rw[1]] + a1 * x1[rw[1]]; \
+			yp[ow] = (T)rt_rsr((int64_t)rw[2] * t0 + (int64_t)rw[3] * t1, 30); \
+		} \
+	} while (0)
+static int rs_q8(const int32_t *p, const void *x, const int32_t *th, const int32_t *tw, void *y)
+{
+	int32_t outer = p[NPU_RS_OUTER], H = p[NPU_RS_H], W = p[NPU_RS_W], OH = p[NPU_RS_OH], OW = p[NPU_RS_OW];
+	int32_t K = p[NPU_RS_K], XT = p[NPU_RS_XT];
+	size_t yi = 0;
+	if ((XT != NPU_T_I8 && XT != NPU_T_U8) || p[NPU_RS_YT] != XT || p[NPU_RS_ELEM] != 1 || (K != 1 && K != 2))
+		return 0;
+	for (int32_t oh = 0; K == 2 && oh < OH; oh++) {
+		const int32_t *rh = th + (size_t)oh * 4;
+		if (rh[2] < -32768 || rh[2] > 32768 || rh[3] < -32768 || rh[3] > 32768)
+			return 0;
+	}
+	for (int32_t n = 0; n < outer; n++) {
+		size_t xc = (size_t)n * (size_t)H * (size_t)W;
+		for (int32_t oh = 0; oh < OH; oh++, yi += (size_t)OW) {
+			const int32_t *rh = th + (size_t)oh * 2 * (size_t)K;
+			if (XT == NPU_T_I8)
+				RS_Q8_ROWS(int8_t);
+			else
+				RS_Q8_ROWS(uint8_t);
+		}
+	}
+	return 1;
+}
+#undef RS_Q8_ROWS
+
 static void k_resize(const int32_t *p, void *const *a, void *scratch)
 {
 	const void *x = a[0];
@@ -5447,7 +5496,7 @@ static void k_resize(const int32_t *p, void *const *a, void *scratch)
 	int flt = XT == NPU_T_F32 || XT == NPU_T_F16;
 	size_t yi = 0;
 	(void)scratch;
-	if (K < 1 || K > 4 || (!flt && K > 2))
+	if (K < 1 || K > 4 || (!flt && K > 2) || rs_q8(p, x, th, tw, y))
 		return;
 	for (int32_t n = 0; n < outer; n++) {
 		size_t xc = (size_t)n * (size_t)H * (size_t)W;
