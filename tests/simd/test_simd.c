@@ -600,7 +600,7 @@ static int ct_one(int N, int C, int H, int W, int OC, int KH, int KW, int SH, in
 	for (size_t i = 0; i < nw; i++)
 		w[i] = (int8_t)ri(-128, 127);
 	for (int o = 0; o < OC; o++) {
-		bias[o] = ri(0, 9) ? ri(-(1 << 20), 1 << 20) : ri(-(1 << 30), 1 << 30);
+		bias[o] = ri(0, 9) ? ri(-(1 << 20), 1 << 20) : ri(-(1 << 30) + 1, (1 << 30) - 1);
 		mult[o] = ri(1 << 29, (1 << 30) + (1 << 29));
 		shift[o] = 30 + ri(6, 14) + (YT == NPU_T_I16 ? -6 : 0) + big;
 		wzp[o] = wz == 2 ? ri(-128, 127) : wz == 3 ? (o % 2 ? 200 : -3) : 0;
