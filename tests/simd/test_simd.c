@@ -618,6 +618,228 @@ static int ew_f_cases(void)
 	return fails == 0 && (EW_VL == 0 || fast > 100);
 }
 
+/* ---- convt: CONV_T_Q (transposed convolution) against its definition ---- */
+
+static int ct_fast_runs;	/* convt: cases on ctq_fast (int32 rows) */
+
+/* one random transposed convolution (ONNX ConvTranspose: x [N, C, H, W],
+ * w [C, OC/G, KH, KW], output padding in y's size) through k_conv_t_q,
+ * against the definition written out here as a scatter: every input
+ * pixel adds x w[kh, kw] to y[ih SH - PT + kh DH, iw SW - PL + kw DW],
+ * in int64 */
+static int ct_one(int N, int C, int H, int W, int OC, int KH, int KW, int SH, int SW, int PT, int PL, int PB, int PR,
+		  int DH, int DW, int OPH, int OPW, int G, int XT, int YT, int wz, int smax)
+{
+	int OH = (H - 1) * SH - PT - PB + DH * (KH - 1) + OPH + 1, OW = (W - 1) * SW - PL - PR + DW * (KW - 1) + OPW + 1;
+	if (OH < 1 || OW < 1)
+		return 1;
+	int cg = C / G, og = OC / G;
+	int32_t p[NPU_CV_COUNT] = {0};
+	p[NPU_CV_N] = N, p[NPU_CV_C] = C, p[NPU_CV_H] = H, p[NPU_CV_W] = W, p[NPU_CV_OC] = OC;
+	p[NPU_CV_OH] = OH, p[NPU_CV_OW] = OW, p[NPU_CV_KH] = KH, p[NPU_CV_KW] = KW;
+	p[NPU_CV_SH] = SH, p[NPU_CV_SW] = SW, p[NPU_CV_PT] = PT, p[NPU_CV_PL] = PL;
+	p[NPU_CV_DH] = DH, p[NPU_CV_DW] = DW, p[NPU_CV_G] = G;
+	p[NPU_CV_XT] = XT, p[NPU_CV_WT] = NPU_T_I8, p[NPU_CV_YT] = YT, p[NPU_CV_ACT] = -1, p[NPU_CV_SMAX] = smax;
+#if defined(TEST_SIMD_SCRATCH)
+	if (p[NPU_CV_SMAX] == 0 || p[NPU_CV_SMAX] > TEST_SIMD_SCRATCH)
+		p[NPU_CV_SMAX] = TEST_SIMD_SCRATCH;
+#endif
+	int32_t xlo = XT == NPU_T_I8 ? -128 : XT == NPU_T_U8 ? 0 : -32768, xhi = XT == NPU_T_I8 ? 127 : XT == NPU_T_U8 ? 255 : 32767;
+	int32_t ylo = YT == NPU_T_I8 ? -128 : -32768, yhi = YT == NPU_T_I8 ? 127 : 32767;
+	p[NPU_CV_ZX] = ri(xlo, xhi), p[NPU_CV_ZY] = ri(ylo / 2, yhi / 2);
+	p[NPU_CV_LO] = ri(0, 3) ? ylo : ri(ylo, 0), p[NPU_CV_HI] = ri(0, 3) ? yhi : ri(1, yhi);
+	size_t nx = (size_t)N * C * H * W, nw = (size_t)C * og * KH * KW, ny = (size_t)N * OC * OH * OW;
+	uint32_t ss = npu_scratch_size(NPU_K_CONV_T_Q, p);
+	int16_t *x = malloc(2 * nx + 1), *y = malloc(2 * ny), *want = malloc(2 * ny);
+	int8_t *w = malloc(nw);
+	int32_t *bias = malloc(4 * (size_t)OC), *mult = malloc(4 * (size_t)OC), *shift = malloc(4 * (size_t)OC);
+	int32_t *wzp = malloc(4 * (size_t)OC);
+	int64_t *acc = malloc(8 * ny);
+	uint8_t *scratch = malloc(ss + 16);
+	int ok = 1, big = XT == NPU_T_I16 ? 8 : 0;
+	for (size_t i = 0; i < nx; i++) {
+		int32_t v = ri(xlo, xhi);
+		if (XT == NPU_T_I8)
+			((int8_t *)x)[i] = (int8_t)v;
+		else if (XT == NPU_T_U8)
+			((uint8_t *)x)[i] = (uint8_t)v;
+		else
+			x[i] = (int16_t)v;
+	}
+	for (size_t i = 0; i < nw; i++)
+		w[i] = (int8_t)ri(-128, 127);
+	for (int o = 0; o < OC; o++) {
+		bias[o] = ri(0, 9) ? ri(-(1 << 20), 1 << 20) : ri(-(1 << 30) + 1, (1 << 30) - 1);
+		mult[o] = ri(1 << 29, (1 << 30) + (1 << 29));
+		shift[o] = 30 + ri(6, 14) + (YT == NPU_T_I16 ? -6 : 0) + big;
+		wzp[o] = wz == 2 ? ri(-128, 127) : wz == 3 ? (o % 2 ? 200 : -3) : 0;
+	}
+	/* the definition */
+	for (int n = 0; n < N; n++)
+		for (int oc = 0; oc < OC; oc++)
+			for (int i = 0; i < OH * OW; i++)
+				acc[((size_t)n * OC + oc) * OH * OW + i] = bias[oc];
+	for (int n = 0; n < N; n++)
+		for (int c = 0; c < C; c++)
+			for (int ih = 0; ih < H; ih++)
+				for (int iw = 0; iw < W; iw++) {
+					size_t xi = (((size_t)n * C + c) * H + ih) * W + iw;
+					int64_t xv = (XT == NPU_T_I8 ? ((int8_t *)x)[xi] : XT == NPU_T_U8 ? ((uint8_t *)x)[xi] : x[xi]) -
+						     (int64_t)p[NPU_CV_ZX];
+					for (int o = 0; o < og; o++) {
+						int oc = c / cg * og + o;
+						for (int kh = 0; kh < KH; kh++)
+							for (int kw = 0; kw < KW; kw++) {
+								int oh = ih * SH - PT + kh * DH, ow = iw * SW - PL + kw * DW;
+								if (oh < 0 || oh >= OH || ow < 0 || ow >= OW)
+									continue;
+								int64_t wv = w[(((size_t)c * og + o) * KH + kh) * KW + kw] - (int64_t)(wz ? wzp[oc] : 0);
+								acc[(((size_t)n * OC + oc) * OH + oh) * OW + ow] += xv * wv;
+							}
+					}
+				}
+	for (size_t i = 0; i < ny; i++) {
+		int oc = (int)(i / ((size_t)OH * OW) % (size_t)OC);
+		int64_t v = p[NPU_CV_ZY] + npu_rshift_round(acc[i] * mult[oc], shift[oc]);
+		want[i] = (int16_t)(v < p[NPU_CV_LO] ? p[NPU_CV_LO] : v > p[NPU_CV_HI] ? p[NPU_CV_HI] : v);
+	}
+	int zok = 1;
+	for (int oc = 0; wz && oc < OC; oc++)
+		zok &= wzp[oc] >= -128 && wzp[oc] <= 127;
+	ct_fast_runs += ss > 0 && zok;
+	memset(scratch, 0xa5, ss + 16);
+	void *a[NPU_MAX_ARGS] = {x, w, bias, mult, shift, wz ? wzp : NULL, y};
+	k_conv_t_q(p, a, ss ? scratch : NULL);
+	for (size_t i = ss; i < ss + 16; i++)
+		ok &= scratch[i] == 0xa5;	/* nothing written past the scratch it asked for */
+	if (smax > 0 && ss > (uint32_t)smax) {
+		printf("# convt: scratch %u over the budget %d\n", (unsigned)ss, smax);
+		ok = 0;
+	}
+	for (size_t i = 0; i < ny && ok; i++) {
+		int32_t got = YT == NPU_T_I8 ? ((int8_t *)y)[i] : y[i];
+		if (got != want[i]) {
+			printf("# convt: y[%zu] = %d, want %d\n", i, (int)got, (int)want[i]);
+			ok = 0;
+		}
+	}
+	if (!ok)
+		printf("# convt: N%d C%d %dx%d OC%d k%dx%d s%d,%d p%d,%d,%d,%d d%d,%d op%d,%d g%d xt%d yt%d wz%d smax %d\n", N, C,
+		       H, W, OC, KH, KW, SH, SW, PT, PL, PB, PR, DH, DW, OPH, OPW, G, XT, YT, wz, smax);
+	free(x), free(y), free(want), free(w), free(bias), free(mult), free(shift), free(wzp), free(acc), free(scratch);
+	return ok;
+}
+
+/* fixed shapes (the families' upsampling layers, the tap bound) and
+ * random ones: strides 1-3, padding, output padding, dilation, groups,
+ * depthwise, odd channels, uint8 and int16 inputs, weight zero points
+ * (beyond int8: the generic loop), scratch budgets below a row */
+static int convt_cases(void)
+{
+	int fails = 0, n = 0;
+	static const int fixed[][22] = {
+		/* N C H W OC KH KW SH SW PT PL PB PR DH DW OPH OPW G XT YT wz smax */
+		{1, 16, 8, 8, 8, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 0, 0, 1, NPU_T_I8, NPU_T_I8, 0, 0},
+		{1, 12, 7, 9, 6, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0, 1, NPU_T_I8, NPU_T_I8, 2, 0},
+		{1, 8, 6, 5, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_U8, NPU_T_I8, 0, 0},
+		{2, 6, 5, 7, 9, 3, 3, 3, 3, 0, 2, 1, 0, 2, 2, 2, 1, 3, NPU_T_I8, NPU_T_I16, 2, 0},
+		{1, 1024, 2, 2, 2, 4, 4, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 1, NPU_T_I8, NPU_T_I8, 2, 0},	/* 16384 taps: the bound */
+		{1, 1025, 2, 2, 2, 4, 4, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 1, NPU_T_I8, NPU_T_I8, 2, 0},	/* beyond: generic */
+		{1, 5, 6, 6, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 5, NPU_T_I8, NPU_T_I8, 3, 0},	/* wz 200: generic */
+		{1, 4, 5, 40, 4, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 0, 0, 1, NPU_T_I8, NPU_T_I8, 0, 64},	/* budget below a row */
+	};
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++, n++) {
+		const int *f = fixed[i];
+		fails += !ct_one(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11], f[12], f[13], f[14],
+				 f[15], f[16], f[17], f[18], f[19], f[20], f[21]);
+	}
+	for (int i = 0; i < 300; i++, n++) {
+		int G = ri(0, 3) ? 1 : ri(1, 4), dw = ri(0, 9) == 0;
+		int C = G * ri(1, 9), OC = G * ri(1, 9);
+		if (dw)
+			G = C = OC = ri(1, 9);
+		int KH = ri(1, 5), KW = ri(1, 5), SH = ri(1, 3), SW = ri(1, 3), DH = ri(1, 2), DW = ri(1, 2);
+		int PT = ri(0, KH - 1), PB = ri(0, KH - 1), PL = ri(0, KW - 1), PR = ri(0, KW - 1);
+		int OPH = ri(0, (SH > DH ? SH : DH) - 1), OPW = ri(0, (SW > DW ? SW : DW) - 1);
+		int k = ri(0, 9), XT = k < 6 ? NPU_T_I8 : k < 9 ? NPU_T_U8 : NPU_T_I16;
+		int YT = ri(0, 4) ? NPU_T_I8 : NPU_T_I16, wz = ri(0, 9) ? ri(0, 2) : 3;
+		int smax = ri(0, 5) ? 0 : ri(1, 200);
+		fails += !ct_one(ri(1, 2), C, ri(1, 9), ri(1, 13), OC, KH, KW, SH, SW, PT, PL, PB, PR, DH, DW, OPH, OPW, G,
+				 XT, YT, wz, smax);
+	}
+	printf("# convt: %d of %d transposed convolutions on the int32 row path\n", ct_fast_runs, n);
+	CHECK(ct_fast_runs > n / 2 && ct_fast_runs < n);
+	CHECK_MSG(fails == 0, "%d of %d transposed convolutions differ from the definition", fails, n);
+	return fails == 0;
+}
+/* RESIZE on int8 / uint8 (rs_q8's rows and the loop they bypass): random
+ * tables (nearest, and linear with Q15 weights summing to 2^15 or any
+ * within +-2^15 per axis, some beyond: the loop) against the definition,
+ * y = rshift_round(sum_b ww[b] sum_a wh[a] x[ih[a], iw[b]], 30) */
+static int resize_cases(void)
+{
+	int fails = 0, q8 = 0;
+	for (int it = 0; it < 300; it++) {
+		int32_t outer = ri(1, 5), H = ri(1, 9), W = ri(1, 11), OH = ri(1, 20), OW = ri(1, 30), K = ri(1, 2);
+		int32_t XT = ri(0, 2) ? NPU_T_I8 : NPU_T_U8, wide = ri(0, 9) == 0;
+		int32_t p[NPU_RS_COUNT] = {0};
+		p[NPU_RS_OUTER] = outer, p[NPU_RS_H] = H, p[NPU_RS_W] = W, p[NPU_RS_OH] = OH, p[NPU_RS_OW] = OW;
+		p[NPU_RS_K] = K, p[NPU_RS_XT] = XT, p[NPU_RS_YT] = XT, p[NPU_RS_ELEM] = 1;
+		size_t nx = (size_t)outer * H * W, ny = (size_t)outer * OH * OW;
+		int32_t *th = malloc(8 * (size_t)K * OH), *tw = malloc(8 * (size_t)K * OW);
+		uint8_t *x = malloc(nx), *y = malloc(ny);
+		for (size_t i = 0; i < nx; i++)
+			x[i] = (uint8_t)ri(0, 255);
+		for (int ax = 0; ax < 2; ax++) {
+			int32_t *t = ax ? tw : th, no = ax ? OW : OH, ni = ax ? W : H;
+			for (int32_t o = 0; o < no; o++) {
+				int32_t *r = t + (size_t)o * 2 * K;
+				for (int32_t i = 0; i < K; i++)
+					r[i] = ri(0, ni - 1);
+				if (K == 2) {
+					int32_t w0 = ri(0, 3) ? ri(0, 32768) : ri(-32768, 32768);
+					r[2] = w0, r[3] = ri(0, 3) ? 32768 - w0 : ri(-32768, 32768);
+					if (wide && ax == 0 && o == OH - 1)
+						r[3] = 40000;	/* beyond rs_q8's bound: the loop */
+				}
+			}
+		}
+		int fast = K == 1 || !wide;
+		q8 += fast;
+		void *a[NPU_MAX_ARGS] = {x, th, tw, y};
+		k_resize(p, a, NULL);
+		int ok = 1;
+		for (int32_t n = 0; n < outer && ok; n++)
+			for (int32_t oh = 0; oh < OH && ok; oh++)
+				for (int32_t ow = 0; ow < OW && ok; ow++) {
+					const int32_t *rh = th + (size_t)oh * 2 * K, *rw = tw + (size_t)ow * 2 * K;
+					int64_t acc = 0;
+					for (int32_t b = 0; b < K; b++)
+						for (int32_t i = 0; i < K; i++) {
+							size_t xi = ((size_t)n * H + rh[i]) * W + rw[b];
+							int64_t xv = XT == NPU_T_I8 ? (int8_t)x[xi] : x[xi];
+							acc += (K == 2 ? (int64_t)rw[K + b] * rh[K + i] : 1 << 30) * xv;
+						}
+					int32_t want = (int32_t)npu_rshift_round(acc, 30);
+					size_t yi = ((size_t)n * OH + oh) * OW + ow;
+					int32_t got = XT == NPU_T_I8 ? (int8_t)y[yi] : y[yi];
+					want = XT == NPU_T_I8 ? (int8_t)want : (uint8_t)want;
+					if (got != want) {
+						printf("# resize: %dx%d -> %dx%d K %d xt %d: y[%zu] = %d, want %d\n", H, W, OH, OW, K, XT, yi,
+						       got, want);
+						ok = 0;
+					}
+				}
+		fails += !ok;
+		free(th), free(tw), free(x), free(y);
+	}
+	printf("# resize: %d of 300 int8/uint8 resizes on rs_q8's rows\n", q8);
+	CHECK(q8 > 200 && q8 < 300);
+	CHECK_MSG(fails == 0, "%d of 300 resizes differ from the definition", fails);
+	return fails == 0;
+}
+/* ---- convt end ---- */
+
 int main(void)
 {
 	int paths[5] = {0, 0, 0, 0, 0}, fails = 0, path;
@@ -774,6 +996,8 @@ int main(void)
 	if (q_left_out)
 		printf("# %d int8 convolutions left out, larger than the board's RAM\n", q_left_out);
 	CHECK(requant_rows());
+	CHECK(convt_cases());
+	CHECK(resize_cases());
 	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + ndw + (int)(sizeof fixed / sizeof fixed[0]));
 	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 15 && gathered > 0 && chunked > 0);
 	CHECK(paths[CQ_PANEL] > 100 && kchunks > 10);

@@ -196,7 +196,7 @@ static inline ptrdiff_t rt_walk_off(const int32_t *idx, const int32_t *s)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT CONV_T_Q */
 /* The int8 fast paths requantize an accumulator v (|v| <= 2^E) computed
  * as an unsigned sum of products of non-negative 32-bit values, u = v + neg
  * (e.g. (x - ZX + 256) MULT = v + 256 MULT): SSE2 and every SIMD ISA
@@ -529,12 +529,18 @@ static void cq_geometry(const int32_t *p, cq_geo *g)
 	g->scratch = 0;	/* the generic path */
 }
 
+/* @npu-end */
+
+/* @npu-kernel CONV_Q CONV_T_Q */
 /* y = clamp(ZY + rshift_round(acc * mult, shift)) for one output */
 static inline int32_t cq_out(int64_t acc, int32_t mult, int s, int32_t zy, int32_t lo, int32_t hi)
 {
 	return rt_clamp(zy + rt_mulshift(acc, mult, s), lo, hi);
 }
 
+/* @npu-end */
+
+/* @npu-kernel CONV_Q */
 /* where the packed weights hold w[oc][k] (npu_rt.h) */
 static size_t cq_packed_at(const cq_geo *g, int oc, int k)
 {
@@ -596,6 +602,9 @@ static void cq_range(int off, int s, int n, int no, int *lo, int *hi)
 		*hi = *lo;
 }
 
+/* @npu-end */
+
+/* @npu-kernel CONV_Q CONV_T_Q */
 /* cq_requant's unsigned path on whole vectors: y[at + i] for i below the
  * count returned (the scalar loop does the rest), lane by lane the same
  * arithmetic: a = acc - z cs + b (mod 2^32), the 32 x 32 -> 64-bit product
@@ -816,6 +825,9 @@ static void cq_requant(void *y, int32_t YT, size_t at, const int32_t *restrict a
 	}
 }
 
+/* @npu-end */
+
+/* @npu-kernel CONV_Q */
 /* Depthwise int8 (C == OC == G): per channel and output row, the
  * accumulators of CQ_DW_CHUNK outputs at a time stay in registers over
  * all taps and are requantized from a small stack row (3x3 stride 1/2:
@@ -5353,6 +5365,96 @@ static inline int ct_src(int o, int k, int P, int D, int S, int n)
 /* @npu-end */
 
 /* @npu-kernel CONV_T_Q */
+/* CONV_T_Q's int8 path (x int8 or uint8 with its zero point in range,
+ * int8 w with every zero point in [-128, 127], an int32 bias): per output
+ * channel and row, each kernel row kh that reaches the row (once per row,
+ * not per output) adds x[ih] (w - z) over whole input rows into int32
+ * accumulators of the output row, at columns iw SW - PL + kw DW (the
+ * scratch: OW int32), then cq_requant. |x - ZX|, |w - z| <= 255 and at
+ * most CTQ_MAX_TAPS = C/G KH KW taps per output keep every sum below
+ * 2^30 (cq_requant's bound); the sums are exact, so they equal the
+ * generic loop's. Otherwise (int16 x, larger windows, a scratch bound
+ * below OW int32) the generic loop, in int64. */
+#define CTQ_MAX_TAPS 16384
+static size_t ctq_scratch(const int32_t *p)
+{
+	int32_t XT = p[NPU_CV_XT], ZX = p[NPU_CV_ZX], OW = p[NPU_CV_OW];
+	int G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
+	int64_t taps = (int64_t)(p[NPU_CV_C] / G) * p[NPU_CV_KH] * p[NPU_CV_KW];
+	size_t need = ((size_t)(OW > 0 ? OW : 0) * 4 + 15) & ~(size_t)15;
+	int xok = XT == NPU_T_I8 ? ZX >= -128 && ZX <= 127 : XT == NPU_T_U8 && ZX >= 0 && ZX <= 255;
+	if (!xok || p[NPU_CV_WT] != NPU_T_I8 || p[NPU_CV_ACT] == NPU_T_I64 || OW < 1 || taps < 1 ||
+	    taps > CTQ_MAX_TAPS || (p[NPU_CV_SMAX] > 0 && need > (size_t)p[NPU_CV_SMAX]))
+		return 0;
+	return need;
+}
+
+/* acc[iw SW + off] += (x[iw] - ZX) wv for the iw in [0, W) whose column
+ * lies in [0, OW) */
+static void ctq_row(int32_t *restrict acc, const void *xr, int32_t XT, int32_t ZX, int32_t wv, int off, int SW,
+		    int W, int OW)
+{
+	int lo = off >= 0 ? 0 : (-off + SW - 1) / SW;
+	int hi = OW - 1 - off < 0 ? 0 : (OW - 1 - off) / SW + 1;
+	if (hi > W)
+		hi = W;
+	if (hi <= lo)
+		return;
+	int32_t *restrict ar = acc + (off + lo * SW);
+	int n = hi - lo;
+	if (XT == NPU_T_I8) {
+		const int8_t *restrict xs = (const int8_t *)xr + lo;
+		if (SW == 1)
+			for (int i = 0; i < n; i++)
+				ar[i] += (xs[i] - ZX) * wv;
+		else
+			for (int i = 0; i < n; i++)
+				ar[(size_t)i * (size_t)SW] += (xs[i] - ZX) * wv;
+	} else {
+		const uint8_t *restrict xs = (const uint8_t *)xr + lo;
+		if (SW == 1)
+			for (int i = 0; i < n; i++)
+				ar[i] += (xs[i] - ZX) * wv;
+		else
+			for (int i = 0; i < n; i++)
+				ar[(size_t)i * (size_t)SW] += (xs[i] - ZX) * wv;
+	}
+}
+
+static void ctq_fast(const int32_t *p, const ct_geo *g, void *const *a, int32_t *acc)
+{
+	const int8_t *w = a[1];
+	const int32_t *bias = a[2], *mult = a[3], *shift = a[4], *wzp = a[5];
+	void *y = a[6];
+	int32_t XT = p[NPU_CV_XT], YT = p[NPU_CV_YT];
+	int32_t ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	size_t E = XT == NPU_T_I8 ? sizeof(int8_t) : sizeof(uint8_t), HW = (size_t)g->H * (size_t)g->W;
+	size_t K = (size_t)g->KH * (size_t)g->KW, yi = 0;
+	for (int n = 0; n < g->N; n++)
+		for (int oc = 0; oc < g->OC; oc++) {
+			int gr = oc / g->og, o = oc % g->og;
+			int32_t z = wzp ? wzp[oc] : 0;
+			for (int oh = 0; oh < g->OH; oh++, yi += (size_t)g->OW) {
+				memset(acc, 0, sizeof *acc * (size_t)g->OW);
+				for (int kh = 0; kh < g->KH; kh++) {
+					int ih = ct_src(oh, kh, g->PT, g->DH, g->SH, g->H);
+					if (ih < 0)
+						continue;
+					for (int ic = 0; ic < g->cg; ic++) {
+						int c = gr * g->cg + ic;
+						const int8_t *wr = w + ((size_t)c * (size_t)g->og + (size_t)o) * K + (size_t)kh * (size_t)g->KW;
+						const uint8_t *xr = (const uint8_t *)a[0] +
+								    (((size_t)n * (size_t)g->C + (size_t)c) * HW + (size_t)ih * (size_t)g->W) * E;
+						for (int kw = 0; kw < g->KW; kw++)
+							if (wr[kw] != z)
+								ctq_row(acc, xr, XT, ZX, wr[kw] - z, kw * g->DW - g->PL, g->SW, g->W, g->OW);
+					}
+				}
+				cq_requant(y, YT, yi, acc, NULL, 0, g->OW, 1, 0, bias ? bias[oc] : 0, mult[oc], shift[oc], ZY, LO, HI);
+			}
+		}
+}
+
 static void k_conv_t_q(const int32_t *p, void *const *a, void *scratch)
 {
 	const void *x = a[0], *w = a[1], *bias = a[2];
@@ -5362,9 +5464,17 @@ static void k_conv_t_q(const int32_t *p, void *const *a, void *scratch)
 	int32_t ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
 	ct_geo g;
 	size_t yi = 0;
-	(void)scratch;
 	if (ct_geometry(p, &g))
 		return;
+	if (scratch && ctq_scratch(p)) {
+		int zok = 1;
+		for (int oc = 0; wzp && oc < g.OC; oc++)
+			zok &= wzp[oc] >= -128 && wzp[oc] <= 127;
+		if (zok) {
+			ctq_fast(p, &g, a, scratch);
+			return;
+		}
+	}
 	for (int n = 0; n < g.N; n++)
 		for (int oc = 0; oc < g.OC; oc++) {
 			int gr = oc / g.og, o = oc % g.og;
@@ -5454,6 +5564,55 @@ static void k_conv_t_f(const int32_t *p, void *const *a, void *scratch)
 /* @npu-end */
 
 /* @npu-kernel RESIZE */
+/* RESIZE on 8-bit rows (x and y both int8 or both uint8, K 1 or 2): the
+ * values of the loop in k_resize without its per-element type switches.
+ * Linear: each column's blend of the two rows, wh[0] x0 + wh[1] x1, in
+ * int32 (|wh| <= 2^15 checked first, |x| < 2^8), the blend of the two
+ * columns in int64, as there; integers are exact in any order. Returns 0
+ * (nothing written) where it does not apply. */
+#define RS_Q8_ROWS(T) \
+	do { \
+		const T *x0 = (const T *)x + xc + (size_t)rh[0] * (size_t)W; \
+		const T *x1 = (const T *)x + xc + (size_t)rh[K == 2] * (size_t)W; \
+		T *yp = (T *)y + yi; \
+		if (K == 1) { \
+			for (int32_t ow = 0; ow < OW; ow++) \
+				yp[ow] = x0[tw[2 * (size_t)ow]]; \
+			break; \
+		} \
+		int32_t a0 = rh[2], a1 = rh[3]; \
+		for (int32_t ow = 0; ow < OW; ow++) { \
+			const int32_t *rw = tw + 4 * (size_t)ow; \
+			int32_t t0 = a0 * x0[rw[0]] + a1 * x1[rw[0]], t1 = a0 * x0[rw[1]] + a1 * x1[rw[1]]; \
+			yp[ow] = (T)rt_rsr((int64_t)rw[2] * t0 + (int64_t)rw[3] * t1, 30); \
+		} \
+	} while (0)
+static int rs_q8(const int32_t *p, const void *x, const int32_t *th, const int32_t *tw, void *y)
+{
+	int32_t outer = p[NPU_RS_OUTER], H = p[NPU_RS_H], W = p[NPU_RS_W], OH = p[NPU_RS_OH], OW = p[NPU_RS_OW];
+	int32_t K = p[NPU_RS_K], XT = p[NPU_RS_XT];
+	size_t yi = 0;
+	if ((XT != NPU_T_I8 && XT != NPU_T_U8) || p[NPU_RS_YT] != XT || p[NPU_RS_ELEM] != 1 || (K != 1 && K != 2))
+		return 0;
+	for (int32_t oh = 0; K == 2 && oh < OH; oh++) {
+		const int32_t *rh = th + (size_t)oh * 4;
+		if (rh[2] < -32768 || rh[2] > 32768 || rh[3] < -32768 || rh[3] > 32768)
+			return 0;
+	}
+	for (int32_t n = 0; n < outer; n++) {
+		size_t xc = (size_t)n * (size_t)H * (size_t)W;
+		for (int32_t oh = 0; oh < OH; oh++, yi += (size_t)OW) {
+			const int32_t *rh = th + (size_t)oh * 2 * (size_t)K;
+			if (XT == NPU_T_I8)
+				RS_Q8_ROWS(int8_t);
+			else
+				RS_Q8_ROWS(uint8_t);
+		}
+	}
+	return 1;
+}
+#undef RS_Q8_ROWS
+
 static void k_resize(const int32_t *p, void *const *a, void *scratch)
 {
 	const void *x = a[0];
@@ -5464,7 +5623,7 @@ static void k_resize(const int32_t *p, void *const *a, void *scratch)
 	int flt = XT == NPU_T_F32 || XT == NPU_T_F16;
 	size_t yi = 0;
 	(void)scratch;
-	if (K < 1 || K > 4 || (!flt && K > 2))
+	if (K < 1 || K > 4 || (!flt && K > 2) || rs_q8(p, x, th, tw, y))
 		return;
 	for (int32_t n = 0; n < outer; n++) {
 		size_t xc = (size_t)n * (size_t)H * (size_t)W;
@@ -6299,6 +6458,9 @@ uint32_t npu_scratch_size(uint32_t kernel, const int32_t *p)
 	/* @npu-end */
 	/* @npu-kernel CONV_NHWC_Q */
 	case NPU_K_CONV_NHWC_Q: return (uint32_t)cn_dw_scratch(p);
+	/* @npu-end */
+	/* @npu-kernel CONV_T_Q */
+	case NPU_K_CONV_T_Q: return (uint32_t)ctq_scratch(p);
 	/* @npu-end */
 	/* @npu-kernel CONV_F CONV_NHWC_F */
 	case NPU_K_CONV_F: case NPU_K_CONV_NHWC_F: {

@@ -392,7 +392,9 @@ enum { NPU_LR_N, NPU_LR_C, NPU_LR_INNER, NPU_LR_SIZE, NPU_LR_ALPHA, NPU_LR_BETA,
  * OC, OH, OW] (OH, OW include output_padding); y[oh] gathers x[ih] * w[kh]
  * where oh = ih * SH - PT + kh * DH. F sums in the order ic, kh, kw after
  * the bias, then clamps and applies ACT as CONV_F. Args as CONV_Q / CONV_F
- * (mult, shift, wzp, wscale: one per output channel).
+ * (mult, shift, wzp, wscale: one per output channel). CONV_T_Q with int8
+ * or uint8 x, int8 w and an int32 bias uses OW int32 of scratch (unless
+ * NPU_CV_SMAX is smaller: then the generic loop, no scratch).
  * CONV_T_NHWC_Q / CONV_T_NHWC_F: the same on x [N, H, W, C] -> y [N, OH,
  * OW, OC], weights unchanged, sums in the same order. */
 
