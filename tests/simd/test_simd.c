@@ -254,6 +254,41 @@ static int requant_rows(void)
 	return bad == 0;
 }
 
+/* ---- q8x86: cq_uq_simd's masked tails (AVX-512: every n on vectors)
+ * write y[at .. at + n) and nothing past it, int8 and int16, rows of 1 to
+ * 70 (one to five 16-lane blocks and any tail) at odd offsets ---- */
+static int requant_tails(void)
+{
+	int bad = 0;
+	for (int it = 0; it < 2000 && bad < 5; it++) {
+		int n = ri(1, 70), at = ri(0, 5), YT = ri(0, 1) ? NPU_T_I8 : NPU_T_I16, esz = YT == NPU_T_I8 ? 1 : 2;
+		int32_t acc[70], bias = ri(-(1 << 20), 1 << 20), mult = ri(1 << 29, 0x7fffffff), shift = ri(32, 45);
+		int32_t ylo = YT == NPU_T_I8 ? -128 : -32768, yhi = YT == NPU_T_I8 ? 127 : 32767, zy = ri(ylo, yhi);
+		int16_t yb[70 + 5 + 32];
+		unsigned char *y = (unsigned char *)yb;
+		for (int i = 0; i < n; i++)
+			acc[i] = ri(-(1 << 24), 1 << 24);
+		memset(yb, 0xa5, sizeof yb);
+		cq_requant(y, YT, (size_t)at, acc, NULL, 0, n, 1, 0, bias, mult, shift, zy, ylo, yhi);
+		for (int i = 0; i < (int)sizeof yb && bad < 5; i++) {
+			int in = i >= at * esz && i < (at + n) * esz;
+			if (!in && y[i] != 0xa5) {
+				printf("# requant tail: n %d at %d yt %d: byte %d written\n", n, at, YT, i);
+				bad++;
+			}
+		}
+		for (int i = 0; i < n && bad < 5; i++) {
+			int32_t want = cq_out((int64_t)acc[i] + bias, mult, rt_shift(shift), zy, ylo, yhi);
+			int32_t got = YT == NPU_T_I8 ? ((int8_t *)yb)[at + i] : yb[at + i];
+			if (got != want) {
+				printf("# requant tail: n %d i %d yt %d: %d, want %d\n", n, i, YT, got, want);
+				bad++;
+			}
+		}
+	}
+	return bad == 0;
+}
+
 /* the direct 1x1 path: pixel counts around CQ_DNP and the tile (tails),
  * channel counts around the quads and pairs of its panels, groups, batch,
  * weight zero points, int16 outputs, budgets that shrink the tile */
@@ -704,6 +739,7 @@ int main(void)
 	if (q_left_out)
 		printf("# %d int8 convolutions left out, larger than the board's RAM\n", q_left_out);
 	CHECK(requant_rows());
+	CHECK(requant_tails());
 	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + ndw + (int)(sizeof fixed / sizeof fixed[0]));
 	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 15 && gathered > 0 && chunked > 0);
 	CHECK(paths[CQ_PANEL] > 100 && kchunks > 10);

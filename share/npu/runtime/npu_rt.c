@@ -621,6 +621,30 @@ static int cq_uq_simd(void *y, int32_t YT, size_t at, const int32_t *restrict ac
 #if defined(NPU_NO_SIMD)
 	(void)y, (void)YT, (void)at, (void)acc, (void)cs, (void)z, (void)n, (void)b, (void)m, (void)D, (void)s;
 	(void)lu, (void)hu, (void)rb;
+#elif defined(__AVX512F__)
+	/* 16 lanes, the rest under a mask (vpmovsdb / vpmovsdw store only the
+	 * masked lanes, saturating as the packs do): every n on vectors */
+	__m512i vb = _mm512_set1_epi32((int32_t)b), vm = _mm512_set1_epi32((int32_t)m), vz = _mm512_set1_epi32(z);
+	__m512i vd = _mm512_set1_epi64((int64_t)D), vlu = _mm512_set1_epi32((int32_t)lu);
+	__m512i vhu = _mm512_set1_epi32((int32_t)hu), vrb = _mm512_set1_epi32((int32_t)rb);
+	__m128i sc = _mm_cvtsi32_si128(s);
+	for (; i < n; i += 16) {
+		__mmask16 k = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+		__m512i a = _mm512_maskz_loadu_epi32(k, acc + i);
+		if (cs)
+			a = _mm512_sub_epi32(a, _mm512_mullo_epi32(vz, _mm512_maskz_loadu_epi32(k, cs + i)));
+		a = _mm512_add_epi32(a, vb);
+		__m512i e = _mm512_srl_epi64(_mm512_add_epi64(_mm512_mul_epu32(a, vm), vd), sc);
+		__m512i o = _mm512_srl_epi64(_mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(a, 32), vm), vd), sc);
+		__m512i v = _mm512_or_si512(e, _mm512_slli_epi64(o, 32));
+		v = _mm512_add_epi32(_mm512_min_epu32(_mm512_max_epu32(v, vlu), vhu), vrb);
+		if (YT == NPU_T_I8)
+			_mm512_mask_cvtsepi32_storeu_epi8((int8_t *)y + at + i, k, v);
+		else
+			_mm512_mask_cvtsepi32_storeu_epi16((int16_t *)y + at + i, k, v);
+	}
+	if (i > n)
+		i = n;
 #elif defined(__AVX2__)
 	__m256i vb = _mm256_set1_epi32((int32_t)b), vm = _mm256_set1_epi32((int32_t)m), vz = _mm256_set1_epi32(z);
 	__m256i vd = _mm256_set1_epi64x((int64_t)D), vlu = _mm256_set1_epi32((int32_t)lu);
@@ -1224,6 +1248,8 @@ static void cq_dw_flat(const int8_t *xc, const cq_geo *g, int32_t ZX, const int1
 	int S = g->SW, OW = g->OW, W = g->W, wq = g->Wp;
 	size_t wpp = (size_t)S * (size_t)wq, hp = (size_t)g->SR;
 	int32_t acc[CQ_DW_CHUNK];
+	int16_t yq[CQ_DW_CHUNK];	/* a chunk's outputs, int8 or int16 */
+	size_t ez = YT == NPU_T_I8 ? 1 : 2;
 	memset(pp, (int8_t)ZX, hp * wpp);
 	for (int ih = 0; ih < g->H; ih++) {
 		size_t r = (size_t)ih + (size_t)g->PT, c = (size_t)g->PL;
@@ -1241,6 +1267,22 @@ static void cq_dw_flat(const int8_t *xc, const cq_geo *g, int32_t ZX, const int1
 			int done = cq_dw3(rows, wv, S, 0, f0, n, corr, acc);
 			if (done < n)
 				cq_dw_rows(rows, wv, 3, 3, 1, S, 0, f0 + done, n - done, corr, acc + done);
+			if (fast && rw != OW) {
+				/* stride 1: the chunk's outputs (those of the columns
+				 * past OW too) requantized in one call, then the rows
+				 * copied out (runs of OW = 7 or 14 took a call each) */
+				cq_uq_row(yq, YT, 0, acc, NULL, 0, n, (uint32_t)b + 0x80000000u, (uint32_t)mult, q,
+					  rt_shift(shift));
+				for (int f = f0; f < f0 + n;) {
+					int oh = sg + f / rw, ow = f % rw;
+					int run = ow >= OW ? 0 : OW - ow < f0 + n - f ? OW - ow : f0 + n - f;
+					if (run)
+						memcpy((char *)y + (at + (size_t)oh * OW + (size_t)ow) * ez,
+						       (const char *)yq + (size_t)(f - f0) * ez, (size_t)run * ez);
+					f += ow >= OW ? rw - ow : run;
+				}
+				continue;
+			}
 			for (int f = f0; f < f0 + n;) {
 				int oh = sg + f / rw, ow = f % rw, run;
 				if (ow >= OW) {
