@@ -289,6 +289,60 @@ static int requant_tails(void)
 	return bad == 0;
 }
 
+/* ---- q8x86: QUANTIZE float32 -> int8 / uint8 / int16 (AVX-512: 16
+ * lanes, vcvtps2dq) against rintf (nearest, ties to even), clamped: ties
+ * at +-k.5, NaN, infinities, values beyond 2^17 and 2^31, subnormals,
+ * lengths around the vector width, nothing written past n ---- */
+static int quantize_cases(void)
+{
+	int bad = 0;
+	for (int it = 0; it < 400 && bad < 5; it++) {
+		int n = ri(0, 3) ? ri(1, 40) : ri(40, 300), kind = ri(0, 2);
+		int32_t YT = kind == 0 ? NPU_T_I8 : kind == 1 ? NPU_T_U8 : NPU_T_I16, esz = YT == NPU_T_I16 ? 2 : 1;
+		int32_t tlo = YT == NPU_T_I8 ? -128 : YT == NPU_T_U8 ? 0 : -32768, thi = YT == NPU_T_I8 ? 127 : YT == NPU_T_U8 ? 255 : 32767;
+		int32_t zp = ri(tlo, thi), lo = ri(0, 2) ? tlo : ri(tlo, thi), hi = ri(0, 2) ? thi : ri(lo, thi);
+		float scale = ri(0, 3) ? (float)ri(1, 1000) / 256.0f : 1.0f, x[300];
+		int32_t p[NPU_QZ_COUNT] = {0};
+		static const float odd[] = {0.5f, -0.5f, 1.5f, -1.5f, 2.5f, -2.5f, 1e10f, -1e10f, 140000.0f, -140000.0f,
+					    1e-40f, -0.0f};
+		for (int i = 0; i < n; i++) {
+			int r = ri(0, 19);
+			if (r == 0)
+				x[i] = odd[ri(0, (int)(sizeof odd / sizeof odd[0]) - 1)] * (ri(0, 1) ? scale : 1.0f);
+			else if (r == 1)
+				x[i] = ri(0, 1) ? NAN : ri(0, 1) ? INFINITY : -INFINITY;
+			else if (r < 5)
+				x[i] = ((float)ri(-600, 600) + 0.5f) * scale;	/* q a tie, mostly */
+			else
+				x[i] = (float)ri(-2000000, 2000000) / 1000.0f;
+		}
+		p[NPU_QZ_N] = n, p[NPU_QZ_XT] = NPU_T_F32, p[NPU_QZ_YT] = YT, p[NPU_QZ_ZP] = zp;
+		p[NPU_QZ_LO] = lo, p[NPU_QZ_HI] = hi, p[NPU_QZ_SCALE] = (int32_t)npu_f32_bits(scale);
+		int16_t yb[300 + 32];
+		memset(yb, 0x5a, sizeof yb);
+		void *a[2] = {x, yb};
+		k_quantize(p, a, NULL);
+		for (int i = 0; i < n && bad < 5; i++) {
+			float q = x[i] / scale;
+			int64_t r = q != q ? 0 : q >= 1e9f ? 1000000000 : q <= -1e9f ? -1000000000 : (int64_t)rintf(q);
+			r += zp;
+			int32_t want = (int32_t)(r < lo ? lo : r > hi ? hi : r);
+			int32_t got = YT == NPU_T_I8 ? ((int8_t *)yb)[i] : YT == NPU_T_U8 ? ((uint8_t *)yb)[i] : yb[i];
+			if (got != want) {
+				printf("# quantize: n %d i %d x %.9g scale %.9g zp %d [%d, %d] yt %d: %d, want %d\n", n, i,
+				       (double)x[i], (double)scale, zp, lo, hi, YT, got, want);
+				bad++;
+			}
+		}
+		for (int i = n * esz; i < (int)sizeof yb && bad < 5; i++)
+			if (((unsigned char *)yb)[i] != 0x5a) {
+				printf("# quantize: n %d yt %d: byte %d written\n", n, YT, i);
+				bad++;
+			}
+	}
+	return bad == 0;
+}
+
 /* the direct 1x1 path: pixel counts around CQ_DNP and the tile (tails),
  * channel counts around the quads and pairs of its panels, groups, batch,
  * weight zero points, int16 outputs, budgets that shrink the tile */
@@ -740,6 +794,7 @@ int main(void)
 		printf("# %d int8 convolutions left out, larger than the board's RAM\n", q_left_out);
 	CHECK(requant_rows());
 	CHECK(requant_tails());
+	CHECK(quantize_cases());
 	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + ndw + (int)(sizeof fixed / sizeof fixed[0]));
 	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 15 && gathered > 0 && chunked > 0);
 	CHECK(paths[CQ_PANEL] > 100 && kchunks > 10);

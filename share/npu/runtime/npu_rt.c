@@ -4048,7 +4048,34 @@ static void k_quantize(const int32_t *p, void *const *a, void *scratch)
 		 * (2 (q - r) an integer: d = 0; else |d| >= 2^-23 as |q| >= 1/2)
 		 * when r is even. All of it is exact. */
 		const float *xf = x;
-		for (int32_t i0 = 0; i0 < n; i0 += 256) {
+		int32_t i1 = 0;
+#if !defined(NPU_NO_SIMD) && defined(__AVX512F__)
+		/* 16 lanes: the same clamp of |q| to 2^17 (min/max), NaN to 0
+		 * (an unordered compare), the rounding by vcvtps2dq to nearest
+		 * even (what r, c and keep compute), the truncating narrowing
+		 * stores of the casts below */
+		{
+			__m512 vs = _mm512_set1_ps(scale), big = _mm512_set1_ps(131072.0f);
+			__m512 nbig = _mm512_set1_ps(-131072.0f);
+			__m512i vzp = _mm512_set1_epi32(ZP), vlo = _mm512_set1_epi32(LO), vhi = _mm512_set1_epi32(HI);
+			for (; i1 < n; i1 += 16) {
+				__mmask16 k = n - i1 >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i1)) - 1);
+				__m512 q = _mm512_div_ps(_mm512_maskz_loadu_ps(k, xf + i1), vs);
+				__mmask16 nan = _mm512_cmp_ps_mask(q, q, _CMP_UNORD_Q);
+				q = _mm512_min_ps(_mm512_max_ps(q, nbig), big);
+				__m512i r = _mm512_cvt_roundps_epi32(q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+				r = _mm512_add_epi32(_mm512_mask_mov_epi32(r, nan, _mm512_setzero_si512()), vzp);
+				r = _mm512_min_epi32(_mm512_max_epi32(r, vlo), vhi);
+				if (YT == NPU_T_I8)
+					_mm512_mask_cvtepi32_storeu_epi8((int8_t *)y + i1, k, r);
+				else if (YT == NPU_T_U8)
+					_mm512_mask_cvtepi32_storeu_epi8((uint8_t *)y + i1, k, r);
+				else
+					_mm512_mask_cvtepi32_storeu_epi16((int16_t *)y + i1, k, r);
+			}
+		}
+#endif
+		for (int32_t i0 = i1; i0 < n; i0 += 256) {
 			int32_t t[256], nn = n - i0 < 256 ? n - i0 : 256;
 			for (int32_t j = 0; j < nn; j++) {
 				float q = xf[i0 + j] / scale;
