@@ -343,6 +343,74 @@ static int quantize_cases(void)
 	return bad == 0;
 }
 
+/* ---- q8x86: ELTWISE_Q add/sub and REQUANT int8 rows (rt_uq_row; on
+ * AVX-512 16 lanes and a masked tail) against the definition, clamp(ZY +
+ * rshift_round((a - ZA) MA +- (b - ZB) MB, s)), b also broadcast ---- */
+static int64_t rsr_def(int64_t v, int s)
+{
+	/* floor((v + 2^(s-1)) / 2^s) in 128-bit-free steps: v / 2^s and its rest */
+	int64_t q = v >= 0 ? v >> s : -((-v + ((int64_t)1 << s) - 1) >> s), r = v - q * ((int64_t)1 << s);
+	return q + (r >= ((int64_t)1 << (s - 1)));
+}
+
+static int uq_row_cases(void)
+{
+	int bad = 0;
+	for (int it = 0; it < 600 && bad < 5; it++) {
+		int n = ri(0, 2) ? ri(1, 40) : ri(40, 600), bc = ri(0, 4) == 0, rq = ri(0, 3) == 0;
+		int8_t xa[600], xb[600], yb[600 + 32];
+		int32_t p[(int)NPU_EW_COUNT + (int)NPU_RQ_COUNT] = {0};	/* either table */
+		int32_t za = ri(-128, 127), zb = ri(-128, 127), zy = ri(-128, 127), ma = ri(0, 9) ? ri(1 << 20, 0x7fffffff) : ri(0, 1000);
+		int32_t mb = ri(0, 9) ? ri(1 << 20, 0x7fffffff) : ri(0, 1000), shift = ri(0, 9) ? ri(36, 50) : ri(11, 62);
+		int32_t lo = ri(0, 2) ? -128 : ri(-128, 127), hi = ri(0, 2) ? 127 : ri(lo, 127), sub = ri(0, 1);
+		for (int i = 0; i < n; i++)
+			xa[i] = (int8_t)ri(-128, 127), xb[i] = (int8_t)ri(-128, 127);
+		memset(yb, 0x5a, sizeof yb);
+		if (rq) {
+			for (int d = 0; d < NPU_WALK_DIMS; d++)
+				p[NPU_RQ_COUNTS + d] = d == NPU_WALK_DIMS - 1 ? n : 1;
+			p[NPU_RQ_SS + NPU_WALK_DIMS - 1] = p[NPU_RQ_DS + NPU_WALK_DIMS - 1] = 1;
+			p[NPU_RQ_XT] = p[NPU_RQ_YT] = NPU_T_I8, p[NPU_RQ_ZX] = za, p[NPU_RQ_ZY] = zy;
+			p[NPU_RQ_MULT] = ma, p[NPU_RQ_SHIFT] = shift, p[NPU_RQ_LO] = lo, p[NPU_RQ_HI] = hi;
+			void *a[2] = {xa, yb};
+			k_requant(p, a, NULL);
+		} else {
+			p[NPU_EW_OP] = sub ? NPU_BIN_SUB : NPU_BIN_ADD;
+			for (int d = 0; d < NPU_WALK_DIMS; d++)
+				p[NPU_EW_COUNTS + d] = d == NPU_WALK_DIMS - 1 ? n : 1;
+			p[NPU_EW_SA + NPU_WALK_DIMS - 1] = 1, p[NPU_EW_SB + NPU_WALK_DIMS - 1] = !bc;
+			p[NPU_EW_AT] = p[NPU_EW_BT] = p[NPU_EW_YT] = NPU_T_I8;
+			p[NPU_EW_ZA] = za, p[NPU_EW_ZB] = zb, p[NPU_EW_ZY] = zy, p[NPU_EW_MA] = ma, p[NPU_EW_MB] = mb;
+			p[NPU_EW_SHIFT] = shift, p[NPU_EW_LO] = lo, p[NPU_EW_HI] = hi, p[NPU_EW_ACT] = -1;
+			void *a[3] = {xa, xb, yb};
+			k_eltwise_q(p, a, NULL);
+		}
+		for (int i = 0; i < n && bad < 5; i++) {
+			int64_t da = (int64_t)xa[i] - za, db = (int64_t)xb[bc ? 0 : i] - zb, v;
+			if (rq) {
+				/* rshift_round of the 64-bit product: (da ma) fits */
+				v = rsr_def(da * ma, rt_shift(shift));
+			} else {
+				v = rsr_def(sub ? da * ma - db * mb : da * ma + db * mb, rt_shift(shift));
+			}
+			int64_t want = zy + v;
+			want = want < lo ? lo : want > hi ? hi : want;
+			if (yb[i] != want) {
+				printf("# uq_row: %s n %d i %d bc %d z %d %d %d m %d %d shift %d [%d, %d]: %d, want %d\n",
+				       rq ? "requant" : sub ? "sub" : "add", n, i, bc, za, zb, zy, ma, mb, shift, lo, hi, yb[i],
+				       (int)want);
+				bad++;
+			}
+		}
+		for (int i = n; i < (int)sizeof yb && bad < 5; i++)
+			if ((unsigned char)yb[i] != 0x5a) {
+				printf("# uq_row: n %d: byte %d written\n", n, i);
+				bad++;
+			}
+	}
+	return bad == 0;
+}
+
 /* the direct 1x1 path: pixel counts around CQ_DNP and the tile (tails),
  * channel counts around the quads and pairs of its panels, groups, batch,
  * weight zero points, int16 outputs, budgets that shrink the tile */
@@ -795,6 +863,7 @@ int main(void)
 	CHECK(requant_rows());
 	CHECK(requant_tails());
 	CHECK(quantize_cases());
+	CHECK(uq_row_cases());
 	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + ndw + (int)(sizeof fixed / sizeof fixed[0]));
 	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 15 && gathered > 0 && chunked > 0);
 	CHECK(paths[CQ_PANEL] > 100 && kchunks > 10);

@@ -247,6 +247,34 @@ static void rt_uq_row(int8_t *restrict y, const uint32_t *restrict ta, uint32_t 
 	uint64_t D = q->D;
 	uint32_t lu = q->lu, hu = q->hu;
 	int32_t base = q->base;
+#if !defined(NPU_NO_SIMD) && defined(__AVX512F__)
+	/* 16 lanes: the products on the even and odd lanes (vpmuludq), + D,
+	 * >> s (r < 2^31: the low halves), the unsigned clamp, the rebase and
+	 * vpmovdb's truncation (the cast below); the rest under a mask */
+	{
+		__m512i vma = _mm512_set1_epi32((int32_t)ma), vmb = _mm512_set1_epi32((int32_t)mb);
+		__m512i vd = _mm512_set1_epi64((int64_t)D), vlu = _mm512_set1_epi32((int32_t)lu);
+		__m512i vhu = _mm512_set1_epi32((int32_t)hu), vrb = _mm512_set1_epi32((int32_t)((uint32_t)base - lu));
+		__m128i sc = _mm_cvtsi32_si128(s);
+		for (int i = 0; i < n; i += 16) {
+			__mmask16 k = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+			__m512i a = _mm512_maskz_loadu_epi32(k, ta + i), ao = _mm512_srli_epi64(a, 32);
+			__m512i e = _mm512_add_epi64(_mm512_mul_epu32(a, vma), vd);
+			__m512i o = _mm512_add_epi64(_mm512_mul_epu32(ao, vma), vd);
+			if (tb) {
+				__m512i b = _mm512_maskz_loadu_epi32(k, tb + i), bo = _mm512_srli_epi64(b, 32);
+				e = _mm512_add_epi64(e, _mm512_mul_epu32(b, vmb));
+				o = _mm512_add_epi64(o, _mm512_mul_epu32(bo, vmb));
+			}
+			e = _mm512_srl_epi64(e, sc);
+			o = _mm512_srl_epi64(o, sc);
+			__m512i v = _mm512_mask_mov_epi32(e, (__mmask16)0xaaaa, _mm512_slli_epi64(o, 32));
+			v = _mm512_add_epi32(_mm512_min_epu32(_mm512_max_epu32(v, vlu), vhu), vrb);
+			_mm512_mask_cvtepi32_storeu_epi8(y + i, k, v);
+		}
+		return;
+	}
+#endif
 	if (tb) {
 		for (int i = 0; i < n; i++) {
 			uint32_t v = (uint32_t)(((uint64_t)ta[i] * ma + (uint64_t)tb[i] * mb + D) >> s);
