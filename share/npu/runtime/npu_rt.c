@@ -238,6 +238,22 @@ static int rt_uq_init(rt_uq *q, int s, int E, uint64_t neg, int32_t zy, int32_t 
 /* @npu-kernel ELTWISE_Q REQUANT */
 #define RT_CHUNK 256
 
+/* t[j] = x[j] + k (neg: k - x[j]) as uint32, the int8 operands of
+ * rt_uq_row (16 lanes on AVX-512: the loop stays scalar at -O2) */
+static void rt_widen_i8(uint32_t *restrict t, const int8_t *restrict x, uint32_t k, int neg, int n)
+{
+	int j = 0;
+#if !defined(NPU_NO_SIMD) && defined(__AVX512F__)
+	__m512i vk = _mm512_set1_epi32((int32_t)k);
+	for (; j + 16 <= n; j += 16) {
+		__m512i v = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(x + j)));
+		_mm512_storeu_si512(t + j, neg ? _mm512_sub_epi32(vk, v) : _mm512_add_epi32(v, vk));
+	}
+#endif
+	for (; j < n; j++)
+		t[j] = neg ? k - (uint32_t)x[j] : (uint32_t)x[j] + k;
+}
+
 /* y[i] = requantized ta[i] ma + tb[i] mb (+ q->D) for n <= RT_CHUNK
  * values (tb NULL: no second term). The operands come through uint32
  * arrays so that compilers see plain 32 x 32 -> 64 bit products. */
@@ -3913,14 +3929,19 @@ static void k_eltwise_q(const int32_t *p, void *const *a, void *scratch)
 			const int8_t *pb = (const int8_t *)x1 + rt_walk_off(idx, sb);
 			for (int32_t i0 = 0; i0 < n5; i0 += RT_CHUNK) {
 				int nn = n5 - i0 < RT_CHUNK ? n5 - i0 : RT_CHUNK;
-				for (int j = 0; j < nn; j++)
-					ta[j] = (uint32_t)pa[a5 ? i0 + j : 0] + ka;
-				if (sub)
-					for (int j = 0; j < nn; j++)
-						tb[j] = kb - (uint32_t)pb[b5 ? i0 + j : 0];
+				if (a5)
+					rt_widen_i8(ta, pa + i0, ka, 0, nn);
 				else
 					for (int j = 0; j < nn; j++)
-						tb[j] = (uint32_t)pb[b5 ? i0 + j : 0] + kb;
+						ta[j] = (uint32_t)pa[0] + ka;
+				if (b5)
+					rt_widen_i8(tb, pb + i0, kb, sub, nn);
+				else if (sub)
+					for (int j = 0; j < nn; j++)
+						tb[j] = kb - (uint32_t)pb[0];
+				else
+					for (int j = 0; j < nn; j++)
+						tb[j] = (uint32_t)pb[0] + kb;
 				rt_uq_row((int8_t *)y + yi, ta, (uint32_t)MA, tb, (uint32_t)MB, nn, &q, s);
 				yi += (size_t)nn;
 			}
@@ -4022,8 +4043,7 @@ static void k_requant(const int32_t *p, void *const *a, void *scratch)
 			int8_t *py = (int8_t *)y + p[NPU_RQ_DOFF] + rt_walk_off(idx, ds);
 			for (int32_t i0 = 0; i0 < n5; i0 += RT_CHUNK) {
 				int nn = n5 - i0 < RT_CHUNK ? n5 - i0 : RT_CHUNK;
-				for (int j = 0; j < nn; j++)
-					t[j] = (uint32_t)px[i0 + j] + k;
+				rt_widen_i8(t, px + i0, k, 0, nn);
 				rt_uq_row(py + i0, t, (uint32_t)MULT, NULL, 0, nn, &q, s);
 			}
 		}
