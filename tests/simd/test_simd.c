@@ -299,7 +299,8 @@ static int quantize_cases(void)
 	for (int it = 0; it < 400 && bad < 5; it++) {
 		int n = ri(0, 3) ? ri(1, 40) : ri(40, 300), kind = ri(0, 2);
 		int32_t YT = kind == 0 ? NPU_T_I8 : kind == 1 ? NPU_T_U8 : NPU_T_I16, esz = YT == NPU_T_I16 ? 2 : 1;
-		int32_t tlo = YT == NPU_T_I8 ? -128 : YT == NPU_T_U8 ? 0 : -32768, thi = YT == NPU_T_I8 ? 127 : YT == NPU_T_U8 ? 255 : 32767;
+		int32_t tlo = YT == NPU_T_I8 ? -128 : YT == NPU_T_U8 ? 0 : -32768;
+		int32_t thi = YT == NPU_T_I8 ? 127 : YT == NPU_T_U8 ? 255 : 32767;
 		int32_t zp = ri(tlo, thi), lo = ri(0, 2) ? tlo : ri(tlo, thi), hi = ri(0, 2) ? thi : ri(lo, thi);
 		float scale = ri(0, 3) ? (float)ri(1, 1000) / 256.0f : 1.0f, x[300];
 		int32_t p[NPU_QZ_COUNT] = {0};
@@ -360,7 +361,8 @@ static int uq_row_cases(void)
 		int n = ri(0, 2) ? ri(1, 40) : ri(40, 600), bc = ri(0, 4) == 0, rq = ri(0, 3) == 0;
 		int8_t xa[600], xb[600], yb[600 + 32];
 		int32_t p[(int)NPU_EW_COUNT + (int)NPU_RQ_COUNT] = {0};	/* either table */
-		int32_t za = ri(-128, 127), zb = ri(-128, 127), zy = ri(-128, 127), ma = ri(0, 9) ? ri(1 << 20, 0x7fffffff) : ri(0, 1000);
+		int32_t za = ri(-128, 127), zb = ri(-128, 127), zy = ri(-128, 127);
+		int32_t ma = ri(0, 9) ? ri(1 << 20, 0x7fffffff) : ri(0, 1000);
 		int32_t mb = ri(0, 9) ? ri(1 << 20, 0x7fffffff) : ri(0, 1000), shift = ri(0, 9) ? ri(36, 50) : ri(11, 62);
 		int32_t lo = ri(0, 2) ? -128 : ri(-128, 127), hi = ri(0, 2) ? 127 : ri(lo, 127), sub = ri(0, 1);
 		for (int i = 0; i < n; i++)
