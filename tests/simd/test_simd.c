@@ -254,6 +254,165 @@ static int requant_rows(void)
 	return bad == 0;
 }
 
+/* ---- q8x86: cq_uq_simd's masked tails (AVX-512: every n on vectors)
+ * write y[at .. at + n) and nothing past it, int8 and int16, rows of 1 to
+ * 70 (one to five 16-lane blocks and any tail) at odd offsets ---- */
+static int requant_tails(void)
+{
+	int bad = 0;
+	for (int it = 0; it < 2000 && bad < 5; it++) {
+		int n = ri(1, 70), at = ri(0, 5), YT = ri(0, 1) ? NPU_T_I8 : NPU_T_I16, esz = YT == NPU_T_I8 ? 1 : 2;
+		int32_t acc[70], bias = ri(-(1 << 20), 1 << 20), mult = ri(1 << 29, 0x7fffffff), shift = ri(32, 45);
+		int32_t ylo = YT == NPU_T_I8 ? -128 : -32768, yhi = YT == NPU_T_I8 ? 127 : 32767, zy = ri(ylo, yhi);
+		int16_t yb[70 + 5 + 32];
+		unsigned char *y = (unsigned char *)yb;
+		for (int i = 0; i < n; i++)
+			acc[i] = ri(-(1 << 24), 1 << 24);
+		memset(yb, 0xa5, sizeof yb);
+		cq_requant(y, YT, (size_t)at, acc, NULL, 0, n, 1, 0, bias, mult, shift, zy, ylo, yhi);
+		for (int i = 0; i < (int)sizeof yb && bad < 5; i++) {
+			int in = i >= at * esz && i < (at + n) * esz;
+			if (!in && y[i] != 0xa5) {
+				printf("# requant tail: n %d at %d yt %d: byte %d written\n", n, at, YT, i);
+				bad++;
+			}
+		}
+		for (int i = 0; i < n && bad < 5; i++) {
+			int32_t want = cq_out((int64_t)acc[i] + bias, mult, rt_shift(shift), zy, ylo, yhi);
+			int32_t got = YT == NPU_T_I8 ? ((int8_t *)yb)[at + i] : yb[at + i];
+			if (got != want) {
+				printf("# requant tail: n %d i %d yt %d: %d, want %d\n", n, i, YT, got, want);
+				bad++;
+			}
+		}
+	}
+	return bad == 0;
+}
+
+/* ---- q8x86: QUANTIZE float32 -> int8 / uint8 / int16 (AVX-512: 16
+ * lanes, vcvtps2dq) against rintf (nearest, ties to even), clamped: ties
+ * at +-k.5, NaN, infinities, values beyond 2^17 and 2^31, subnormals,
+ * lengths around the vector width, nothing written past n ---- */
+static int quantize_cases(void)
+{
+	int bad = 0;
+	for (int it = 0; it < 400 && bad < 5; it++) {
+		int n = ri(0, 3) ? ri(1, 40) : ri(40, 300), kind = ri(0, 2);
+		int32_t YT = kind == 0 ? NPU_T_I8 : kind == 1 ? NPU_T_U8 : NPU_T_I16, esz = YT == NPU_T_I16 ? 2 : 1;
+		int32_t tlo = YT == NPU_T_I8 ? -128 : YT == NPU_T_U8 ? 0 : -32768;
+		int32_t thi = YT == NPU_T_I8 ? 127 : YT == NPU_T_U8 ? 255 : 32767;
+		int32_t zp = ri(tlo, thi), lo = ri(0, 2) ? tlo : ri(tlo, thi), hi = ri(0, 2) ? thi : ri(lo, thi);
+		float scale = ri(0, 3) ? (float)ri(1, 1000) / 256.0f : 1.0f, x[300];
+		int32_t p[NPU_QZ_COUNT] = {0};
+		static const float odd[] = {0.5f, -0.5f, 1.5f, -1.5f, 2.5f, -2.5f, 1e10f, -1e10f, 140000.0f, -140000.0f,
+					    1e-40f, -0.0f};
+		for (int i = 0; i < n; i++) {
+			int r = ri(0, 19);
+			if (r == 0)
+				x[i] = odd[ri(0, (int)(sizeof odd / sizeof odd[0]) - 1)] * (ri(0, 1) ? scale : 1.0f);
+			else if (r == 1)
+				x[i] = ri(0, 1) ? NAN : ri(0, 1) ? INFINITY : -INFINITY;
+			else if (r < 5)
+				x[i] = ((float)ri(-600, 600) + 0.5f) * scale;	/* q a tie, mostly */
+			else
+				x[i] = (float)ri(-2000000, 2000000) / 1000.0f;
+		}
+		p[NPU_QZ_N] = n, p[NPU_QZ_XT] = NPU_T_F32, p[NPU_QZ_YT] = YT, p[NPU_QZ_ZP] = zp;
+		p[NPU_QZ_LO] = lo, p[NPU_QZ_HI] = hi, p[NPU_QZ_SCALE] = (int32_t)npu_f32_bits(scale);
+		int16_t yb[300 + 32];
+		memset(yb, 0x5a, sizeof yb);
+		void *a[2] = {x, yb};
+		k_quantize(p, a, NULL);
+		for (int i = 0; i < n && bad < 5; i++) {
+			float q = x[i] / scale;
+			int64_t r = q != q ? 0 : q >= 1e9f ? 1000000000 : q <= -1e9f ? -1000000000 : (int64_t)rintf(q);
+			r += zp;
+			int32_t want = (int32_t)(r < lo ? lo : r > hi ? hi : r);
+			int32_t got = YT == NPU_T_I8 ? ((int8_t *)yb)[i] : YT == NPU_T_U8 ? ((uint8_t *)yb)[i] : yb[i];
+			if (got != want) {
+				printf("# quantize: n %d i %d x %.9g scale %.9g zp %d [%d, %d] yt %d: %d, want %d\n", n, i,
+				       (double)x[i], (double)scale, zp, lo, hi, YT, got, want);
+				bad++;
+			}
+		}
+		for (int i = n * esz; i < (int)sizeof yb && bad < 5; i++)
+			if (((unsigned char *)yb)[i] != 0x5a) {
+				printf("# quantize: n %d yt %d: byte %d written\n", n, YT, i);
+				bad++;
+			}
+	}
+	return bad == 0;
+}
+
+/* ---- q8x86: ELTWISE_Q add/sub and REQUANT int8 rows (rt_uq_row; on
+ * AVX-512 16 lanes and a masked tail) against the definition, clamp(ZY +
+ * rshift_round((a - ZA) MA +- (b - ZB) MB, s)), b also broadcast ---- */
+static int64_t rsr_def(int64_t v, int s)
+{
+	/* floor((v + 2^(s-1)) / 2^s) in 128-bit-free steps: v / 2^s and its rest */
+	int64_t q = v >= 0 ? v >> s : -((-v + ((int64_t)1 << s) - 1) >> s), r = v - q * ((int64_t)1 << s);
+	return q + (r >= ((int64_t)1 << (s - 1)));
+}
+
+static int uq_row_cases(void)
+{
+	int bad = 0;
+	for (int it = 0; it < 600 && bad < 5; it++) {
+		int n = ri(0, 2) ? ri(1, 40) : ri(40, 600), bc = ri(0, 4) == 0, rq = ri(0, 3) == 0;
+		int8_t xa[600], xb[600], yb[600 + 32];
+		int32_t p[(int)NPU_EW_COUNT + (int)NPU_RQ_COUNT] = {0};	/* either table */
+		int32_t za = ri(-128, 127), zb = ri(-128, 127), zy = ri(-128, 127);
+		int32_t ma = ri(0, 9) ? ri(1 << 20, 0x7fffffff) : ri(0, 1000);
+		int32_t mb = ri(0, 9) ? ri(1 << 20, 0x7fffffff) : ri(0, 1000), shift = ri(0, 9) ? ri(36, 50) : ri(11, 62);
+		int32_t lo = ri(0, 2) ? -128 : ri(-128, 127), hi = ri(0, 2) ? 127 : ri(lo, 127), sub = ri(0, 1);
+		for (int i = 0; i < n; i++)
+			xa[i] = (int8_t)ri(-128, 127), xb[i] = (int8_t)ri(-128, 127);
+		memset(yb, 0x5a, sizeof yb);
+		if (rq) {
+			for (int d = 0; d < NPU_WALK_DIMS; d++)
+				p[NPU_RQ_COUNTS + d] = d == NPU_WALK_DIMS - 1 ? n : 1;
+			p[NPU_RQ_SS + NPU_WALK_DIMS - 1] = p[NPU_RQ_DS + NPU_WALK_DIMS - 1] = 1;
+			p[NPU_RQ_XT] = p[NPU_RQ_YT] = NPU_T_I8, p[NPU_RQ_ZX] = za, p[NPU_RQ_ZY] = zy;
+			p[NPU_RQ_MULT] = ma, p[NPU_RQ_SHIFT] = shift, p[NPU_RQ_LO] = lo, p[NPU_RQ_HI] = hi;
+			void *a[2] = {xa, yb};
+			k_requant(p, a, NULL);
+		} else {
+			p[NPU_EW_OP] = sub ? NPU_BIN_SUB : NPU_BIN_ADD;
+			for (int d = 0; d < NPU_WALK_DIMS; d++)
+				p[NPU_EW_COUNTS + d] = d == NPU_WALK_DIMS - 1 ? n : 1;
+			p[NPU_EW_SA + NPU_WALK_DIMS - 1] = 1, p[NPU_EW_SB + NPU_WALK_DIMS - 1] = !bc;
+			p[NPU_EW_AT] = p[NPU_EW_BT] = p[NPU_EW_YT] = NPU_T_I8;
+			p[NPU_EW_ZA] = za, p[NPU_EW_ZB] = zb, p[NPU_EW_ZY] = zy, p[NPU_EW_MA] = ma, p[NPU_EW_MB] = mb;
+			p[NPU_EW_SHIFT] = shift, p[NPU_EW_LO] = lo, p[NPU_EW_HI] = hi, p[NPU_EW_ACT] = -1;
+			void *a[3] = {xa, xb, yb};
+			k_eltwise_q(p, a, NULL);
+		}
+		for (int i = 0; i < n && bad < 5; i++) {
+			int64_t da = (int64_t)xa[i] - za, db = (int64_t)xb[bc ? 0 : i] - zb, v;
+			if (rq) {
+				/* rshift_round of the 64-bit product: (da ma) fits */
+				v = rsr_def(da * ma, rt_shift(shift));
+			} else {
+				v = rsr_def(sub ? da * ma - db * mb : da * ma + db * mb, rt_shift(shift));
+			}
+			int64_t want = zy + v;
+			want = want < lo ? lo : want > hi ? hi : want;
+			if (yb[i] != want) {
+				printf("# uq_row: %s n %d i %d bc %d z %d %d %d m %d %d shift %d [%d, %d]: %d, want %d\n",
+				       rq ? "requant" : sub ? "sub" : "add", n, i, bc, za, zb, zy, ma, mb, shift, lo, hi, yb[i],
+				       (int)want);
+				bad++;
+			}
+		}
+		for (int i = n; i < (int)sizeof yb && bad < 5; i++)
+			if ((unsigned char)yb[i] != 0x5a) {
+				printf("# uq_row: n %d: byte %d written\n", n, i);
+				bad++;
+			}
+	}
+	return bad == 0;
+}
+
 /* the direct 1x1 path: pixel counts around CQ_DNP and the tile (tails),
  * channel counts around the quads and pairs of its panels, groups, batch,
  * weight zero points, int16 outputs, budgets that shrink the tile */
@@ -998,6 +1157,9 @@ int main(void)
 	CHECK(requant_rows());
 	CHECK(convt_cases());
 	CHECK(resize_cases());
+	CHECK(requant_tails());
+	CHECK(quantize_cases());
+	CHECK(uq_row_cases());
 	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + ndw + (int)(sizeof fixed / sizeof fixed[0]));
 	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 15 && gathered > 0 && chunked > 0);
 	CHECK(paths[CQ_PANEL] > 100 && kchunks > 10);

@@ -238,6 +238,22 @@ static int rt_uq_init(rt_uq *q, int s, int E, uint64_t neg, int32_t zy, int32_t 
 /* @npu-kernel ELTWISE_Q REQUANT */
 #define RT_CHUNK 256
 
+/* t[j] = x[j] + k (neg: k - x[j]) as uint32, the int8 operands of
+ * rt_uq_row (16 lanes on AVX-512: the loop stays scalar at -O2) */
+static void rt_widen_i8(uint32_t *restrict t, const int8_t *restrict x, uint32_t k, int neg, int n)
+{
+	int j = 0;
+#if !defined(NPU_NO_SIMD) && defined(__AVX512F__)
+	__m512i vk = _mm512_set1_epi32((int32_t)k);
+	for (; j + 16 <= n; j += 16) {
+		__m512i v = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(x + j)));
+		_mm512_storeu_si512(t + j, neg ? _mm512_sub_epi32(vk, v) : _mm512_add_epi32(v, vk));
+	}
+#endif
+	for (; j < n; j++)
+		t[j] = neg ? k - (uint32_t)x[j] : (uint32_t)x[j] + k;
+}
+
 /* y[i] = requantized ta[i] ma + tb[i] mb (+ q->D) for n <= RT_CHUNK
  * values (tb NULL: no second term). The operands come through uint32
  * arrays so that compilers see plain 32 x 32 -> 64 bit products. */
@@ -247,6 +263,34 @@ static void rt_uq_row(int8_t *restrict y, const uint32_t *restrict ta, uint32_t 
 	uint64_t D = q->D;
 	uint32_t lu = q->lu, hu = q->hu;
 	int32_t base = q->base;
+#if !defined(NPU_NO_SIMD) && defined(__AVX512F__)
+	/* 16 lanes: the products on the even and odd lanes (vpmuludq), + D,
+	 * >> s (r < 2^31: the low halves), the unsigned clamp, the rebase and
+	 * vpmovdb's truncation (the cast below); the rest under a mask */
+	{
+		__m512i vma = _mm512_set1_epi32((int32_t)ma), vmb = _mm512_set1_epi32((int32_t)mb);
+		__m512i vd = _mm512_set1_epi64((int64_t)D), vlu = _mm512_set1_epi32((int32_t)lu);
+		__m512i vhu = _mm512_set1_epi32((int32_t)hu), vrb = _mm512_set1_epi32((int32_t)((uint32_t)base - lu));
+		__m128i sc = _mm_cvtsi32_si128(s);
+		for (int i = 0; i < n; i += 16) {
+			__mmask16 k = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+			__m512i a = _mm512_maskz_loadu_epi32(k, ta + i), ao = _mm512_srli_epi64(a, 32);
+			__m512i e = _mm512_add_epi64(_mm512_mul_epu32(a, vma), vd);
+			__m512i o = _mm512_add_epi64(_mm512_mul_epu32(ao, vma), vd);
+			if (tb) {
+				__m512i b = _mm512_maskz_loadu_epi32(k, tb + i), bo = _mm512_srli_epi64(b, 32);
+				e = _mm512_add_epi64(e, _mm512_mul_epu32(b, vmb));
+				o = _mm512_add_epi64(o, _mm512_mul_epu32(bo, vmb));
+			}
+			e = _mm512_srl_epi64(e, sc);
+			o = _mm512_srl_epi64(o, sc);
+			__m512i v = _mm512_mask_mov_epi32(e, (__mmask16)0xaaaa, _mm512_slli_epi64(o, 32));
+			v = _mm512_add_epi32(_mm512_min_epu32(_mm512_max_epu32(v, vlu), vhu), vrb);
+			_mm512_mask_cvtepi32_storeu_epi8(y + i, k, v);
+		}
+		return;
+	}
+#endif
 	if (tb) {
 		for (int i = 0; i < n; i++) {
 			uint32_t v = (uint32_t)(((uint64_t)ta[i] * ma + (uint64_t)tb[i] * mb + D) >> s);
@@ -630,6 +674,30 @@ static int cq_uq_simd(void *y, int32_t YT, size_t at, const int32_t *restrict ac
 #if defined(NPU_NO_SIMD)
 	(void)y, (void)YT, (void)at, (void)acc, (void)cs, (void)z, (void)n, (void)b, (void)m, (void)D, (void)s;
 	(void)lu, (void)hu, (void)rb;
+#elif defined(__AVX512F__)
+	/* 16 lanes, the rest under a mask (vpmovsdb / vpmovsdw store only the
+	 * masked lanes, saturating as the packs do): every n on vectors */
+	__m512i vb = _mm512_set1_epi32((int32_t)b), vm = _mm512_set1_epi32((int32_t)m), vz = _mm512_set1_epi32(z);
+	__m512i vd = _mm512_set1_epi64((int64_t)D), vlu = _mm512_set1_epi32((int32_t)lu);
+	__m512i vhu = _mm512_set1_epi32((int32_t)hu), vrb = _mm512_set1_epi32((int32_t)rb);
+	__m128i sc = _mm_cvtsi32_si128(s);
+	for (; i < n; i += 16) {
+		__mmask16 k = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+		__m512i a = _mm512_maskz_loadu_epi32(k, acc + i);
+		if (cs)
+			a = _mm512_sub_epi32(a, _mm512_mullo_epi32(vz, _mm512_maskz_loadu_epi32(k, cs + i)));
+		a = _mm512_add_epi32(a, vb);
+		__m512i e = _mm512_srl_epi64(_mm512_add_epi64(_mm512_mul_epu32(a, vm), vd), sc);
+		__m512i o = _mm512_srl_epi64(_mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(a, 32), vm), vd), sc);
+		__m512i v = _mm512_or_si512(e, _mm512_slli_epi64(o, 32));
+		v = _mm512_add_epi32(_mm512_min_epu32(_mm512_max_epu32(v, vlu), vhu), vrb);
+		if (YT == NPU_T_I8)
+			_mm512_mask_cvtsepi32_storeu_epi8((int8_t *)y + at + i, k, v);
+		else
+			_mm512_mask_cvtsepi32_storeu_epi16((int16_t *)y + at + i, k, v);
+	}
+	if (i > n)
+		i = n;
 #elif defined(__AVX2__)
 	__m256i vb = _mm256_set1_epi32((int32_t)b), vm = _mm256_set1_epi32((int32_t)m), vz = _mm256_set1_epi32(z);
 	__m256i vd = _mm256_set1_epi64x((int64_t)D), vlu = _mm256_set1_epi32((int32_t)lu);
@@ -1236,6 +1304,8 @@ static void cq_dw_flat(const int8_t *xc, const cq_geo *g, int32_t ZX, const int1
 	int S = g->SW, OW = g->OW, W = g->W, wq = g->Wp;
 	size_t wpp = (size_t)S * (size_t)wq, hp = (size_t)g->SR;
 	int32_t acc[CQ_DW_CHUNK];
+	int16_t yq[CQ_DW_CHUNK];	/* a chunk's outputs, int8 or int16 */
+	size_t ez = YT == NPU_T_I8 ? 1 : 2;
 	memset(pp, (int8_t)ZX, hp * wpp);
 	for (int ih = 0; ih < g->H; ih++) {
 		size_t r = (size_t)ih + (size_t)g->PT, c = (size_t)g->PL;
@@ -1253,6 +1323,22 @@ static void cq_dw_flat(const int8_t *xc, const cq_geo *g, int32_t ZX, const int1
 			int done = cq_dw3(rows, wv, S, 0, f0, n, corr, acc);
 			if (done < n)
 				cq_dw_rows(rows, wv, 3, 3, 1, S, 0, f0 + done, n - done, corr, acc + done);
+			if (fast && rw != OW) {
+				/* stride 1: the chunk's outputs (those of the columns
+				 * past OW too) requantized in one call, then the rows
+				 * copied out (runs of OW = 7 or 14 took a call each) */
+				cq_uq_row(yq, YT, 0, acc, NULL, 0, n, (uint32_t)b + 0x80000000u, (uint32_t)mult, q,
+					  rt_shift(shift));
+				for (int f = f0; f < f0 + n;) {
+					int oh = sg + f / rw, ow = f % rw;
+					int run = ow >= OW ? 0 : OW - ow < f0 + n - f ? OW - ow : f0 + n - f;
+					if (run)
+						memcpy((char *)y + (at + (size_t)oh * OW + (size_t)ow) * ez,
+						       (const char *)yq + (size_t)(f - f0) * ez, (size_t)run * ez);
+					f += ow >= OW ? rw - ow : run;
+				}
+				continue;
+			}
 			for (int f = f0; f < f0 + n;) {
 				int oh = sg + f / rw, ow = f % rw, run;
 				if (ow >= OW) {
@@ -3855,14 +3941,19 @@ static void k_eltwise_q(const int32_t *p, void *const *a, void *scratch)
 			const int8_t *pb = (const int8_t *)x1 + rt_walk_off(idx, sb);
 			for (int32_t i0 = 0; i0 < n5; i0 += RT_CHUNK) {
 				int nn = n5 - i0 < RT_CHUNK ? n5 - i0 : RT_CHUNK;
-				for (int j = 0; j < nn; j++)
-					ta[j] = (uint32_t)pa[a5 ? i0 + j : 0] + ka;
-				if (sub)
-					for (int j = 0; j < nn; j++)
-						tb[j] = kb - (uint32_t)pb[b5 ? i0 + j : 0];
+				if (a5)
+					rt_widen_i8(ta, pa + i0, ka, 0, nn);
 				else
 					for (int j = 0; j < nn; j++)
-						tb[j] = (uint32_t)pb[b5 ? i0 + j : 0] + kb;
+						ta[j] = (uint32_t)pa[0] + ka;
+				if (b5)
+					rt_widen_i8(tb, pb + i0, kb, sub, nn);
+				else if (sub)
+					for (int j = 0; j < nn; j++)
+						tb[j] = kb - (uint32_t)pb[0];
+				else
+					for (int j = 0; j < nn; j++)
+						tb[j] = (uint32_t)pb[0] + kb;
 				rt_uq_row((int8_t *)y + yi, ta, (uint32_t)MA, tb, (uint32_t)MB, nn, &q, s);
 				yi += (size_t)nn;
 			}
@@ -4091,8 +4182,7 @@ static void k_requant(const int32_t *p, void *const *a, void *scratch)
 			int8_t *py = (int8_t *)y + p[NPU_RQ_DOFF] + rt_walk_off(idx, ds);
 			for (int32_t i0 = 0; i0 < n5; i0 += RT_CHUNK) {
 				int nn = n5 - i0 < RT_CHUNK ? n5 - i0 : RT_CHUNK;
-				for (int j = 0; j < nn; j++)
-					t[j] = (uint32_t)px[i0 + j] + k;
+				rt_widen_i8(t, px + i0, k, 0, nn);
 				rt_uq_row(py + i0, t, (uint32_t)MULT, NULL, 0, nn, &q, s);
 			}
 		}
@@ -4145,7 +4235,34 @@ static void k_quantize(const int32_t *p, void *const *a, void *scratch)
 		 * (2 (q - r) an integer: d = 0; else |d| >= 2^-23 as |q| >= 1/2)
 		 * when r is even. All of it is exact. */
 		const float *xf = x;
-		for (int32_t i0 = 0; i0 < n; i0 += 256) {
+		int32_t i1 = 0;
+#if !defined(NPU_NO_SIMD) && defined(__AVX512F__)
+		/* 16 lanes: the same clamp of |q| to 2^17 (min/max), NaN to 0
+		 * (an unordered compare), the rounding by vcvtps2dq to nearest
+		 * even (what r, c and keep compute), the truncating narrowing
+		 * stores of the casts below */
+		{
+			__m512 vs = _mm512_set1_ps(scale), big = _mm512_set1_ps(131072.0f);
+			__m512 nbig = _mm512_set1_ps(-131072.0f);
+			__m512i vzp = _mm512_set1_epi32(ZP), vlo = _mm512_set1_epi32(LO), vhi = _mm512_set1_epi32(HI);
+			for (; i1 < n; i1 += 16) {
+				__mmask16 k = n - i1 >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i1)) - 1);
+				__m512 q = _mm512_div_ps(_mm512_maskz_loadu_ps(k, xf + i1), vs);
+				__mmask16 nan = _mm512_cmp_ps_mask(q, q, _CMP_UNORD_Q);
+				q = _mm512_min_ps(_mm512_max_ps(q, nbig), big);
+				__m512i r = _mm512_cvt_roundps_epi32(q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+				r = _mm512_add_epi32(_mm512_mask_mov_epi32(r, nan, _mm512_setzero_si512()), vzp);
+				r = _mm512_min_epi32(_mm512_max_epi32(r, vlo), vhi);
+				if (YT == NPU_T_I8)
+					_mm512_mask_cvtepi32_storeu_epi8((int8_t *)y + i1, k, r);
+				else if (YT == NPU_T_U8)
+					_mm512_mask_cvtepi32_storeu_epi8((uint8_t *)y + i1, k, r);
+				else
+					_mm512_mask_cvtepi32_storeu_epi16((int16_t *)y + i1, k, r);
+			}
+		}
+#endif
+		for (int32_t i0 = i1; i0 < n; i0 += 256) {
 			int32_t t[256], nn = n - i0 < 256 ? n - i0 : 256;
 			for (int32_t j = 0; j < nn; j++) {
 				float q = xf[i0 + j] / scale;
