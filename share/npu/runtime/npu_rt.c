@@ -5795,35 +5795,29 @@ static void cn_dot4(const int8_t *restrict x, const int8_t *const w[4], int K, i
 	const int8_t *restrict w0 = w[0], *restrict w1 = w[1], *restrict w2 = w[2], *restrict w3 = w[3];
 	int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, sx = 0;
 	int i = 0;
-#if !defined(NPU_NO_SIMD) && defined(__AVX2__)
-	if (K >= 16) {
-		const __m256i zx = _mm256_set1_epi16((int16_t)ZX), one = _mm256_set1_epi16(1);
-		__m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, ax = a0;
-#define CN_W(p) _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)((p) + i)))
-		for (; i + 16 <= K; i += 16) {
-			__m256i v = _mm256_sub_epi16(CN_W(x), zx);
-			ax = _mm256_add_epi32(ax, _mm256_madd_epi16(v, one));
-			a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(v, CN_W(w0)));
-			a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(v, CN_W(w1)));
-			a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(v, CN_W(w2)));
-			a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(v, CN_W(w3)));
-		}
-#undef CN_W
-		/* the 5 sums across lanes: pairwise adds, then the two halves */
-		__m256i t01 = _mm256_hadd_epi32(a0, a1), t23 = _mm256_hadd_epi32(a2, a3);
-		__m256i t = _mm256_hadd_epi32(t01, t23);
-		__m128i r = _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
-		__m128i rx = _mm_add_epi32(_mm256_castsi256_si128(ax), _mm256_extracti128_si256(ax, 1));
-		rx = _mm_add_epi32(rx, _mm_shuffle_epi32(rx, 0x4e));
-		rx = _mm_add_epi32(rx, _mm_shuffle_epi32(rx, 0xb1));
-		s0 = _mm_cvtsi128_si32(r), s1 = _mm_cvtsi128_si32(_mm_shuffle_epi32(r, 0x55));
-		s2 = _mm_cvtsi128_si32(_mm_shuffle_epi32(r, 0xaa)), s3 = _mm_cvtsi128_si32(_mm_shuffle_epi32(r, 0xff));
-		sx = _mm_cvtsi128_si32(rx);
-	}
-#elif !defined(NPU_NO_SIMD) && defined(__SSE2__)
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
 	if (K >= 8) {
 		const __m128i zx = _mm_set1_epi16((int16_t)ZX), one = _mm_set1_epi16(1);
 		__m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0, ax = a0;
+#if defined(__AVX2__)	/* 16 channels a step, then the 128-bit steps for the rest */
+		if (K >= 16) {
+			const __m256i zy = _mm256_set1_epi16((int16_t)ZX), on = _mm256_set1_epi16(1);
+			__m256i b0 = _mm256_setzero_si256(), b1 = b0, b2 = b0, b3 = b0, bx = b0;
+#define CN_W(p) _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)((p) + i)))
+			for (; i + 16 <= K; i += 16) {
+				__m256i v = _mm256_sub_epi16(CN_W(x), zy);
+				bx = _mm256_add_epi32(bx, _mm256_madd_epi16(v, on));
+				b0 = _mm256_add_epi32(b0, _mm256_madd_epi16(v, CN_W(w0)));
+				b1 = _mm256_add_epi32(b1, _mm256_madd_epi16(v, CN_W(w1)));
+				b2 = _mm256_add_epi32(b2, _mm256_madd_epi16(v, CN_W(w2)));
+				b3 = _mm256_add_epi32(b3, _mm256_madd_epi16(v, CN_W(w3)));
+			}
+#undef CN_W
+#define CN_H(b) _mm_add_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1))
+			a0 = CN_H(b0), a1 = CN_H(b1), a2 = CN_H(b2), a3 = CN_H(b3), ax = CN_H(bx);
+#undef CN_H
+		}
+#endif
 #if defined(__SSE4_1__)
 #define CN_W(p) _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)((p) + i)))
 #else
