@@ -129,6 +129,16 @@ if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/
 		ok $? "mobilenet_v2 int8 channel-last, aarch64 ${fl:-NEON} under qemu: npu-run's bytes"
 	done
 fi
+# ... and on this machine: the regular convolutions' cn_regular in the
+# portable C and with AVX2 (npu-run: the default build's SSE2)
+if [ -s "$T/mobilenet_v2_nhwc.q.ir" ]; then
+	same_bytes "$T/mobilenet_v2_nhwc.q.ir" "$CC -DNPU_NO_SIMD" ""
+	ok $? "mobilenet_v2 int8 channel-last, portable C: npu-run's bytes"
+	if [ "$(uname -m)" = x86_64 ] && grep -qw avx2 /proc/cpuinfo; then
+		same_bytes "$T/mobilenet_v2_nhwc.q.ir" "$CC -mavx2" ""
+		ok $? "mobilenet_v2 int8 channel-last, -mavx2: npu-run's bytes"
+	fi
+else _n=$((_n + 1)); echo "ok $_n # SKIP the channel-last mobilenet_v2 needs the aarch64 tools above"; fi
 
 # float32 mobilenet_v2 (pointwise panels, depthwise rows, packed weights,
 # max pooling): the header built with each instruction set computes

@@ -498,6 +498,138 @@ static int armdot_cases(int *paths, int *nhwc16)
 	return ok;
 }
 
+/* ---- nhwcq: channel-last regular int8 convolution (CONV_NHWC_Q's
+ * cn_regular: 4 output channels by runs of KW' C bytes, padding taps
+ * skipped) against the definition written out channel-last here: random
+ * shapes with odd and single channels, padding (also wider than the
+ * window), strides, dilation, groups (channel multiplier above 1 too),
+ * int16 outputs, weight zero points (beyond int8: the scalar loop), K at
+ * CQ_NHWC_MAX_K and beyond it; the scratch is 0 (none written) ---- */
+static int nhwc_one(const shape *s, int *fast)
+{
+	int OH = (s->H + s->PT + s->PB - s->DH * (s->KH - 1) - 1) / s->SH + 1;
+	int OW = (s->W + s->PL + s->PR - s->DW * (s->KW - 1) - 1) / s->SW + 1;
+	if (OH < 1 || OW < 1)
+		return 1;
+	int cg = s->C / s->G, og = s->OC / s->G, K = cg * s->KH * s->KW;
+	int32_t p[NPU_CV_COUNT] = {0};
+	p[NPU_CV_N] = s->N, p[NPU_CV_C] = s->C, p[NPU_CV_H] = s->H, p[NPU_CV_W] = s->W, p[NPU_CV_OC] = s->OC;
+	p[NPU_CV_OH] = OH, p[NPU_CV_OW] = OW, p[NPU_CV_KH] = s->KH, p[NPU_CV_KW] = s->KW;
+	p[NPU_CV_SH] = s->SH, p[NPU_CV_SW] = s->SW, p[NPU_CV_PT] = s->PT, p[NPU_CV_PL] = s->PL;
+	p[NPU_CV_DH] = s->DH, p[NPU_CV_DW] = s->DW, p[NPU_CV_G] = s->G;
+	p[NPU_CV_XT] = NPU_T_I8, p[NPU_CV_WT] = NPU_T_I8, p[NPU_CV_YT] = s->YT, p[NPU_CV_ACT] = -1;
+	int32_t ylo = s->YT == NPU_T_I8 ? -128 : -32768, yhi = s->YT == NPU_T_I8 ? 127 : 32767;
+	p[NPU_CV_ZX] = ri(0, 9) ? ri(-128, 127) : ri(0, 1) ? -128 : 127, p[NPU_CV_ZY] = ri(ylo / 2, yhi / 2);
+	p[NPU_CV_LO] = ri(0, 3) ? ylo : ri(ylo, 0), p[NPU_CV_HI] = ri(0, 3) ? yhi : ri(1, yhi);
+	size_t nx = (size_t)s->N * s->H * s->W * s->C, nw = (size_t)s->OC * K, ny = (size_t)s->N * OH * OW * s->OC;
+	uint32_t ss = npu_scratch_size(NPU_K_CONV_NHWC_Q, p);
+	int8_t *x = malloc(nx), *w = malloc(nw);
+	int32_t *bias = malloc(4 * (size_t)s->OC), *mult = malloc(4 * (size_t)s->OC), *shift = malloc(4 * (size_t)s->OC);
+	int32_t *wzp = malloc(4 * (size_t)s->OC);
+	int16_t *y = malloc(2 * ny), *want = malloc(2 * ny);
+	uint8_t *scratch = malloc(ss + 16);
+	int ok = 1;
+	for (size_t i = 0; i < nx; i++)	/* extremes often: the int16 lanes' edges */
+		x[i] = (int8_t)(ri(0, 7) ? ri(-128, 127) : ri(0, 1) ? -128 : 127);
+	for (size_t i = 0; i < nw; i++)
+		w[i] = (int8_t)(ri(0, 7) ? ri(-128, 127) : ri(0, 1) ? -128 : 127);
+	for (int o = 0; o < s->OC; o++) {
+		bias[o] = ri(-(1 << 20), 1 << 20);
+		mult[o] = ri(1 << 29, (1 << 30) + (1 << 29));
+		shift[o] = 30 + ri(8, 14) + (s->YT == NPU_T_I16 ? -6 : 0);
+		wzp[o] = s->wz == 2 ? ri(-128, 127) : s->wz == 3 ? 200 : 0;
+	}
+	for (int n = 0; n < s->N; n++)
+		for (int oh = 0; oh < OH; oh++)
+			for (int ow = 0; ow < OW; ow++)
+				for (int oc = 0; oc < s->OC; oc++) {
+					int gr = oc / og;
+					int64_t acc = bias[oc];
+					for (int kh = 0; kh < s->KH; kh++)
+						for (int kw = 0; kw < s->KW; kw++)
+							for (int ic = 0; ic < cg; ic++) {
+								int ih = oh * s->SH - s->PT + kh * s->DH, iw = ow * s->SW - s->PL + kw * s->DW;
+								if (ih < 0 || ih >= s->H || iw < 0 || iw >= s->W)
+									continue;
+								int64_t xv = x[(((size_t)n * s->H + ih) * s->W + iw) * s->C + gr * cg + ic];
+								int64_t wv = w[(((size_t)oc * s->KH + kh) * s->KW + kw) * cg + ic];
+								acc += (xv - p[NPU_CV_ZX]) * (wv - wzp[oc]);
+							}
+					int64_t v = p[NPU_CV_ZY] + npu_rshift_round(acc * mult[oc], shift[oc]);
+					want[(((size_t)n * OH + oh) * OW + ow) * s->OC + oc] =
+						(int16_t)(v < p[NPU_CV_LO] ? p[NPU_CV_LO] : v > p[NPU_CV_HI] ? p[NPU_CV_HI] : v);
+				}
+	*fast = K <= CQ_NHWC_MAX_K && s->wz != 3 && !(s->G == s->C && s->OC == s->C && ss > 0);
+	memset(scratch, 0xa5, ss + 16);
+	memset(y, 0x5a, 2 * ny);
+	void *a[NPU_MAX_ARGS] = {x, w, bias, mult, shift, s->wz ? wzp : NULL, y};
+	k_conv_nhwc_q(p, a, scratch);
+	for (size_t i = ss; i < ss + 16; i++)
+		ok &= scratch[i] == 0xa5;
+	for (size_t i = 0; i < ny && ok; i++) {
+		int32_t got = s->YT == NPU_T_I8 ? ((int8_t *)y)[i] : y[i];
+		if (got != want[i]) {
+			printf("# nhwc regular y[%zu] = %d, want %d\n", i, (int)got, (int)want[i]);
+			ok = 0;
+		}
+	}
+	if (!ok)
+		printf("# nhwc regular: N%d C%d %dx%d OC%d k%dx%d s%d,%d p%d,%d,%d,%d d%d,%d g%d yt%d wz%d\n", s->N, s->C,
+		       s->H, s->W, s->OC, s->KH, s->KW, s->SH, s->SW, s->PT, s->PL, s->PB, s->PR, s->DH, s->DW, s->G,
+		       s->YT, s->wz);
+	free(x), free(w), free(bias), free(mult), free(shift), free(wzp), free(y), free(want), free(scratch);
+	return ok;
+}
+
+static int nhwc_cases(int *nfast, int *ntotal)
+{
+	int ok = 1, f = 0;
+	static const shape fixed[] = {
+		{1, 32, 8, 8, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* 1x1 */
+		{1, 96, 7, 9, 24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 2},
+		{1, 3, 17, 17, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* mobilenet's stem */
+		{2, 3, 11, 13, 17, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, NPU_T_I16, 2},
+		{1, 1, 9, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* 1 input channel */
+		{1, 5, 9, 9, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 1},	/* 1 output channel */
+		{1, 1, 6, 6, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* one of everything */
+		{1, 12, 9, 9, 18, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 3, NPU_T_I16, 2},	/* grouped, dilated */
+		{1, 6, 10, 10, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6, NPU_T_I8, 2},	/* multiplier 2 */
+		{1, 7, 5, 17, 9, 3, 3, 1, 1, 3, 4, 4, 3, 1, 1, 1, NPU_T_I8, 2},	/* pads beyond the kernel */
+		{1, 64, 6, 10, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 1},	/* resnet-like */
+		{1, 160, 3, 3, 37, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 2},
+		{3, 300, 1, 1, 37, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* fully connected */
+		{1, 40, 6, 6, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 3},	/* weight zero point beyond int8 */
+		{1, 1820, 1, 1, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 2},	/* K = 16380, the bound */
+		{1, 2048, 2, 3, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 2},	/* K = 18432: beyond */
+	};
+	int nfix = (int)(sizeof fixed / sizeof fixed[0]);
+	for (int i = 0; i < nfix + 250; i++) {
+		shape s;
+		if (i < nfix) {
+			s = fixed[i];
+		} else {
+			int kind = ri(0, 3);
+			s.N = ri(1, 2), s.G = 1, s.YT = ri(0, 4) ? NPU_T_I8 : NPU_T_I16, s.wz = ri(0, 3) ? ri(0, 1) : 2;
+			s.KH = ri(1, 4), s.KW = ri(1, 4), s.SH = ri(1, 3), s.SW = ri(1, 3), s.DH = ri(1, 2), s.DW = ri(1, 2);
+			s.H = ri(1, 12), s.W = ri(1, 12);
+			s.PT = ri(0, s.KH), s.PB = ri(0, s.KH), s.PL = ri(0, s.KW), s.PR = ri(0, s.KW);
+			s.C = ri(0, 5) ? ri(1, 70) : 1, s.OC = ri(0, 5) ? ri(1, 40) : ri(1, 3);
+			if (kind == 0) {	/* 1x1 */
+				s.KH = s.KW = 1, s.PT = s.PB = s.PL = s.PR = 0, s.SH = s.SW = ri(0, 2) ? 1 : 2;
+				s.C = ri(1, 300);
+			} else if (kind == 1) {	/* grouped */
+				s.G = ri(2, 4), s.C = s.G * ri(1, 20), s.OC = s.G * ri(1, 11);
+			}
+		}
+		s.smax = 0;
+		int fast = 0;
+		ok &= nhwc_one(&s, &fast);
+		f += fast;
+	}
+	*nfast = f, *ntotal = nfix + 250;
+	return ok;
+}
+
 /* ---- amx: wide rows for the AMX staging (16 interior pixels of a row
  * transposed from x, windows elsewhere), channel counts around the tile
  * blocks (1-4 packed blocks of 8 per pass, a partial last one), K around
@@ -1150,6 +1282,10 @@ int main(void)
 	printf("# armdot: %d channel-last depthwise runs with >= 16 channels and >= 6 taps\n", nhwc16);
 	CHECK(nhwc16 > 50);
 	fails += !amx_cases(paths);
+	int nhf = 0, nht = 0;
+	CHECK_MSG(nhwc_cases(&nhf, &nht), "channel-last regular convolutions differ from the definition");
+	printf("# nhwc regular: %d of %d channel-last convolutions on cn_regular\n", nhf, nht);
+	CHECK(nhf > 200);
 	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks), panel %d (%d in K chunks)\n",
 	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked, paths[CQ_PANEL], kchunks);
 	if (q_left_out)

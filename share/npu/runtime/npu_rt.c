@@ -6184,6 +6184,170 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 			}
 }
 
+/* Channel-last regular int8 convolution (cn_regular): 4 output channels of
+ * one group share each load of x. Per output pixel and kernel row, the
+ * taps inside the image are one run of x (KW' C contiguous bytes when G ==
+ * 1 and DW == 1, else one tap of cg bytes) against the same run of each
+ * channel's OHWI weights; taps in the padding add (ZX - ZX) (w - z) = 0 and
+ * are skipped, so nothing is staged and no scratch is needed. With v = x -
+ * ZX (in [-255, 255], int16 lanes) the sums are sum v w and sum v, and
+ * sum v (w - z) = sum v w - z sum v: |sum v w|, |z sum v| <= 255 * 128 *
+ * K < 2^30 for K = cg KH KW <= CQ_NHWC_MAX_K, exact in int32. */
+static void cn_dot4(const int8_t *restrict x, const int8_t *const w[4], int K, int32_t ZX, int32_t s[5])
+{
+	const int8_t *restrict w0 = w[0], *restrict w1 = w[1], *restrict w2 = w[2], *restrict w3 = w[3];
+	int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, sx = 0;
+	int i = 0;
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+	if (K >= 8) {
+		const __m128i zx = _mm_set1_epi16((int16_t)ZX), one = _mm_set1_epi16(1);
+		__m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0, ax = a0;
+#if defined(__AVX2__)	/* 16 channels a step, then the 128-bit steps for the rest */
+		if (K >= 16) {
+			const __m256i zy = _mm256_set1_epi16((int16_t)ZX), on = _mm256_set1_epi16(1);
+			__m256i b0 = _mm256_setzero_si256(), b1 = b0, b2 = b0, b3 = b0, bx = b0;
+#define CN_W(p) _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)((p) + i)))
+			for (; i + 16 <= K; i += 16) {
+				__m256i v = _mm256_sub_epi16(CN_W(x), zy);
+				bx = _mm256_add_epi32(bx, _mm256_madd_epi16(v, on));
+				b0 = _mm256_add_epi32(b0, _mm256_madd_epi16(v, CN_W(w0)));
+				b1 = _mm256_add_epi32(b1, _mm256_madd_epi16(v, CN_W(w1)));
+				b2 = _mm256_add_epi32(b2, _mm256_madd_epi16(v, CN_W(w2)));
+				b3 = _mm256_add_epi32(b3, _mm256_madd_epi16(v, CN_W(w3)));
+			}
+#undef CN_W
+#define CN_H(b) _mm_add_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1))
+			a0 = CN_H(b0), a1 = CN_H(b1), a2 = CN_H(b2), a3 = CN_H(b3), ax = CN_H(bx);
+#undef CN_H
+		}
+#endif
+#if defined(__SSE4_1__)
+#define CN_W(p) _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)((p) + i)))
+#else
+#define CN_W(p) _mm_srai_epi16(_mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(const void *)((p) + i)), \
+						   _mm_loadl_epi64((const __m128i *)(const void *)((p) + i))), 8)
+#endif
+		for (; i + 8 <= K; i += 8) {
+			__m128i v = _mm_sub_epi16(CN_W(x), zx);
+			ax = _mm_add_epi32(ax, _mm_madd_epi16(v, one));
+			a0 = _mm_add_epi32(a0, _mm_madd_epi16(v, CN_W(w0)));
+			a1 = _mm_add_epi32(a1, _mm_madd_epi16(v, CN_W(w1)));
+			a2 = _mm_add_epi32(a2, _mm_madd_epi16(v, CN_W(w2)));
+			a3 = _mm_add_epi32(a3, _mm_madd_epi16(v, CN_W(w3)));
+		}
+#undef CN_W
+		/* transpose-and-add the 4 channel sums (unpacks), then sum v */
+		__m128i u0 = _mm_add_epi32(_mm_unpacklo_epi32(a0, a1), _mm_unpackhi_epi32(a0, a1));
+		__m128i u1 = _mm_add_epi32(_mm_unpacklo_epi32(a2, a3), _mm_unpackhi_epi32(a2, a3));
+		__m128i r = _mm_add_epi32(_mm_unpacklo_epi64(u0, u1), _mm_unpackhi_epi64(u0, u1));
+		ax = _mm_add_epi32(ax, _mm_shuffle_epi32(ax, 0x4e));
+		ax = _mm_add_epi32(ax, _mm_shuffle_epi32(ax, 0xb1));
+		s0 = _mm_cvtsi128_si32(r), s1 = _mm_cvtsi128_si32(_mm_shuffle_epi32(r, 0x55));
+		s2 = _mm_cvtsi128_si32(_mm_shuffle_epi32(r, 0xaa)), s3 = _mm_cvtsi128_si32(_mm_shuffle_epi32(r, 0xff));
+		sx = _mm_cvtsi128_si32(ax);
+	}
+#elif !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
+	if (K >= 8) {
+		const int16x8_t zx = vdupq_n_s16((int16_t)ZX);
+		int32x4_t a0 = vdupq_n_s32(0), a1 = a0, a2 = a0, a3 = a0, ax = a0;
+		for (; i + 8 <= K; i += 8) {
+			int16x8_t v = vsubq_s16(vmovl_s8(vld1_s8(x + i)), zx);
+			int16x8_t b0 = vmovl_s8(vld1_s8(w0 + i)), b1 = vmovl_s8(vld1_s8(w1 + i));
+			int16x8_t b2 = vmovl_s8(vld1_s8(w2 + i)), b3 = vmovl_s8(vld1_s8(w3 + i));
+			ax = vpadalq_s16(ax, v);
+			a0 = vmlal_high_s16(vmlal_s16(a0, vget_low_s16(v), vget_low_s16(b0)), v, b0);
+			a1 = vmlal_high_s16(vmlal_s16(a1, vget_low_s16(v), vget_low_s16(b1)), v, b1);
+			a2 = vmlal_high_s16(vmlal_s16(a2, vget_low_s16(v), vget_low_s16(b2)), v, b2);
+			a3 = vmlal_high_s16(vmlal_s16(a3, vget_low_s16(v), vget_low_s16(b3)), v, b3);
+		}
+		s0 = vaddvq_s32(a0), s1 = vaddvq_s32(a1), s2 = vaddvq_s32(a2), s3 = vaddvq_s32(a3), sx = vaddvq_s32(ax);
+	}
+#elif !defined(NPU_NO_SIMD) && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+	/* 8 channels a vector (widening loads), the last one predicated */
+	for (; i < K; i += 8) {
+		mve_pred16_t pr = vctp16q((uint32_t)(K - i));
+		int16x8_t v = vsubq_x_n_s16(vldrbq_z_s16(x + i, pr), (int16_t)ZX, pr);
+		sx = vaddvaq_p_s16(sx, v, pr);
+		s0 = vmladavaq_p_s16(s0, v, vldrbq_z_s16(w0 + i, pr), pr);
+		s1 = vmladavaq_p_s16(s1, v, vldrbq_z_s16(w1 + i, pr), pr);
+		s2 = vmladavaq_p_s16(s2, v, vldrbq_z_s16(w2 + i, pr), pr);
+		s3 = vmladavaq_p_s16(s3, v, vldrbq_z_s16(w3 + i, pr), pr);
+	}
+#endif
+	for (; i < K; i++) {
+		int32_t v = x[i] - ZX;
+		sx += v, s0 += v * w0[i], s1 += v * w1[i], s2 += v * w2[i], s3 += v * w3[i];
+	}
+	s[0] += s0, s[1] += s1, s[2] += s2, s[3] += s3, s[4] += sx;
+}
+
+/* int8 x, int8 weights with int8 zero points, ZX in int8, K <= CQ_NHWC_MAX_K:
+ * 4 output channels a time (the last block of a group overlaps the one
+ * before it, or repeats its last channel when the group has fewer) */
+static int cn_regular(const int32_t *p, void *const *a)
+{
+	const int8_t *x = a[0], *w = a[1];
+	const void *bias = a[2];
+	const int32_t *mult = a[3], *shift = a[4], *wzp = a[5];
+	void *y = a[6];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W], OC = p[NPU_CV_OC];
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
+	int32_t YT = p[NPU_CV_YT], ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	int cg = C / G, og = OC / G;
+	if (p[NPU_CV_XT] != NPU_T_I8 || p[NPU_CV_WT] != NPU_T_I8 || ZX < -128 || ZX > 127 || KH < 1 || KW < 1 ||
+	    (int64_t)cg * KH * KW > CQ_NHWC_MAX_K)
+		return 0;
+	for (int o = 0; wzp && o < OC; o++)
+		if (wzp[o] < -128 || wzp[o] > 127)
+			return 0;
+	size_t wk = (size_t)cg * KH * KW;	/* one output channel's weights */
+	for (int n = 0; n < N; n++)
+		for (int oh = 0; oh < OH; oh++)
+			for (int ow = 0; ow < OW; ow++) {
+				size_t yo = (((size_t)n * OH + oh) * OW + ow) * OC;
+				int iw0 = ow * SW - PL, kw0 = 0, kw1 = KW;	/* the taps inside the row */
+				while (kw0 < KW && iw0 + kw0 * DW < 0)
+					kw0++;
+				while (kw1 > kw0 && iw0 + (kw1 - 1) * DW >= W)
+					kw1--;
+				for (int gr = 0; gr < G; gr++)
+					for (int o0 = 0; o0 < og; o0 += 4) {
+						int ob = o0 + 4 <= og ? o0 : og >= 4 ? og - 4 : 0;
+						int oc = gr * og + ob;
+						const int8_t *wr[4];
+						for (int j = 0; j < 4; j++)
+							wr[j] = w + (size_t)(oc + (ob + j < og ? j : og - 1 - ob)) * wk;
+						int32_t s[5] = {0, 0, 0, 0, 0};
+						for (int kh = 0; kh < KH && kw0 < kw1; kh++) {
+							int ih = oh * SH - PT + kh * DH;
+							if (ih < 0 || ih >= H)
+								continue;
+							const int8_t *xr = x + (((size_t)n * H + ih) * W + (iw0 + kw0 * DW)) * C + (size_t)gr * cg;
+							size_t wo = ((size_t)kh * KW + kw0) * cg;
+							const int8_t *wt[4] = {wr[0] + wo, wr[1] + wo, wr[2] + wo, wr[3] + wo};
+							if (G == 1 && DW == 1) {	/* one run of the row's taps */
+								cn_dot4(xr, wt, (kw1 - kw0) * cg, ZX, s);
+								continue;
+							}
+							for (int kw = kw0; kw < kw1; kw++, xr += (size_t)DW * C) {
+								cn_dot4(xr, wt, cg, ZX, s);
+								for (int j = 0; j < 4; j++)
+									wt[j] += cg;
+							}
+						}
+						for (int j = 0; j < 4 && ob + j < og; j++) {
+							int o = oc + j;
+							int64_t acc = cq_bias(p, bias, o) + s[j] - (int64_t)(wzp ? wzp[o] : 0) * s[4];
+							rt_sti(y, YT, yo + o,
+							       rt_clamp(ZY + rt_mulshift(acc, mult[o], rt_shift(shift[o])), LO, HI));
+						}
+					}
+			}
+	return 1;
+}
+
 static void k_conv_nhwc_q(const int32_t *p, void *const *a, void *scratch)
 {
 	const void *x = a[0], *w = a[1], *bias = a[2];
@@ -6208,6 +6372,8 @@ static void k_conv_nhwc_q(const int32_t *p, void *const *a, void *scratch)
 			return;
 		}
 	}
+	if (cn_regular(p, a))
+		return;
 	for (int n = 0; n < N; n++)
 		for (int oh = 0; oh < OH; oh++)
 			for (int ow = 0; ow < OW; ow++) {

@@ -1,0 +1,34 @@
+#!/bin/sh
+# conv_nhwc_q.sh [ROUNDS] - the runtime's channel-last CONV_NHWC_Q int8
+# throughput per layer shape (bench/conv_nhwc_q.c), portable -O2 and -O2
+# -march=native, 1 thread, the builds run in turn ROUNDS times (default 3;
+# each run prints the median of its own 5 repeats; compare the runs'
+# spread for the noise). With
+# BASE=DIR (a directory holding another npu_rt.c, npu_rt.h and their
+# headers, e.g. an older checkout's share/npu/runtime) its builds join the
+# rotation, for before/after numbers.
+set -eu
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+CC=${CC:-cc}
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+rounds=${1:-3}
+builds=""
+for side in new ${BASE:+base}; do
+	dir=$TOP/share/npu/runtime
+	[ $side = base ] && dir=$BASE
+	$CC -std=c11 -O2 -I"$dir" "$TOP/bench/conv_nhwc_q.c" -o "$W/$side-portable" -lm
+	$CC -std=c11 -O2 -march=native -DPEAK_MACS=64 -I"$dir" "$TOP/bench/conv_nhwc_q.c" -o "$W/$side-native" -lm
+	builds="$builds $side-portable $side-native"
+done
+echo "# CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+r=1
+while [ $r -le "$rounds" ]; do
+	for b in $builds; do
+		echo "## round $r: $b"
+		"$W/$b" 5
+	done
+	# rotate the order round by round
+	builds="$(echo $builds | cut -d' ' -f2-) $(echo $builds | cut -d' ' -f1)"
+	r=$((r + 1))
+done
