@@ -8,7 +8,10 @@
  * by round in turn (REPEAT rounds), each the median of its rounds.
  *
  *   cc -O2 [-mavx2|-march=native] -Ishare/npu/runtime bench/conv_q.c -o conv_q -lm && ./conv_q [REPEAT]
- * (bench/conv_q.sh builds the portable and the native variants and runs both) */
+ * (bench/conv_q.sh builds the portable and the native variants and runs both).
+ * -DCONV_NHWC times the channel-last convolution instead (CONV_NHWC_Q,
+ * k_conv_nhwc_q: x [N,H,W,C], OHWI weights) on the regular shapes (no AMX
+ * there: -DPEAK_MACS=64 with -march=native; NHWC=1 bench/conv_q.sh). */
 #define _POSIX_C_SOURCE 200809L
 #include "npu_rt.c"
 
@@ -17,7 +20,7 @@
 #include <time.h>
 
 #ifndef PEAK_MACS
-#if defined(CQ_AMX)
+#if defined(CQ_AMX) && !defined(CONV_NHWC)
 #define PEAK_MACS 1024	/* tdpbusd: 16 x 16 x 64 in 16 cycles */
 #elif defined(__AVX2__)
 #define PEAK_MACS 64
@@ -26,6 +29,14 @@
 #else
 #define PEAK_MACS 16	/* SSE2 pmaddwd: the baseline x86-64 has */
 #endif
+#endif
+
+#if defined(CONV_NHWC)
+#define KERNEL NPU_K_CONV_NHWC_Q
+#define KERNEL_FN k_conv_nhwc_q
+#else
+#define KERNEL NPU_K_CONV_Q
+#define KERNEL_FN k_conv_q
 #endif
 
 static double now(void)
@@ -59,14 +70,18 @@ static const layer L[] = {
 	{"1x1 96->24 56x56 (mbv2)", 96, 56, 56, 24, 1, 1, 1},
 	{"1x1 24->144 56x56 (mbv2)", 24, 56, 56, 144, 1, 1, 1},
 	{"1x1 960->160 7x7 (mbv2)", 960, 7, 7, 160, 1, 1, 1},
+	{"3x3 s2 3->32 224x224 (mbv2 stem)", 3, 224, 224, 32, 3, 2, 1},
 	{"3x3 64->64 56x56 (rn18)", 64, 56, 56, 64, 3, 1, 1},
 	{"3x3 256->256 14x14 (rn18)", 256, 14, 14, 256, 3, 1, 1},
+#if defined(CONV_NHWC)
+	{"3x3 g4 64->64 28x28 (grouped)", 64, 28, 28, 64, 3, 1, 4},
+#else
 	{"3x3 512->512 7x7 (rn18)", 512, 7, 7, 512, 3, 1, 1},
 	{"3x3 s2 64->128 56x56 (rn18)", 64, 56, 56, 128, 3, 2, 1},
 	{"7x7 s2 3->64 224x224 (rn18 stem)", 3, 224, 224, 64, 7, 2, 1},
-	{"3x3 s2 3->32 224x224 (mbv2 stem)", 3, 224, 224, 32, 3, 2, 1},
 	{"dw 3x3 144 56x56 (mbv2)", 144, 56, 56, 144, 3, 1, 144},
 	{"dw 3x3 s2 96 112x112 (mbv2)", 96, 112, 112, 96, 3, 2, 96},
+#endif
 };
 #define NL (int)(sizeof L / sizeof L[0])
 
@@ -99,7 +114,7 @@ int main(int argc, char **argv)
 			w[i] = (int8_t)(i * 91 % 253);
 		for (int o = 0; o < s->OC; o++)
 			b[o] = o * 100, m[o] = 1 << 30, sh[o] = 40;
-#if NPU_BIN_VERSION >= 3
+#if NPU_BIN_VERSION >= 3 && !defined(CONV_NHWC)
 		size_t pk = npu_conv_q_pack(q, NULL, NULL);
 		if (pk) {
 			int8_t *wp = malloc(pk);
@@ -109,7 +124,7 @@ int main(int argc, char **argv)
 #endif
 		void *aa[NPU_MAX_ARGS] = {x, w, b, m, sh, NULL, y};
 		memcpy(a[l], aa, sizeof aa);
-		scr[l] = aligned_alloc(64, (npu_scratch_size(NPU_K_CONV_Q, q) + 64) & ~(size_t)63);
+		scr[l] = aligned_alloc(64, (npu_scratch_size(KERNEL, q) + 64) & ~(size_t)63);
 		macs[l] = (double)s->OC * OH * OW * (s->C / s->G) * s->K * s->K;
 	}
 	for (int r = 0; r < repeat; r++)
@@ -117,7 +132,7 @@ int main(int argc, char **argv)
 			int it = (int)(2e8 / macs[l]) + 1;
 			double t0 = now();
 			for (int i = 0; i < it; i++)
-				k_conv_q(p[l], a[l], scr[l]);
+				KERNEL_FN(p[l], a[l], scr[l]);
 			t[l][r] = (now() - t0) / it;
 		}
 	printf("# clock %.2f GHz (dependent adds), int8 peak %d MACs/cycle\n", hz * 1e-9, PEAK_MACS);

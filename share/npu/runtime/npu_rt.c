@@ -5996,9 +5996,12 @@ static void k_conv3_f(const int32_t *p, void *const *a, void *scratch)
 /* @npu-kernel CONV_NHWC_Q */
 /* Channel-last integer convolution: per output pixel and channel, every
  * kernel tap is a dot product over the group's contiguous input channels
- * (x and OHWI weights alike): the inner loop a SIMD micro-kernel can
- * replace. int8 x int8 taps of at most CQ_NHWC_MAX_K channels sum in int32
- * (|x - ZX| <= 255, |w - wzp| <= 255: < 2^30), the rest in int64. */
+ * (x and OHWI weights alike). Depthwise: cn_depthwise; other int8
+ * convolutions: cn_regular (4 output channels per load of x, a window
+ * row's taps inside the image as one run, cn_dot4 per ISA); the rest: the
+ * loop in k_conv_nhwc_q. int8 x int8 taps of at most CQ_NHWC_MAX_K
+ * channels sum in int32 (|x - ZX| <= 255, |w - wzp| <= 255: < 2^30), the
+ * rest in int64. */
 #define CQ_NHWC_MAX_K 16384
 /* Channel-last int8 depthwise (one input and one output channel per
  * group): per output pixel, each tap inside the input adds (x - ZX)(w - z)
