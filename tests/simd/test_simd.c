@@ -67,20 +67,30 @@ typedef struct {
 	int N, C, H, W, OC, KH, KW, SH, SW, PT, PL, PB, PR, DH, DW, G, YT, wz, smax;
 } shape;
 
-/* one random convolution of shape s through k_conv_q, against the definition */
-static int one(const shape *s, int *path)
+/* p's geometry and int8 types for shape s (the output size from the
+ * window); 0 when the output is empty */
+static int conv_params(const shape *s, int32_t *p)
 {
 	int OH = (s->H + s->PT + s->PB - s->DH * (s->KH - 1) - 1) / s->SH + 1;
 	int OW = (s->W + s->PL + s->PR - s->DW * (s->KW - 1) - 1) / s->SW + 1;
 	if (OH < 1 || OW < 1)
-		return 1;
-	int cg = s->C / s->G, K = cg * s->KH * s->KW;
-	int32_t p[NPU_CV_COUNT] = {0};
+		return 0;
 	p[NPU_CV_N] = s->N, p[NPU_CV_C] = s->C, p[NPU_CV_H] = s->H, p[NPU_CV_W] = s->W, p[NPU_CV_OC] = s->OC;
 	p[NPU_CV_OH] = OH, p[NPU_CV_OW] = OW, p[NPU_CV_KH] = s->KH, p[NPU_CV_KW] = s->KW;
 	p[NPU_CV_SH] = s->SH, p[NPU_CV_SW] = s->SW, p[NPU_CV_PT] = s->PT, p[NPU_CV_PL] = s->PL;
 	p[NPU_CV_DH] = s->DH, p[NPU_CV_DW] = s->DW, p[NPU_CV_G] = s->G;
 	p[NPU_CV_XT] = NPU_T_I8, p[NPU_CV_WT] = NPU_T_I8, p[NPU_CV_YT] = s->YT, p[NPU_CV_ACT] = -1;
+	return 1;
+}
+
+/* one random convolution of shape s through k_conv_q, against the definition */
+static int one(const shape *s, int *path)
+{
+	int32_t p[NPU_CV_COUNT] = {0};
+	*path = CQ_NONE;	/* no output: nothing ran */
+	if (!conv_params(s, p))
+		return 1;
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], cg = s->C / s->G, K = cg * s->KH * s->KW;
 	p[NPU_CV_SMAX] = s->smax;
 #if defined(TEST_SIMD_SCRATCH)	/* a board's RAM (Cortex-M55): every case within this scratch bound */
 	if (p[NPU_CV_SMAX] == 0 || p[NPU_CV_SMAX] > TEST_SIMD_SCRATCH)
@@ -95,7 +105,6 @@ static int one(const shape *s, int *path)
 #if defined(TEST_SIMD_SCRATCH)
 	if (nx + nw + 16 * (size_t)s->OC + 4 * ny + pk + ss > 4 * (size_t)TEST_SIMD_SCRATCH) {
 		q_left_out++;
-		*path = CQ_NONE;
 		return 1;
 	}
 #endif
@@ -507,17 +516,10 @@ static int armdot_cases(int *paths, int *nhwc16)
  * CQ_NHWC_MAX_K and beyond it; the scratch is 0 (none written) ---- */
 static int nhwc_one(const shape *s, int *fast)
 {
-	int OH = (s->H + s->PT + s->PB - s->DH * (s->KH - 1) - 1) / s->SH + 1;
-	int OW = (s->W + s->PL + s->PR - s->DW * (s->KW - 1) - 1) / s->SW + 1;
-	if (OH < 1 || OW < 1)
-		return 1;
-	int cg = s->C / s->G, og = s->OC / s->G, K = cg * s->KH * s->KW;
 	int32_t p[NPU_CV_COUNT] = {0};
-	p[NPU_CV_N] = s->N, p[NPU_CV_C] = s->C, p[NPU_CV_H] = s->H, p[NPU_CV_W] = s->W, p[NPU_CV_OC] = s->OC;
-	p[NPU_CV_OH] = OH, p[NPU_CV_OW] = OW, p[NPU_CV_KH] = s->KH, p[NPU_CV_KW] = s->KW;
-	p[NPU_CV_SH] = s->SH, p[NPU_CV_SW] = s->SW, p[NPU_CV_PT] = s->PT, p[NPU_CV_PL] = s->PL;
-	p[NPU_CV_DH] = s->DH, p[NPU_CV_DW] = s->DW, p[NPU_CV_G] = s->G;
-	p[NPU_CV_XT] = NPU_T_I8, p[NPU_CV_WT] = NPU_T_I8, p[NPU_CV_YT] = s->YT, p[NPU_CV_ACT] = -1;
+	if (!conv_params(s, p))
+		return 1;
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], cg = s->C / s->G, og = s->OC / s->G, K = cg * s->KH * s->KW;
 	int32_t ylo = s->YT == NPU_T_I8 ? -128 : -32768, yhi = s->YT == NPU_T_I8 ? 127 : 32767;
 	p[NPU_CV_ZX] = ri(0, 9) ? ri(-128, 127) : ri(0, 1) ? -128 : 127, p[NPU_CV_ZY] = ri(ylo / 2, yhi / 2);
 	p[NPU_CV_LO] = ri(0, 3) ? ylo : ri(ylo, 0), p[NPU_CV_HI] = ri(0, 3) ? yhi : ri(1, yhi);
