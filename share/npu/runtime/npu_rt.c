@@ -1916,6 +1916,13 @@ static void cq_chunked_conv(const int32_t *p, const cq_geo *g, void *const *a, v
 	defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
 #define CQ_MVE 1
 #endif
+/* where in wide (int32 units) channels h .. h + 3 of a block's chunk of kc
+ * k start: Helium's regrouped int8 (cq_mve_regroup), else the int16 pairs */
+#if defined(CQ_MVE)
+#define CQ_WIDE(h, kc) ((size_t)(h) * (size_t)(kc) / 4)
+#else
+#define CQ_WIDE(h, kc) (2 * (size_t)(h))
+#endif
 
 /* Rows of the panel for pixels p0 .. p0 + tp - 1, k after k (cq_tap):
  * for a direct 1x1 x itself (channel k); else the tap k = (ic, kh, kw) of
@@ -2171,27 +2178,32 @@ static void cq_dstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int
 		memset(pn + (size_t)tp * KC, 0, (size_t)(TPr - tp) * KC);
 }
 
-/* acc rows j < 4 (stride TPr), CQ_DNP pixels from t0: sum x w - corr[j].
- * wide: the 4 channels' quads of wb regrouped by 16 k, [kc / 16][4][16],
- * then the last kc % 16 k as [4][kc % 16] (so that one pointer walks the
- * weights: the loop's 8 sums, 3 pointers and its counter stay in
- * registers), written by the block's first call (t0 == 0: cq_panel_conv
- * runs a block's calls in order of t0 and offsets wide by 8 bytes per
- * channel, so the next 4 channels' copy overwrites this one only after
- * its last reader); 2 pixels x 4 channels, vmladava on 16 k at a time (the
- * last vector predicated) */
+/* A block's chunk of kc k for cq_dmicro, once per block (cq_panel_conv):
+ * each 4 channels' quads regrouped by 16 k, [kc / 16][4][16], then the
+ * last kc % 16 k as [4][kc % 16] (so that one pointer walks the weights:
+ * the loop's 8 sums, 3 pointers and its counter stay in registers);
+ * channels 4 .. 7 4 kc bytes after channels 0 .. 3 (CQ_WIDE) */
+static void cq_mve_regroup(const int8_t *wb, int kc, int8_t *wr)
+{
+	int full = kc / 16, rem = kc % 16;
+	for (int h = 0; h < CQ_NR; h += 4, wr += 4 * (size_t)kc)
+		for (int j = 0; j < 4; j++)
+			for (int k = 0; k < kc; k += 4) {
+				int c = k / 16;
+				int8_t *d = c < full ? wr + (size_t)c * 64 + 16 * j + k % 16 : wr + (size_t)full * 64 + j * rem + (k - 16 * full);
+				memcpy(d, wb + (size_t)k * CQ_NR + 4 * (h + j), 4);
+			}
+}
+
+/* acc rows j < 4 (stride TPr), CQ_DNP pixels from t0: sum x w - corr[j],
+ * the 4 channels' weights regrouped in wide (cq_mve_regroup); 2 pixels x 4
+ * channels, vmladava on 16 k at a time (the last vector predicated) */
 static void cq_dmicro(const void *panel, int TPr, int Kq, int t0, const int8_t *restrict wb, const int32_t *wide,
 		      const int32_t *corr, int first, int32_t *restrict acc)
 {
 	int kc = 4 * Kq, full = kc / 16, rem = kc % 16;
-	int8_t *wr = (int8_t *)(void *)(uintptr_t)wide, *wt = wr + (size_t)full * 64;
-	if (t0 == 0)
-		for (int j = 0; j < 4; j++)
-			for (int q = 0; q < Kq; q++) {
-				int k = 4 * q, c = k / 16;
-				int8_t *d = c < full ? wr + (size_t)c * 64 + 16 * j + k % 16 : wt + j * rem + (k - 16 * full);
-				memcpy(d, wb + (size_t)q * 4 * CQ_NR + 4 * j, 4);
-			}
+	const int8_t *wr = (const int8_t *)(const void *)wide, *wt = wr + (size_t)full * 64;
+	(void)wb;
 	for (int t = t0; t < t0 + CQ_DNP; t += 2) {
 		const int8_t *x0 = (const int8_t *)panel + (size_t)t * kc, *x1 = x0 + kc, *wp = wr;
 		int32_t a00, a01, a10, a11, a20, a21, a30, a31;
@@ -2932,11 +2944,13 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 							for (; i < nw; i++)
 								wd[i] = wb[i];
 						}
+#elif defined(CQ_MVE)
+						cq_mve_regroup(wb, kc, (int8_t *)(void *)wide);
 #endif
 						for (int h = 0; h < no; h += 4)
 							for (int t0 = 0; t0 < tpr; t0 += CQ_DNP)
-								cq_dmicro(panel, TPr, kc / 4, t0, wb + 4 * h, wide + 2 * h, bc + h, k0 == 0,
-									  ab + (size_t)h * TPr);
+								cq_dmicro(panel, TPr, kc / 4, t0, wb + 4 * h, wide + CQ_WIDE(h, kc), bc + h,
+									  k0 == 0, ab + (size_t)h * TPr);
 						if (whole)
 							cq_panel_out(p, a, n, gr * g->og + b * CQ_NR, no, p0, tp, ab, TPr, wzp ? csum : NULL);
 					}
