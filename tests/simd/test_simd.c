@@ -26,6 +26,9 @@ static int nhwc_runs;	/* depthwise ones also run channel-last on its fast path *
 #if defined(CQ_AMX)
 static int amx_runs;	/* amx: panel-path calls on AMX tiles (cq_amx_use) */
 static int amx_chunks;	/* ... of them in K chunks */
+static int amx_pairs;	/* ... on pixel tiles of twice the geometry's (cq_amx_pair) */
+static int amx_narrow;	/* ... with tiles narrower than 64 k (cq_amx_kw) */
+static int amx_windows;	/* ... windows staged by masked loads (cq_bstage, not cq_dstage) */
 #endif
 static uint32_t rnd(void)
 {
@@ -39,7 +42,7 @@ static const char *isa(void)
 #if defined(NPU_NO_SIMD)
 	return "portable";
 #elif defined(CQ_AMX)
-	return "amx-int8 (tdpbusd in the panel path, avx-vnni otherwise)";
+	return "amx-int8 (tdpbsud in the panel path, avx-vnni otherwise)";
 #elif defined(__AVX2__) && defined(__AVXVNNI__)
 	return "avx-vnni (vpdpbusd in the panel path)";
 #elif defined(__AVX2__) && defined(__AVX512VNNI__) && defined(__AVX512VL__)
@@ -163,6 +166,11 @@ static int one(const shape *s, int *path)
 		cq_panel_fit(&g, TPr, g.KC, &o1, &o2, &o3);
 		amx_runs += cq_amx_use(&g, TPr, o1);
 		amx_chunks += cq_amx_use(&g, TPr, o1) && g.KC < g.Kp;
+		if (cq_amx_use(&g, TPr, o1)) {
+			amx_pairs += cq_amx_pair(&g, s->wz ? wzp : NULL);
+			amx_narrow += cq_amx_kw(&g) < 64;
+			amx_windows += !g.direct && g.SW <= 2 && g.KW <= 16;
+		}
 	}
 #endif
 	memset(scratch, 0xa5, ss + 16);
@@ -649,6 +657,18 @@ static int amx_cases(int *paths)
 		{1, 128, 3, 17, 33, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 1},	/* K = 128 exactly */
 		{1, 65, 5, 21, 8, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* K = 65 */
 		{1, 16, 3, 64, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* K = 144 */
+		/* tiles of 16 channels x 16 pixels, 2 x 2 per step: 1x1 of K
+		 * under 64 (narrow tiles), 5 and 9 blocks (a group of 4 and a
+		 * rest), K past a multiple of 64 (the last step moved back),
+		 * K over CQ_AWK (weights regrouped twice), stride 2, a grouped
+		 * 1x1, and one with weight zero points (single pixel tiles) */
+		{1, 16, 20, 30, 40, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},
+		{1, 24, 12, 40, 72, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},
+		{1, 200, 6, 30, 48, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},
+		{1, 72, 5, 9, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},
+		{1, 32, 10, 33, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},
+		{2, 40, 7, 21, 60, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 2, NPU_T_I8, 0},
+		{1, 24, 12, 40, 72, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 1},
 	};
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
 		ok &= one(&fixed[i], &path);
@@ -1304,10 +1324,12 @@ int main(void)
 #if defined(CQ_AMX)
 	/* amx: most panel convolutions ran on tiles (unless Linux refused the
 	 * tile state: then all of them took the VNNI fallback, said here) */
-	printf("# cq_micro amx: %s; %d of %d panel convolutions on AMX tiles, %d in K chunks\n",
+	printf("# cq_micro amx: %s; %d of %d panel convolutions on AMX tiles, %d in K chunks, %d on double pixel "
+	       "tiles, %d on tiles under 64 k, %d windows by masked loads\n",
 	       cq_amx_ready() ? "tile state granted" : "tile state refused by the kernel, VNNI fallback", amx_runs,
-	       paths[CQ_PANEL], amx_chunks);
+	       paths[CQ_PANEL], amx_chunks, amx_pairs, amx_narrow, amx_windows);
 	CHECK(!cq_amx_ready() || (amx_runs > paths[CQ_PANEL] / 2 && amx_chunks > 10));
+	CHECK(!cq_amx_ready() || (amx_pairs > 20 && amx_narrow > 20 && amx_windows > 100));
 	/* as if Linux had refused the tile state: the VNNI path, same results */
 	int st = cq_amx_state, before = amx_runs, ok = 1;
 	cq_amx_state = -1;
