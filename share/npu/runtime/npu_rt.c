@@ -404,9 +404,11 @@ static inline int64_t cq_bias(const int32_t *p, const void *bias, int oc)
  *   with vpdpbusd where the ISA has VNNI or sdot (aarch64 dotprod), else
  *   int16 pairs; K in chunks when even 16 pixels of the whole K do not fit
  *   the bound; on AMX-INT8 (x86-64 Linux, the compiler targeting it) the
- *   same panel of quads and K chunks run on tile registers instead,
- *   16 channels x 16 pixels per tile against the weights regrouped into
- *   channel rows (cq_amx_conv), the VNNI path the fallback;
+ *   same panel of quads runs on tile registers instead, 16 channels x 16
+ *   pixels per tile against the weights regrouped into channel rows
+ *   (cq_amx_conv; K whole up to CQ_AWIDE), else the tile's pixels as rows
+ *   of K bytes against a packed block's 16 quads at a time (cq_amx_tile),
+ *   the VNNI path the fallback;
  * - GEMM int8 through im2col (the bound too small for the panel): each
  *   pixel's window as int16 x - ZX in a row of the column tile (a 1x1
  *   stride-1 conv transposes x directly; others first stage the input
@@ -2469,7 +2471,8 @@ static void cq_panel_out(const int32_t *p, void *const *a, int n, int oc, int no
 }
 
 #if defined(CQ_AMX)
-/* The panel path on AMX tiles: C (16 output channels x 16 pixels, int32)
+/* The panel path on AMX tiles, in two forms. With K whole up to CQ_AWIDE
+ * (cq_amx_wide): C (16 output channels x 16 pixels, int32)
  * += A (16 channels x KW k of weights, int8) times B (KW / 4 quads x 16
  * pixels x 4 k of u = x ^ 0x80, uint8) with tdpbsud. B is the VNNI
  * path's panel as cq_dstage stages it ([kc/4][TPa][4], rows of a tile's 16
@@ -2505,12 +2508,25 @@ static int cq_amx_ready(void)
 	return s > 0;
 }
 
-/* whether cq_panel_conv runs on tiles (the tile state granted; any
- * geometry fits: the quads take at most the int16 panel's bytes) */
+#define CQ_AWIDE 1024	/* the 16 x 16 form up to this K (measured: bench/conv_q.sh) */
+
+/* whether the panel runs on 16 x 16 tiles: K whole (the pixel tiles
+ * double) and at most CQ_AWIDE (where regrouping the weights per pixel tile
+ * costs less than it saves); else on the 16 x 8 form (cq_amx_tile) */
+static int cq_amx_wide(const cq_geo *g)
+{
+	return g->KC >= g->Kp && g->Kp <= CQ_AWIDE;
+}
+
+/* whether cq_panel_conv runs on tiles: the tile state granted, and the 16
+ * x 16 form (its quads take at most the int16 panel's bytes) or A of the
+ * 16 x 8 form (TPr rows of a K chunk rounded up to 64) within the panel
+ * area ow */
 static int cq_amx_use(const cq_geo *g, int TPr, size_t ow)
 {
-	(void)g, (void)TPr, (void)ow;
-	return cq_amx_ready();
+	int kc = g->KC < g->Kp ? g->KC : g->Kp;
+	size_t abo = ((size_t)TPr * (size_t)((kc + 63) & ~63) + 63) & ~(size_t)63;
+	return (cq_amx_wide(g) || abo <= ow) && cq_amx_ready();
 }
 
 /* the tiles' k per step: 64, or a shorter K chunk as it is (a multiple of 4) */
@@ -2776,6 +2792,323 @@ static void cq_amx_conv(const int32_t *p, const cq_geo *g, void *const *a, int n
 		}
 	}
 }
+/* The other form, where the 16 x 16 one would stream the weights more
+ * often than it regroups them (K in chunks, or over CQ_AWIDE k: pixel
+ * tiles of 16 or 32): C (16 pixels x 8 channels) += A (16 pixels x 64 k,
+ * u = x ^ 0x80) times B (16 quads of a packed block as they are, rows of
+ * 32 bytes) with tdpbusd, so the weights need no regrouping; A is the
+ * tile's pixels as rows of Ka (the K chunk rounded up to 64) bytes, zero
+ * past it, staged in the panel's place (cq_astage). The last step of a
+ * chunk reads up to 15 quads past it: the next chunk's or block's weights
+ * against A's zeros (0 either way); past the last block of all, a
+ * zero-padded copy. Tile registers: C 0-3, A 4-5, B 6-7; per step 4
+ * products of up to 4 pixel tiles x 1 block, 2 x 2 or 1 x 4 (K whole: as
+ * many blocks as the rest of the panel area holds accumulator rows for;
+ * in chunks the group's rows are there). The C tiles are transposed into
+ * accumulator rows (- corr) and requantized by cq_panel_out.
+ *
+ * palette 1: tiles 0-3 (C) and 6-7 (B) 16 rows x 32 bytes, 4-5 (A) 16 x
+ * 64 (bytes 16 + 2 i: tile i's row length, 48 + i: its rows). A constant
+ * object: gcc 12 drops stores to a local the ldtilecfg builtin reads. */
+static void cq_amx_config8(void)
+{
+	static const uint8_t cfg[64] = {
+		[0] = 1,
+		[16] = 32, [18] = 32, [20] = 32, [22] = 32, [24] = 64, [26] = 64, [28] = 32, [30] = 32,
+		[48] = 16, [49] = 16, [50] = 16, [51] = 16, [52] = 16, [53] = 16, [54] = 16, [55] = 16,
+	};
+	_tile_loadconfig(cfg);
+}
+
+/* 16 rows of 16 bytes into 16 columns (unpacks of 8, 16, 32, 64 bits:
+ * after each round a vector holds twice the rows for half the columns) */
+static inline void cq_tr16(__m128i *v)
+{
+	__m128i t[16];
+	for (int g = 0; g < 8; g++)
+		t[2 * g] = _mm_unpacklo_epi8(v[2 * g], v[2 * g + 1]), t[2 * g + 1] = _mm_unpackhi_epi8(v[2 * g], v[2 * g + 1]);
+	for (int g = 0; g < 4; g++)
+		for (int c = 0; c < 2; c++)
+			v[4 * g + 2 * c] = _mm_unpacklo_epi16(t[4 * g + c], t[4 * g + 2 + c]),
+				      v[4 * g + 2 * c + 1] = _mm_unpackhi_epi16(t[4 * g + c], t[4 * g + 2 + c]);
+	for (int g = 0; g < 2; g++)
+		for (int c = 0; c < 4; c++)
+			t[8 * g + 2 * c] = _mm_unpacklo_epi32(v[8 * g + c], v[8 * g + 4 + c]),
+				      t[8 * g + 2 * c + 1] = _mm_unpackhi_epi32(v[8 * g + c], v[8 * g + 4 + c]);
+	for (int c = 0; c < 8; c++)
+		v[2 * c] = _mm_unpacklo_epi64(t[c], t[8 + c]), v[2 * c + 1] = _mm_unpackhi_epi64(t[c], t[8 + c]);
+}
+
+/* n pixels' runs of KW bytes (a constant where inlined) from xr + iw,
+ * every SW bytes, into rows d, d + Ka, ... */
+static inline void cq_wrun(uint8_t *d, size_t Ka, const int8_t *xr, int iw, int SW, int n, int KW)
+{
+	for (int i = 0; i < n; i++, iw += SW, d += Ka)
+		memcpy(d, xr + iw, (size_t)KW);
+}
+
+/* A: rows of Ka bytes u = x ^ 0x80, one per pixel p0 .. p0 + tpr - 1 (tpr
+ * = tp rounded up to 16), over k = (ic, kh, kw) from k0 (a chunk of kc <=
+ * Ka), ZX for padding; 0 for k past the chunk or K and rows past tp. A
+ * direct 1x1 transposes x 16 x 16 bytes at a time, and so do stride-1
+ * rows whose window rows all lie inside x, 16 interior pixels at a time;
+ * the other pixels copy their windows, a run of KW bytes per (ic, kh)
+ * where the window lies inside the row; then the sign bits flip. */
+static void cq_astage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int tp, int k0, int kc, int Ka,
+		      uint8_t *A)
+{
+	const __m128i f = _mm_set1_epi8((char)0x80);
+	int tpr = (tp + 15) & ~15, KW = g->KW, SW = g->SW, DW = g->DW, taps = g->KH * KW;
+	int K = k0 + kc < g->K ? k0 + kc : g->K;	/* k0 .. K - 1 here */
+	size_t plane = (size_t)g->H * g->W, ka = (size_t)Ka;
+	if (g->direct) {
+		for (int t0 = 0; t0 < tpr; t0 += 16)
+			for (int c0 = 0; c0 < Ka; c0 += 16) {
+				__m128i v[16];
+				for (int i = 0; i < 16; i++) {
+					int c = k0 + c0 + i;
+					const int8_t *xr = c < K ? xg + (size_t)c * plane + (size_t)p0 + (size_t)t0 : xg;
+					if (c >= K) {
+						v[i] = f;	/* u = 0 */
+					} else if (tp - t0 >= 16) {
+						v[i] = _mm_loadu_si128((const __m128i *)(const void *)xr);
+					} else {
+						int8_t b16[16];
+						memset(b16, 0x80, 16);
+						memcpy(b16, xr, (size_t)(tp - t0));
+						v[i] = _mm_loadu_si128((const __m128i *)(const void *)b16);
+					}
+				}
+				cq_tr16(v);
+				for (int i = 0; i < 16; i++)
+					_mm_storeu_si128((__m128i *)(void *)(A + (size_t)(t0 + i) * ka + c0), _mm_xor_si128(v[i], f));
+			}
+		return;
+	}
+	/* interior outputs [ilo, ihi): every tap of the row inside [0, W) */
+	int ilo, ihi, l2, h2;
+	cq_range(-g->PL, SW, g->W, g->OW, &ilo, &h2);
+	cq_range(-g->PL + (KW - 1) * DW, SW, g->W, g->OW, &l2, &ihi);
+	if (DW != 1)
+		ihi = ilo;	/* runs only for contiguous taps */
+	int oh = p0 / g->OW, ow0 = p0 % g->OW;
+	for (int t = 0; t < tp; oh++, ow0 = 0) {
+		int n = g->OW - ow0 < tp - t ? g->OW - ow0 : tp - t;	/* the tile's pixels in output row oh */
+		int r0 = ilo > ow0 ? ilo : ow0, r1 = ihi < ow0 + n ? ihi : ow0 + n;
+		uint8_t *a0 = A + (size_t)t * ka;
+		int ih0 = oh * g->SH - g->PT, f0 = r0, nf = 0;
+		/* stride 1, all KH rows inside: 16 interior pixels at a time
+		 * transposed from x (16 k x 16 pixels); the rest window by window */
+		if (SW == 1 && ih0 >= 0 && ih0 + (g->KH - 1) * g->DH < g->H && r0 < r1)
+			nf = (r1 - r0) / 16 * 16, r0 += nf;
+		for (int o = f0; o < f0 + nf; o += 16) {
+			uint8_t *ar = a0 + (size_t)(o - ow0) * ka;
+			const int8_t *base = xg + (size_t)ih0 * g->W + (size_t)(o - g->PL);
+			int ic = k0 / taps, kh = k0 % taps / KW, kw = k0 % KW;
+			for (int c0 = 0; c0 < Ka; c0 += 16) {
+				__m128i v[16];
+				for (int i = 0; i < 16; i++) {
+					if (k0 + c0 + i >= K) {
+						v[i] = f;	/* u = 0 after the flip */
+						continue;
+					}
+					v[i] = _mm_loadu_si128((const __m128i *)(const void *)(base + (size_t)ic * plane +
+												 (size_t)(kh * g->DH) * g->W + kw));
+					if (++kw == KW) {
+						kw = 0;
+						if (++kh == g->KH)
+							kh = 0, ic++;
+					}
+				}
+				cq_tr16(v);
+				for (int j = 0; j < 16; j++)
+					_mm_storeu_si128((__m128i *)(void *)(ar + (size_t)j * ka + c0), v[j]);
+			}
+		}
+		/* runs of KW bytes at k = (ic, kh, 0), those inside [k0, K) */
+		for (int ic = nf < n ? k0 / taps : g->cg; ic < g->cg; ic++)
+			for (int kh = 0; kh < g->KH; kh++) {
+				int k = (ic * g->KH + kh) * KW, a = k < k0 ? k0 - k : 0, b = k + KW > K ? K - k : KW;
+				if (k >= K)
+					break;
+				if (a >= b)
+					continue;
+				int ih = ih0 + kh * g->DH, dk = k + a - k0;
+				if (ih < 0 || ih >= g->H) {
+					for (int i = 0; i < n; i++)
+						memset(a0 + (size_t)i * ka + dk, ZX, (size_t)(b - a));
+					continue;
+				}
+				const int8_t *xr = xg + (size_t)ic * plane + (size_t)ih * g->W;
+				for (int o = ow0; o < ow0 + n; o++) {
+					if (o == f0 && nf > 0) {	/* transposed above */
+						o = f0 + nf - 1;
+						continue;
+					}
+					uint8_t *d = a0 + (size_t)(o - ow0) * ka + dk;
+					if (o == r0 && r0 < r1 && a == 0 && b == KW) {	/* the interior run */
+						int iw = o * SW - g->PL;
+						switch (KW) {
+						case 1: cq_wrun(d, ka, xr, iw, SW, r1 - r0, 1); break;
+						case 3: cq_wrun(d, ka, xr, iw, SW, r1 - r0, 3); break;
+						case 5: cq_wrun(d, ka, xr, iw, SW, r1 - r0, 5); break;
+						case 7: cq_wrun(d, ka, xr, iw, SW, r1 - r0, 7); break;
+						default: cq_wrun(d, ka, xr, iw, SW, r1 - r0, KW); break;
+						}
+						o = r1 - 1;
+						continue;
+					}
+					for (int kw = a; kw < b; kw++) {
+						int iw = o * SW - g->PL + kw * DW;
+						d[kw - a] = (uint8_t)(iw >= 0 && iw < g->W ? xr[iw] : ZX);
+					}
+				}
+			}
+		for (int i = 0; i < n; i++)
+			memset(a0 + (size_t)i * ka + (K - k0), 0x80, ka - (size_t)(K - k0));
+		t += n;
+	}
+	memset(A + (size_t)tp * ka, 0x80, (size_t)(tpr - tp) * ka);
+	const __m512i f5 = _mm512_set1_epi8((char)0x80);
+	for (size_t i = 0; i < (size_t)tpr * ka; i += 64)
+		_mm512_storeu_si512((void *)(A + i), _mm512_xor_si512(_mm512_loadu_si512((const void *)(A + i)), f5));
+}
+
+/* a C tile (16 pixels x 8 channels) into accumulator rows r (stride TPr)
+ * at pixel t, minus corr[j] (add: added to them): a transpose in three
+ * rounds of two-source permutes (pixels 4 x 4 channels, 8 x 2, 16 x 1) */
+static void cq_amx_put(const int32_t *c, const int32_t *corr, int32_t *r, int TPr, int t, int add)
+{
+	static const int32_t ix[6][16] = {
+		{0, 8, 16, 24, 1, 9, 17, 25, 2, 10, 18, 26, 3, 11, 19, 27},
+		{4, 12, 20, 28, 5, 13, 21, 29, 6, 14, 22, 30, 7, 15, 23, 31},
+		{0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23},
+		{8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31},
+		{0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23},
+		{8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31},
+	};
+	__m512i z[8], a[4][2], b[2][2][2], id[6];
+	for (int i = 0; i < 6; i++)
+		id[i] = _mm512_loadu_si512((const void *)ix[i]);
+	for (int i = 0; i < 8; i++)
+		z[i] = _mm512_loadu_si512((const void *)(c + 16 * i));
+	for (int m = 0; m < 4; m++)	/* channels 4 h .. 4 h + 3 x pixels 4 m .. 4 m + 3 */
+		for (int h = 0; h < 2; h++)
+			a[m][h] = _mm512_permutex2var_epi32(z[2 * m], id[h], z[2 * m + 1]);
+	for (int P = 0; P < 2; P++)	/* channels 4 h + 2 x, + 1 x pixels 8 P .. 8 P + 7 */
+		for (int h = 0; h < 2; h++)
+			for (int x = 0; x < 2; x++)
+				b[P][h][x] = _mm512_permutex2var_epi32(a[2 * P][h], id[2 + x], a[2 * P + 1][h]);
+	for (int h = 0; h < 2; h++)
+		for (int x = 0; x < 2; x++)
+			for (int y = 0; y < 2; y++) {
+				int j = 4 * h + 2 * x + y;
+				__m512i v = _mm512_permutex2var_epi32(b[0][h][x], id[4 + y], b[1][h][x]);
+				int32_t *o = r + (size_t)j * TPr + t;
+				v = add ? _mm512_add_epi32(v, _mm512_loadu_si512((const void *)o))
+					: _mm512_sub_epi32(v, _mm512_set1_epi32(corr[j]));
+				_mm512_storeu_si512((void *)o, v);
+			}
+}
+
+/* pixels p0 .. p0 + tp - 1 of image n, group gr, from the staged A (k0
+ * .. k0 + Ka - 1): K whole, into ab (nbmax blocks' rows) and requantized;
+ * in chunks, added up in the group's rows ab (set by the first) */
+static void cq_amx_tile(const int32_t *p, const cq_geo *g, void *const *a, int n, int gr, int p0, int tp, int TPr,
+			const uint8_t *A, int k0, int Ka, int whole, int32_t *ab, int nbmax, const int32_t *corr,
+			const int32_t *csum)
+{
+	const int8_t *w = a[1];
+	int nb = (g->og + CQ_NR - 1) / CQ_NR, steps = Ka / 64, mt = (tp + 15) / 16;
+	size_t bstride = (size_t)(g->Kp / 4) * 4 * CQ_NR;
+	const int8_t *wend = w + (size_t)g->G * nb * bstride;
+	int32_t cb[4][16 * CQ_NR];
+	int8_t wpad[512];
+	for (int b = 0; b < nb;) {
+		int nbk = nb - b < nbmax ? nb - b : nbmax;
+		const int8_t *wb = w + ((size_t)gr * nb + (size_t)b) * bstride + (size_t)k0 * CQ_NR;
+		const int32_t *bc = corr + ((size_t)gr * nb + (size_t)b) * CQ_NR;
+		int32_t *ar = ab + (whole ? 0 : (size_t)b * CQ_NR * TPr);
+		for (int i0 = 0; i0 < mt;) {
+			int mb = nbk == 1 ? (mt - i0 < 4 ? mt - i0 : 4) : nbk == 2 ? (mt - i0 < 2 ? mt - i0 : 2) : 1;
+			const uint8_t *ap = A + (size_t)i0 * 16 * Ka;
+			size_t a16 = (size_t)16 * Ka;
+			_tile_zero(0);
+			_tile_zero(1);
+			_tile_zero(2);
+			_tile_zero(3);
+			for (int s = 0; s < steps; s++, ap += 64) {
+				const int8_t *bp[4];
+				for (int j = 0; j < nbk; j++) {
+					bp[j] = wb + (size_t)j * bstride + (size_t)s * 512;
+					if ((size_t)(wend - bp[j]) < 512) {	/* the last block's end, zero-padded */
+						memset(wpad, 0, sizeof wpad);
+						memcpy(wpad, bp[j], (size_t)(wend - bp[j]));
+						bp[j] = wpad;
+					}
+				}
+				if (nbk == 1) {
+					_tile_loadd(6, bp[0], 32);
+					_tile_loadd(4, ap, Ka);
+					_tile_dpbusd(0, 4, 6);
+					if (mb > 1) {
+						_tile_loadd(5, ap + a16, Ka);
+						_tile_dpbusd(1, 5, 6);
+					}
+					if (mb > 2) {
+						_tile_loadd(4, ap + 2 * a16, Ka);
+						_tile_dpbusd(2, 4, 6);
+					}
+					if (mb > 3) {
+						_tile_loadd(5, ap + 3 * a16, Ka);
+						_tile_dpbusd(3, 5, 6);
+					}
+				} else if (nbk == 2) {
+					_tile_loadd(6, bp[0], 32);
+					_tile_loadd(7, bp[1], 32);
+					_tile_loadd(4, ap, Ka);
+					_tile_dpbusd(0, 4, 6);
+					_tile_dpbusd(1, 4, 7);
+					if (mb > 1) {
+						_tile_loadd(5, ap + a16, Ka);
+						_tile_dpbusd(2, 5, 6);
+						_tile_dpbusd(3, 5, 7);
+					}
+				} else {
+					_tile_loadd(4, ap, Ka);
+					_tile_loadd(6, bp[0], 32);
+					_tile_dpbusd(0, 4, 6);
+					_tile_loadd(7, bp[1], 32);
+					_tile_dpbusd(1, 4, 7);
+					_tile_loadd(6, bp[2], 32);
+					_tile_dpbusd(2, 4, 6);
+					if (nbk > 3) {
+						_tile_loadd(7, bp[3], 32);
+						_tile_dpbusd(3, 4, 7);
+					}
+				}
+			}
+			int nc = mb * nbk;
+			_tile_stored(0, cb[0], 32);
+			if (nc > 1)
+				_tile_stored(1, cb[1], 32);
+			if (nc > 2)
+				_tile_stored(2, cb[2], 32);
+			if (nc > 3)
+				_tile_stored(3, cb[3], 32);
+			for (int c = 0; c < nc; c++) {
+				int j = c % nbk, i = c / nbk;
+				cq_amx_put(cb[c], bc + (size_t)j * CQ_NR, ar + (size_t)j * CQ_NR * TPr, TPr, (i0 + i) * 16, k0 > 0);
+			}
+			i0 += mb;
+		}
+		for (int j = 0; j < nbk && whole; j++) {
+			int bj = b + j, no = g->og - bj * CQ_NR < CQ_NR ? g->og - bj * CQ_NR : CQ_NR;
+			cq_panel_out(p, a, n, gr * g->og + bj * CQ_NR, no, p0, tp, ab + (size_t)j * CQ_NR * TPr, TPr, csum);
+		}
+		b += nbk;
+	}
+}
 #endif
 
 static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, void *scratch)
@@ -2845,13 +3178,26 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 	/* B in the panel's place, TPa pixels (twice TPr where cq_amx_pair:
 	 * then the 4 gathered rows, 4 TPa bytes, in the unused accumulator
 	 * rows); cap: k of panel rows the tiles may read */
-	int amx = cq_amx_use(g, TPr, ow), TPa = TPr, pstep = g->TP, kw = cq_amx_kw(g), cap;
+	int amx = cq_amx_use(g, TPr, ow), a16 = amx && cq_amx_wide(g), TPa = TPr, pstep = g->TP, kw = cq_amx_kw(g), cap;
 	int8_t *atmp = tmp;
-	if (amx && cq_amx_pair(g, wzp))
+	if (a16 && cq_amx_pair(g, wzp))
 		TPa = 2 * TPr, pstep = 2 * g->TP, atmp = (int8_t *)acc;
 	cap = (int)(ow / (size_t)TPa) & ~3;
-	if (amx)
+	/* the 16 x 8 form: A in the panel's place; K whole: then accumulator
+	 * rows for up to 4 blocks (else the usual rows of one); in chunks: the
+	 * group's rows */
+	int nbmax = whole ? 1 : 4;
+	int32_t *ab4 = acc;
+	if (amx && !a16 && whole) {
+		size_t abo = ((size_t)TPr * (size_t)((g->Kp + 63) & ~63) + 63) & ~(size_t)63;
+		size_t fit = (ow - abo) / ((size_t)CQ_NR * TPr * 4);
+		if (fit >= 2)
+			nbmax = fit < 4 ? (int)fit : 4, ab4 = (int32_t *)(void *)((uint8_t *)panel + abo);
+	}
+	if (a16)
 		cq_amx_config(kw);
+	else if (amx)
+		cq_amx_config8();
 #else
 	int pstep = g->TP;
 #endif
@@ -2872,11 +3218,18 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 					}
 				}
 #if defined(CQ_AMX)
-				if (amx)
+				if (a16)
 					for (int k0 = 0; k0 < g->Kp; k0 += KC) {
 						int kc = g->Kp - k0 < KC ? g->Kp - k0 : KC;
 						cq_bstage(g, xg, ZX, p0, tp, TPa, k0, kc, panel, atmp);
 						cq_amx_conv(p, g, a, n, gr, p0, tp, TPa, panel, k0, kc, cap, kw, acc, TPr, corr,
+							    wzp ? csum : NULL);
+					}
+				else if (amx)
+					for (int k0 = 0; k0 < g->Kp; k0 += KC) {
+						int kc = g->Kp - k0 < KC ? g->Kp - k0 : KC, kca = (kc + 63) & ~63;
+						cq_astage(g, xg, ZX, p0, tp, k0, kc, kca, panel);
+						cq_amx_tile(p, g, a, n, gr, p0, tp, TPr, panel, k0, kca, whole, ab4, nbmax, corr,
 							    wzp ? csum : NULL);
 					}
 				else
