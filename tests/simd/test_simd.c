@@ -27,6 +27,7 @@ static int nhwc_runs;	/* depthwise ones also run channel-last on its fast path *
 static int amx_runs;	/* amx: panel-path calls on AMX tiles (cq_amx_use) */
 static int amx_chunks;	/* ... of them in K chunks */
 static int amx_narrow8;	/* ... on C tiles of 16 pixels x 8 channels (cq_amx_tile) */
+static int amx_longer;	/* ... of them in K chunks longer than the geometry's */
 static int amx_pairs;	/* ... the others (16 x 16, cq_amx_conv) on pixel tiles of twice the geometry's (cq_amx_pair) */
 static int amx_narrow;	/* ... with tiles narrower than 64 k (cq_amx_kw) */
 static int amx_windows;	/* ... windows staged by masked loads (cq_bstage, not cq_dstage) */
@@ -168,6 +169,7 @@ static int one(const shape *s, int *path)
 		amx_runs += cq_amx_use(&g, TPr, o1);
 		amx_chunks += cq_amx_use(&g, TPr, o1) && g.KC < g.Kp;
 		amx_narrow8 += cq_amx_use(&g, TPr, o1) && !cq_amx_wide(&g);
+		amx_longer += cq_amx_use(&g, TPr, o1) && !cq_amx_wide(&g) && g.KC < g.Kp && (int)(o2 / TPr & ~(size_t)63) > g.KC;
 		if (cq_amx_use(&g, TPr, o1) && cq_amx_wide(&g)) {
 			amx_pairs += cq_amx_pair(&g, s->wz ? wzp : NULL);
 			amx_narrow += cq_amx_kw(&g) < 64;
@@ -1326,12 +1328,13 @@ int main(void)
 #if defined(CQ_AMX)
 	/* amx: most panel convolutions ran on tiles (unless Linux refused the
 	 * tile state: then all of them took the VNNI fallback, said here) */
-	printf("# cq_micro amx: %s; %d of %d panel convolutions on AMX tiles, %d in K chunks; %d on 16 x 8 C tiles; "
-	       "on 16 x 16 ones %d on double pixel tiles, %d on tiles under 64 k, %d windows by masked loads\n",
+	printf("# cq_micro amx: %s; %d of %d panel convolutions on AMX tiles, %d in K chunks; %d on 16 x 8 C tiles "
+	       "(%d in longer K chunks); on 16 x 16 ones %d on double pixel tiles, %d on tiles under 64 k, %d windows "
+	       "by masked loads\n",
 	       cq_amx_ready() ? "tile state granted" : "tile state refused by the kernel, VNNI fallback", amx_runs,
-	       paths[CQ_PANEL], amx_chunks, amx_narrow8, amx_pairs, amx_narrow, amx_windows);
+	       paths[CQ_PANEL], amx_chunks, amx_narrow8, amx_longer, amx_pairs, amx_narrow, amx_windows);
 	CHECK(!cq_amx_ready() || (amx_runs > paths[CQ_PANEL] / 2 && amx_chunks > 10));
-	CHECK(!cq_amx_ready() || (amx_narrow8 > 20 && amx_pairs > 20 && amx_narrow > 20 && amx_windows > 100));
+	CHECK(!cq_amx_ready() || (amx_narrow8 > 20 && amx_longer > 2 && amx_pairs > 20 && amx_narrow > 20 && amx_windows > 100));
 	/* as if Linux had refused the tile state: the VNNI path, same results */
 	int st = cq_amx_state, before = amx_runs, ok = 1;
 	cq_amx_state = -1;

@@ -3194,6 +3194,11 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 		if (fit >= 2)
 			nbmax = fit < 4 ? (int)fit : 4, ab4 = (int32_t *)(void *)((uint8_t *)panel + abo);
 	}
+	/* in chunks, the 16 x 8 form's own: as many k as A's rows can hold
+	 * in the panel and the widened weights' area (unused on tiles) */
+	int KCa = KC;
+	if (amx && !a16 && !whole && (int)(oc_ / (size_t)TPr & ~(size_t)63) > KC)
+		KCa = (int)(oc_ / (size_t)TPr & ~(size_t)63);
 	if (a16)
 		cq_amx_config(kw);
 	else if (amx)
@@ -3226,8 +3231,8 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 							    wzp ? csum : NULL);
 					}
 				else if (amx)
-					for (int k0 = 0; k0 < g->Kp; k0 += KC) {
-						int kc = g->Kp - k0 < KC ? g->Kp - k0 : KC, kca = (kc + 63) & ~63;
+					for (int k0 = 0; k0 < g->Kp; k0 += KCa) {
+						int kc = g->Kp - k0 < KCa ? g->Kp - k0 : KCa, kca = (kc + 63) & ~63;
 						cq_astage(g, xg, ZX, p0, tp, k0, kc, kca, panel);
 						cq_amx_tile(p, g, a, n, gr, p0, tp, TPr, panel, k0, kca, whole, ab4, nbmax, corr,
 							    wzp ? csum : NULL);
