@@ -2703,8 +2703,8 @@ static void cq_amx_conv(const int32_t *p, const cq_geo *g, void *const *a, int n
 	const int8_t *w = a[1];
 	int nb = (g->og + CQ_NR - 1) / CQ_NR, whole = g->KC >= g->Kp, tpr = (tp + 15) & ~15;
 	size_t bstride = (size_t)(g->Kp / 4) * 4 * CQ_NR, bs = (size_t)TPa * 4;
-	_Alignas(64) uint8_t wt[CQ_AWK / 64][2][16][64];	/* K chunks under 64: one step */
-	_Alignas(64) int32_t cb[32][CQ_ASL];
+	uint8_t wt[CQ_AWK / 64][2][16][64] __attribute__((aligned(64)));	/* K chunks under 64: one step */
+	int32_t cb[32][CQ_ASL] __attribute__((aligned(64)));
 	for (int b = 0; b < nb; b += 4) {
 		int nbk = nb - b < 4 ? nb - b : 4, nt = (nbk + 1) / 2;
 		const int8_t *wb = w + ((size_t)gr * nb + (size_t)b) * bstride;
