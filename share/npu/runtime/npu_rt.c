@@ -2730,6 +2730,41 @@ static void cq_amx_conv(const int32_t *p, const cq_geo *g, void *const *a, int n
 							     &wt[s][0][0][0]);
 					}
 				}
+				/* one step from zero (K chunks up to 64): A stays in its tiles
+				 * and the pixel tiles alternate between C 0, 2 (B 6) and C 1,
+				 * 3 (B 7), so one's stores overlap the other's products
+				 * (tiles are not renamed) */
+				if (first && steps == 1) {
+					const uint8_t *bq = B + (size_t)s0 * 4 + (size_t)(ws[0] / 4) * bs;
+					_tile_loadd(4, &wt[0][0][0][0], 64);
+					if (nt > 1)
+						_tile_loadd(5, &wt[0][1][0][0], 64);
+					for (int i = 0; i < mt; i++, bq += 64) {
+						int32_t *r0 = R + (size_t)i * 16, *r1 = r0 + 16 * rs;
+						if (i & 1) {
+							_tile_zero(1);
+							_tile_loadd(7, bq, bs);
+							_tile_dpbsud(1, 4, 7);
+							if (nt > 1) {
+								_tile_zero(3);
+								_tile_dpbsud(3, 5, 7);
+								_tile_stored(3, r1, rb);
+							}
+							_tile_stored(1, r0, rb);
+						} else {
+							_tile_zero(0);
+							_tile_loadd(6, bq, bs);
+							_tile_dpbsud(0, 4, 6);
+							if (nt > 1) {
+								_tile_zero(2);
+								_tile_dpbsud(2, 5, 6);
+								_tile_stored(2, r1, rb);
+							}
+							_tile_stored(0, r0, rb);
+						}
+					}
+					continue;
+				}
 				for (int i0 = 0; i0 < mt; i0 += 2) {
 					int two = mt - i0 > 1;
 					int32_t *r0 = R + (size_t)i0 * 16, *r1 = r0 + 16 * rs;
