@@ -2475,19 +2475,20 @@ static void cq_panel_out(const int32_t *p, void *const *a, int n, int oc, int no
  * (cq_amx_wide): C (16 output channels x 16 pixels, int32)
  * += A (16 channels x KW k of weights, int8) times B (KW / 4 quads x 16
  * pixels x 4 k of u = x ^ 0x80, uint8) with tdpbsud. B is the VNNI
- * path's panel as cq_dstage stages it ([kc/4][TPa][4], rows of a tile's 16
- * pixels 64 bytes apart), so the staging is an interleave of 4 rows, not a
- * transpose; C's rows are accumulator rows as they are (no transpose),
+ * path's panel ([Kp/4][TPa][4], rows of a tile's 16 pixels 64 bytes apart:
+ * cq_dstage, or cq_bstage for windows), so the staging is an interleave of
+ * 4 rows, not a transpose; C's rows are accumulator rows as they are (no transpose),
  * requantized by cq_panel_out. The weights, packed for the other paths
  * (blocks of 8 channels x quads), are regrouped into A tiles (rows of a
  * channel's KW k) per 4 blocks and CQ_AWK k (cq_amx_wpack, a dword
  * transpose), then held for the whole pixel tile: per step 2 A x 2 B -> 4
- * C tiles, 32 channels x 32 pixels. KW is 64 (the tile's width), or the
- * K chunk itself when it is shorter (a layer's own tile config: 1x1 convs
- * of K 16 .. 60). With K whole and no weight zero points the pixel tile is
- * twice the geometry's (TPa = 2 TPr: quads take half the int16 panel's
- * bytes), so the weights are streamed half as often, within the same
- * scratch. sum (x - ZX) w = C - (128 + ZX) sum w (corr), exact as the
+ * C tiles, 32 channels x 32 pixels. KW is 64 (the tile's width), or K
+ * itself when it is shorter (a layer's own tile config: 1x1 convs of K 16
+ * .. 60). Without weight zero points the pixel tile is twice the
+ * geometry's (TPa = 2 TPr: quads take half the int16 panel's bytes), so
+ * the weights are regrouped half as often, within the same scratch.
+ * Regrouped weights and C rows live on the stack (16 + 32 KiB; x86-64
+ * Linux only). sum (x - ZX) w = C - (128 + ZX) sum w (corr), exact as the
  * VNNI path. Tile registers: C 0-3, A 4-5, B 6-7. */
 extern long syscall(long, ...);
 
@@ -2529,7 +2530,7 @@ static int cq_amx_use(const cq_geo *g, int TPr, size_t ow)
 	return (cq_amx_wide(g) || abo <= ow) && cq_amx_ready();
 }
 
-/* the tiles' k per step: 64, or a shorter K chunk as it is (a multiple of 4) */
+/* the 16 x 16 form's k per step: 64, or a shorter K as it is (a multiple of 4) */
 static int cq_amx_kw(const cq_geo *g)
 {
 	int kc = g->KC < g->Kp ? g->KC : g->Kp;
@@ -2692,16 +2693,14 @@ static void cq_bstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int
 }
 
 /* pixels p0 .. p0 + tp - 1 of image n, group gr, against the staged B
- * (TPa pixels' quads of k0 .. k0 + kc - 1, cap k of panel rows readable):
- * K whole, every block requantized; in chunks, added up in the group's
- * accumulator rows acc (stride TPr; the first chunk sets them, - corr),
- * through cb: C tiles of 16 rows, where a group's last block may have 8 */
+ * (TPa pixels' quads of all K, cap k of panel rows readable), 4 blocks
+ * and CQ_ASL pixels at a time summed in cb (C tiles of 16 rows, where a
+ * group's last block may have 8), - corr, and requantized */
 static void cq_amx_conv(const int32_t *p, const cq_geo *g, void *const *a, int n, int gr, int p0, int tp, int TPa,
-			const uint8_t *B, int k0, int kc, int cap, int kw, int32_t *acc, int TPr, const int32_t *corr,
-			const int32_t *csum)
+			const uint8_t *B, int cap, int kw, const int32_t *corr, const int32_t *csum)
 {
 	const int8_t *w = a[1];
-	int nb = (g->og + CQ_NR - 1) / CQ_NR, whole = g->KC >= g->Kp, tpr = (tp + 15) & ~15;
+	int nb = (g->og + CQ_NR - 1) / CQ_NR, kc = g->Kp, tpr = (tp + 15) & ~15;
 	size_t bstride = (size_t)(g->Kp / 4) * 4 * CQ_NR, bs = (size_t)TPa * 4;
 	uint8_t wt[CQ_AWK / 64][2][16][64] __attribute__((aligned(64)));	/* K chunks under 64: one step */
 	int32_t cb[32][CQ_ASL] __attribute__((aligned(64)));
@@ -2711,14 +2710,11 @@ static void cq_amx_conv(const int32_t *p, const cq_geo *g, void *const *a, int n
 		for (int s0 = 0; s0 < tpr; s0 += CQ_ASL) {
 			int tsl = tpr - s0 < CQ_ASL ? tpr - s0 : CQ_ASL, mt = tsl / 16;
 			int nc = g->og - b * CQ_NR < nbk * CQ_NR ? g->og - b * CQ_NR : nbk * CQ_NR;
-			int32_t *R = &cb[0][0], *ag = acc + (size_t)b * CQ_NR * TPr + s0;
+			int32_t *R = &cb[0][0];
 			size_t rs = CQ_ASL, rb = rs * 4;
-			if (!whole && k0 > 0)	/* in chunks: the sums so far */
-				for (int c = 0; c < nc; c++)
-					memcpy(cb[c], ag + (size_t)c * TPr, (size_t)tsl * 4);
 			for (int c0 = 0; c0 < kc; c0 += CQ_AWK) {
 				int cn = kc - c0 < CQ_AWK ? kc - c0 : CQ_AWK, steps = (cn + kw - 1) / kw;
-				int first = k0 == 0 && c0 == 0;
+				int first = c0 == 0;
 				int ws[CQ_AWK / 64];	/* each step's first k in B (the last one's moved back within cap) */
 				for (int s = 0; s < steps; s++) {
 					ws[s] = c0 + s * kw;
@@ -2726,7 +2722,7 @@ static void cq_amx_conv(const int32_t *p, const cq_geo *g, void *const *a, int n
 						ws[s] = cap - kw;
 					if (s0 == 0 || kc > CQ_AWK) {
 						int lo = c0 + s * kw, hi = lo + kw < c0 + cn ? lo + kw : c0 + cn;
-						cq_amx_wpack(wb, bstride, nbk, nt, (k0 + ws[s]) / 4, (k0 + lo) / 4, (k0 + hi) / 4,
+						cq_amx_wpack(wb, bstride, nbk, nt, ws[s] / 4, lo / 4, hi / 4,
 							     &wt[s][0][0][0]);
 					}
 				}
@@ -2810,20 +2806,15 @@ static void cq_amx_conv(const int32_t *p, const cq_geo *g, void *const *a, int n
 					}
 				}
 			}
-			if (k0 == 0)	/* - corr, once */
-				for (int c = 0; c < nc; c++) {
-					__m512i v = _mm512_set1_epi32(corr[((size_t)gr * nb + (size_t)b) * CQ_NR + (size_t)c]);
-					int32_t *r = R + (size_t)c * rs;
-					for (int t = 0; t < tsl; t += 16)
-						_mm512_storeu_si512((void *)(r + t),
-								    _mm512_sub_epi32(_mm512_loadu_si512((const void *)(r + t)), v));
-				}
-			if (!whole)
-				for (int c = 0; c < nc; c++)
-					memcpy(ag + (size_t)c * TPr, cb[c], (size_t)tsl * 4);
-			else
-				cq_panel_out(p, a, n, gr * g->og + b * CQ_NR, nc, p0 + s0, tp - s0 < tsl ? tp - s0 : tsl, R, (int)rs,
-					     csum ? csum + s0 : NULL);
+			for (int c = 0; c < nc; c++) {	/* - corr */
+				__m512i v = _mm512_set1_epi32(corr[((size_t)gr * nb + (size_t)b) * CQ_NR + (size_t)c]);
+				int32_t *r = R + (size_t)c * rs;
+				for (int t = 0; t < tsl; t += 16)
+					_mm512_storeu_si512((void *)(r + t),
+							    _mm512_sub_epi32(_mm512_loadu_si512((const void *)(r + t)), v));
+			}
+			cq_panel_out(p, a, n, gr * g->og + b * CQ_NR, nc, p0 + s0, tp - s0 < tsl ? tp - s0 : tsl, R, (int)rs,
+				     csum ? csum + s0 : NULL);
 		}
 	}
 }
@@ -3259,12 +3250,10 @@ static void cq_panel_conv(const int32_t *p, const cq_geo *g, void *const *a, voi
 				}
 #if defined(CQ_AMX)
 				if (a16)
-					for (int k0 = 0; k0 < g->Kp; k0 += KC) {
-						int kc = g->Kp - k0 < KC ? g->Kp - k0 : KC;
-						cq_bstage(g, xg, ZX, p0, tp, TPa, k0, kc, panel, atmp);
-						cq_amx_conv(p, g, a, n, gr, p0, tp, TPa, panel, k0, kc, cap, kw, acc, TPr, corr,
-							    wzp ? csum : NULL);
-					}
+				{	/* K whole */
+					cq_bstage(g, xg, ZX, p0, tp, TPa, 0, g->Kp, panel, atmp);
+					cq_amx_conv(p, g, a, n, gr, p0, tp, TPa, panel, cap, kw, corr, wzp ? csum : NULL);
+				}
 				else if (amx)
 					for (int k0 = 0; k0 < g->Kp; k0 += KCa) {
 						int kc = g->Kp - k0 < KCa ? g->Kp - k0 : KCa, kca = (kc + 63) & ~63;
