@@ -21,7 +21,7 @@
 
 #ifndef PEAK_MACS
 #if defined(CQ_AMX) && !defined(CONV_NHWC)
-#define PEAK_MACS 1024	/* tdpbusd: 16 x 16 x 64 in 16 cycles */
+#define PEAK_MACS 1024	/* tdpbsud / tdpbusd: 16 x 16 x 64 in 16 cycles */
 #elif defined(__AVX2__)
 #define PEAK_MACS 64
 #elif defined(__SSE4_1__) || defined(__ARM_NEON)

@@ -2512,11 +2512,14 @@ static int cq_amx_ready(void)
 #define CQ_AWIDE 1024	/* the 16 x 16 form up to this K (measured: bench/conv_q.sh) */
 
 /* whether the panel runs on 16 x 16 tiles: K whole (the pixel tiles
- * double) and at most CQ_AWIDE (where regrouping the weights per pixel tile
- * costs less than it saves); else on the 16 x 8 form (cq_amx_tile) */
+ * double), at most CQ_AWIDE, and pixel tiles of at least a quarter of the
+ * output channels: per MAC the 16 x 16 form regroups weights once per
+ * pixel tile, the 16 x 8 form transposes pixels once per channel (3x3 s2
+ * 64->128 and 1x1 960->160 7x7, pixel tiles of 32, ran faster on it);
+ * else on the 16 x 8 form (cq_amx_tile) */
 static int cq_amx_wide(const cq_geo *g)
 {
-	return g->KC >= g->Kp && g->Kp <= CQ_AWIDE;
+	return g->KC >= g->Kp && g->Kp <= CQ_AWIDE && 4 * g->TP >= g->og;
 }
 
 /* whether cq_panel_conv runs on tiles: the tile state granted, and the 16
