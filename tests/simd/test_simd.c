@@ -673,6 +673,11 @@ static int amx_cases(int *paths)
 		{1, 32, 10, 33, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},
 		{2, 40, 7, 21, 60, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 2, NPU_T_I8, 0},
 		{1, 24, 12, 40, 72, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 1},
+		/* output rows of 64 pixels and more (cq_bstage's zmm rows):
+		 * stride 1 and 2, pads both sides, column dilation */
+		{1, 8, 5, 80, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},
+		{1, 3, 9, 150, 20, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1, NPU_T_I8, 0},
+		{1, 5, 4, 140, 12, 3, 5, 1, 1, 1, 2, 1, 2, 1, 2, 1, NPU_T_I8, 0},
 	};
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
 		ok &= one(&fixed[i], &path);

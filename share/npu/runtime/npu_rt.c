@@ -2644,7 +2644,65 @@ static void cq_bstage(const cq_geo *g, const int8_t *xg, int32_t ZX, int p0, int
 	int oh = p0 / g->OW, ow0 = p0 % g->OW;
 	for (int t = 0; t < tp; oh++, ow0 = 0) {
 		int n = g->OW - ow0 < tp - t ? g->OW - ow0 : tp - t, ihb = oh * g->SH - g->PT;
-		for (int o = 0; o < n; o += 16) {
+		int o = 0;
+		for (; n - o >= 64; o += 64) {	/* 64 pixels: zmm rows, 4 tap rows to 4 x 16 quads */
+			int ob = ow0 + o;
+			uint8_t *dst = B + (size_t)(t + o) * 4;
+			int k = k0, ic = k / taps, kh = k % taps / KW, kw = k % KW;
+			const __m512i f5 = _mm512_set1_epi8((char)0x80), z5 = _mm512_set1_epi8((char)ZX);
+			for (int c = 0; c < kc; c += 4, dst += bs) {
+				__m512i r[4];
+				for (int i = 0; i < 4; i++, k++) {
+					if (k >= g->K) {
+						r[i] = _mm512_setzero_si512();
+						continue;
+					}
+					int ih = ihb + kh * g->DH;
+					if (ih < 0 || ih >= g->H) {
+						r[i] = _mm512_xor_si512(z5, f5);
+					} else {
+						int a = lo[kw] - ob, b = hi[kw] - ob;
+						a = a < 0 ? 0 : a, b = b > 64 ? 64 : b;
+						uint64_t mk = b > a ? (b == 64 ? ~(uint64_t)0 : ((uint64_t)1 << b) - 1) & ~(((uint64_t)1 << a) - 1) : 0;
+						uintptr_t at = (uintptr_t)(xg + (size_t)ic * plane + (size_t)ih * g->W) +
+							       (uintptr_t)(intptr_t)(ob * SW - g->PL + kw * g->DW);
+						if (SW == 1) {
+							r[i] = _mm512_mask_loadu_epi8(z5, (__mmask64)mk, (const void *)at);
+						} else {	/* outputs 32 h + j at byte 64 h + 2 j */
+							__m256i hv[2];
+							for (int h = 0; h < 2; h++) {
+								uint64_t e = (mk >> (32 * h)) & 0xffffffffu;
+								e = (e | e << 16) & 0x0000ffff0000ffffu, e = (e | e << 8) & 0x00ff00ff00ff00ffu;
+								e = (e | e << 4) & 0x0f0f0f0f0f0f0f0fu, e = (e | e << 2) & 0x3333333333333333u;
+								e = (e | e << 1) & 0x5555555555555555u;
+								hv[h] = _mm512_cvtepi16_epi8(
+									_mm512_mask_loadu_epi8(z5, (__mmask64)e, (const void *)(at + 64 * (uintptr_t)h)));
+							}
+							r[i] = _mm512_inserti64x4(_mm512_castsi256_si512(hv[0]), hv[1], 1);
+						}
+						r[i] = _mm512_xor_si512(r[i], f5);
+					}
+					if (++kw == KW) {
+						kw = 0;
+						if (++kh == g->KH)
+							kh = 0, ic++;
+					}
+				}
+				/* per 128-bit lane L (pixels 16 L ..): q0 .. q3 its pixels' quads
+				 * 0-3, 4-7, 8-11, 12-15; then lane L of each into one row */
+				__m512i t0 = _mm512_unpacklo_epi8(r[0], r[1]), t1 = _mm512_unpackhi_epi8(r[0], r[1]);
+				__m512i t2 = _mm512_unpacklo_epi8(r[2], r[3]), t3 = _mm512_unpackhi_epi8(r[2], r[3]);
+				__m512i q0 = _mm512_unpacklo_epi16(t0, t2), q1 = _mm512_unpackhi_epi16(t0, t2);
+				__m512i q2 = _mm512_unpacklo_epi16(t1, t3), q3 = _mm512_unpackhi_epi16(t1, t3);
+				__m512i u0 = _mm512_shuffle_i32x4(q0, q1, 0x44), u1 = _mm512_shuffle_i32x4(q0, q1, 0xee);
+				__m512i u2 = _mm512_shuffle_i32x4(q2, q3, 0x44), u3 = _mm512_shuffle_i32x4(q2, q3, 0xee);
+				_mm512_storeu_si512((void *)dst, _mm512_shuffle_i32x4(u0, u2, 0x88));
+				_mm512_storeu_si512((void *)(dst + 64), _mm512_shuffle_i32x4(u0, u2, 0xdd));
+				_mm512_storeu_si512((void *)(dst + 128), _mm512_shuffle_i32x4(u1, u3, 0x88));
+				_mm512_storeu_si512((void *)(dst + 192), _mm512_shuffle_i32x4(u1, u3, 0xdd));
+			}
+		}
+		for (; o < n; o += 16) {
 			int m = n - o < 16 ? n - o : 16, ob = ow0 + o;
 			__mmask64 sm = m == 16 ? ~(__mmask64)0 : ((__mmask64)1 << (4 * m)) - 1;
 			uint8_t *dst = B + (size_t)(t + o) * 4;
