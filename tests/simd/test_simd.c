@@ -1133,6 +1133,69 @@ static int resize_cases(void)
 }
 /* ---- convt end ---- */
 
+/* ---- dw512: the 3x3 depthwise on AVX-512 VNNI + VBMI (cq_dw512: column
+ * dilation 1, stride 1 or 2, int8 output, 16 outputs a row per vector
+ * under masks, requantized in registers) against the definition, on every
+ * build (elsewhere the other depthwise paths run the same cases): rows
+ * shorter than a vector, of several vectors and a partial one, every
+ * padding (wider than the kernel too), row strides 1 to 3, row dilation,
+ * 1 channel, odd channel counts, weights whose w - z leaves int8 (the
+ * fallback), int16 outputs (not taken) */
+static int dw512_cases(void)
+{
+	static const shape fix[] = {
+		{1, 4, 112, 112, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, NPU_T_I8, 0},	/* mobilenet_v2's first */
+		{1, 3, 113, 113, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3, NPU_T_I8, 1},	/* odd, stride 2 */
+		{1, 5, 14, 14, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5, NPU_T_I8, 2},
+		{1, 9, 7, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 9, NPU_T_I8, 0},
+		{1, 7, 14, 14, 7, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 7, NPU_T_I8, 2},	/* TF-style pads */
+		{1, 1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* 1 pixel: only the centre tap */
+		{1, 1, 5, 33, 1, 3, 3, 3, 2, 4, 4, 4, 4, 3, 1, 1, NPU_T_I8, 1},	/* rows and columns wholly in padding */
+		{2, 3, 9, 16, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, NPU_T_I8, 3},	/* w - z beyond int8 */
+		{1, 3, 9, 50, 3, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, 3, NPU_T_I16, 2},	/* int16 out */
+	};
+	int nf = (int)(sizeof fix / sizeof fix[0]), n = nf + 250, fails = 0, taken = 0;
+	for (int i = 0; i < n; i++) {
+		shape s;
+		if (i < nf) {
+			s = fix[i];
+		} else {
+			s.N = ri(1, 2), s.C = ri(0, 4) ? ri(1, 13) : 1;
+			s.KH = s.KW = 3, s.DW = 1, s.DH = ri(0, 3) ? 1 : ri(2, 3);
+			s.SW = ri(1, 2), s.SH = ri(0, 3) ? s.SW : ri(1, 3);
+			s.H = ri(1, 14), s.W = ri(0, 2) ? ri(1, 40) : ri(41, 130);
+			s.PT = ri(0, 4), s.PB = ri(0, 4), s.PL = ri(0, 4), s.PR = ri(0, 4);
+			if (ri(0, 1))
+				s.PT = s.PB = s.PL = s.PR = 1;
+			s.G = s.C, s.OC = s.C;
+			s.YT = ri(0, 9) ? NPU_T_I8 : NPU_T_I16;
+			s.wz = ri(0, 9) ? ri(0, 1) : ri(2, 3);	/* 2: mostly w - z beyond int8 */
+			s.smax = ri(0, 3) ? 0 : ri(1, 100);
+		}
+		int32_t p[NPU_CV_COUNT] = {0}, path;
+		cq_geo g = {0};
+		if (conv_params(&s, p)) {
+			p[NPU_CV_SMAX] = s.smax;
+			cq_geometry(p, &g);
+		}
+		fails += !one(&s, &path);
+#if defined(CQ_DW512)
+		taken += path == CQ_DEPTHWISE && cq_dw512_geo(&g, s.YT) && s.wz < 2;
+#else
+		taken += path == CQ_DEPTHWISE && s.YT == NPU_T_I8 && s.wz < 2;	/* the same cases, on this build's paths */
+#endif
+	}
+	printf("# dw512: %d failures in %d 3x3 depthwise cases, %d of them int8 with weight zero points 0 (cq_dw512 %s)\n", fails,
+	       n, taken,
+#if defined(CQ_DW512)
+	       "on"
+#else
+	       "not built"
+#endif
+	);
+	return fails == 0 && taken > n / 2;
+}
+
 int main(void)
 {
 	int paths[5] = {0, 0, 0, 0, 0}, fails = 0, path;
@@ -1298,6 +1361,7 @@ int main(void)
 	CHECK(requant_tails());
 	CHECK(quantize_cases());
 	CHECK(uq_row_cases());
+	CHECK(dw512_cases());
 	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + ndw + (int)(sizeof fixed / sizeof fixed[0]));
 	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 15 && gathered > 0 && chunked > 0);
 	CHECK(paths[CQ_PANEL] > 100 && kchunks > 10);

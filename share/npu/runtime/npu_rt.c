@@ -899,7 +899,8 @@ static void cq_requant(void *y, int32_t YT, size_t at, const int32_t *restrict a
 /* Depthwise int8 (C == OC == G): per channel and output row, the
  * accumulators of CQ_DW_CHUNK outputs at a time stay in registers over
  * all taps and are requantized from a small stack row (3x3 stride 1/2:
- * on a padded copy of the channel, cq_dw_flat). The
+ * on a padded copy of the channel, cq_dw_flat; on AVX-512 VNNI + VBMI
+ * with int8 output, cq_dw512: no copy, requantized in registers). The
  * rows of the kernel window that fall into the padding keep a valid row
  * pointer with weight 0, so the interior kernels always see KH rows; the
  * interior columns (every tap inside the row) need no bounds checks and
@@ -1293,6 +1294,131 @@ static int cq_dw3(const int8_t *const *rows, const int16_t *w, int SW, int off, 
 	return i;
 }
 
+/* AVX-512: cq_uq_simd's arithmetic on one vector of 16 sums a + b (the
+ * caller adds b; m, s and q as cq_uq_row takes them), giving int32 results
+ * in [base, base + hu - lu], in fewer operations: the odd lanes' products
+ * shifted by s - 32 hold their results in the high halves (one blend, no
+ * shift back), and with base = -128 and base + hu - lu = 127 the clamp is
+ * left to the saturating narrowing: v - lu stays far inside int32 (r <=
+ * 2^(63-s), lu >= 2^(62-s) - 383), so clamping v + rb to [-128, 127]
+ * clamps v to [lu, hu] and rebases it. The constants: once per channel
+ * (cq_rq512_set). */
+#if !defined(NPU_NO_SIMD) && defined(__AVX512F__)
+#define CQ_RQ512 1
+typedef struct {
+	__m512i m, d, lu, hu, rb;
+	__m128i sc, sc32;
+	int clamp;
+} cq_rq512;
+
+static inline void cq_rq512_set(cq_rq512 *r, const rt_uq *q, uint32_t m, int s)
+{
+	r->m = _mm512_set1_epi32((int32_t)m), r->d = _mm512_set1_epi64((int64_t)q->D);
+	r->lu = _mm512_set1_epi32((int32_t)q->lu), r->hu = _mm512_set1_epi32((int32_t)q->hu);
+	r->rb = _mm512_set1_epi32((int32_t)((uint32_t)q->base - q->lu));
+	r->sc = _mm_cvtsi32_si128(s), r->sc32 = _mm_cvtsi32_si128(s - 32);
+	r->clamp = !(q->base == -128 && (int64_t)q->base + (q->hu - q->lu) == 127);
+}
+
+static inline __m512i cq_rq512_do(const cq_rq512 *r, __m512i a)
+{
+	__m512i e = _mm512_srl_epi64(_mm512_add_epi64(_mm512_mul_epu32(a, r->m), r->d), r->sc);
+	__m512i o = _mm512_mul_epu32(_mm512_shuffle_epi32(a, _MM_PERM_DDBB), r->m);
+	__m512i v = _mm512_mask_mov_epi32(e, (__mmask16)0xaaaa, _mm512_srl_epi64(_mm512_add_epi64(o, r->d), r->sc32));
+	if (r->clamp)
+		v = _mm512_min_epu32(_mm512_max_epu32(v, r->lu), r->hu);
+	return _mm512_add_epi32(v, r->rb);
+}
+
+/* cq_uq_row's results fit int8, so the saturating narrowing is exact */
+static inline int cq_rq512_i8(const rt_uq *q)
+{
+	return q->base >= -128 && (int64_t)q->base + (q->hu - q->lu) <= 127;
+}
+#endif
+
+/* AVX-512 with VNNI and VBMI (-march=native on Sapphire Rapids): one
+ * channel of a 3x3 depthwise (column dilation 1, stride 1 or 2, weights
+ * w - z within int8, int8 output) whole, 16 outputs of a row per vector,
+ * requantized in registers and stored under the row's mask: no padded
+ * copy, no accumulator row. Per window row inside the image one masked
+ * load of the bytes the 16 outputs read (those outside the row: ZX), u =
+ * x ^ 0x80 = x + 128 as uint8, vpermb gathers each output's (u0, u1, u2,
+ * u2) and vpdpbusd sums them against the row's (w0, w1, w2, 0). Padding
+ * taps hold ZX, so sum u w = sum (x - ZX) w + (ZX + 128) sum w over the
+ * rows inside: the portable sums exactly (|sum| < 2^20), less that
+ * constant. */
+#if defined(CQ_RQ512) && defined(__AVX512BW__) && defined(__AVX512VNNI__) && defined(__AVX512VBMI__)
+#define CQ_DW512 1
+static const uint8_t cq_dw512_ix[2][64] = {
+#define CQ_Q1(i) (i), (i) + 1, (i) + 2, (i) + 2
+#define CQ_Q2(i) 2 * (i), 2 * (i) + 1, 2 * (i) + 2, 2 * (i) + 2
+	{CQ_Q1(0), CQ_Q1(1), CQ_Q1(2), CQ_Q1(3), CQ_Q1(4), CQ_Q1(5), CQ_Q1(6), CQ_Q1(7),
+	 CQ_Q1(8), CQ_Q1(9), CQ_Q1(10), CQ_Q1(11), CQ_Q1(12), CQ_Q1(13), CQ_Q1(14), CQ_Q1(15)},
+	{CQ_Q2(0), CQ_Q2(1), CQ_Q2(2), CQ_Q2(3), CQ_Q2(4), CQ_Q2(5), CQ_Q2(6), CQ_Q2(7),
+	 CQ_Q2(8), CQ_Q2(9), CQ_Q2(10), CQ_Q2(11), CQ_Q2(12), CQ_Q2(13), CQ_Q2(14), CQ_Q2(15)},
+#undef CQ_Q2
+#undef CQ_Q1
+};
+
+/* the layers it takes (per channel also: cq_uq_row's unsigned path with
+ * int8 results, cq_rq512_i8, and the weights w - z within int8) */
+static int cq_dw512_geo(const cq_geo *g, int32_t YT)
+{
+	return g->KH == 3 && g->KW == 3 && g->DW == 1 && (g->SW == 1 || g->SW == 2) && YT == NPU_T_I8;
+}
+
+/* the weights w - z as int8 (else the caller's paths run) */
+static int cq_dw512_fits(const int16_t *wv)
+{
+	for (int t = 0; t < 9; t++)
+		if (wv[t] < -128 || wv[t] > 127)
+			return 0;
+	return 1;
+}
+
+static void cq_dw512(const int8_t *xc, const cq_geo *g, int32_t ZX, const int16_t *wv, uint32_t b, int8_t *y,
+		     const cq_rq512 *r)
+{
+	int SW = g->SW, OW = g->OW, W = g->W, span = 15 * SW + 3;
+	const __m512i ix = _mm512_loadu_si512(cq_dw512_ix[SW - 1]);
+	const __m512i zx = _mm512_set1_epi8((char)ZX), f = _mm512_set1_epi8((char)0x80);
+	__m512i wk[3], wr[3];
+	int32_t rs[3];
+	for (int kh = 0; kh < 3; kh++) {
+		const int16_t *w = wv + 3 * kh;
+		wk[kh] = _mm512_set1_epi32((int32_t)((uint32_t)(uint8_t)w[0] | (uint32_t)(uint8_t)w[1] << 8 |
+						     (uint32_t)(uint8_t)w[2] << 16));
+		rs[kh] = (ZX + 128) * (w[0] + w[1] + w[2]);
+	}
+	for (int oh = 0; oh < g->OH; oh++, y += OW) {
+		/* the window rows inside the image (a padding row adds 0) */
+		const int8_t *rw[3];
+		int nr = 0;
+		int32_t c = 0;
+		for (int kh = 0; kh < 3; kh++) {
+			int ih = oh * g->SH - g->PT + kh * g->DH;
+			if (ih < 0 || ih >= g->H)
+				continue;
+			rw[nr] = xc + (size_t)ih * W, wr[nr++] = wk[kh], c += rs[kh];
+		}
+		const __m512i c0 = _mm512_set1_epi32((int32_t)(b - (uint32_t)c));	/* + b (mod 2^32, as vpdpbusd sums) */
+		for (int o0 = 0; o0 < OW; o0 += 16) {
+			int n = OW - o0 < 16 ? OW - o0 : 16, cs = o0 * SW - g->PL;
+			int lo = cs < 0 ? -cs : 0, hi = W - cs < span ? W - cs : span;
+			__mmask64 lm = hi > lo ? (((__mmask64)1 << (hi - lo)) - 1) << lo : 0;
+			__m512i acc = c0;
+			for (int k = 0; k < nr; k++) {
+				__m512i v = _mm512_mask_loadu_epi8(zx, lm, rw[k] + cs);
+				v = _mm512_permutexvar_epi8(ix, _mm512_xor_si512(v, f));
+				acc = _mm512_dpbusd_epi32(acc, v, wr[k]);
+			}
+			_mm512_mask_cvtsepi32_storeu_epi8(y + o0, (__mmask16)((1u << n) - 1), cq_rq512_do(r, acc));
+		}
+	}
+}
+#endif
+
 /* cq_depthwise on the padded copy (cq_geometry), every output interior:
  * stride 1 runs the plane's OH rows of Wp columns as one row (the columns
  * past OW computed and dropped), stride 2 row by row; CQ_DW_CHUNK
@@ -1391,6 +1517,14 @@ static void cq_depthwise(const int32_t *p, const cq_geo *g, void *const *a, void
 			int32_t swall = 0;
 			for (int t = 0; t < taps; t++)
 				swall += wv[t];
+#if defined(CQ_DW512)
+			if (fast && cq_dw512_geo(g, YT) && cq_rq512_i8(&q) && cq_dw512_fits(wv)) {
+				cq_rq512 r;
+				cq_rq512_set(&r, &q, (uint32_t)mult[c], s);
+				cq_dw512(xc, g, ZX, wv, (uint32_t)b + 0x80000000u, (int8_t *)y + at, &r);
+				continue;
+			}
+#endif
 			if (g->scratch) {
 				cq_dw_flat(xc, g, ZX, wv, ZX * swall, scratch, y, YT, at, fast, &q, b, mult[c], shift[c], p);
 				continue;
@@ -2463,6 +2597,38 @@ static void cq_panel_out(const int32_t *p, void *const *a, int n, int oc, int no
 {
 	const int32_t *bias = a[2], *mult = a[3], *shift = a[4], *wzp = a[5];
 	size_t P = (size_t)p[NPU_CV_OH] * p[NPU_CV_OW];
+#if defined(CQ_RQ512)
+	/* int8 out: cq_requant's unsigned path on AVX-512 with no call per
+	 * row (cq_rq512); rows it does not take go to cq_requant */
+	if (p[NPU_CV_YT] == NPU_T_I8) {
+		for (int o = 0; o < no; o++) {
+			int c = oc + o, s = rt_shift(shift[c]);
+			int32_t b = bias ? bias[c] : 0, z = csum ? wzp[c] : 0;
+			const int32_t *ar = ab + (size_t)o * TPr;
+			size_t at = ((size_t)n * p[NPU_CV_OC] + c) * P + p0;
+			rt_uq q;
+			if (b > -(1 << 30) && b < (1 << 30) && mult[c] >= 0 &&
+			    rt_uq_init(&q, s, 62, (uint64_t)mult[c] << 31, p[NPU_CV_ZY], p[NPU_CV_LO], p[NPU_CV_HI]) == 0 &&
+			    cq_rq512_i8(&q)) {
+				cq_rq512 r;
+				cq_rq512_set(&r, &q, (uint32_t)mult[c], s);
+				const __m512i vb = _mm512_set1_epi32((int32_t)((uint32_t)b + 0x80000000u)), vz = _mm512_set1_epi32(z);
+				int8_t *yp = (int8_t *)a[6] + at;
+				for (int i = 0; i < tp; i += 16) {
+					__mmask16 k = tp - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (tp - i)) - 1);
+					__m512i v = _mm512_maskz_loadu_epi32(k, ar + i);
+					if (csum)
+						v = _mm512_sub_epi32(v, _mm512_mullo_epi32(vz, _mm512_maskz_loadu_epi32(k, csum + i)));
+					_mm512_mask_cvtsepi32_storeu_epi8(yp + i, k, cq_rq512_do(&r, _mm512_add_epi32(v, vb)));
+				}
+				continue;
+			}
+			cq_requant(a[6], NPU_T_I8, at, ar, csum, z, tp, 1, 0, b, mult[c], shift[c], p[NPU_CV_ZY], p[NPU_CV_LO],
+				   p[NPU_CV_HI]);
+		}
+		return;
+	}
+#endif
 	for (int o = 0; o < no; o++)
 		cq_requant(a[6], p[NPU_CV_YT], ((size_t)n * p[NPU_CV_OC] + oc + o) * P + p0, ab + (size_t)o * TPr, csum,
 			   csum ? wzp[oc + o] : 0, tp, 1, 0, bias ? bias[oc + o] : 0, mult[oc + o], shift[oc + o],
