@@ -1338,15 +1338,15 @@ static inline int cq_rq512_i8(const rt_uq *q)
 #endif
 
 /* AVX-512 with VNNI and VBMI (-march=native on Sapphire Rapids): one
- * channel of a 3x3 depthwise (column dilation 1, stride 1 or 2, weights
- * w - z within int8, int8 output) whole, 16 outputs of a row per vector,
- * requantized in registers and stored under the row's mask: no padded
- * copy, no accumulator row. Per window row inside the image one masked
+ * channel of a 3x3 depthwise (column dilation 1, column stride 1 or 2,
+ * weights w - z within int8, int8 output) whole, 16 outputs of a row per
+ * vector, requantized in registers and stored under the row's mask: no
+ * padded copy, no accumulator row. Per input row and block one masked
  * load of the bytes the 16 outputs read (those outside the row: ZX), u =
  * x ^ 0x80 = x + 128 as uint8, vpermb gathers each output's (u0, u1, u2,
- * u2) and vpdpbusd sums them against the row's (w0, w1, w2, 0). Padding
- * taps hold ZX, so sum u w = sum (x - ZX) w + (ZX + 128) sum w over the
- * rows inside: the portable sums exactly (|sum| < 2^20), less that
+ * u2) and vpdpbusd sums them against a window row's (w0, w1, w2, 0); a
+ * window row in the padding is ZX throughout. So sum u w = sum (x - ZX) w
+ * + (ZX + 128) sum w: the portable sums exactly (|sum| < 2^20), less a
  * constant. */
 #if defined(CQ_RQ512) && defined(__AVX512BW__) && defined(__AVX512VNNI__) && defined(__AVX512VBMI__)
 #define CQ_DW512 1
@@ -1380,41 +1380,52 @@ static int cq_dw512_fits(const int16_t *wv)
 static void cq_dw512(const int8_t *xc, const cq_geo *g, int32_t ZX, const int16_t *wv, uint32_t b, int8_t *y,
 		     const cq_rq512 *r)
 {
-	int SW = g->SW, OW = g->OW, W = g->W, span = 15 * SW + 3;
+	int SW = g->SW, SH = g->SH, DH = g->DH, OW = g->OW, OH = g->OH, W = g->W, H = g->H, span = 15 * SW + 3;
+	if (OH <= 0)
+		return;
 	const __m512i ix = _mm512_loadu_si512(cq_dw512_ix[SW - 1]);
-	const __m512i zx = _mm512_set1_epi8((char)ZX), f = _mm512_set1_epi8((char)0x80);
-	__m512i wk[3], wr[3];
-	int32_t rs[3];
-	for (int kh = 0; kh < 3; kh++) {
-		const int16_t *w = wv + 3 * kh;
-		wk[kh] = _mm512_set1_epi32((int32_t)((uint32_t)(uint8_t)w[0] | (uint32_t)(uint8_t)w[1] << 8 |
-						     (uint32_t)(uint8_t)w[2] << 16));
-		rs[kh] = (ZX + 128) * (w[0] + w[1] + w[2]);
-	}
-	for (int oh = 0; oh < g->OH; oh++, y += OW) {
-		/* the window rows inside the image (a padding row adds 0) */
-		const int8_t *rw[3];
-		int nr = 0;
-		int32_t c = 0;
-		for (int kh = 0; kh < 3; kh++) {
-			int ih = oh * g->SH - g->PT + kh * g->DH;
-			if (ih < 0 || ih >= g->H)
-				continue;
-			rw[nr] = xc + (size_t)ih * W, wr[nr++] = wk[kh], c += rs[kh];
+	const __m512i zx = _mm512_set1_epi8((char)ZX), f = _mm512_set1_epi8((char)0x80), zu = _mm512_xor_si512(zx, f);
+	__m512i w0, w1, w2;
+	uint32_t sw = 0;
+	for (int t = 0; t < 9; t++)
+		sw += (uint32_t)(int32_t)wv[t];
+#define CQ_WQ(k) \
+	_mm512_set1_epi32((int32_t)((uint32_t)(uint8_t)wv[k] | (uint32_t)(uint8_t)wv[(k) + 1] << 8 | \
+				    (uint32_t)(uint8_t)wv[(k) + 2] << 16))
+	w0 = CQ_WQ(0), w1 = CQ_WQ(3), w2 = CQ_WQ(6);
+#undef CQ_WQ
+	/* + b (mod 2^32, as vpdpbusd sums), - (ZX + 128) sum w over all 9
+	 * taps: a window row in the padding is ZX throughout */
+	const __m512i c0 = _mm512_set1_epi32((int32_t)(b - (uint32_t)(ZX + 128) * sw));
+	/* column blocks outside, output rows inside: each input row's gathered
+	 * quads are made once and serve every output row they are a window
+	 * row of (row dilation 1, row stride 1 or 2: shifted along) */
+	for (int o0 = 0; o0 < OW; o0 += 16) {
+		int n = OW - o0 < 16 ? OW - o0 : 16, cs = o0 * SW - g->PL;
+		int lo = cs < 0 ? -cs : 0, hi = W - cs < span ? W - cs : span;
+		__mmask64 lm = hi > lo ? (((__mmask64)1 << (hi - lo)) - 1) << lo : 0;
+		__mmask16 km = (__mmask16)((1u << n) - 1);
+#define CQ_PV(ih) \
+	((unsigned)(ih) < (unsigned)H ? _mm512_permutexvar_epi8( \
+		ix, _mm512_xor_si512(_mm512_mask_loadu_epi8(zx, lm, xc + (ptrdiff_t)(ih) * W + cs), f)) : zu)
+		int ih = -g->PT;
+		__m512i p0 = CQ_PV(ih), p1 = CQ_PV(ih + DH), p2 = CQ_PV(ih + 2 * DH);
+		for (int oh = 0;;) {
+			__m512i acc = _mm512_dpbusd_epi32(c0, p0, w0);
+			acc = _mm512_dpbusd_epi32(acc, p1, w1);
+			acc = _mm512_dpbusd_epi32(acc, p2, w2);
+			_mm512_mask_cvtsepi32_storeu_epi8(y + (size_t)oh * OW + o0, km, cq_rq512_do(r, acc));
+			if (++oh == OH)
+				break;
+			ih += SH;
+			if (DH == 1 && SH == 1)
+				p0 = p1, p1 = p2, p2 = CQ_PV(ih + 2);
+			else if (DH == 1 && SH == 2)
+				p0 = p2, p1 = CQ_PV(ih + 1), p2 = CQ_PV(ih + 2);
+			else
+				p0 = CQ_PV(ih), p1 = CQ_PV(ih + DH), p2 = CQ_PV(ih + 2 * DH);
 		}
-		const __m512i c0 = _mm512_set1_epi32((int32_t)(b - (uint32_t)c));	/* + b (mod 2^32, as vpdpbusd sums) */
-		for (int o0 = 0; o0 < OW; o0 += 16) {
-			int n = OW - o0 < 16 ? OW - o0 : 16, cs = o0 * SW - g->PL;
-			int lo = cs < 0 ? -cs : 0, hi = W - cs < span ? W - cs : span;
-			__mmask64 lm = hi > lo ? (((__mmask64)1 << (hi - lo)) - 1) << lo : 0;
-			__m512i acc = c0;
-			for (int k = 0; k < nr; k++) {
-				__m512i v = _mm512_mask_loadu_epi8(zx, lm, rw[k] + cs);
-				v = _mm512_permutexvar_epi8(ix, _mm512_xor_si512(v, f));
-				acc = _mm512_dpbusd_epi32(acc, v, wr[k]);
-			}
-			_mm512_mask_cvtsepi32_storeu_epi8(y + o0, (__mmask16)((1u << n) - 1), cq_rq512_do(r, acc));
-		}
+#undef CQ_PV
 	}
 }
 #endif
