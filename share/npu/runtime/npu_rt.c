@@ -1330,6 +1330,18 @@ static inline __m512i cq_rq512_do(const cq_rq512 *r, __m512i a)
 	return _mm512_add_epi32(v, r->rb);
 }
 
+/* 16 results narrowed with saturation, those under k stored (the
+ * narrowing store vpmovsdb m128{k} costs more than narrowing in a
+ * register and a masked store, which needs AVX-512 BW and VL) */
+static inline void cq_rq512_st(int8_t *y, __mmask16 k, __m512i v)
+{
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+	_mm_mask_storeu_epi8(y, k, _mm512_cvtsepi32_epi8(v));
+#else
+	_mm512_mask_cvtsepi32_storeu_epi8(y, k, v);
+#endif
+}
+
 /* cq_uq_row's results fit int8, so the saturating narrowing is exact */
 static inline int cq_rq512_i8(const rt_uq *q)
 {
@@ -1414,7 +1426,7 @@ static void cq_dw512(const int8_t *xc, const cq_geo *g, int32_t ZX, const int16_
 			__m512i acc = _mm512_dpbusd_epi32(c0, p0, w0);
 			acc = _mm512_dpbusd_epi32(acc, p1, w1);
 			acc = _mm512_dpbusd_epi32(acc, p2, w2);
-			_mm512_mask_cvtsepi32_storeu_epi8(y + (size_t)oh * OW + o0, km, cq_rq512_do(r, acc));
+			cq_rq512_st(y + (size_t)oh * OW + o0, km, cq_rq512_do(r, acc));
 			if (++oh == OH)
 				break;
 			ih += SH;
@@ -2625,12 +2637,27 @@ static void cq_panel_out(const int32_t *p, void *const *a, int n, int oc, int no
 				cq_rq512_set(&r, &q, (uint32_t)mult[c], s);
 				const __m512i vb = _mm512_set1_epi32((int32_t)((uint32_t)b + 0x80000000u)), vz = _mm512_set1_epi32(z);
 				int8_t *yp = (int8_t *)a[6] + at;
-				for (int i = 0; i < tp; i += 16) {
+				int i = 0;
+#if defined(__AVX512BW__)
+#define CQ_RQ(j) \
+	cq_rq512_do(&r, _mm512_add_epi32(csum ? _mm512_sub_epi32(_mm512_loadu_si512(ar + i + (j)), \
+							   _mm512_mullo_epi32(vz, _mm512_loadu_si512(csum + i + (j)))) \
+					      : _mm512_loadu_si512(ar + i + (j)), vb))
+				/* 64 at a time narrowed by saturating packs (per 128-bit
+				 * lane; the dwords put in order after) and one store */
+				for (; i + 64 <= tp; i += 64) {
+					__m512i lo = _mm512_packs_epi32(CQ_RQ(0), CQ_RQ(16)), hi = _mm512_packs_epi32(CQ_RQ(32), CQ_RQ(48));
+					_mm512_storeu_si512(yp + i, _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15),
+											    _mm512_packs_epi16(lo, hi)));
+				}
+#undef CQ_RQ
+#endif
+				for (; i < tp; i += 16) {
 					__mmask16 k = tp - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (tp - i)) - 1);
 					__m512i v = _mm512_maskz_loadu_epi32(k, ar + i);
 					if (csum)
 						v = _mm512_sub_epi32(v, _mm512_mullo_epi32(vz, _mm512_maskz_loadu_epi32(k, csum + i)));
-					_mm512_mask_cvtsepi32_storeu_epi8(yp + i, k, cq_rq512_do(&r, _mm512_add_epi32(v, vb)));
+					cq_rq512_st(yp + i, k, cq_rq512_do(&r, _mm512_add_epi32(v, vb)));
 				}
 				continue;
 			}
