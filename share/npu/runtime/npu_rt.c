@@ -213,7 +213,7 @@ typedef struct {
 	int32_t base;
 } rt_uq;
 
-static int rt_uq_init(rt_uq *q, int s, int E, uint64_t neg, int32_t zy, int32_t lo, int32_t hi)
+static inline int rt_uq_init(rt_uq *q, int s, int E, uint64_t neg, int32_t zy, int32_t lo, int32_t hi)
 {
 	if (s < 1 || E < s || E > 62 || E - s > 30 || neg > ((uint64_t)1 << E) || lo > hi)
 		return -1;
