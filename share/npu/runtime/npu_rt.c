@@ -1299,10 +1299,10 @@ static int cq_dw3(const int8_t *const *rows, const int16_t *w, int SW, int off, 
  * in [base, base + hu - lu], in fewer operations: the odd lanes' products
  * shifted by s - 32 hold their results in the high halves (one blend, no
  * shift back), and with base = -128 and base + hu - lu = 127 the clamp is
- * left to the saturating narrowing: v - lu stays far inside int32 (r <=
- * 2^(63-s), lu >= 2^(62-s) - 383), so clamping v + rb to [-128, 127]
- * clamps v to [lu, hu] and rebases it. The constants: once per channel
- * (cq_rq512_set). */
+ * left to the saturating narrowing: as 0 <= v <= 2^(63-s) <= 2^31 and lu
+ * <= hi + 2^(62-s) - zy <= 2^30 + 255, v + rb = v - lu + base is inside
+ * int32, so clamping it to [-128, 127] is clamping v to [lu, hu] and
+ * rebasing it. The constants: once per channel (cq_rq512_set). */
 #if !defined(NPU_NO_SIMD) && defined(__AVX512F__)
 #define CQ_RQ512 1
 typedef struct {
@@ -2635,7 +2635,8 @@ static void cq_panel_out(const int32_t *p, void *const *a, int n, int oc, int no
 			    cq_rq512_i8(&q)) {
 				cq_rq512 r;
 				cq_rq512_set(&r, &q, (uint32_t)mult[c], s);
-				const __m512i vb = _mm512_set1_epi32((int32_t)((uint32_t)b + 0x80000000u)), vz = _mm512_set1_epi32(z);
+				const __m512i vb = _mm512_set1_epi32((int32_t)((uint32_t)b + 0x80000000u));
+				const __m512i vz = _mm512_set1_epi32(z);
 				int8_t *yp = (int8_t *)a[6] + at;
 				int i = 0;
 #if defined(__AVX512BW__)
@@ -2645,10 +2646,11 @@ static void cq_panel_out(const int32_t *p, void *const *a, int n, int oc, int no
 					      : _mm512_loadu_si512(ar + i + (j)), vb))
 				/* 64 at a time narrowed by saturating packs (per 128-bit
 				 * lane; the dwords put in order after) and one store */
+				const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
 				for (; i + 64 <= tp; i += 64) {
-					__m512i lo = _mm512_packs_epi32(CQ_RQ(0), CQ_RQ(16)), hi = _mm512_packs_epi32(CQ_RQ(32), CQ_RQ(48));
-					_mm512_storeu_si512(yp + i, _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15),
-											    _mm512_packs_epi16(lo, hi)));
+					__m512i lo = _mm512_packs_epi32(CQ_RQ(0), CQ_RQ(16));
+					__m512i hi = _mm512_packs_epi32(CQ_RQ(32), CQ_RQ(48));
+					_mm512_storeu_si512(yp + i, _mm512_permutexvar_epi32(order, _mm512_packs_epi16(lo, hi)));
 				}
 #undef CQ_RQ
 #endif
