@@ -4622,6 +4622,47 @@ static uint32_t pq_scratch(const int32_t *p)
 	return (uint32_t)(2 * (((size_t)wp + 15) & ~(size_t)15));
 }
 
+/* AVX-512 BW, column stride 1 or 2: an output row in vector lanes, 64
+ * bytes at a time under masks (loads never reach past the padded row's wp
+ * bytes): the maxima over the window's rows, then over its columns at
+ * every column (KW loads at offsets 0 .. KW - 1), then at stride 2 the
+ * even bytes (vpmovwb), clamped to [lo, hi]; the same maxima as the
+ * portable C. The padded row keeps -128 outside PL .. PL + W - 1. */
+#if !defined(NPU_NO_SIMD) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#define PQ_MAX512 1
+static inline __mmask64 pq_m64(int n)
+{
+	return n >= 64 ? ~(__mmask64)0 : n <= 0 ? 0 : ((__mmask64)1 << n) - 1;
+}
+
+static void pq_row512(const int8_t *xc, int W, int r0, int r1, int8_t *vm, int wp, int PL, int KW, int SW, int OW,
+		      int8_t lo, int8_t hi, int8_t *yr)
+{
+	int8_t *v = vm + PL;
+	for (int i = 0; i < W; i += 64) {
+		__mmask64 k = pq_m64(W - i);
+		__m512i m = _mm512_maskz_loadu_epi8(k, xc + (size_t)r0 * W + i);
+		for (int r = r0 + 1; r < r1; r++)
+			m = _mm512_max_epi8(m, _mm512_maskz_loadu_epi8(k, xc + (size_t)r * W + i));
+		_mm512_mask_storeu_epi8(v + i, k, m);
+	}
+	const __m512i vlo = _mm512_set1_epi8((char)lo), vhi = _mm512_set1_epi8((char)hi);
+	int step = 64 / SW;	/* outputs per vector */
+	for (int o0 = 0; o0 < OW; o0 += step) {
+		int j0 = o0 * SW;
+		__m512i m = _mm512_maskz_loadu_epi8(pq_m64(wp - j0), vm + j0);
+		for (int kw = 1; kw < KW; kw++)
+			m = _mm512_max_epi8(m, _mm512_maskz_loadu_epi8(pq_m64(wp - j0 - kw), vm + j0 + kw));
+		m = _mm512_min_epi8(_mm512_max_epi8(m, vlo), vhi);
+		int n = OW - o0 < step ? OW - o0 : step;
+		if (SW == 1)
+			_mm512_mask_storeu_epi8(yr + o0, pq_m64(n), m);
+		else
+			_mm256_mask_storeu_epi8(yr + o0, (__mmask32)pq_m64(n), _mm512_cvtepi16_epi8(m));
+	}
+}
+#endif
+
 static void pq_max_i8(const int32_t *p, const int8_t *x, int8_t *y, int wp, void *scratch)
 {
 	int N = p[NPU_PL_N], C = p[NPU_PL_C], H = p[NPU_PL_H], W = p[NPU_PL_W], OH = p[NPU_PL_OH], OW = p[NPU_PL_OW];
@@ -4639,6 +4680,12 @@ static void pq_max_i8(const int32_t *p, const int8_t *x, int8_t *y, int wp, void
 			int r0 = oh * SH - PT, r1 = r0 + KH;
 			r0 = r0 < 0 ? 0 : r0;
 			r1 = r1 > H ? H : r1;
+#if defined(PQ_MAX512)
+			if (SW <= 2) {
+				pq_row512(xc, W, r0, r1, vm, wp, PL, KW, SW, OW, lo, hi, yc + (size_t)oh * OW);
+				continue;
+			}
+#endif
 			int8_t *restrict v = vm + PL;
 			memcpy(v, xc + (size_t)r0 * W, (size_t)W);
 			for (int r = r0 + 1; r < r1; r++) {
