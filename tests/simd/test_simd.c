@@ -1172,7 +1172,8 @@ static int dw512_cases(void)
 			s.wz = ri(0, 9) ? ri(0, 1) : ri(2, 3);	/* 2: mostly w - z beyond int8 */
 			s.smax = ri(0, 3) ? 0 : ri(1, 100);
 		}
-		int32_t p[NPU_CV_COUNT] = {0}, path;
+		int32_t p[NPU_CV_COUNT] = {0};
+		int path;
 		cq_geo g = {0};
 		if (conv_params(&s, p)) {
 			p[NPU_CV_SMAX] = s.smax;
