@@ -167,6 +167,8 @@ SIMD_BINS += $(O)/tests/test_simd_sse41 $(O)/tests/test_simd_avx2 $(O)/tests/tes
 AMX_FLAGS := $(shell $(CC) -march=sapphirerapids -E -x c /dev/null >/dev/null 2>&1 && echo -march=sapphirerapids)
 SIMD_BINS += $(if $(AMX_FLAGS),$(O)/tests/test_simd_amx)
 SIMD_BINS += $(O)/tests/test_simd_avx512 $(O)/tests/test_simd_fma_avx2 $(O)/tests/test_simd_fma_avx512
+# AVX-512 with VNNI and VBMI, no AMX: the 3x3 depthwise on vpermb + vpdpbusd (cq_dw512)
+SIMD_BINS += $(O)/tests/test_simd_avx512vnni
 endif
 # -DNPU_F32_FMA (fused float convolution sums): the portable C's fmaf and
 # every FMA path, held to the same reference loop
@@ -214,6 +216,9 @@ $(O)/tests/test_simd_m55: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h tests/cross/
 $(O)/tests/test_simd_avx512: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -mavx512f -o $@ $< -lm
+$(O)/tests/test_simd_avx512vnni: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mavx512vbmi -o $@ $< -lm
 $(O)/tests/test_simd_fma_portable: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -DNPU_NO_SIMD -DNPU_F32_FMA -o $@ $< -lm

@@ -4,7 +4,7 @@
 # convolution, and CONV_F's fast float32 paths against its reference loop,
 # once per instruction set: portable C (-DNPU_NO_SIMD), the compiler's
 # default (SSE2 on x86-64), SSE4.1, AVX2 and AVX-VNNI (natively, or under
-# qemu-x86_64 when this CPU lacks them), AVX-512, AMX-INT8 (natively,
+# qemu-x86_64 when this CPU lacks them), AVX-512, AVX-512 VNNI + VBMI, AMX-INT8 (natively,
 # when /proc/cpuinfo has amx_int8), aarch64 NEON, without and with the
 # dot-product extension (-march=armv8.2-a+dotprod), under qemu-aarch64,
 # and Cortex-M55 Helium (MVE) under qemu-system-arm -M mps3-an547; and the
@@ -52,6 +52,10 @@ if [ "$(uname -m)" = x86_64 ]; then
 		elif command -v qemu-x86_64 >/dev/null; then run_simd "$1" qemu-x86_64 -cpu max
 		else _n=$((_n + 1)); echo "ok $_n # SKIP no $2 here and no qemu-x86_64"; fi
 	done
+	# AVX-512 VNNI + VBMI without AMX (cq_dw512, the panel on VNNI)
+	if grep -qw avx512_vnni /proc/cpuinfo && grep -qw avx512vbmi /proc/cpuinfo; then run_simd test_simd_avx512vnni
+	elif command -v qemu-x86_64 >/dev/null; then run_simd test_simd_avx512vnni qemu-x86_64 -cpu max
+	else _n=$((_n + 1)); echo "ok $_n # SKIP no AVX-512 VNNI/VBMI here and no qemu-x86_64"; fi
 fi
 run_simd test_simd_fma_portable
 if command -v qemu-aarch64 >/dev/null; then

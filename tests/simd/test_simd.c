@@ -1162,6 +1162,128 @@ static int resize_cases(void)
 }
 /* ---- convt end ---- */
 
+/* ---- dw512: the 3x3 depthwise on AVX-512 VNNI + VBMI (cq_dw512: column
+ * dilation 1, stride 1 or 2, int8 output, 16 outputs a row per vector
+ * under masks, requantized in registers) against the definition, on every
+ * build (elsewhere the other depthwise paths run the same cases): rows
+ * shorter than a vector, of several vectors and a partial one, every
+ * padding (wider than the kernel too), row strides 1 to 3, row dilation,
+ * 1 channel, odd channel counts, weights whose w - z leaves int8 (the
+ * fallback), int16 outputs (not taken) */
+static int dw512_cases(void)
+{
+	static const shape fix[] = {
+		{1, 4, 112, 112, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, NPU_T_I8, 0},	/* mobilenet_v2's first */
+		{1, 3, 113, 113, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3, NPU_T_I8, 1},	/* odd, stride 2 */
+		{1, 5, 14, 14, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5, NPU_T_I8, 2},
+		{1, 9, 7, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 9, NPU_T_I8, 0},
+		{1, 7, 14, 14, 7, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 7, NPU_T_I8, 2},	/* TF-style pads */
+		{1, 1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* 1 pixel: only the centre tap */
+		{1, 1, 5, 33, 1, 3, 3, 3, 2, 4, 4, 4, 4, 3, 1, 1, NPU_T_I8, 1},	/* rows and columns wholly in padding */
+		{2, 3, 9, 16, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, NPU_T_I8, 3},	/* w - z beyond int8 */
+		{1, 3, 9, 50, 3, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, 3, NPU_T_I16, 2},	/* int16 out */
+	};
+	int nf = (int)(sizeof fix / sizeof fix[0]), n = nf + 250, fails = 0, taken = 0;
+	for (int i = 0; i < n; i++) {
+		shape s;
+		if (i < nf) {
+			s = fix[i];
+		} else {
+			s.N = ri(1, 2), s.C = ri(0, 4) ? ri(1, 13) : 1;
+			s.KH = s.KW = 3, s.DW = 1, s.DH = ri(0, 3) ? 1 : ri(2, 3);
+			s.SW = ri(1, 2), s.SH = ri(0, 3) ? s.SW : ri(1, 3);
+			s.H = ri(1, 14), s.W = ri(0, 2) ? ri(1, 40) : ri(41, 130);
+			s.PT = ri(0, 4), s.PB = ri(0, 4), s.PL = ri(0, 4), s.PR = ri(0, 4);
+			if (ri(0, 1))
+				s.PT = s.PB = s.PL = s.PR = 1;
+			s.G = s.C, s.OC = s.C;
+			s.YT = ri(0, 9) ? NPU_T_I8 : NPU_T_I16;
+			s.wz = ri(0, 9) ? ri(0, 1) : ri(2, 3);	/* 2: mostly w - z beyond int8 */
+			s.smax = ri(0, 3) ? 0 : ri(1, 100);
+		}
+		int32_t p[NPU_CV_COUNT] = {0};
+		int path;
+		cq_geo g = {0};
+		if (conv_params(&s, p)) {
+			p[NPU_CV_SMAX] = s.smax;
+			cq_geometry(p, &g);
+		}
+		fails += !one(&s, &path);
+#if defined(CQ_DW512)
+		taken += path == CQ_DEPTHWISE && cq_dw512_geo(&g, s.YT) && s.wz < 2;
+#else
+		taken += path == CQ_DEPTHWISE && s.YT == NPU_T_I8 && s.wz < 2;	/* the same cases, on this build's paths */
+#endif
+	}
+	printf("# dw512: %d failures in %d 3x3 depthwise cases, %d of them int8 with weight zero points 0 (cq_dw512 %s)\n", fails,
+	       n, taken,
+#if defined(CQ_DW512)
+	       "on"
+#else
+	       "not built"
+#endif
+	);
+	return fails == 0 && taken > n / 2;
+}
+
+/* int8 max pooling (k_pool_q: pq_max_i8's rows, on AVX-512 BW pq_row512
+ * for column strides 1 and 2) against the definition: the largest cell
+ * of each window's part inside x, clamped to [LO, HI]; rows longer than a
+ * vector, ceil-mode windows past the right edge, padding, strides 1 to 3 */
+static int pool_q_cases(void)
+{
+	int fails = 0, n = 0, wide = 0;
+	for (int it = 0; it < 300; it++) {
+		int N = ri(1, 2), C = ri(1, 3), H = ri(1, 20), W = ri(0, 2) ? ri(1, 60) : ri(61, 200), KH = ri(1, 4);
+		int KW = ri(1, 4), SH = ri(1, 3), SW = ri(0, 3) ? ri(1, 2) : 3, PT = ri(0, KH - 1), PL = ri(0, KW - 1);
+		int PB = ri(0, KH - 1) + ri(0, 1), PR = ri(0, KW - 1) + ri(0, 1);	/* ceil mode: one more */
+		int OH = (H + PT + PB - KH) / SH + 1, OW = (W + PL + PR - KW) / SW + 1;
+		if (OH < 1 || OW < 1)
+			continue;
+		int32_t p[NPU_PL_COUNT] = {0};
+		p[NPU_PL_N] = N, p[NPU_PL_C] = C, p[NPU_PL_H] = H, p[NPU_PL_W] = W, p[NPU_PL_OH] = OH, p[NPU_PL_OW] = OW;
+		p[NPU_PL_KH] = KH, p[NPU_PL_KW] = KW, p[NPU_PL_SH] = SH, p[NPU_PL_SW] = SW, p[NPU_PL_PT] = PT;
+		p[NPU_PL_PL] = PL, p[NPU_PL_PB] = PB, p[NPU_PL_PR] = PR, p[NPU_PL_MODE] = NPU_POOL_MAX;
+		p[NPU_PL_XT] = p[NPU_PL_YT] = NPU_T_I8, p[NPU_PL_ZX] = p[NPU_PL_ZY] = ri(-128, 127);
+		p[NPU_PL_LO] = ri(0, 2) ? -128 : ri(-128, 0), p[NPU_PL_HI] = ri(0, 2) ? 127 : ri(1, 127);
+		size_t nx = (size_t)N * C * H * W, ny = (size_t)N * C * OH * OW;
+		uint32_t ss = npu_scratch_size(NPU_K_POOL_Q, p);
+		int8_t *x = malloc(nx), *y = malloc(ny), *want = malloc(ny);
+		uint8_t *sc = malloc(ss + 16);
+		for (size_t i = 0; i < nx; i++)
+			x[i] = (int8_t)ri(-128, 127);
+		for (int nc = 0; nc < N * C; nc++)
+			for (int oh = 0; oh < OH; oh++)
+				for (int ow = 0; ow < OW; ow++) {
+					int r = -129;
+					for (int ih = oh * SH - PT; ih < oh * SH - PT + KH; ih++)
+						for (int iw = ow * SW - PL; iw < ow * SW - PL + KW; iw++)
+							if (ih >= 0 && ih < H && iw >= 0 && iw < W && x[((size_t)nc * H + ih) * W + iw] > r)
+								r = x[((size_t)nc * H + ih) * W + iw];
+					if (r == -129)	/* no cell: the zero point */
+						r = p[NPU_PL_ZY];
+					want[((size_t)nc * OH + oh) * OW + ow] =
+						(int8_t)(r < p[NPU_PL_LO] ? p[NPU_PL_LO] : r > p[NPU_PL_HI] ? p[NPU_PL_HI] : r);
+				}
+		memset(sc, 0xa5, ss + 16);
+		void *a[NPU_MAX_ARGS] = {x, y};
+		k_pool_q(p, a, sc);
+		int ok = memcmp(y, want, ny) == 0;
+		for (size_t i = ss; i < ss + 16; i++)
+			ok &= sc[i] == 0xa5;	/* nothing past its scratch */
+		if (!ok) {
+			fails++;
+			printf("# pool_q N%d C%d %dx%d k%dx%d s%d,%d p%d,%d,%d,%d: differs\n", N, C, H, W, KH, KW, SH, SW, PT,
+			       PL, PB, PR);
+		}
+		n++, wide += W > 64 && SW <= 2;
+		free(x), free(y), free(want), free(sc);
+	}
+	printf("# pool_q: %d failures in %d int8 max poolings, %d with rows longer than 64 at column stride 1 or 2\n",
+	       fails, n, wide);
+	return fails == 0 && n > 200 && wide > 30;
+}
+
 int main(void)
 {
 	int paths[5] = {0, 0, 0, 0, 0}, fails = 0, path;
@@ -1327,6 +1449,8 @@ int main(void)
 	CHECK(requant_tails());
 	CHECK(quantize_cases());
 	CHECK(uq_row_cases());
+	CHECK(dw512_cases());
+	CHECK(pool_q_cases());
 	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + ndw + (int)(sizeof fixed / sizeof fixed[0]));
 	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 15 && gathered > 0 && chunked > 0);
 	CHECK(paths[CQ_PANEL] > 100 && kchunks > 10);

@@ -213,7 +213,7 @@ typedef struct {
 	int32_t base;
 } rt_uq;
 
-static int rt_uq_init(rt_uq *q, int s, int E, uint64_t neg, int32_t zy, int32_t lo, int32_t hi)
+static inline int rt_uq_init(rt_uq *q, int s, int E, uint64_t neg, int32_t zy, int32_t lo, int32_t hi)
 {
 	if (s < 1 || E < s || E > 62 || E - s > 30 || neg > ((uint64_t)1 << E) || lo > hi)
 		return -1;
@@ -272,22 +272,46 @@ static void rt_uq_row(int8_t *restrict y, const uint32_t *restrict ta, uint32_t 
 		__m512i vd = _mm512_set1_epi64((int64_t)D), vlu = _mm512_set1_epi32((int32_t)lu);
 		__m512i vhu = _mm512_set1_epi32((int32_t)hu), vrb = _mm512_set1_epi32((int32_t)((uint32_t)base - lu));
 		__m128i sc = _mm_cvtsi32_si128(s);
-		for (int i = 0; i < n; i += 16) {
-			__mmask16 k = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
-			__m512i a = _mm512_maskz_loadu_epi32(k, ta + i), ao = _mm512_srli_epi64(a, 32);
-			__m512i e = _mm512_add_epi64(_mm512_mul_epu32(a, vma), vd);
-			__m512i o = _mm512_add_epi64(_mm512_mul_epu32(ao, vma), vd);
-			if (tb) {
-				__m512i b = _mm512_maskz_loadu_epi32(k, tb + i), bo = _mm512_srli_epi64(b, 32);
-				e = _mm512_add_epi64(e, _mm512_mul_epu32(b, vmb));
-				o = _mm512_add_epi64(o, _mm512_mul_epu32(bo, vmb));
+		int i = 0;
+#define RT_UQ16(k, at, v) \
+	do { \
+		__m512i a_ = _mm512_maskz_loadu_epi32(k, ta + (at)), ao_ = _mm512_srli_epi64(a_, 32); \
+		__m512i e_ = _mm512_add_epi64(_mm512_mul_epu32(a_, vma), vd); \
+		__m512i o_ = _mm512_add_epi64(_mm512_mul_epu32(ao_, vma), vd); \
+		if (tb) { \
+			__m512i b_ = _mm512_maskz_loadu_epi32(k, tb + (at)), bo_ = _mm512_srli_epi64(b_, 32); \
+			e_ = _mm512_add_epi64(e_, _mm512_mul_epu32(b_, vmb)); \
+			o_ = _mm512_add_epi64(o_, _mm512_mul_epu32(bo_, vmb)); \
+		} \
+		e_ = _mm512_srl_epi64(e_, sc); \
+		o_ = _mm512_srl_epi64(o_, sc); \
+		v = _mm512_mask_mov_epi32(e_, (__mmask16)0xaaaa, _mm512_slli_epi64(o_, 32)); \
+		v = _mm512_add_epi32(_mm512_min_epu32(_mm512_max_epu32(v, vlu), vhu), vrb); \
+	} while (0)
+#if defined(__AVX512BW__)
+		/* results within int8: 64 at a time narrowed by saturating packs
+		 * (exact here; per 128-bit lane, the dwords put in order after)
+		 * and one store, cheaper than vpmovdb to memory */
+		if (base >= -128 && (int64_t)base + (hu - lu) <= 127) {
+			const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+			for (; i + 64 <= n; i += 64) {
+				__m512i v0, v1, v2, v3;
+				RT_UQ16((__mmask16)0xffff, i, v0);
+				RT_UQ16((__mmask16)0xffff, i + 16, v1);
+				RT_UQ16((__mmask16)0xffff, i + 32, v2);
+				RT_UQ16((__mmask16)0xffff, i + 48, v3);
+				__m512i w = _mm512_packs_epi16(_mm512_packs_epi32(v0, v1), _mm512_packs_epi32(v2, v3));
+				_mm512_storeu_si512(y + i, _mm512_permutexvar_epi32(order, w));
 			}
-			e = _mm512_srl_epi64(e, sc);
-			o = _mm512_srl_epi64(o, sc);
-			__m512i v = _mm512_mask_mov_epi32(e, (__mmask16)0xaaaa, _mm512_slli_epi64(o, 32));
-			v = _mm512_add_epi32(_mm512_min_epu32(_mm512_max_epu32(v, vlu), vhu), vrb);
+		}
+#endif
+		for (; i < n; i += 16) {
+			__mmask16 k = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+			__m512i v;
+			RT_UQ16(k, i, v);
 			_mm512_mask_cvtepi32_storeu_epi8(y + i, k, v);
 		}
+#undef RT_UQ16
 		return;
 	}
 #endif
@@ -901,7 +925,8 @@ static void cq_requant(void *y, int32_t YT, size_t at, const int32_t *restrict a
 /* Depthwise int8 (C == OC == G): per channel and output row, the
  * accumulators of CQ_DW_CHUNK outputs at a time stay in registers over
  * all taps and are requantized from a small stack row (3x3 stride 1/2:
- * on a padded copy of the channel, cq_dw_flat). The
+ * on a padded copy of the channel, cq_dw_flat; on AVX-512 VNNI + VBMI
+ * with int8 output, cq_dw512: no copy, requantized in registers). The
  * rows of the kernel window that fall into the padding keep a valid row
  * pointer with weight 0, so the interior kernels always see KH rows; the
  * interior columns (every tap inside the row) need no bounds checks and
@@ -1295,6 +1320,154 @@ static int cq_dw3(const int8_t *const *rows, const int16_t *w, int SW, int off, 
 	return i;
 }
 
+/* AVX-512: cq_uq_simd's arithmetic on one vector of 16 sums a + b (the
+ * caller adds b; m, s and q as cq_uq_row takes them), giving int32 results
+ * in [base, base + hu - lu], in fewer operations: the odd lanes' products
+ * shifted by s - 32 hold their results in the high halves (one blend, no
+ * shift back), and with base = -128 and base + hu - lu = 127 the clamp is
+ * left to the saturating narrowing: as 0 <= v <= 2^(63-s) <= 2^31 and lu
+ * <= hi + 2^(62-s) - zy <= 2^30 + 255, v + rb = v - lu + base is inside
+ * int32, so clamping it to [-128, 127] is clamping v to [lu, hu] and
+ * rebasing it. The constants: once per channel (cq_rq512_set). */
+#if !defined(NPU_NO_SIMD) && defined(__AVX512F__)
+#define CQ_RQ512 1
+typedef struct {
+	__m512i m, d, lu, hu, rb;
+	__m128i sc, sc32;
+	int clamp;
+} cq_rq512;
+
+static inline void cq_rq512_set(cq_rq512 *r, const rt_uq *q, uint32_t m, int s)
+{
+	r->m = _mm512_set1_epi32((int32_t)m), r->d = _mm512_set1_epi64((int64_t)q->D);
+	r->lu = _mm512_set1_epi32((int32_t)q->lu), r->hu = _mm512_set1_epi32((int32_t)q->hu);
+	r->rb = _mm512_set1_epi32((int32_t)((uint32_t)q->base - q->lu));
+	r->sc = _mm_cvtsi32_si128(s), r->sc32 = _mm_cvtsi32_si128(s - 32);
+	r->clamp = !(q->base == -128 && (int64_t)q->base + (q->hu - q->lu) == 127);
+}
+
+static inline __m512i cq_rq512_do(const cq_rq512 *r, __m512i a)
+{
+	__m512i e = _mm512_srl_epi64(_mm512_add_epi64(_mm512_mul_epu32(a, r->m), r->d), r->sc);
+	__m512i o = _mm512_mul_epu32(_mm512_shuffle_epi32(a, _MM_PERM_DDBB), r->m);
+	__m512i v = _mm512_mask_mov_epi32(e, (__mmask16)0xaaaa, _mm512_srl_epi64(_mm512_add_epi64(o, r->d), r->sc32));
+	if (r->clamp)
+		v = _mm512_min_epu32(_mm512_max_epu32(v, r->lu), r->hu);
+	return _mm512_add_epi32(v, r->rb);
+}
+
+/* 16 results narrowed with saturation, those under k stored (the
+ * narrowing store vpmovsdb m128{k} costs more than narrowing in a
+ * register and a masked store, which needs AVX-512 BW and VL) */
+static inline void cq_rq512_st(int8_t *y, __mmask16 k, __m512i v)
+{
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+	_mm_mask_storeu_epi8(y, k, _mm512_cvtsepi32_epi8(v));
+#else
+	_mm512_mask_cvtsepi32_storeu_epi8(y, k, v);
+#endif
+}
+
+/* cq_uq_row's results fit int8, so the saturating narrowing is exact */
+static inline int cq_rq512_i8(const rt_uq *q)
+{
+	return q->base >= -128 && (int64_t)q->base + (q->hu - q->lu) <= 127;
+}
+#endif
+
+/* AVX-512 with VNNI and VBMI (-march=native on Sapphire Rapids): one
+ * channel of a 3x3 depthwise (column dilation 1, column stride 1 or 2,
+ * weights w - z within int8, int8 output) whole, 16 outputs of a row per
+ * vector, requantized in registers and stored under the row's mask: no
+ * padded copy, no accumulator row. Per input row and block one masked
+ * load of the bytes the 16 outputs read (those outside the row: ZX), u =
+ * x ^ 0x80 = x + 128 as uint8, vpermb gathers each output's (u0, u1, u2,
+ * u2) and vpdpbusd sums them against a window row's (w0, w1, w2, 0); a
+ * window row in the padding is ZX throughout. So sum u w = sum (x - ZX) w
+ * + (ZX + 128) sum w: the portable sums exactly (|sum| < 2^20), less a
+ * constant. */
+#if defined(CQ_RQ512) && defined(__AVX512BW__) && defined(__AVX512VNNI__) && defined(__AVX512VBMI__)
+#define CQ_DW512 1
+static const uint8_t cq_dw512_ix[2][64] = {
+#define CQ_Q1(i) (i), (i) + 1, (i) + 2, (i) + 2
+#define CQ_Q2(i) 2 * (i), 2 * (i) + 1, 2 * (i) + 2, 2 * (i) + 2
+	{CQ_Q1(0), CQ_Q1(1), CQ_Q1(2), CQ_Q1(3), CQ_Q1(4), CQ_Q1(5), CQ_Q1(6), CQ_Q1(7),
+	 CQ_Q1(8), CQ_Q1(9), CQ_Q1(10), CQ_Q1(11), CQ_Q1(12), CQ_Q1(13), CQ_Q1(14), CQ_Q1(15)},
+	{CQ_Q2(0), CQ_Q2(1), CQ_Q2(2), CQ_Q2(3), CQ_Q2(4), CQ_Q2(5), CQ_Q2(6), CQ_Q2(7),
+	 CQ_Q2(8), CQ_Q2(9), CQ_Q2(10), CQ_Q2(11), CQ_Q2(12), CQ_Q2(13), CQ_Q2(14), CQ_Q2(15)},
+#undef CQ_Q2
+#undef CQ_Q1
+};
+
+/* the layers it takes (per channel also: cq_uq_row's unsigned path with
+ * int8 results, cq_rq512_i8, and the weights w - z within int8) */
+static int cq_dw512_geo(const cq_geo *g, int32_t YT)
+{
+	return g->KH == 3 && g->KW == 3 && g->DW == 1 && (g->SW == 1 || g->SW == 2) && YT == NPU_T_I8;
+}
+
+/* the weights w - z as int8 (else the caller's paths run) */
+static int cq_dw512_fits(const int16_t *wv)
+{
+	for (int t = 0; t < 9; t++)
+		if (wv[t] < -128 || wv[t] > 127)
+			return 0;
+	return 1;
+}
+
+static void cq_dw512(const int8_t *xc, const cq_geo *g, int32_t ZX, const int16_t *wv, uint32_t b, int8_t *y,
+		     const cq_rq512 *r)
+{
+	int SW = g->SW, SH = g->SH, DH = g->DH, OW = g->OW, OH = g->OH, W = g->W, H = g->H, span = 15 * SW + 3;
+	if (OH <= 0)
+		return;
+	const __m512i ix = _mm512_loadu_si512(cq_dw512_ix[SW - 1]);
+	const __m512i zx = _mm512_set1_epi8((char)ZX), f = _mm512_set1_epi8((char)0x80), zu = _mm512_xor_si512(zx, f);
+	__m512i w0, w1, w2;
+	uint32_t sw = 0;
+	for (int t = 0; t < 9; t++)
+		sw += (uint32_t)(int32_t)wv[t];
+#define CQ_WQ(k) \
+	_mm512_set1_epi32((int32_t)((uint32_t)(uint8_t)wv[k] | (uint32_t)(uint8_t)wv[(k) + 1] << 8 | \
+				    (uint32_t)(uint8_t)wv[(k) + 2] << 16))
+	w0 = CQ_WQ(0), w1 = CQ_WQ(3), w2 = CQ_WQ(6);
+#undef CQ_WQ
+	/* + b (mod 2^32, as vpdpbusd sums), - (ZX + 128) sum w over all 9
+	 * taps: a window row in the padding is ZX throughout */
+	const __m512i c0 = _mm512_set1_epi32((int32_t)(b - (uint32_t)(ZX + 128) * sw));
+	/* column blocks outside, output rows inside: each input row's gathered
+	 * quads are made once and serve every output row they are a window
+	 * row of (row dilation 1, row stride 1 or 2: shifted along) */
+	for (int o0 = 0; o0 < OW; o0 += 16) {
+		int n = OW - o0 < 16 ? OW - o0 : 16, cs = o0 * SW - g->PL;
+		int lo = cs < 0 ? -cs : 0, hi = W - cs < span ? W - cs : span;
+		__mmask64 lm = hi > lo ? (((__mmask64)1 << (hi - lo)) - 1) << lo : 0;
+		__mmask16 km = (__mmask16)((1u << n) - 1);
+#define CQ_PV(ih) \
+	((unsigned)(ih) < (unsigned)H ? _mm512_permutexvar_epi8( \
+		ix, _mm512_xor_si512(_mm512_mask_loadu_epi8(zx, lm, xc + (ptrdiff_t)(ih) * W + cs), f)) : zu)
+		int ih = -g->PT;
+		__m512i p0 = CQ_PV(ih), p1 = CQ_PV(ih + DH), p2 = CQ_PV(ih + 2 * DH);
+		for (int oh = 0;;) {
+			__m512i acc = _mm512_dpbusd_epi32(c0, p0, w0);
+			acc = _mm512_dpbusd_epi32(acc, p1, w1);
+			acc = _mm512_dpbusd_epi32(acc, p2, w2);
+			cq_rq512_st(y + (size_t)oh * OW + o0, km, cq_rq512_do(r, acc));
+			if (++oh == OH)
+				break;
+			ih += SH;
+			if (DH == 1 && SH == 1)
+				p0 = p1, p1 = p2, p2 = CQ_PV(ih + 2);
+			else if (DH == 1 && SH == 2)
+				p0 = p2, p1 = CQ_PV(ih + 1), p2 = CQ_PV(ih + 2);
+			else
+				p0 = CQ_PV(ih), p1 = CQ_PV(ih + DH), p2 = CQ_PV(ih + 2 * DH);
+		}
+#undef CQ_PV
+	}
+}
+#endif
+
 /* cq_depthwise on the padded copy (cq_geometry), every output interior:
  * stride 1 runs the plane's OH rows of Wp columns as one row (the columns
  * past OW computed and dropped), stride 2 row by row; CQ_DW_CHUNK
@@ -1393,6 +1566,14 @@ static void cq_depthwise(const int32_t *p, const cq_geo *g, void *const *a, void
 			int32_t swall = 0;
 			for (int t = 0; t < taps; t++)
 				swall += wv[t];
+#if defined(CQ_DW512)
+			if (fast && cq_dw512_geo(g, YT) && cq_rq512_i8(&q) && cq_dw512_fits(wv)) {
+				cq_rq512 r;
+				cq_rq512_set(&r, &q, (uint32_t)mult[c], s);
+				cq_dw512(xc, g, ZX, wv, (uint32_t)b + 0x80000000u, (int8_t *)y + at, &r);
+				continue;
+			}
+#endif
 			if (g->scratch) {
 				cq_dw_flat(xc, g, ZX, wv, ZX * swall, scratch, y, YT, at, fast, &q, b, mult[c], shift[c], p);
 				continue;
@@ -2464,6 +2645,55 @@ static void cq_panel_out(const int32_t *p, void *const *a, int n, int oc, int no
 {
 	const int32_t *bias = a[2], *mult = a[3], *shift = a[4], *wzp = a[5];
 	size_t P = (size_t)p[NPU_CV_OH] * p[NPU_CV_OW];
+#if defined(CQ_RQ512)
+	/* int8 out: cq_requant's unsigned path on AVX-512 with no call per
+	 * row (cq_rq512); rows it does not take go to cq_requant */
+	if (p[NPU_CV_YT] == NPU_T_I8) {
+		for (int o = 0; o < no; o++) {
+			int c = oc + o, s = rt_shift(shift[c]);
+			int32_t b = bias ? bias[c] : 0, z = csum ? wzp[c] : 0;
+			const int32_t *ar = ab + (size_t)o * TPr;
+			size_t at = ((size_t)n * p[NPU_CV_OC] + c) * P + p0;
+			rt_uq q;
+			if (b > -(1 << 30) && b < (1 << 30) && mult[c] >= 0 &&
+			    rt_uq_init(&q, s, 62, (uint64_t)mult[c] << 31, p[NPU_CV_ZY], p[NPU_CV_LO], p[NPU_CV_HI]) == 0 &&
+			    cq_rq512_i8(&q)) {
+				cq_rq512 r;
+				cq_rq512_set(&r, &q, (uint32_t)mult[c], s);
+				const __m512i vb = _mm512_set1_epi32((int32_t)((uint32_t)b + 0x80000000u));
+				const __m512i vz = _mm512_set1_epi32(z);
+				int8_t *yp = (int8_t *)a[6] + at;
+				int i = 0;
+#if defined(__AVX512BW__)
+#define CQ_RQ(j) \
+	cq_rq512_do(&r, _mm512_add_epi32(csum ? _mm512_sub_epi32(_mm512_loadu_si512(ar + i + (j)), \
+							   _mm512_mullo_epi32(vz, _mm512_loadu_si512(csum + i + (j)))) \
+					      : _mm512_loadu_si512(ar + i + (j)), vb))
+				/* 64 at a time narrowed by saturating packs (per 128-bit
+				 * lane; the dwords put in order after) and one store */
+				const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+				for (; i + 64 <= tp; i += 64) {
+					__m512i lo = _mm512_packs_epi32(CQ_RQ(0), CQ_RQ(16));
+					__m512i hi = _mm512_packs_epi32(CQ_RQ(32), CQ_RQ(48));
+					_mm512_storeu_si512(yp + i, _mm512_permutexvar_epi32(order, _mm512_packs_epi16(lo, hi)));
+				}
+#undef CQ_RQ
+#endif
+				for (; i < tp; i += 16) {
+					__mmask16 k = tp - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (tp - i)) - 1);
+					__m512i v = _mm512_maskz_loadu_epi32(k, ar + i);
+					if (csum)
+						v = _mm512_sub_epi32(v, _mm512_mullo_epi32(vz, _mm512_maskz_loadu_epi32(k, csum + i)));
+					cq_rq512_st(yp + i, k, cq_rq512_do(&r, _mm512_add_epi32(v, vb)));
+				}
+				continue;
+			}
+			cq_requant(a[6], NPU_T_I8, at, ar, csum, z, tp, 1, 0, b, mult[c], shift[c], p[NPU_CV_ZY], p[NPU_CV_LO],
+				   p[NPU_CV_HI]);
+		}
+		return;
+	}
+#endif
 	for (int o = 0; o < no; o++)
 		cq_requant(a[6], p[NPU_CV_YT], ((size_t)n * p[NPU_CV_OC] + oc + o) * P + p0, ab + (size_t)o * TPr, csum,
 			   csum ? wzp[oc + o] : 0, tp, 1, 0, bias ? bias[oc + o] : 0, mult[oc + o], shift[oc + o],
@@ -4820,6 +5050,47 @@ static uint32_t pq_scratch(const int32_t *p)
 	return (uint32_t)(2 * (((size_t)wp + 15) & ~(size_t)15));
 }
 
+/* AVX-512 BW, column stride 1 or 2: an output row in vector lanes, 64
+ * bytes at a time under masks (loads never reach past the padded row's wp
+ * bytes): the maxima over the window's rows, then over its columns at
+ * every column (KW loads at offsets 0 .. KW - 1), then at stride 2 the
+ * even bytes (vpmovwb), clamped to [lo, hi]; the same maxima as the
+ * portable C. The padded row keeps -128 outside PL .. PL + W - 1. */
+#if !defined(NPU_NO_SIMD) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#define PQ_MAX512 1
+static inline __mmask64 pq_m64(int n)
+{
+	return n >= 64 ? ~(__mmask64)0 : n <= 0 ? 0 : ((__mmask64)1 << n) - 1;
+}
+
+static void pq_row512(const int8_t *xc, int W, int r0, int r1, int8_t *vm, int wp, int PL, int KW, int SW, int OW,
+		      int8_t lo, int8_t hi, int8_t *yr)
+{
+	int8_t *v = vm + PL;
+	for (int i = 0; i < W; i += 64) {
+		__mmask64 k = pq_m64(W - i);
+		__m512i m = _mm512_maskz_loadu_epi8(k, xc + (size_t)r0 * W + i);
+		for (int r = r0 + 1; r < r1; r++)
+			m = _mm512_max_epi8(m, _mm512_maskz_loadu_epi8(k, xc + (size_t)r * W + i));
+		_mm512_mask_storeu_epi8(v + i, k, m);
+	}
+	const __m512i vlo = _mm512_set1_epi8((char)lo), vhi = _mm512_set1_epi8((char)hi);
+	int step = 64 / SW;	/* outputs per vector */
+	for (int o0 = 0; o0 < OW; o0 += step) {
+		int j0 = o0 * SW;
+		__m512i m = _mm512_maskz_loadu_epi8(pq_m64(wp - j0), vm + j0);
+		for (int kw = 1; kw < KW; kw++)
+			m = _mm512_max_epi8(m, _mm512_maskz_loadu_epi8(pq_m64(wp - j0 - kw), vm + j0 + kw));
+		m = _mm512_min_epi8(_mm512_max_epi8(m, vlo), vhi);
+		int n = OW - o0 < step ? OW - o0 : step;
+		if (SW == 1)
+			_mm512_mask_storeu_epi8(yr + o0, pq_m64(n), m);
+		else
+			_mm256_mask_storeu_epi8(yr + o0, (__mmask32)pq_m64(n), _mm512_cvtepi16_epi8(m));
+	}
+}
+#endif
+
 static void pq_max_i8(const int32_t *p, const int8_t *x, int8_t *y, int wp, void *scratch)
 {
 	int N = p[NPU_PL_N], C = p[NPU_PL_C], H = p[NPU_PL_H], W = p[NPU_PL_W], OH = p[NPU_PL_OH], OW = p[NPU_PL_OW];
@@ -4837,6 +5108,12 @@ static void pq_max_i8(const int32_t *p, const int8_t *x, int8_t *y, int wp, void
 			int r0 = oh * SH - PT, r1 = r0 + KH;
 			r0 = r0 < 0 ? 0 : r0;
 			r1 = r1 > H ? H : r1;
+#if defined(PQ_MAX512)
+			if (SW <= 2) {
+				pq_row512(xc, W, r0, r1, vm, wp, PL, KW, SW, OW, lo, hi, yc + (size_t)oh * OW);
+				continue;
+			}
+#endif
 			int8_t *restrict v = vm + PL;
 			memcpy(v, xc + (size_t)r0 * W, (size_t)W);
 			for (int r = r0 + 1; r < r1; r++) {
