@@ -514,6 +514,9 @@ static int armdot_cases(int *paths, int *nhwc16)
  * window), strides, dilation, groups (channel multiplier above 1 too),
  * int16 outputs, weight zero points (beyond int8: the scalar loop), K at
  * CQ_NHWC_MAX_K and beyond it; the scratch is 0 (none written) ---- */
+#if defined(RT_AMX)
+static int nhwc_amx;	/* channel-last convolutions on AMX tiles (cn_amx_use) */
+#endif
 static int nhwc_one(const shape *s, int *fast)
 {
 	int32_t p[NPU_CV_COUNT] = {0};
@@ -565,6 +568,10 @@ static int nhwc_one(const shape *s, int *fast)
 	memset(scratch, 0xa5, ss + 16);
 	memset(y, 0x5a, 2 * ny);
 	void *a[NPU_MAX_ARGS] = {x, w, bias, mult, shift, s->wz ? wzp : NULL, y};
+#if defined(RT_AMX)
+	cn_ageo ag;
+	nhwc_amx += cn_amx_use(p, a, &ag);
+#endif
 	k_conv_nhwc_q(p, a, scratch);
 	for (size_t i = ss; i < ss + 16; i++)
 		ok &= scratch[i] == 0xa5;
@@ -631,6 +638,52 @@ static int nhwc_cases(int *nfast, int *ntotal)
 	*nfast = f, *ntotal = nfix + 250;
 	return ok;
 }
+
+/* ---- nhwcamx: the channel-last convolution on AMX tiles (cn_amx):
+ * resnet18's layers shrunk (3x3 and 1x1, strides 1 and 2, 7x7 maps in
+ * bands of rows), input channels that chunk by 4 .. 64 (kc), output
+ * channels around the 16-channel blocks (overlapping last block), rows
+ * around the 16-pixel tiles, padding beyond the window, dilation; then
+ * random shapes; all against nhwc_one's definition ---- */
+static int nhwcamx_cases(int *ntotal)
+{
+	int ok = 1, f = 0, n = 0;
+	static const shape fixed[] = {
+		{1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* layer1, smaller */
+		{1, 128, 7, 7, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 1},	/* 7x7: bands of rows */
+		{1, 64, 14, 14, 128, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* stride 2 */
+		{1, 64, 14, 14, 128, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* downsample 1x1 */
+		{2, 96, 9, 33, 24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* kc 48, 33 columns */
+		{1, 160, 5, 16, 40, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 1},	/* kc 40, 3 blocks */
+		{1, 4, 6, 17, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* kc 4 */
+		{1, 12, 11, 31, 17, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1, NPU_T_I8, 0},	/* 5x5, OC 17 */
+		{1, 24, 8, 20, 33, 3, 3, 1, 2, 4, 3, 4, 5, 2, 2, 1, NPU_T_I8, 1},	/* pads beyond, dilated */
+		{1, 320, 3, 3, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* kc 64 of 320 */
+		{1, 64, 1, 1, 48, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* one pixel */
+		{1, 32, 5, 40, 20, 3, 1, 3, 3, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* stride 3 */
+	};
+	int nfix = (int)(sizeof fixed / sizeof fixed[0]);
+	for (int i = 0; i < nfix + 120; i++) {
+		shape s;
+		if (i < nfix) {
+			s = fixed[i];
+		} else {
+			s.N = ri(1, 2), s.G = 1, s.YT = NPU_T_I8, s.wz = ri(0, 1);
+			s.KH = ri(1, 4), s.KW = ri(1, 4), s.SH = ri(1, 2), s.SW = ri(1, 3), s.DH = ri(1, 2), s.DW = ri(1, 2);
+			s.H = ri(1, 12), s.W = ri(1, 40);
+			s.PT = ri(0, s.KH), s.PB = ri(0, s.KH), s.PL = ri(0, s.KW), s.PR = ri(0, s.KW);
+			s.C = 4 * ri(1, 40), s.OC = ri(16, 70);
+		}
+		s.smax = 0;
+		int fast = 0;
+		ok &= nhwc_one(&s, &fast);
+		n++;
+	}
+	(void)f;
+	*ntotal = n;
+	return ok;
+}
+/* ---- nhwcamx end ---- */
 
 /* ---- amx: wide rows for the AMX staging (16 interior pixels of a row
  * transposed from x, windows elsewhere), channel counts around the tile
@@ -1288,6 +1341,21 @@ int main(void)
 	CHECK_MSG(nhwc_cases(&nhf, &nht), "channel-last regular convolutions differ from the definition");
 	printf("# nhwc regular: %d of %d channel-last convolutions on cn_regular\n", nhf, nht);
 	CHECK(nhf > 200);
+	/* nhwcamx: the channel-last convolutions on AMX tiles (and as if Linux
+	 * had refused the tile state: cn_regular, the same results) */
+	int nat = 0;
+	CHECK_MSG(nhwcamx_cases(&nat), "channel-last convolutions (AMX shapes) differ from the definition");
+#if defined(RT_AMX)
+	printf("# nhwcamx: %s; %d channel-last convolutions on AMX tiles (%d of them AMX shapes)\n",
+	       cq_amx_ready() ? "tile state granted" : "tile state refused by the kernel, cn_regular", nhwc_amx, nat);
+	CHECK(!cq_amx_ready() || nhwc_amx > nat * 3 / 4);
+	int ast = cq_amx_state, abefore = nhwc_amx, aok;
+	cq_amx_state = -1;
+	aok = nhwcamx_cases(&nat);
+	cq_amx_state = ast;
+	CHECK_MSG(aok && nhwc_amx == abefore, "cn_regular (tile state refused): exact %d, on tiles %d", aok,
+		  nhwc_amx - abefore);
+#endif
 	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks), panel %d (%d in K chunks)\n",
 	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked, paths[CQ_PANEL], kchunks);
 	if (q_left_out)

@@ -895,6 +895,36 @@ static void cq_requant(void *y, int32_t YT, size_t at, const int32_t *restrict a
 
 /* @npu-end */
 
+/* @npu-kernel CONV_Q CONV_NHWC_Q */
+/* AMX-INT8's tile data state, for CONV_Q's panel path (CQ_AMX) and
+ * CONV_NHWC_Q's cn_amx: RT_AMX when the compiler targets AMX-INT8 with
+ * AVX-512 and VNNI on x86-64 Linux (CQ_AMX's conditions; -DNPU_NO_AMX:
+ * never). Asked of Linux once per process (arch_prctl ARCH_REQ_XCOMP_PERM
+ * for XFEATURE_XTILEDATA); refused (an older kernel, no AMX): each
+ * caller's other path. */
+#if !defined(NPU_NO_SIMD) && !defined(NPU_NO_AMX) && defined(__AVX2__) && \
+	(defined(__AVXVNNI__) || (defined(__AVX512VNNI__) && defined(__AVX512VL__))) && \
+	(defined(__AMX_TILE__) || defined(__AMXTILE__)) && (defined(__AMX_INT8__) || defined(__AMXINT8__)) && \
+	defined(__AVX512F__) && defined(__linux__) && defined(__x86_64__)	/* gcc's macros, clang's */
+#define RT_AMX 1
+extern long syscall(long, ...);
+
+static int cq_amx_state;	/* 0: not asked yet, 1: granted, -1: refused */
+
+static int cq_amx_ready(void)
+{
+	int s = __atomic_load_n(&cq_amx_state, __ATOMIC_RELAXED);
+	if (s == 0) {
+		s = syscall(158 /* SYS_arch_prctl */, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XFEATURE_XTILEDATA */) == 0
+			    ? 1
+			    : -1;
+		__atomic_store_n(&cq_amx_state, s, __ATOMIC_RELAXED);
+	}
+	return s > 0;
+}
+#endif
+/* @npu-end */
+
 /* @npu-kernel CONV_Q */
 /* Depthwise int8 (C == OC == G): per channel and output row, the
  * accumulators of CQ_DW_CHUNK outputs at a time stay in registers over
@@ -2484,24 +2514,8 @@ static void cq_panel_out(const int32_t *p, void *const *a, int n, int oc, int no
  * area holds accumulator rows for; in chunks the group's rows are there).
  * The C tiles are transposed into accumulator rows (- corr) and
  * requantized by cq_panel_out: the same sums as the VNNI path. */
-extern long syscall(long, ...);
-
-/* the tile data state, asked of Linux once per process (arch_prctl
- * ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA); refused (an older kernel,
- * no AMX): the VNNI path */
-static int cq_amx_state;	/* 0: not asked yet, 1: granted, -1: refused */
-
-static int cq_amx_ready(void)
-{
-	int s = __atomic_load_n(&cq_amx_state, __ATOMIC_RELAXED);
-	if (s == 0) {
-		s = syscall(158 /* SYS_arch_prctl */, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XFEATURE_XTILEDATA */) == 0
-			    ? 1
-			    : -1;
-		__atomic_store_n(&cq_amx_state, s, __ATOMIC_RELAXED);
-	}
-	return s > 0;
-}
+/* the tile data state: cq_amx_ready (above the CONV_Q kernels, shared
+ * with CONV_NHWC_Q); refused: the VNNI path */
 
 /* whether cq_panel_conv runs on tiles: A (TPr rows of a K chunk rounded
  * up to 64) within the panel area ow, the tile state granted */
@@ -6365,6 +6379,216 @@ static int cn_regular(const int32_t *p, void *const *a)
 	return 1;
 }
 
+/* Channel-last int8 convolution on AMX tiles (cn_amx; x86-64 Linux with
+ * RT_AMX, the tile state granted), the transposed product as for the
+ * panel path but with nothing rearranged in the weights: C (16 output
+ * channels x 16 pixels, int32) += A (16 channels x kc bytes of one tap:
+ * OHWI rows as they are, row stride K) times B (kc / 4 quads of input
+ * channels x 16 pixels x 4 bytes) with tdpbssd (int8 by int8, so x needs
+ * no flip). B comes from a band of nb output rows staged once per band in
+ * the scratch: for each kernel row kh and output row of the band, the
+ * input row (ZX for columns and rows in the padding) as planes [kh][C / 4
+ * quads][SW column phases][nb Wq columns][4 bytes], so a tap's 16 pixels
+ * of one quad are 64 contiguous bytes (the band's rows one after the
+ * other, Wq - OW junk columns between them, computed and dropped) and its
+ * quads a fixed stride apart. Padding holds ZX, so every tap counts and
+ * sum (x - ZX) w = sum x w - ZX sum w over all taps: one correction per
+ * channel, folded with the bias (bq, in the scratch). The band's rows are
+ * chosen for the fewest tiles within CN_AMX_CAP bytes (7x7 maps: 3 rows of
+ * 9 columns, 2 tiles). Per step 2 channel blocks x 2 pixel tiles (C 0-3,
+ * A 4-5, B 6-7); the last channel block overlaps the one before it. The
+ * C tiles are requantized row by row (one channel's 16 pixels, AVX-512)
+ * and transposed into the pixels' channel-last rows. Taken when C is a
+ * multiple of 4 (kc: the largest multiple of 4 up to 64 dividing C), G =
+ * 1, OC >= 16, int8 out, no weight zero points and |bias| + 255 128 K <
+ * 2^31 (the sums exact in int32); the scratch (cn_amx_geo, the same for
+ * every ISA) within NPU_CV_SMAX, else cn_regular. */
+#define CN_AMX_CAP 49152
+typedef struct {
+	int kc, Cq, Wq, nb, L;
+	size_t bq, need;	/* the staged rows' offset (after bq), all bytes */
+} cn_ageo;
+
+static size_t cn_amx_geo(const int32_t *p, cn_ageo *q)
+{
+	int G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1, C = p[NPU_CV_C], OC = p[NPU_CV_OC], OH = p[NPU_CV_OH];
+	int OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW], SW = p[NPU_CV_SW], DW = p[NPU_CV_DW];
+	if (p[NPU_CV_XT] != NPU_T_I8 || p[NPU_CV_WT] != NPU_T_I8 || p[NPU_CV_YT] != NPU_T_I8 || G != 1 || C < 4 ||
+	    C % 4 || OC < 16 || KH < 1 || KW < 1 || OH < 1 || OW < 1 || SW < 1 || DW < 1 || p[NPU_CV_SH] < 1 ||
+	    p[NPU_CV_DH] < 1 || (int64_t)C * KH * KW > CQ_NHWC_MAX_K || (int64_t)OW * SW + (int64_t)KW * DW > 65536)
+		return 0;
+	q->kc = 64;
+	while (C % q->kc)
+		q->kc -= 4;
+	q->Cq = C / 4;
+	q->Wq = ((OW - 1) * SW + (KW - 1) * DW + SW) / SW;
+	size_t row = (size_t)KH * C * SW * q->Wq;	/* one output row's staged bytes */
+	size_t slack = ((size_t)(16 + (KW - 1) * DW / SW) * 4 + 63) & ~(size_t)63;	/* B's reads past the last plane */
+	q->bq = ((size_t)OC * 4 + 63) & ~(size_t)63;
+	int64_t best = -1;
+	q->nb = 1;
+	for (int nb = 1; nb <= OH && (nb == 1 || (size_t)nb * row + slack <= CN_AMX_CAP); nb++) {
+		int64_t tiles = (int64_t)(OH / nb) * ((nb * q->Wq + 15) / 16) + (OH % nb ? (OH % nb * q->Wq + 15) / 16 : 0);
+		if (best < 0 || tiles < best)
+			best = tiles, q->nb = nb;
+	}
+	q->L = q->nb * q->Wq;
+	q->need = q->bq + (size_t)q->nb * row + slack;
+	return p[NPU_CV_SMAX] > 0 && q->need > (size_t)p[NPU_CV_SMAX] ? 0 : q->need;
+}
+
+#if defined(RT_AMX)
+/* whether cn_amx runs (besides its geometry): tiles granted, no weight
+ * zero points, int32 biases with room for the sums */
+static int cn_amx_use(const int32_t *p, void *const *a, cn_ageo *q)
+{
+	const int32_t *wzp = a[5];
+	int OC = p[NPU_CV_OC];
+	int64_t room = INT32_MAX - (int64_t)32640 * p[NPU_CV_C] * p[NPU_CV_KH] * p[NPU_CV_KW];
+	if (!cn_amx_geo(p, q) || p[NPU_CV_ZX] < -128 || p[NPU_CV_ZX] > 127)
+		return 0;
+	for (int o = 0; o < OC; o++) {
+		int64_t b = cq_bias(p, a[2], o);
+		if ((wzp && wzp[o]) || b > room || b < -room)
+			return 0;
+	}
+	return cq_amx_ready();
+}
+
+/* 16 rows of 16 bytes transposed (4 perfect shuffles of the rows) */
+static inline void cn_tr16(__m128i *v)
+{
+	for (int r = 0; r < 4; r++) {
+		__m128i t[16];
+		for (int i = 0; i < 8; i++)
+			t[2 * i] = _mm_unpacklo_epi8(v[i], v[i + 8]), t[2 * i + 1] = _mm_unpackhi_epi8(v[i], v[i + 8]);
+		for (int i = 0; i < 16; i++)
+			v[i] = t[i];
+	}
+}
+
+/* one channel's 16 sums (c) requantized: b + c (the accumulator, |.| <
+ * 2^31) times mult, rounded shift s, + zy, clamped: rt_mulshift's first
+ * case and rt_clamp, on int64 lanes */
+static inline __m128i cn_rq16(const int32_t *c, int32_t b, int32_t mult, int s, int32_t zy, int32_t lo, int32_t hi)
+{
+	__m512i v = _mm512_add_epi32(_mm512_loadu_si512((const void *)c), _mm512_set1_epi32(b));
+	__m512i m = _mm512_set1_epi64(mult), r = _mm512_set1_epi64(s > 0 ? (int64_t)1 << (s - 1) : 0);
+	__m512i sh = _mm512_set1_epi64(s), z = _mm512_set1_epi64(zy), l = _mm512_set1_epi64(lo), h = _mm512_set1_epi64(hi);
+	__m512i a0 = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(v)), a1 = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(v, 1));
+	a0 = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(a0, m), r), sh);
+	a1 = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(a1, m), r), sh);
+	a0 = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(a0, z), l), h);
+	a1 = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(a1, z), l), h);
+	return _mm_unpacklo_epi64(_mm512_cvtepi64_epi8(a0), _mm512_cvtepi64_epi8(a1));
+}
+
+static int cn_amx(const int32_t *p, void *const *a, void *scratch)
+{
+	cn_ageo q;
+	if (!scratch || !cn_amx_use(p, a, &q))
+		return 0;
+	const int8_t *x = a[0], *w = a[1];
+	const int32_t *mult = a[3], *shift = a[4];
+	int8_t *y = a[6];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W], OC = p[NPU_CV_OC];
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], kc = q.kc, Cq = q.Cq, Wq = q.Wq, L = q.L;
+	int32_t ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	size_t K = (size_t)KH * KW * C, qs = (size_t)SW * L * 4;	/* A's and B's row strides */
+	int32_t *bq = scratch;
+	uint8_t *st = (uint8_t *)scratch + q.bq;
+	for (int o = 0; o < OC; o++) {	/* bias - ZX sum w, kept mod 2^32 (the sums are within int32) */
+		int32_t sw = 0;
+		for (size_t k = 0; k < K; k++)
+			sw += w[(size_t)o * K + k];
+		bq[o] = (int32_t)(uint32_t)(cq_bias(p, a[2], o) - (int64_t)ZX * sw);
+	}
+	/* palette 1; C 0-3: 16 x 64 bytes; A 4-5: 16 x kc; B 6-7: kc / 4 x 64 */
+	_Alignas(64) uint8_t cfg[64] = {0};
+	cfg[0] = 1;
+	for (int t = 0; t < 8; t++) {
+		int cb = t == 4 || t == 5 ? kc : 64;
+		cfg[16 + 2 * t] = (uint8_t)cb, cfg[17 + 2 * t] = (uint8_t)(cb >> 8);
+		cfg[48 + t] = (uint8_t)(t >= 6 ? kc / 4 : 16);
+	}
+	__asm__ volatile("ldtilecfg %0" : : "m"(*(const uint8_t(*)[64])cfg));
+	_Alignas(64) int32_t cb[4][256];
+	uint8_t zq[4] = {(uint8_t)ZX, (uint8_t)ZX, (uint8_t)ZX, (uint8_t)ZX};
+	for (int n = 0; n < N; n++)
+		for (int oh0 = 0; oh0 < OH; oh0 += q.nb) {
+			int nbr = OH - oh0 < q.nb ? OH - oh0 : q.nb, nq = nbr * Wq;
+			for (int kh = 0; kh < KH; kh++)	/* the band's input rows for kernel row kh */
+				for (int ol = 0; ol < nbr; ol++) {
+					int ih = (oh0 + ol) * SH - PT + kh * DH;
+					for (int jj = 0; jj < SW * Wq; jj++) {
+						int iw = jj - PL, ph = jj % SW;
+						const uint8_t *src = ih >= 0 && ih < H && iw >= 0 && iw < W
+									     ? (const uint8_t *)x + (((size_t)n * H + ih) * W + iw) * C
+									     : NULL;
+						uint8_t *d = st + (((size_t)kh * Cq * SW + ph) * L + (size_t)ol * Wq + jj / SW) * 4;
+						for (int r = 0; r < Cq; r++, d += qs)
+							memcpy(d, src ? src + 4 * r : zq, 4);
+					}
+				}
+			for (int o0 = 0; o0 < OC; o0 += 32) {
+				int ob[2] = {o0 + 16 <= OC ? o0 : OC - 16, o0 + 16 < OC ? (o0 + 32 <= OC ? o0 + 16 : OC - 16) : -1};
+				for (int q0 = 0; q0 < nq; q0 += 32) {
+					int two = q0 + 16 < nq;
+					const int8_t *a0 = w + (size_t)ob[0] * K, *a1 = w + (size_t)(ob[1] < 0 ? 0 : ob[1]) * K;
+					_tile_zero(0);
+					_tile_zero(1);
+					_tile_zero(2);
+					_tile_zero(3);
+					for (int kh = 0; kh < KH; kh++)
+						for (int kw = 0; kw < KW; kw++) {
+							int ph = kw * DW % SW, kwo = kw * DW / SW;
+							size_t ao = (size_t)(kh * KW + kw) * C;
+							const uint8_t *b0 = st + (((size_t)kh * Cq * SW + ph) * L + (size_t)q0 + kwo) * 4;
+							for (int c0 = 0; c0 < C; c0 += kc, ao += kc, b0 += (size_t)kc / 4 * qs) {
+								_tile_loadd(4, a0 + ao, K);
+								_tile_loadd(6, b0, qs);
+								_tile_dpbssd(0, 4, 6);
+								if (two) {
+									_tile_loadd(7, b0 + 64, qs);
+									_tile_dpbssd(1, 4, 7);
+								}
+								if (ob[1] >= 0) {
+									_tile_loadd(5, a1 + ao, K);
+									_tile_dpbssd(2, 5, 6);
+									if (two)
+										_tile_dpbssd(3, 5, 7);
+								}
+							}
+						}
+					_tile_stored(0, cb[0], 64);
+					_tile_stored(1, cb[1], 64);
+					_tile_stored(2, cb[2], 64);
+					_tile_stored(3, cb[3], 64);
+					for (int t = 0; t < 4; t++) {
+						int o = ob[t / 2], qt = q0 + 16 * (t % 2);
+						if (o < 0 || qt >= nq)
+							continue;
+						__m128i v[16];
+						for (int j = 0; j < 16; j++)
+							v[j] = cn_rq16(cb[t] + 16 * j, bq[o + j], mult[o + j], rt_shift(shift[o + j]), ZY, LO, HI);
+						cn_tr16(v);
+						for (int c = 0; c < 16 && qt + c < nq; c++) {
+							int ol = (qt + c) / Wq, ow = (qt + c) % Wq;
+							if (ow < OW)
+								_mm_storeu_si128((__m128i *)(void *)(y + (((size_t)n * OH + oh0 + ol) * OW + ow) * OC + o),
+										 v[c]);
+						}
+					}
+				}
+			}
+		}
+	_tile_release();
+	return 1;
+}
+#endif
+
 static void k_conv_nhwc_q(const int32_t *p, void *const *a, void *scratch)
 {
 	const void *x = a[0], *w = a[1], *bias = a[2];
@@ -6389,6 +6613,10 @@ static void k_conv_nhwc_q(const int32_t *p, void *const *a, void *scratch)
 			return;
 		}
 	}
+#if defined(RT_AMX)
+	if (cn_amx(p, a, scratch))
+		return;
+#endif
 	if (cn_regular(p, a))
 		return;
 	for (int n = 0; n < N; n++)
@@ -6757,7 +6985,11 @@ uint32_t npu_scratch_size(uint32_t kernel, const int32_t *p)
 	}
 	/* @npu-end */
 	/* @npu-kernel CONV_NHWC_Q */
-	case NPU_K_CONV_NHWC_Q: return (uint32_t)cn_dw_scratch(p);
+	case NPU_K_CONV_NHWC_Q: {
+		cn_ageo q;
+		size_t d = cn_dw_scratch(p), r = cn_amx_geo(p, &q);
+		return (uint32_t)(d > r ? d : r);
+	}
 	/* @npu-end */
 	/* @npu-kernel CONV_T_Q */
 	case NPU_K_CONV_T_Q: return (uint32_t)ctq_scratch(p);
