@@ -6506,7 +6506,7 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 		bq[o] = (int32_t)(uint32_t)(cq_bias(p, a[2], o) - (int64_t)ZX * sw);
 	}
 	/* palette 1; C 0-3: 16 x 64 bytes; A 4-5: 16 x kc; B 6-7: kc / 4 x 64 */
-	_Alignas(64) uint8_t cfg[64] = {0};
+	uint8_t cfg[64] __attribute__((aligned(64))) = {0};
 	cfg[0] = 1;
 	for (int t = 0; t < 8; t++) {
 		int cb = t == 4 || t == 5 ? kc : 64;
@@ -6514,7 +6514,7 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 		cfg[48 + t] = (uint8_t)(t >= 6 ? kc / 4 : 16);
 	}
 	__asm__ volatile("ldtilecfg %0" : : "m"(*(const uint8_t(*)[64])cfg));
-	_Alignas(64) int32_t cb[4][256];
+	int32_t cb[4][256] __attribute__((aligned(64)));
 	uint8_t zq[4] = {(uint8_t)ZX, (uint8_t)ZX, (uint8_t)ZX, (uint8_t)ZX};
 	for (int n = 0; n < N; n++)
 		for (int oh0 = 0; oh0 < OH; oh0 += q.nb) {
