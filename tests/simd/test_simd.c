@@ -661,6 +661,10 @@ static int nhwcamx_cases(int *ntotal)
 		{1, 320, 3, 3, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* kc 64 of 320 */
 		{1, 64, 1, 1, 48, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* one pixel */
 		{1, 32, 5, 40, 20, 3, 1, 3, 3, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* stride 3 */
+		{1, 3, 23, 23, 64, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1, NPU_T_I8, 0},	/* row mode: resnet18's stem */
+		{1, 3, 17, 17, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 1},	/* mobilenet_v2's stem */
+		{2, 5, 9, 30, 17, 3, 5, 1, 2, 2, 4, 1, 3, 2, 1, 1, NPU_T_I8, 0},	/* KW C = 25 */
+		{1, 1, 6, 20, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* one channel */
 	};
 	int nfix = (int)(sizeof fixed / sizeof fixed[0]);
 	for (int i = 0; i < nfix + 120; i++) {
@@ -672,7 +676,7 @@ static int nhwcamx_cases(int *ntotal)
 			s.KH = ri(1, 4), s.KW = ri(1, 4), s.SH = ri(1, 2), s.SW = ri(1, 3), s.DH = ri(1, 2), s.DW = ri(1, 2);
 			s.H = ri(1, 12), s.W = ri(1, 40);
 			s.PT = ri(0, s.KH), s.PB = ri(0, s.KH), s.PL = ri(0, s.KW), s.PR = ri(0, s.KW);
-			s.C = 4 * ri(1, 40), s.OC = ri(16, 70);
+			s.C = ri(0, 2) ? 4 * ri(1, 40) : ri(1, 30), s.OC = ri(16, 70);	/* row mode too */
 		}
 		s.smax = 0;
 		int fast = 0;

@@ -6404,36 +6404,46 @@ static int cn_regular(const int32_t *p, void *const *a)
  * 2^31 (the sums exact in int32); the scratch (cn_amx_geo, the same for
  * every ISA) within NPU_CV_SMAX, else cn_regular. */
 #define CN_AMX_CAP 49152
+#define CN_AMX_ROW 256	/* row mode: KW C at most */
 typedef struct {
-	int kc, Cq, Wq, nb, L;
-	size_t bq, need;	/* the staged rows' offset (after bq), all bytes */
+	int im, Ce, KWe, SWe, DWe, kc, Cq, Wq, nb, L;	/* row mode; per group of taps: channels, ... */
+	size_t wr, bq, need;	/* offsets: restaged weights (row mode), staged rows; all bytes */
 } cn_ageo;
 
 static size_t cn_amx_geo(const int32_t *p, cn_ageo *q)
 {
 	int G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1, C = p[NPU_CV_C], OC = p[NPU_CV_OC], OH = p[NPU_CV_OH];
 	int OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW], SW = p[NPU_CV_SW], DW = p[NPU_CV_DW];
-	if (p[NPU_CV_XT] != NPU_T_I8 || p[NPU_CV_WT] != NPU_T_I8 || p[NPU_CV_YT] != NPU_T_I8 || G != 1 || C < 4 ||
-	    C % 4 || OC < 16 || KH < 1 || KW < 1 || OH < 1 || OW < 1 || SW < 1 || DW < 1 || p[NPU_CV_SH] < 1 ||
+	if (p[NPU_CV_XT] != NPU_T_I8 || p[NPU_CV_WT] != NPU_T_I8 || p[NPU_CV_YT] != NPU_T_I8 || G != 1 || C < 1 ||
+	    OC < 16 || KH < 1 || KW < 1 || OH < 1 || OW < 1 || SW < 1 || DW < 1 || p[NPU_CV_SH] < 1 ||
 	    p[NPU_CV_DH] < 1 || (int64_t)C * KH * KW > CQ_NHWC_MAX_K || (int64_t)OW * SW + (int64_t)KW * DW > 65536)
 		return 0;
+	q->im = C % 4 != 0;
+	if (q->im && KW * C > CN_AMX_ROW)
+		return 0;
+	/* row mode: a kernel row's KW C bytes (rounded up to 4) as the channels of one tap */
+	q->Ce = q->im ? (KW * C + 3) & ~3 : C, q->KWe = q->im ? 1 : KW;
+	q->SWe = q->im ? 1 : SW, q->DWe = q->im ? 1 : DW;
 	q->kc = 64;
-	while (C % q->kc)
+	while (q->Ce % q->kc)
 		q->kc -= 4;
-	q->Cq = C / 4;
-	q->Wq = ((OW - 1) * SW + (KW - 1) * DW + SW) / SW;
-	size_t row = (size_t)KH * C * SW * q->Wq;	/* one output row's staged bytes */
-	size_t slack = ((size_t)(16 + (KW - 1) * DW / SW) * 4 + 63) & ~(size_t)63;	/* B's reads past the last plane */
+	q->Cq = q->Ce / 4;
+	q->Wq = q->im ? OW : ((OW - 1) * SW + (KW - 1) * DW + SW) / SW;
+	size_t row = (size_t)KH * q->Ce * q->SWe * q->Wq;	/* one output row's staged bytes */
+	size_t slack = ((size_t)(16 + (q->KWe - 1) * q->DWe / q->SWe) * 4 + 63) & ~(size_t)63;	/* B's reads past the last plane */
 	q->bq = ((size_t)OC * 4 + 63) & ~(size_t)63;
+	q->wr = q->bq + (q->im ? ((size_t)OC * KH * q->Ce + 63) & ~(size_t)63 : 0);
+	if (q->wr + row + slack > CN_AMX_CAP)
+		return 0;
 	int64_t best = -1;
 	q->nb = 1;
-	for (int nb = 1; nb <= OH && (nb == 1 || (size_t)nb * row + slack <= CN_AMX_CAP); nb++) {
+	for (int nb = 1; nb <= OH && q->wr + (size_t)nb * row + slack <= CN_AMX_CAP; nb++) {
 		int64_t tiles = (int64_t)(OH / nb) * ((nb * q->Wq + 15) / 16) + (OH % nb ? (OH % nb * q->Wq + 15) / 16 : 0);
 		if (best < 0 || tiles < best)
 			best = tiles, q->nb = nb;
 	}
 	q->L = q->nb * q->Wq;
-	q->need = q->bq + (size_t)q->nb * row + slack;
+	q->need = q->wr + (size_t)q->nb * row + slack;
 	return p[NPU_CV_SMAX] > 0 && q->need > (size_t)p[NPU_CV_SMAX] ? 0 : q->need;
 }
 
@@ -6495,15 +6505,24 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
 	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
 	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], kc = q.kc, Cq = q.Cq, Wq = q.Wq, L = q.L;
+	int Ce = q.Ce, KWe = q.KWe, SWe = q.SWe, DWe = q.DWe;
 	int32_t ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
-	size_t K = (size_t)KH * KW * C, qs = (size_t)SW * L * 4;	/* A's and B's row strides */
+	size_t K = (size_t)KH * KW * C, Ke = (size_t)KH * KWe * Ce, qs = (size_t)SWe * L * 4;	/* A's and B's row strides */
 	int32_t *bq = scratch;
-	uint8_t *st = (uint8_t *)scratch + q.bq;
+	int8_t *wr = (int8_t *)scratch + q.bq;
+	uint8_t *st = (uint8_t *)scratch + q.wr;
 	for (int o = 0; o < OC; o++) {	/* bias - ZX sum w, kept mod 2^32 (the sums are within int32) */
 		int32_t sw = 0;
 		for (size_t k = 0; k < K; k++)
 			sw += w[(size_t)o * K + k];
 		bq[o] = (int32_t)(uint32_t)(cq_bias(p, a[2], o) - (int64_t)ZX * sw);
+	}
+	if (q.im) {	/* row mode: each kernel row's weights padded with zeros to Ce */
+		for (size_t r = 0; r < (size_t)OC * KH; r++) {
+			memcpy(wr + r * Ce, w + r * KW * C, (size_t)KW * C);
+			memset(wr + r * Ce + KW * C, 0, (size_t)(Ce - KW * C));
+		}
+		w = wr;
 	}
 	/* palette 1; C 0-3: 16 x 64 bytes; A 4-5: 16 x kc; B 6-7: kc / 4 x 64 */
 	uint8_t cfg[64] __attribute__((aligned(64))) = {0};
@@ -6522,6 +6541,23 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 			for (int kh = 0; kh < KH; kh++)	/* the band's input rows for kernel row kh */
 				for (int ol = 0; ol < nbr; ol++) {
 					int ih = (oh0 + ol) * SH - PT + kh * DH;
+					if (q.im) {	/* row mode: each pixel's window row, ZX past it */
+						for (int ow = 0; ow < OW; ow++) {
+							uint8_t *d = st + ((size_t)kh * Cq * L + (size_t)ol * Wq + ow) * 4;
+							int t = 0;
+							for (int kw = 0; kw < KW; kw++) {
+								int iw = ow * SW - PL + kw * DW;
+								const int8_t *src = ih >= 0 && ih < H && iw >= 0 && iw < W
+											    ? x + (((size_t)n * H + ih) * W + iw) * C
+											    : NULL;
+								for (int c = 0; c < C; c++, t++)
+									d[(size_t)(t >> 2) * L * 4 + (t & 3)] = src ? (uint8_t)src[c] : (uint8_t)ZX;
+							}
+							for (; t < Ce; t++)
+								d[(size_t)(t >> 2) * L * 4 + (t & 3)] = (uint8_t)ZX;
+						}
+						continue;
+					}
 					for (int jj = 0; jj < SW * Wq; jj++) {
 						int iw = jj - PL, ph = jj % SW;
 						const uint8_t *src = ih >= 0 && ih < H && iw >= 0 && iw < W
@@ -6536,18 +6572,18 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 				int ob[2] = {o0 + 16 <= OC ? o0 : OC - 16, o0 + 16 < OC ? (o0 + 32 <= OC ? o0 + 16 : OC - 16) : -1};
 				for (int q0 = 0; q0 < nq; q0 += 32) {
 					int two = q0 + 16 < nq;
-					const int8_t *a0 = w + (size_t)ob[0] * K, *a1 = w + (size_t)(ob[1] < 0 ? 0 : ob[1]) * K;
+					const int8_t *a0 = w + (size_t)ob[0] * Ke, *a1 = w + (size_t)(ob[1] < 0 ? 0 : ob[1]) * Ke;
 					_tile_zero(0);
 					_tile_zero(1);
 					_tile_zero(2);
 					_tile_zero(3);
 					for (int kh = 0; kh < KH; kh++)
-						for (int kw = 0; kw < KW; kw++) {
-							int ph = kw * DW % SW, kwo = kw * DW / SW;
-							size_t ao = (size_t)(kh * KW + kw) * C;
-							const uint8_t *b0 = st + (((size_t)kh * Cq * SW + ph) * L + (size_t)q0 + kwo) * 4;
-							for (int c0 = 0; c0 < C; c0 += kc, ao += kc, b0 += (size_t)kc / 4 * qs) {
-								_tile_loadd(4, a0 + ao, K);
+						for (int kw = 0; kw < KWe; kw++) {
+							int ph = kw * DWe % SWe, kwo = kw * DWe / SWe;
+							size_t ao = (size_t)(kh * KWe + kw) * Ce;
+							const uint8_t *b0 = st + (((size_t)kh * Cq * SWe + ph) * L + (size_t)q0 + kwo) * 4;
+							for (int c0 = 0; c0 < Ce; c0 += kc, ao += kc, b0 += (size_t)kc / 4 * qs) {
+								_tile_loadd(4, a0 + ao, Ke);
 								_tile_loadd(6, b0, qs);
 								_tile_dpbssd(0, 4, 6);
 								if (two) {
@@ -6555,7 +6591,7 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 									_tile_dpbssd(1, 4, 7);
 								}
 								if (ob[1] >= 0) {
-									_tile_loadd(5, a1 + ao, K);
+									_tile_loadd(5, a1 + ao, Ke);
 									_tile_dpbssd(2, 5, 6);
 									if (two)
 										_tile_dpbssd(3, 5, 7);
