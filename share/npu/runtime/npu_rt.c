@@ -6052,6 +6052,15 @@ static size_t cn_dw_scratch(const int32_t *p)
 static void cn_dw_add(int32_t *restrict acc, const int8_t *restrict x, const int16_t *restrict w, int C, int32_t ZX)
 {
 	int c = 0;
+#if !defined(NPU_NO_SIMD) && defined(__AVX512F__)	/* 16 channels as int32 lanes */
+	const __m512i zx16 = _mm512_set1_epi32(ZX);
+	for (; c + 16 <= C; c += 16) {
+		__m512i v = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(x + c))), zx16);
+		__m512i wv = _mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(w + c)));
+		_mm512_storeu_si512((void *)(acc + c), _mm512_add_epi32(_mm512_loadu_si512((const void *)(acc + c)),
+									  _mm512_mullo_epi32(v, wv)));
+	}
+#endif
 #if !defined(NPU_NO_SIMD) && defined(__SSE2__)
 	const __m128i zx = _mm_set1_epi16((int16_t)ZX), z = _mm_setzero_si128();
 	for (; c + 8 <= C; c += 8) {
@@ -6169,6 +6178,38 @@ static int cn_dw_dot(const int32_t *p, void *const *a, void *scratch)
 }
 #endif
 
+#if !defined(NPU_NO_SIMD) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#define CN_RQ_LANES 1
+/* y[c] (int8) for c < C from the int32 sums acc[c] + b[c] (b NULL: 0),
+ * each |.| < 2^31: rt_mulshift's first case and rt_clamp on int64 lanes,
+ * 16 channels a step with their own mult and shift */
+static void cn_rq_lanes(const int32_t *acc, const int32_t *b, const int32_t *mult, const int32_t *shift, int C,
+			int32_t zy, int32_t lo, int32_t hi, int8_t *y)
+{
+	const __m512i one = _mm512_set1_epi64(1), z = _mm512_set1_epi64(zy), l = _mm512_set1_epi64(lo);
+	const __m512i h = _mm512_set1_epi64(hi);
+	for (int c = 0; c < C; c += 16) {
+		__mmask16 k = C - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (C - c)) - 1);
+		__m512i v = _mm512_maskz_loadu_epi32(k, acc + c), m = _mm512_maskz_loadu_epi32(k, mult + c);
+		__m512i sh = _mm512_min_epi32(_mm512_max_epi32(_mm512_maskz_loadu_epi32(k, shift + c), _mm512_setzero_si512()),
+					      _mm512_set1_epi32(62));
+		if (b)
+			v = _mm512_add_epi32(v, _mm512_maskz_loadu_epi32(k, b + c));
+		__m128i out[2];
+		for (int hf = 0; hf < 2; hf++) {
+			__m512i a64 = _mm512_cvtepi32_epi64(hf ? _mm512_extracti64x4_epi64(v, 1) : _mm512_castsi512_si256(v));
+			__m512i m64 = _mm512_cvtepi32_epi64(hf ? _mm512_extracti64x4_epi64(m, 1) : _mm512_castsi512_si256(m));
+			__m512i s64 = _mm512_cvtepi32_epi64(hf ? _mm512_extracti64x4_epi64(sh, 1) : _mm512_castsi512_si256(sh));
+			/* 2^(s-1), 0 for s = 0 (a shift count beyond 63 gives 0) */
+			__m512i r = _mm512_sllv_epi64(one, _mm512_sub_epi64(s64, one));
+			a64 = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(a64, m64), r), s64);
+			out[hf] = _mm512_cvtepi64_epi8(_mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(a64, z), l), h));
+		}
+		_mm_mask_storeu_epi8(y + c, k, _mm_unpacklo_epi64(out[0], out[1]));
+	}
+}
+#endif
+
 static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 {
 #if !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)
@@ -6191,6 +6232,13 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 		for (int t = 0; t < taps; t++)
 			wt[(size_t)t * C + c] = (int16_t)(w[(size_t)c * taps + t] - z);
 	}
+#if defined(CN_RQ_LANES)
+	/* int8 out, int32 biases with room for the sums (|.| <= 255 255 taps) */
+	int lanes = YT == NPU_T_I8 && p[NPU_CV_ACT] != NPU_T_I64;
+	for (int c = 0; lanes && bias && c < C; c++)
+		lanes = ((const int32_t *)bias)[c] <= INT32_MAX - 65025 * taps &&
+			((const int32_t *)bias)[c] >= -INT32_MAX + 65025 * taps;
+#endif
 	for (int n = 0; n < N; n++)
 		for (int oh = 0; oh < OH; oh++)
 			for (int ow = 0; ow < OW; ow++) {
@@ -6208,6 +6256,12 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 					}
 				}
 				size_t yo = (((size_t)n * OH + oh) * OW + ow) * C;
+#if defined(CN_RQ_LANES)
+				if (lanes) {
+					cn_rq_lanes(acc, bias, mult, shift, C, ZY, LO, HI, (int8_t *)y + yo);
+					continue;
+				}
+#endif
 				for (int c = 0; c < C; c++)
 					rt_sti(y, YT, yo + c,
 					       rt_clamp(ZY + rt_mulshift(cq_bias(p, bias, c) + acc[c], mult[c], rt_shift(shift[c])),
