@@ -687,6 +687,75 @@ static int nhwcamx_cases(int *ntotal)
 	*ntotal = n;
 	return ok;
 }
+/* channel-last int8 pooling (k_pool_nhwc_q's rows, pn_rows_i8): max and
+ * average (padding counted or not, ceil-mode overhang, windows wholly in
+ * the padding, clamps) against the definition written out here */
+static int nhwcpool_cases(int *nrows)
+{
+	int ok = 1, rows = 0;
+	for (int i = 0; i < 300; i++) {
+		int32_t p[NPU_PL_COUNT] = {0};
+		int N = ri(1, 2), C = ri(0, 3) ? ri(1, 80) : ri(200, 600), H = ri(1, 12), W = ri(1, 12);
+		int KH = ri(1, 4), KW = ri(1, 4), SH = ri(1, 3), SW = ri(1, 3), PT = ri(0, KH), PL = ri(0, KW);
+		int PB = ri(0, KH), PR = ri(0, KW), avg = ri(0, 1);
+		if (i % 10 == 0)	/* global average (squeezenet's head) */
+			KH = H, KW = W, SH = SW = 1, PT = PL = PB = PR = 0, avg = 1;
+		int OH = (H + PT + PB - KH) / SH + 1 + ri(0, 1) * (ri(0, 3) == 0), OW = (W + PL + PR - KW) / SW + 1;
+		if (OH < 1 || OW < 1)
+			continue;
+		p[NPU_PL_N] = N, p[NPU_PL_C] = C, p[NPU_PL_H] = H, p[NPU_PL_W] = W, p[NPU_PL_OH] = OH, p[NPU_PL_OW] = OW;
+		p[NPU_PL_KH] = KH, p[NPU_PL_KW] = KW, p[NPU_PL_SH] = SH, p[NPU_PL_SW] = SW, p[NPU_PL_PT] = PT;
+		p[NPU_PL_PL] = PL, p[NPU_PL_PB] = PB, p[NPU_PL_PR] = PR;
+		p[NPU_PL_MODE] = avg ? NPU_POOL_AVG : NPU_POOL_MAX, p[NPU_PL_COUNT_PAD] = ri(0, 1);
+		p[NPU_PL_XT] = p[NPU_PL_YT] = NPU_T_I8, p[NPU_PL_ZX] = ri(-128, 127), p[NPU_PL_ZY] = ri(-60, 60);
+		p[NPU_PL_LO] = ri(0, 2) ? -128 : ri(-128, 0), p[NPU_PL_HI] = ri(0, 2) ? 127 : ri(1, 127);
+		size_t nx = (size_t)N * H * W * C, ny = (size_t)N * OH * OW * C;
+		int8_t *x = malloc(nx), *y = malloc(ny);
+		for (size_t k = 0; k < nx; k++)
+			x[k] = (int8_t)ri(-128, 127);
+		void *a[NPU_MAX_ARGS] = {x, y};
+		k_pool_nhwc_q(p, a, NULL);
+		rows++;
+		for (int n = 0; n < N && ok; n++)
+			for (int oh = 0; oh < OH && ok; oh++)
+				for (int ow = 0; ow < OW && ok; ow++)
+					for (int c = 0; c < C && ok; c++) {
+						int h0 = oh * SH - PT, w0 = ow * SW - PL, cells = 0, cnt;
+						int64_t sum = 0, mx = -1000;
+						for (int ih = h0; ih < h0 + KH; ih++)
+							for (int iw = w0; iw < w0 + KW; iw++)
+								if (ih >= 0 && ih < H && iw >= 0 && iw < W) {
+									int v = x[(((size_t)n * H + ih) * W + iw) * C + c];
+									sum += v - p[NPU_PL_ZX], mx = v > mx ? v : mx, cells++;
+								}
+						if (p[NPU_PL_COUNT_PAD]) {	/* padding cells count, the overhang not */
+							int a0 = h0 < -PT ? -PT : h0, a1 = h0 + KH > H + PB ? H + PB : h0 + KH;
+							int b0 = w0 < -PL ? -PL : w0, b1 = w0 + KW > W + PR ? W + PR : w0 + KW;
+							cnt = (a1 > a0 ? a1 - a0 : 0) * (b1 > b0 ? b1 - b0 : 0);
+						} else {
+							cnt = cells;
+						}
+						int64_t r;
+						if (avg) {
+							int64_t d = cnt > 0 ? cnt : 1, m = sum < 0 ? -sum : sum, q = (2 * m + d) / (2 * d);
+							r = p[NPU_PL_ZY] + (sum < 0 ? -q : q);
+						} else {
+							r = cells ? mx : p[NPU_PL_ZY];
+						}
+						r = r < p[NPU_PL_LO] ? p[NPU_PL_LO] : r > p[NPU_PL_HI] ? p[NPU_PL_HI] : r;
+						int8_t got = y[(((size_t)n * OH + oh) * OW + ow) * C + c];
+						if (got != r) {
+							printf("# nhwc pool %s y[%d,%d,%d,%d] = %d, want %d (C%d %dx%d k%dx%d s%d,%d p%d,%d,%d,%d)\n",
+							       avg ? "avg" : "max", n, oh, ow, c, got, (int)r, C, H, W, KH, KW, SH, SW, PT,
+							       PL, PB, PR);
+							ok = 0;
+						}
+					}
+		free(x), free(y);
+	}
+	*nrows = rows;
+	return ok;
+}
 /* ---- nhwcamx end ---- */
 
 /* ---- amx: wide rows for the AMX staging (16 interior pixels of a row
@@ -1349,6 +1418,10 @@ int main(void)
 	 * had refused the tile state: cn_regular, the same results) */
 	int nat = 0;
 	CHECK_MSG(nhwcamx_cases(&nat), "channel-last convolutions (AMX shapes) differ from the definition");
+	int npr = 0;
+	CHECK_MSG(nhwcpool_cases(&npr), "channel-last int8 pooling differs from the definition");
+	printf("# nhwc pool: %d int8 poolings (max and average) on whole channel rows\n", npr);
+	CHECK(npr > 200);
 #if defined(RT_AMX)
 	printf("# nhwcamx: %s; %d channel-last convolutions on AMX tiles (%d of them AMX shapes)\n",
 	       cq_amx_ready() ? "tile state granted" : "tile state refused by the kernel, cn_regular", nhwc_amx, nat);

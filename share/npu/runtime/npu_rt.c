@@ -6810,6 +6810,79 @@ static void k_conv_nhwc_f(const int32_t *p, void *const *a, void *scratch)
 /* @npu-end */
 
 /* @npu-kernel POOL_NHWC_Q */
+/* y[c] = max(y[c], x[c]) for c < C (int8) */
+static void pn_max_row(int8_t *restrict y, const int8_t *restrict x, int C)
+{
+	int c = 0;
+#if !defined(NPU_NO_SIMD) && defined(__AVX2__)
+	for (; c + 32 <= C; c += 32)
+		_mm256_storeu_si256((__m256i *)(void *)(y + c),
+				    _mm256_max_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(y + c)),
+						    _mm256_loadu_si256((const __m256i *)(const void *)(x + c))));
+#elif !defined(NPU_NO_SIMD) && defined(__SSE2__)	/* unsigned max of x ^ 0x80 */
+	const __m128i f = _mm_set1_epi8((char)0x80);
+	for (; c + 16 <= C; c += 16) {
+		__m128i u = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(y + c)), f);
+		__m128i v = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(x + c)), f);
+		_mm_storeu_si128((__m128i *)(void *)(y + c), _mm_xor_si128(_mm_max_epu8(u, v), f));
+	}
+#endif
+	for (; c < C; c++)
+		y[c] = x[c] > y[c] ? x[c] : y[c];
+}
+
+/* int8 in and out: whole channel rows per window cell (max: the output
+ * row itself as the running maximum; average: int32 sums of up to
+ * PN_CHUNK channels on the stack), the same results as the loop below */
+#define PN_CHUNK 256
+static void pn_rows_i8(const int32_t *p, const int8_t *x, int8_t *y)
+{
+	int N = p[NPU_PL_N], C = p[NPU_PL_C], H = p[NPU_PL_H], W = p[NPU_PL_W], OH = p[NPU_PL_OH], OW = p[NPU_PL_OW];
+	int32_t ZX = p[NPU_PL_ZX], ZY = p[NPU_PL_ZY], LO = p[NPU_PL_LO], HI = p[NPU_PL_HI];
+	int avg = p[NPU_PL_MODE] == NPU_POOL_AVG;
+	for (int n = 0; n < N; n++)
+		for (int oh = 0; oh < OH; oh++)
+			for (int ow = 0; ow < OW; ow++) {
+				pl_win w;
+				pl_window(p, oh, ow, &w);
+				int8_t *yr = y + (((size_t)n * OH + oh) * OW + ow) * C;
+				const int8_t *xr = x + (size_t)n * H * W * C;
+				if (!avg) {
+					if (w.ih1 <= w.ih0 || w.iw1 <= w.iw0) {	/* no cell: ZY */
+						for (int c = 0; c < C; c++)
+							yr[c] = (int8_t)rt_clamp(ZY, LO, HI);
+						continue;
+					}
+					memcpy(yr, xr + ((size_t)w.ih0 * W + w.iw0) * C, (size_t)C);
+					for (int ih = w.ih0; ih < w.ih1; ih++)
+						for (int iw = w.iw0; iw < w.iw1; iw++)
+							if (ih != w.ih0 || iw != w.iw0)
+								pn_max_row(yr, xr + ((size_t)ih * W + iw) * C, C);
+					if (LO > -128 || HI < 127)
+						for (int c = 0; c < C; c++)
+							yr[c] = (int8_t)rt_clamp(yr[c], LO, HI);
+					continue;
+				}
+				int64_t cnt = w.count > 0 ? w.count : 1;
+				for (int c0 = 0; c0 < C; c0 += PN_CHUNK) {
+					int nc = C - c0 < PN_CHUNK ? C - c0 : PN_CHUNK;
+					int32_t acc[PN_CHUNK];
+					for (int c = 0; c < nc; c++)
+						acc[c] = 0;
+					for (int ih = w.ih0; ih < w.ih1; ih++)
+						for (int iw = w.iw0; iw < w.iw1; iw++) {
+							const int8_t *xc = xr + ((size_t)ih * W + iw) * C + c0;
+							for (int c = 0; c < nc; c++)
+								acc[c] += xc[c] - ZX;
+						}
+					for (int c = 0; c < nc; c++) {	/* round half away from zero (POOL_Q) */
+						int64_t sum = acc[c], m = sum < 0 ? -sum : sum, q = (2 * m + cnt) / (2 * cnt);
+						yr[c0 + c] = (int8_t)rt_clamp(ZY + (sum < 0 ? -q : q), LO, HI);
+					}
+				}
+			}
+}
+
 static void k_pool_nhwc_q(const int32_t *p, void *const *a, void *scratch)
 {
 	const void *x = a[0];
@@ -6819,6 +6892,12 @@ static void k_pool_nhwc_q(const int32_t *p, void *const *a, void *scratch)
 	int32_t LO = p[NPU_PL_LO], HI = p[NPU_PL_HI];
 	int avg = p[NPU_PL_MODE] == NPU_POOL_AVG;
 	(void)scratch;
+	/* int8 rows; the int32 sums hold 2^23 cells of |x - ZX| <= 255 */
+	if (XT == NPU_T_I8 && YT == NPU_T_I8 && ZX >= -128 && ZX <= 127 &&
+	    (int64_t)p[NPU_PL_KH] * p[NPU_PL_KW] <= (1 << 23)) {
+		pn_rows_i8(p, x, y);
+		return;
+	}
 	for (int n = 0; n < N; n++)
 		for (int oh = 0; oh < OH; oh++)
 			for (int ow = 0; ow < OW; ow++) {
