@@ -6547,12 +6547,30 @@ static inline __m128i cn_rq16(const int32_t *c, int32_t b, int32_t mult, int s, 
 	return _mm_unpacklo_epi64(_mm512_cvtepi64_epi8(a0), _mm512_cvtepi64_epi8(a1));
 }
 
+/* the sum of K int8 weights (|.| <= 128 K < 2^31) */
+static int32_t cn_wsum(const int8_t *w, size_t K)
+{
+	int64_t s = 0;
+	size_t k = 0;
+#if defined(__AVX512BW__)	/* sums of x ^ 0x80 (x + 128, unsigned) by psadbw */
+	const __m512i f = _mm512_set1_epi8((char)0x80);
+	__m512i acc = _mm512_setzero_si512();
+	for (; k + 64 <= K; k += 64)
+		acc = _mm512_add_epi64(acc, _mm512_sad_epu8(_mm512_xor_si512(_mm512_loadu_si512((const void *)(w + k)), f),
+							  _mm512_setzero_si512()));
+	s = _mm512_reduce_add_epi64(acc) - 128 * (int64_t)k;
+#endif
+	for (; k < K; k++)
+		s += w[k];
+	return (int32_t)s;
+}
+
 static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 {
 	cn_ageo q;
 	if (!scratch || !cn_amx_use(p, a, &q))
 		return 0;
-	const int8_t *x = a[0], *w = a[1];
+	const int8_t *x = a[0], *w = a[1], *a1w = a[1];
 	const int32_t *mult = a[3], *shift = a[4];
 	int8_t *y = a[6];
 	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W], OC = p[NPU_CV_OC];
@@ -6565,12 +6583,6 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 	int32_t *bq = scratch;
 	int8_t *wr = (int8_t *)scratch + q.bq;
 	uint8_t *st = (uint8_t *)scratch + q.wr;
-	for (int o = 0; o < OC; o++) {	/* bias - ZX sum w, kept mod 2^32 (the sums are within int32) */
-		int32_t sw = 0;
-		for (size_t k = 0; k < K; k++)
-			sw += w[(size_t)o * K + k];
-		bq[o] = (int32_t)(uint32_t)(cq_bias(p, a[2], o) - (int64_t)ZX * sw);
-	}
 	if (q.im) {	/* row mode: each kernel row's weights padded with zeros to Ce */
 		for (size_t r = 0; r < (size_t)OC * KH; r++) {
 			memcpy(wr + r * Ce, w + r * KW * C, (size_t)KW * C);
@@ -6624,6 +6636,11 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 				}
 			for (int o0 = 0; o0 < OC; o0 += 32) {
 				int ob[2] = {o0 + 16 <= OC ? o0 : OC - 16, o0 + 16 < OC ? (o0 + 32 <= OC ? o0 + 16 : OC - 16) : -1};
+				/* bias - ZX sum w, kept mod 2^32 (the sums are within int32),
+				 * on the first band: the block's weights then stay in the
+				 * cache for its tiles */
+				for (int o = o0; n == 0 && oh0 == 0 && o < o0 + 32 && o < OC; o++)
+					bq[o] = (int32_t)(uint32_t)(cq_bias(p, a[2], o) - (int64_t)ZX * cn_wsum(a1w + (size_t)o * K, K));
 				for (int q0 = 0; q0 < nq; q0 += 32) {
 					int two = q0 + 16 < nq;
 					const int8_t *a0 = w + (size_t)ob[0] * Ke, *a1 = w + (size_t)(ob[1] < 0 ? 0 : ob[1]) * Ke;
