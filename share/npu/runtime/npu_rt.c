@@ -6519,15 +6519,39 @@ static int cn_amx_use(const int32_t *p, void *const *a, cn_ageo *q)
 	return cq_amx_ready();
 }
 
-/* 16 rows of 16 bytes transposed (4 perfect shuffles of the rows) */
+/* 16 rows of 16 bytes transposed (4 perfect shuffles of the rows, from v
+ * to t and back) */
+#define CN_SHUF(d, s)                                                                                 \
+	for (int i = 0; i < 8; i++)                                                                   \
+		d[2 * i] = _mm_unpacklo_epi8(s[i], s[i + 8]), d[2 * i + 1] = _mm_unpackhi_epi8(s[i], s[i + 8])
 static inline void cn_tr16(__m128i *v)
 {
-	for (int r = 0; r < 4; r++) {
-		__m128i t[16];
-		for (int i = 0; i < 8; i++)
-			t[2 * i] = _mm_unpacklo_epi8(v[i], v[i + 8]), t[2 * i + 1] = _mm_unpackhi_epi8(v[i], v[i + 8]);
-		for (int i = 0; i < 16; i++)
-			v[i] = t[i];
+	__m128i t[16];
+	CN_SHUF(t, v);
+	CN_SHUF(v, t);
+	CN_SHUF(t, v);
+	CN_SHUF(v, t);
+}
+#undef CN_SHUF
+
+/* 16 rows of 16 dwords transposed (32- and 64-bit unpacks within the
+ * 128-bit lanes, then the lanes) */
+static inline void cn_tr16d(__m512i *r)
+{
+	__m512i t[16], u[16];
+	for (int i = 0; i < 8; i++)
+		t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]), t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+	for (int g = 0; g < 4; g++) {	/* u[4 g + j]: rows 4 g .. 4 g + 3 of column 4 lane + j */
+		u[4 * g] = _mm512_unpacklo_epi64(t[4 * g], t[4 * g + 2]);
+		u[4 * g + 1] = _mm512_unpackhi_epi64(t[4 * g], t[4 * g + 2]);
+		u[4 * g + 2] = _mm512_unpacklo_epi64(t[4 * g + 1], t[4 * g + 3]);
+		u[4 * g + 3] = _mm512_unpackhi_epi64(t[4 * g + 1], t[4 * g + 3]);
+	}
+	for (int j = 0; j < 4; j++) {
+		__m512i v0 = _mm512_shuffle_i32x4(u[j], u[4 + j], 0x44), v1 = _mm512_shuffle_i32x4(u[8 + j], u[12 + j], 0x44);
+		__m512i v2 = _mm512_shuffle_i32x4(u[j], u[4 + j], 0xee), v3 = _mm512_shuffle_i32x4(u[8 + j], u[12 + j], 0xee);
+		r[j] = _mm512_shuffle_i32x4(v0, v1, 0x88), r[4 + j] = _mm512_shuffle_i32x4(v0, v1, 0xdd);
+		r[8 + j] = _mm512_shuffle_i32x4(v2, v3, 0x88), r[12 + j] = _mm512_shuffle_i32x4(v2, v3, 0xdd);
 	}
 }
 
@@ -6610,29 +6634,50 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 					if (q.im) {	/* row mode: each pixel's window row, ZX past it */
 						for (int ow = 0; ow < OW; ow++) {
 							uint8_t *d = st + ((size_t)kh * Cq * L + (size_t)ol * Wq + ow) * 4;
-							int t = 0;
-							for (int kw = 0; kw < KW; kw++) {
-								int iw = ow * SW - PL + kw * DW;
-								const int8_t *src = ih >= 0 && ih < H && iw >= 0 && iw < W
-											    ? x + (((size_t)n * H + ih) * W + iw) * C
-											    : NULL;
-								for (int c = 0; c < C; c++, t++)
-									d[(size_t)(t >> 2) * L * 4 + (t & 3)] = src ? (uint8_t)src[c] : (uint8_t)ZX;
+							uint32_t row[CN_AMX_ROW / 4];	/* the window row, then its quads */
+							int iw0 = ow * SW - PL;
+							if (ih >= 0 && ih < H && iw0 >= 0 && iw0 + (KW - 1) * DW < W && DW == 1) {
+								memcpy(row, x + (((size_t)n * H + ih) * W + iw0) * C, (size_t)KW * C);
+								memset((uint8_t *)row + KW * C, ZX, (size_t)(Ce - KW * C));
+							} else {
+								memset(row, ZX, (size_t)Ce);
+								for (int kw = 0; kw < KW && ih >= 0 && ih < H; kw++) {
+									int iw = iw0 + kw * DW;
+									if (iw >= 0 && iw < W)
+										memcpy((uint8_t *)row + kw * C, x + (((size_t)n * H + ih) * W + iw) * C,
+										       (size_t)C);
+								}
 							}
-							for (; t < Ce; t++)
-								d[(size_t)(t >> 2) * L * 4 + (t & 3)] = (uint8_t)ZX;
+							for (int r = 0; r < Cq; r++)
+								memcpy(d + (size_t)r * L * 4, row + r, 4);
 						}
 						continue;
 					}
-					for (int jj = 0; jj < SW * Wq; jj++) {
-						int iw = jj - PL, ph = jj % SW;
-						const uint8_t *src = ih >= 0 && ih < H && iw >= 0 && iw < W
-									     ? (const uint8_t *)x + (((size_t)n * H + ih) * W + iw) * C
-									     : NULL;
-						uint8_t *d = st + (((size_t)kh * Cq * SW + ph) * L + (size_t)ol * Wq + jj / SW) * 4;
-						for (int r = 0; r < Cq; r++, d += qs)
-							memcpy(d, src ? src + 4 * r : zq, 4);
-					}
+					for (int ph = 0; ph < SW; ph++)
+						for (int j0 = 0; j0 < Wq; j0 += 16) {
+							uint8_t *d = st + (((size_t)kh * Cq * SW + ph) * L + (size_t)ol * Wq + j0) * 4;
+							const uint8_t *src[16];
+							for (int i = 0; i < 16 && j0 + i < Wq; i++) {
+								int iw = (j0 + i) * SW + ph - PL;
+								src[i] = ih >= 0 && ih < H && iw >= 0 && iw < W
+										 ? (const uint8_t *)x + (((size_t)n * H + ih) * W + iw) * C
+										 : NULL;
+							}
+							int r = 0;
+							if (j0 + 16 <= Wq)	/* 16 columns by 16 quads: a transpose of dwords */
+								for (; r + 16 <= Cq; r += 16) {
+									__m512i v[16];
+									for (int i = 0; i < 16; i++)
+										v[i] = src[i] ? _mm512_loadu_si512((const void *)(src[i] + 4 * r))
+											      : _mm512_set1_epi8((char)ZX);
+									cn_tr16d(v);
+									for (int k = 0; k < 16; k++)
+										_mm512_storeu_si512((void *)(d + (size_t)(r + k) * qs), v[k]);
+								}
+							for (; r < Cq; r++)
+								for (int i = 0; i < 16 && j0 + i < Wq; i++)
+									memcpy(d + (size_t)r * qs + 4 * i, src[i] ? src[i] + 4 * r : zq, 4);
+						}
 				}
 			for (int o0 = 0; o0 < OC; o0 += 32) {
 				int ob[2] = {o0 + 16 <= OC ? o0 : OC - 16, o0 + 16 < OC ? (o0 + 32 <= OC ? o0 + 16 : OC - 16) : -1};
