@@ -6624,7 +6624,6 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 	}
 	__asm__ volatile("ldtilecfg %0" : : "m"(*(const uint8_t(*)[64])cfg));
 	int32_t cb[4][256] __attribute__((aligned(64)));
-	uint8_t zq[4] = {(uint8_t)ZX, (uint8_t)ZX, (uint8_t)ZX, (uint8_t)ZX};
 	for (int n = 0; n < N; n++)
 		for (int oh0 = 0; oh0 < OH; oh0 += q.nb) {
 			int nbr = OH - oh0 < q.nb ? OH - oh0 : q.nb, nq = nbr * Wq;
@@ -6663,20 +6662,21 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 										 ? (const uint8_t *)x + (((size_t)n * H + ih) * W + iw) * C
 										 : NULL;
 							}
-							int r = 0;
-							if (j0 + 16 <= Wq)	/* 16 columns by 16 quads: a transpose of dwords */
-								for (; r + 16 <= Cq; r += 16) {
-									__m512i v[16];
-									for (int i = 0; i < 16; i++)
-										v[i] = src[i] ? _mm512_loadu_si512((const void *)(src[i] + 4 * r))
-											      : _mm512_set1_epi8((char)ZX);
-									cn_tr16d(v);
-									for (int k = 0; k < 16; k++)
-										_mm512_storeu_si512((void *)(d + (size_t)(r + k) * qs), v[k]);
-								}
-							for (; r < Cq; r++)
-								for (int i = 0; i < 16 && j0 + i < Wq; i++)
-									memcpy(d + (size_t)r * qs + 4 * i, src[i] ? src[i] + 4 * r : zq, 4);
+							/* up to 16 columns by 16 quads: a transpose of dwords, masked at the ends */
+							int np = Wq - j0 < 16 ? Wq - j0 : 16;
+							__mmask16 pm = (__mmask16)((1u << np) - 1);
+							for (int r = 0; r < Cq; r += 16) {
+								int nr = Cq - r < 16 ? Cq - r : 16;
+								__mmask16 rm = (__mmask16)((1u << nr) - 1);
+								__m512i v[16];
+								for (int i = 0; i < 16; i++)
+									v[i] = i >= np	  ? _mm512_setzero_si512()
+									       : src[i] ? _mm512_maskz_loadu_epi32(rm, src[i] + 4 * r)
+											: _mm512_set1_epi8((char)ZX);
+								cn_tr16d(v);
+								for (int k = 0; k < nr; k++)
+									_mm512_mask_storeu_epi32((void *)(d + (size_t)(r + k) * qs), pm, v[k]);
+							}
 						}
 				}
 			for (int o0 = 0; o0 < OC; o0 += 32) {
@@ -6726,11 +6726,13 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 						for (int j = 0; j < 16; j++)
 							v[j] = cn_rq16(cb[t] + 16 * j, bq[o + j], mult[o + j], rt_shift(shift[o + j]), ZY, LO, HI);
 						cn_tr16(v);
+						int ol = qt / Wq, ow = qt % Wq;
 						for (int c = 0; c < 16 && qt + c < nq; c++) {
-							int ol = (qt + c) / Wq, ow = (qt + c) % Wq;
 							if (ow < OW)
 								_mm_storeu_si128((__m128i *)(void *)(y + (((size_t)n * OH + oh0 + ol) * OW + ow) * OC + o),
 										 v[c]);
+							if (++ow == Wq)
+								ow = 0, ol++;
 						}
 					}
 				}
