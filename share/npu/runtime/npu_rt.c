@@ -6183,29 +6183,44 @@ static int cn_dw_dot(const int32_t *p, void *const *a, void *scratch)
 /* y[c] (int8) for c < C from the int32 sums acc[c] + b[c] (b NULL: 0),
  * each |.| < 2^31: rt_mulshift's first case and rt_clamp on int64 lanes,
  * 16 channels a step with their own mult and shift */
-static void cn_rq_lanes(const int32_t *acc, const int32_t *b, const int32_t *mult, const int32_t *shift, int C,
-			int32_t zy, int32_t lo, int32_t hi, int8_t *y)
+/* 16 sums v (|.| < 2^31) with their own mult and shift (clamped to [0,
+ * 62] here) to int8 */
+static inline __m128i cn_rq_v16(__m512i v, __m512i m, __m512i sh, int32_t zy, int32_t lo, int32_t hi)
 {
 	const __m512i one = _mm512_set1_epi64(1), z = _mm512_set1_epi64(zy), l = _mm512_set1_epi64(lo);
 	const __m512i h = _mm512_set1_epi64(hi);
+	sh = _mm512_min_epi32(_mm512_max_epi32(sh, _mm512_setzero_si512()), _mm512_set1_epi32(62));
+	__m128i out[2];
+	for (int hf = 0; hf < 2; hf++) {
+		__m512i a64 = _mm512_cvtepi32_epi64(hf ? _mm512_extracti64x4_epi64(v, 1) : _mm512_castsi512_si256(v));
+		__m512i m64 = _mm512_cvtepi32_epi64(hf ? _mm512_extracti64x4_epi64(m, 1) : _mm512_castsi512_si256(m));
+		__m512i s64 = _mm512_cvtepi32_epi64(hf ? _mm512_extracti64x4_epi64(sh, 1) : _mm512_castsi512_si256(sh));
+		/* 2^(s-1), 0 for s = 0 (a shift count beyond 63 gives 0) */
+		__m512i r = _mm512_sllv_epi64(one, _mm512_sub_epi64(s64, one));
+		a64 = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(a64, m64), r), s64);
+		out[hf] = _mm512_cvtepi64_epi8(_mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(a64, z), l), h));
+	}
+	return _mm_unpacklo_epi64(out[0], out[1]);
+}
+
+/* the depthwise pixel by pixel with 16 channels' sums in a register over
+ * the taps inside the input (tp: their x, wp: their int16 weights, nt of
+ * them), requantized by cn_rq_v16 */
+static void cn_dw_lanes(const int32_t *p, const void *bias, const int32_t *mult, const int32_t *shift,
+			const int8_t *const *tp, const int16_t *const *wp, int nt, int8_t *y)
+{
+	int C = p[NPU_CV_C];
+	const __m512i zx = _mm512_set1_epi32(p[NPU_CV_ZX]);
 	for (int c = 0; c < C; c += 16) {
 		__mmask16 k = C - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (C - c)) - 1);
-		__m512i v = _mm512_maskz_loadu_epi32(k, acc + c), m = _mm512_maskz_loadu_epi32(k, mult + c);
-		__m512i sh = _mm512_min_epi32(_mm512_max_epi32(_mm512_maskz_loadu_epi32(k, shift + c), _mm512_setzero_si512()),
-					      _mm512_set1_epi32(62));
-		if (b)
-			v = _mm512_add_epi32(v, _mm512_maskz_loadu_epi32(k, b + c));
-		__m128i out[2];
-		for (int hf = 0; hf < 2; hf++) {
-			__m512i a64 = _mm512_cvtepi32_epi64(hf ? _mm512_extracti64x4_epi64(v, 1) : _mm512_castsi512_si256(v));
-			__m512i m64 = _mm512_cvtepi32_epi64(hf ? _mm512_extracti64x4_epi64(m, 1) : _mm512_castsi512_si256(m));
-			__m512i s64 = _mm512_cvtepi32_epi64(hf ? _mm512_extracti64x4_epi64(sh, 1) : _mm512_castsi512_si256(sh));
-			/* 2^(s-1), 0 for s = 0 (a shift count beyond 63 gives 0) */
-			__m512i r = _mm512_sllv_epi64(one, _mm512_sub_epi64(s64, one));
-			a64 = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(a64, m64), r), s64);
-			out[hf] = _mm512_cvtepi64_epi8(_mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(a64, z), l), h));
+		__m512i acc = bias ? _mm512_maskz_loadu_epi32(k, (const int32_t *)bias + c) : _mm512_setzero_si512();
+		for (int t = 0; t < nt; t++) {
+			__m512i v = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(k, tp[t] + c)), zx);
+			acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(v, _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(k, wp[t] + c))));
 		}
-		_mm_mask_storeu_epi8(y + c, k, _mm_unpacklo_epi64(out[0], out[1]));
+		_mm_mask_storeu_epi8(y + c, k,
+				     cn_rq_v16(acc, _mm512_maskz_loadu_epi32(k, mult + c), _mm512_maskz_loadu_epi32(k, shift + c),
+					       p[NPU_CV_ZY], p[NPU_CV_LO], p[NPU_CV_HI]));
 	}
 }
 #endif
@@ -6239,6 +6254,26 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 		lanes = ((const int32_t *)bias)[c] <= INT32_MAX - 65025 * taps &&
 			((const int32_t *)bias)[c] >= -INT32_MAX + 65025 * taps;
 #endif
+#if defined(CN_RQ_LANES)
+	if (lanes) {
+		const int8_t *tp[CN_DW_TAPS];
+		const int16_t *wp[CN_DW_TAPS];
+		for (int n = 0; n < N; n++)
+			for (int oh = 0; oh < OH; oh++)
+				for (int ow = 0; ow < OW; ow++) {
+					int nt = 0;
+					for (int kh = 0; kh < KH; kh++)
+						for (int kw = 0; kw < KW; kw++) {
+							int ih = oh * SH - PT + kh * DH, iw = ow * SW - PL + kw * DW;
+							if (ih >= 0 && ih < H && iw >= 0 && iw < W)
+								tp[nt] = x + (((size_t)n * H + ih) * W + iw) * C,
+								wp[nt++] = wt + (size_t)(kh * KW + kw) * C;
+						}
+					cn_dw_lanes(p, bias, mult, shift, tp, wp, nt, (int8_t *)y + (((size_t)n * OH + oh) * OW + ow) * C);
+				}
+		return;
+	}
+#endif
 	for (int n = 0; n < N; n++)
 		for (int oh = 0; oh < OH; oh++)
 			for (int ow = 0; ow < OW; ow++) {
@@ -6256,12 +6291,7 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 					}
 				}
 				size_t yo = (((size_t)n * OH + oh) * OW + ow) * C;
-#if defined(CN_RQ_LANES)
-				if (lanes) {
-					cn_rq_lanes(acc, bias, mult, shift, C, ZY, LO, HI, (int8_t *)y + yo);
-					continue;
-				}
-#endif
+
 				for (int c = 0; c < C; c++)
 					rt_sti(y, YT, yo + c,
 					       rt_clamp(ZY + rt_mulshift(cq_bias(p, bias, c) + acc[c], mult[c], rt_shift(shift[c])),
