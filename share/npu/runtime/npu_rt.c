@@ -6214,9 +6214,14 @@ static void cn_dw_lanes(const int32_t *p, const void *bias, const int32_t *mult,
 	for (int c = 0; c < C; c += 16) {
 		__mmask16 k = C - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (C - c)) - 1);
 		__m512i acc = bias ? _mm512_maskz_loadu_epi32(k, (const int32_t *)bias + c) : _mm512_setzero_si512();
-		for (int t = 0; t < nt; t++) {
+		for (int t = 0; t < nt; t++) {	/* v w by pmaddwd: w's upper int16 is 0 */
 			__m512i v = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(k, tp[t] + c)), zx);
-			acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(v, _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(k, wp[t] + c))));
+			__m512i wv = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(k, wp[t] + c));
+#if defined(__AVX512VNNI__)
+			acc = _mm512_dpwssd_epi32(acc, v, wv);
+#else
+			acc = _mm512_add_epi32(acc, _mm512_madd_epi16(v, wv));
+#endif
 		}
 		_mm_mask_storeu_epi8(y + c, k,
 				     cn_rq_v16(acc, _mm512_maskz_loadu_epi32(k, mult + c), _mm512_maskz_loadu_epi32(k, shift + c),
