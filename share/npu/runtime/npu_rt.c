@@ -6666,24 +6666,36 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 				for (int ol = 0; ol < nbr; ol++) {
 					int ih = (oh0 + ol) * SH - PT + kh * DH;
 					if (q.im) {	/* row mode: each pixel's window row, ZX past it */
-						for (int ow = 0; ow < OW; ow++) {
-							uint8_t *d = st + ((size_t)kh * Cq * L + (size_t)ol * Wq + ow) * 4;
-							uint32_t row[CN_AMX_ROW / 4];	/* the window row, then its quads */
-							int iw0 = ow * SW - PL;
-							if (ih >= 0 && ih < H && iw0 >= 0 && iw0 + (KW - 1) * DW < W && DW == 1) {
-								memcpy(row, x + (((size_t)n * H + ih) * W + iw0) * C, (size_t)KW * C);
-								memset((uint8_t *)row + KW * C, ZX, (size_t)(Ce - KW * C));
-							} else {
-								memset(row, ZX, (size_t)Ce);
+						for (int ow0 = 0; ow0 < OW; ow0 += 16) {	/* 16 pixels' window rows, then their quads */
+							uint32_t row[16][CN_AMX_ROW / 4];
+							int np = OW - ow0 < 16 ? OW - ow0 : 16;
+							for (int i = 0; i < np; i++) {
+								uint8_t *rb = (uint8_t *)row[i];
+								int iw0 = (ow0 + i) * SW - PL;
+								if (ih >= 0 && ih < H && iw0 >= 0 && iw0 + (KW - 1) * DW < W && DW == 1) {
+									memcpy(rb, x + (((size_t)n * H + ih) * W + iw0) * C, (size_t)KW * C);
+									memset(rb + KW * C, ZX, (size_t)(Ce - KW * C));
+									continue;
+								}
+								memset(rb, ZX, (size_t)Ce);
 								for (int kw = 0; kw < KW && ih >= 0 && ih < H; kw++) {
 									int iw = iw0 + kw * DW;
 									if (iw >= 0 && iw < W)
-										memcpy((uint8_t *)row + kw * C, x + (((size_t)n * H + ih) * W + iw) * C,
-										       (size_t)C);
+										memcpy(rb + kw * C, x + (((size_t)n * H + ih) * W + iw) * C, (size_t)C);
 								}
 							}
-							for (int r = 0; r < Cq; r++)
-								memcpy(d + (size_t)r * L * 4, row + r, 4);
+							uint8_t *d = st + ((size_t)kh * Cq * L + (size_t)ol * Wq + ow0) * 4;
+							__mmask16 pm = (__mmask16)((1u << np) - 1);
+							for (int r = 0; r < Cq; r += 16) {
+								int nr = Cq - r < 16 ? Cq - r : 16;
+								__mmask16 rm = (__mmask16)((1u << nr) - 1);
+								__m512i v[16];
+								for (int i = 0; i < 16; i++)
+									v[i] = i < np ? _mm512_maskz_loadu_epi32(rm, row[i] + r) : _mm512_setzero_si512();
+								cn_tr16d(v);
+								for (int k = 0; k < nr; k++)
+									_mm512_mask_storeu_epi32((void *)(d + (size_t)(r + k) * qs), pm, v[k]);
+							}
 						}
 						continue;
 					}
