@@ -6205,29 +6205,36 @@ static inline __m128i cn_rq_v16(__m512i v, __m512i m, __m512i sh, int32_t zy, in
 
 /* the depthwise pixel by pixel with 16 channels' sums in a register over
  * the taps inside the input (tp: their x, wp: their int16 weights, nt of
- * them), requantized by cn_rq_v16 */
+ * them), requantized by cn_rq_v16; two: also the next pixel, whose taps
+ * are the same ones ps bytes further in x, into y + C */
+#if defined(__AVX512VNNI__)
+#define CN_DPW(acc, v, w) _mm512_dpwssd_epi32(acc, v, w)
+#else
+#define CN_DPW(acc, v, w) _mm512_add_epi32(acc, _mm512_madd_epi16(v, w))
+#endif
 static void cn_dw_lanes(const int32_t *p, const void *bias, const int32_t *mult, const int32_t *shift,
-			const int8_t *const *tp, const int16_t *const *wp, int nt, int8_t *y)
+			const int8_t *const *tp, const int16_t *const *wp, int nt, int two, size_t ps, int8_t *y)
 {
 	int C = p[NPU_CV_C];
 	const __m512i zx = _mm512_set1_epi32(p[NPU_CV_ZX]);
 	for (int c = 0; c < C; c += 16) {
 		__mmask16 k = C - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (C - c)) - 1);
-		__m512i acc = bias ? _mm512_maskz_loadu_epi32(k, (const int32_t *)bias + c) : _mm512_setzero_si512();
+		__m512i acc = bias ? _mm512_maskz_loadu_epi32(k, (const int32_t *)bias + c) : _mm512_setzero_si512(), acc2 = acc;
 		for (int t = 0; t < nt; t++) {	/* v w by pmaddwd: w's upper int16 is 0 */
 			__m512i v = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(k, tp[t] + c)), zx);
 			__m512i wv = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(k, wp[t] + c));
-#if defined(__AVX512VNNI__)
-			acc = _mm512_dpwssd_epi32(acc, v, wv);
-#else
-			acc = _mm512_add_epi32(acc, _mm512_madd_epi16(v, wv));
-#endif
+			acc = CN_DPW(acc, v, wv);
+			if (two)
+				acc2 = CN_DPW(acc2, _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(k, tp[t] + ps + c)), zx),
+					      wv);
 		}
-		_mm_mask_storeu_epi8(y + c, k,
-				     cn_rq_v16(acc, _mm512_maskz_loadu_epi32(k, mult + c), _mm512_maskz_loadu_epi32(k, shift + c),
-					       p[NPU_CV_ZY], p[NPU_CV_LO], p[NPU_CV_HI]));
+		__m512i m = _mm512_maskz_loadu_epi32(k, mult + c), sh = _mm512_maskz_loadu_epi32(k, shift + c);
+		_mm_mask_storeu_epi8(y + c, k, cn_rq_v16(acc, m, sh, p[NPU_CV_ZY], p[NPU_CV_LO], p[NPU_CV_HI]));
+		if (two)
+			_mm_mask_storeu_epi8(y + C + c, k, cn_rq_v16(acc2, m, sh, p[NPU_CV_ZY], p[NPU_CV_LO], p[NPU_CV_HI]));
 	}
 }
+#undef CN_DPW
 #endif
 
 static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
@@ -6274,7 +6281,11 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 								tp[nt] = x + (((size_t)n * H + ih) * W + iw) * C,
 								wp[nt++] = wt + (size_t)(kh * KW + kw) * C;
 						}
-					cn_dw_lanes(p, bias, mult, shift, tp, wp, nt, (int8_t *)y + (((size_t)n * OH + oh) * OW + ow) * C);
+					/* two pixels when both windows lie inside the row: the same taps */
+					int two = ow + 1 < OW && ow * SW - PL >= 0 && (ow + 1) * SW - PL + (KW - 1) * DW < W;
+					cn_dw_lanes(p, bias, mult, shift, tp, wp, nt, two, (size_t)SW * C,
+						    (int8_t *)y + (((size_t)n * OH + oh) * OW + ow) * C);
+					ow += two;
 				}
 		return;
 	}
