@@ -6493,16 +6493,21 @@ static int cn_regular(const int32_t *p, void *const *a)
  * other, Wq - OW junk columns between them, computed and dropped) and its
  * quads a fixed stride apart. Padding holds ZX, so every tap counts and
  * sum (x - ZX) w = sum x w - ZX sum w over all taps: one correction per
- * channel, folded with the bias (bq, in the scratch). The band's rows are
- * chosen for the fewest tiles within CN_AMX_CAP bytes (7x7 maps: 3 rows of
- * 9 columns, 2 tiles). Per step 2 channel blocks x 2 pixel tiles (C 0-3,
- * A 4-5, B 6-7); the last channel block overlaps the one before it. The
- * C tiles are requantized row by row (one channel's 16 pixels, AVX-512)
- * and transposed into the pixels' channel-last rows. Taken when C is a
- * multiple of 4 (kc: the largest multiple of 4 up to 64 dividing C), G =
- * 1, OC >= 16, int8 out, no weight zero points and |bias| + 255 128 K <
- * 2^31 (the sums exact in int32); the scratch (cn_amx_geo, the same for
- * every ISA) within NPU_CV_SMAX, else cn_regular. */
+ * channel, folded with the bias (bq, in the scratch; each block's on the
+ * first band, cn_wsum). The band's rows are chosen for the fewest tiles
+ * within CN_AMX_CAP bytes (resnet18's 7x7 maps: bands of 3 rows of 9
+ * columns, 5 pixel tiles where rows alone take 7). Staging is a dword
+ * transpose (cn_tr16d) of 16 columns by 16 quads. Per step 2 channel
+ * blocks x 2 pixel tiles (C 0-3, A 4-5, B 6-7); the last channel block
+ * overlaps the one before it. The C tiles are requantized row by row (one
+ * channel's 16 pixels, AVX-512) and transposed into the pixels'
+ * channel-last rows. kc: the largest multiple of 4 up to 64 dividing C.
+ * C not a multiple of 4 (the stems): row mode, each kernel row's KW C
+ * bytes (rounded up to 4, at most CN_AMX_ROW) are one tap's channels,
+ * staged per pixel, with the weights padded by zeros in the scratch.
+ * Taken when G = 1, OC >= 16, int8 out, no weight zero points and |bias| +
+ * 255 128 K < 2^31 (the sums exact in int32), the scratch (cn_amx_geo, the
+ * same for every ISA) within CN_AMX_CAP and NPU_CV_SMAX; else cn_regular. */
 #define CN_AMX_CAP 49152
 #define CN_AMX_ROW 256	/* row mode: KW C at most */
 typedef struct {
