@@ -6178,13 +6178,10 @@ static int cn_dw_dot(const int32_t *p, void *const *a, void *scratch)
 }
 #endif
 
-#if !defined(NPU_NO_SIMD) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
-#define CN_RQ_LANES 1
-/* y[c] (int8) for c < C from the int32 sums acc[c] + b[c] (b NULL: 0),
- * each |.| < 2^31: rt_mulshift's first case and rt_clamp on int64 lanes,
- * 16 channels a step with their own mult and shift */
+#if !defined(NPU_NO_SIMD) && defined(__AVX512F__) && \
+	((defined(__AVX512BW__) && defined(__AVX512VL__)) || defined(RT_AMX))	/* cn_dw_lanes, cn_amx */
 /* 16 sums v (|.| < 2^31) with their own mult and shift (clamped to [0,
- * 62] here) to int8 */
+ * 62] here) to int8: rt_mulshift's first case and rt_clamp on int64 lanes */
 static inline __m128i cn_rq_v16(__m512i v, __m512i m, __m512i sh, int32_t zy, int32_t lo, int32_t hi)
 {
 	const __m512i one = _mm512_set1_epi64(1), z = _mm512_set1_epi64(zy), l = _mm512_set1_epi64(lo);
@@ -6202,7 +6199,10 @@ static inline __m128i cn_rq_v16(__m512i v, __m512i m, __m512i sh, int32_t zy, in
 	}
 	return _mm_unpacklo_epi64(out[0], out[1]);
 }
+#endif
 
+#if !defined(NPU_NO_SIMD) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#define CN_RQ_LANES 1
 /* the depthwise pixel by pixel with 16 channels' sums in a register over
  * the taps inside the input (tp: their x, wp: their int16 weights, nt of
  * them), requantized by cn_rq_v16; two: also the next pixel, whose taps
@@ -6570,21 +6570,6 @@ static int cn_amx_use(const int32_t *p, void *const *a, cn_ageo *q)
 	return cq_amx_ready();
 }
 
-/* 16 rows of 16 bytes transposed (4 perfect shuffles of the rows, from v
- * to t and back) */
-#define CN_SHUF(d, s)                                                                                 \
-	for (int i = 0; i < 8; i++)                                                                   \
-		d[2 * i] = _mm_unpacklo_epi8(s[i], s[i + 8]), d[2 * i + 1] = _mm_unpackhi_epi8(s[i], s[i + 8])
-static inline void cn_tr16(__m128i *v)
-{
-	__m128i t[16];
-	CN_SHUF(t, v);
-	CN_SHUF(v, t);
-	CN_SHUF(t, v);
-	CN_SHUF(v, t);
-}
-#undef CN_SHUF
-
 /* 16 rows of 16 dwords transposed (32- and 64-bit unpacks within the
  * 128-bit lanes, then the lanes) */
 static inline void cn_tr16d(__m512i *r)
@@ -6604,22 +6589,6 @@ static inline void cn_tr16d(__m512i *r)
 		r[j] = _mm512_shuffle_i32x4(v0, v1, 0x88), r[4 + j] = _mm512_shuffle_i32x4(v0, v1, 0xdd);
 		r[8 + j] = _mm512_shuffle_i32x4(v2, v3, 0x88), r[12 + j] = _mm512_shuffle_i32x4(v2, v3, 0xdd);
 	}
-}
-
-/* one channel's 16 sums (c) requantized: b + c (the accumulator, |.| <
- * 2^31) times mult, rounded shift s, + zy, clamped: rt_mulshift's first
- * case and rt_clamp, on int64 lanes */
-static inline __m128i cn_rq16(const int32_t *c, int32_t b, int32_t mult, int s, int32_t zy, int32_t lo, int32_t hi)
-{
-	__m512i v = _mm512_add_epi32(_mm512_loadu_si512((const void *)c), _mm512_set1_epi32(b));
-	__m512i m = _mm512_set1_epi64(mult), r = _mm512_set1_epi64(s > 0 ? (int64_t)1 << (s - 1) : 0);
-	__m512i sh = _mm512_set1_epi64(s), z = _mm512_set1_epi64(zy), l = _mm512_set1_epi64(lo), h = _mm512_set1_epi64(hi);
-	__m512i a0 = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(v)), a1 = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(v, 1));
-	a0 = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(a0, m), r), sh);
-	a1 = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(a1, m), r), sh);
-	a0 = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(a0, z), l), h);
-	a1 = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(a1, z), l), h);
-	return _mm_unpacklo_epi64(_mm512_cvtepi64_epi8(a0), _mm512_cvtepi64_epi8(a1));
 }
 
 /* the sum of K int8 weights (|.| <= 128 K < 2^31) */
@@ -6781,19 +6750,22 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 					_tile_stored(1, cb[1], 64);
 					_tile_stored(2, cb[2], 64);
 					_tile_stored(3, cb[3], 64);
-					for (int t = 0; t < 4; t++) {
+					for (int t = 0; t < 4; t++) {	/* transposed: a pixel's 16 channels in lanes */
 						int o = ob[t / 2], qt = q0 + 16 * (t % 2);
 						if (o < 0 || qt >= nq)
 							continue;
-						__m128i v[16];
+						__m512i v[16];
 						for (int j = 0; j < 16; j++)
-							v[j] = cn_rq16(cb[t] + 16 * j, bq[o + j], mult[o + j], rt_shift(shift[o + j]), ZY, LO, HI);
-						cn_tr16(v);
+							v[j] = _mm512_load_si512((const void *)(cb[t] + 16 * j));
+						cn_tr16d(v);
+						__m512i bv = _mm512_loadu_si512((const void *)(bq + o));
+						__m512i mv = _mm512_loadu_si512((const void *)(mult + o));
+						__m512i sv = _mm512_loadu_si512((const void *)(shift + o));
 						int ol = qt / Wq, ow = qt % Wq;
 						for (int c = 0; c < 16 && qt + c < nq; c++) {
 							if (ow < OW)
 								_mm_storeu_si128((__m128i *)(void *)(y + (((size_t)n * OH + oh0 + ol) * OW + ow) * OC + o),
-										 v[c]);
+										 cn_rq_v16(_mm512_add_epi32(v[c], bv), mv, sv, ZY, LO, HI));
 							if (++ow == Wq)
 								ow = 0, ol++;
 						}
