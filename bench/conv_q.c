@@ -10,8 +10,9 @@
  *   cc -O2 [-mavx2|-march=native] -Ishare/npu/runtime bench/conv_q.c -o conv_q -lm && ./conv_q [REPEAT]
  * (bench/conv_q.sh builds the portable and the native variants and runs both).
  * -DCONV_NHWC times the channel-last convolution instead (CONV_NHWC_Q,
- * k_conv_nhwc_q: x [N,H,W,C], OHWI weights) on the regular shapes (no AMX
- * there: -DPEAK_MACS=64 with -march=native; NHWC=1 bench/conv_q.sh). */
+ * k_conv_nhwc_q: x [N,H,W,C], OHWI weights) on the regular shapes (its
+ * AMX path cn_amx with -march=native on an AMX CPU, tdpbssd's 1024 MACs
+ * a cycle; NHWC=1 bench/conv_q.sh). */
 #define _POSIX_C_SOURCE 200809L
 #include "npu_rt.c"
 
@@ -20,8 +21,8 @@
 #include <time.h>
 
 #ifndef PEAK_MACS
-#if defined(CQ_AMX) && !defined(CONV_NHWC)
-#define PEAK_MACS 1024	/* tdpbsud / tdpbusd: 16 x 16 x 64 in 16 cycles */
+#if (defined(CQ_AMX) && !defined(CONV_NHWC)) || (defined(RT_AMX) && defined(CONV_NHWC))
+#define PEAK_MACS 1024	/* tdpbsud, tdpbusd, tdpbssd: 16 x 16 x 64 in 16 cycles */
 #elif defined(__AVX2__)
 #define PEAK_MACS 64
 #elif defined(__SSE4_1__) || defined(__ARM_NEON)
@@ -73,12 +74,13 @@ static const layer L[] = {
 	{"3x3 s2 3->32 224x224 (mbv2 stem)", 3, 224, 224, 32, 3, 2, 1},
 	{"3x3 64->64 56x56 (rn18)", 64, 56, 56, 64, 3, 1, 1},
 	{"3x3 256->256 14x14 (rn18)", 256, 14, 14, 256, 3, 1, 1},
-#if defined(CONV_NHWC)
-	{"3x3 g4 64->64 28x28 (grouped)", 64, 28, 28, 64, 3, 1, 4},
-#else
 	{"3x3 512->512 7x7 (rn18)", 512, 7, 7, 512, 3, 1, 1},
 	{"3x3 s2 64->128 56x56 (rn18)", 64, 56, 56, 128, 3, 2, 1},
 	{"7x7 s2 3->64 224x224 (rn18 stem)", 3, 224, 224, 64, 7, 2, 1},
+#if defined(CONV_NHWC)
+	{"1x1 s2 256->512 14x14 (rn18)", 256, 14, 14, 512, 1, 2, 1},
+	{"3x3 g4 64->64 28x28 (grouped)", 64, 28, 28, 64, 3, 1, 4},
+#else
 	{"dw 3x3 144 56x56 (mbv2)", 144, 56, 56, 144, 3, 1, 144},
 	{"dw 3x3 s2 96 112x112 (mbv2)", 96, 112, 112, 96, 3, 2, 96},
 #endif

@@ -2,7 +2,8 @@
 # conv_q.sh [ROUNDS] - the runtime's CONV_Q int8 throughput per layer shape
 # (bench/conv_q.c), portable -O2 and -O2 -march=native (on an AMX CPU also
 # -O2 -march=native -DNPU_NO_AMX: the VNNI path beside the tiles; NHWC=1:
-# the channel-last CONV_NHWC_Q on its regular shapes instead), 1
+# the channel-last CONV_NHWC_Q on its regular shapes instead, cn_amx and
+# with -DNPU_NO_AMX cn_regular), 1
 # thread, the builds run in turn ROUNDS times (default 3; each run prints
 # the median of its own 5 repeats; compare the runs' spread for the
 # noise). With
@@ -16,7 +17,7 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 rounds=${1:-3}
 builds=""
-nhwc=""; [ -n "${NHWC:-}" ] && nhwc="-DCONV_NHWC -DPEAK_MACS=64"	# no AMX path there
+nhwc=""; [ -n "${NHWC:-}" ] && nhwc="-DCONV_NHWC"
 for side in new ${BASE:+base}; do
 	dir=$TOP/share/npu/runtime
 	[ $side = base ] && dir=$BASE
@@ -26,8 +27,10 @@ for side in new ${BASE:+base}; do
 	$CC -std=c11 -O2 -march=native $nhwc -I"$dir" "$TOP/bench/conv_q.c" -o "$W/$side-native" -lm
 	builds="$builds $side-portable $side-native"
 	# on AMX the native build runs the panel path on tiles: the VNNI path beside it
-	if [ $side = new ] && [ -z "$nhwc" ] && grep -qw amx_int8 /proc/cpuinfo; then
-		$CC -std=c11 -O2 -march=native -DNPU_NO_AMX -I"$dir" "$TOP/bench/conv_q.c" -o "$W/$side-native-noamx" -lm
+	# (NHWC=1: cn_amx, and cn_regular beside it)
+	if [ $side = new ] && grep -qw amx_int8 /proc/cpuinfo; then
+		# shellcheck disable=SC2086
+		$CC -std=c11 -O2 -march=native -DNPU_NO_AMX $nhwc -I"$dir" "$TOP/bench/conv_q.c" -o "$W/$side-native-noamx" -lm
 		builds="$builds $side-native-noamx"
 	fi
 done

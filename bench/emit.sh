@@ -13,7 +13,10 @@
 # convolutions with fused multiply-adds (not npu-run's bits, npu-emit(1)).
 # $NPU_BASE_CFLAGS builds the same header a second time with those flags
 # (e.g. "-O2 -march=native -DNPU_NO_AMX"), timed in the same rounds: the
-# table adds its time, its ratios and base_ms / npu_ms.
+# table adds its time, its ratios and base_ms / npu_ms. NPU_LAYOUT=nhwc
+# times the channel-last pipeline (npu-layout --to nhwc after npu-fuse);
+# with NPU_BASE_LAYOUT=nchw the base build gets its own channel-first
+# header, so base_ms / npu_ms compares the two layouts in the same rounds.
 #
 #   bench/emit.sh [--fp32] [OPTIONS]        (run `make` first)
 set -eu

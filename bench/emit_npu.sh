@@ -10,6 +10,11 @@
 #          $NPU_EMIT_FLAGS go to npu-emit (e.g. --scratch-max BYTES: the int8
 #          target's 1 MiB SRAM leaves resnet18 45 KiB of scratch).
 #          $NPU_BASE_CFLAGS: also DIR/host_MODEL_base, built with those.
+#          $NPU_LAYOUT=nhwc: npu-layout --to nhwc after npu-fuse (the
+#          channel-last pipeline: CONV_NHWC_Q and its neighbours);
+#          $NPU_BASE_LAYOUT: the base build's header from its own pipeline
+#          with that layout (nchw: none), so one run times channel-last
+#          against channel-first in the same rounds.
 #   run:   times the built program on DIR/MODEL.input.npy: "ms: MEDIAN"
 #          of RUNS runs (default 5) after one warm-up run (NPU_SIDE=base:
 #          host_MODEL_base).
@@ -25,11 +30,30 @@ sfx=""; [ "$mode" = fp32 ] && sfx=_fp32
 if [ "$what" = run ]; then	# NPU_SIDE=base: the $NPU_BASE_CFLAGS build
 	exec "$d/host_$m$sfx${NPU_SIDE:+_$NPU_SIDE}" bench "$d/$m.input.npy" "$runs"
 fi
-"$B/npu-import-pt" "$d/$m.pt" --input 0:1,3,224,224 | "$B/npu-fuse" --all -o "$d/$m.ir"
-if [ "$mode" = fp32 ]; then
-	cp "$d/$m.ir" "$d/$m$sfx.q.ir"
-else
-	"$B/npu-quant" "$d/$m.ir" --target int8 --calib "$d/$m.calib.npy" -o "$d/$m.q.ir"
+# the quantized IR DIR/$2.q.ir of model $1 with layout $3 (nhwc, or
+# nchw / empty: as imported)
+pipeline() {
+	"$B/npu-import-pt" "$d/$1.pt" --input 0:1,3,224,224 | "$B/npu-fuse" --all -o "$d/$2.ir"
+	if [ "$3" = nhwc ]; then
+		"$B/npu-layout" "$d/$2.ir" --to nhwc -o "$d/$2.l.ir"
+		mv "$d/$2.l.ir" "$d/$2.ir"
+	fi
+	if [ "$mode" = fp32 ]; then
+		cp "$d/$2.ir" "$d/$2.q.ir"
+	else
+		"$B/npu-quant" "$d/$2.ir" --target int8 --calib "$d/$1.calib.npy" -o "$d/$2.q.ir"
+	fi
+}
+pipeline "$m" "$m$sfx" "${NPU_LAYOUT:-}"
+base_hdr=""
+if [ -n "${NPU_BASE_CFLAGS:-}" ] && [ -n "${NPU_BASE_LAYOUT:-}" ]; then
+	pipeline "$m" "${m}${sfx}_base" "$NPU_BASE_LAYOUT"
+	# shellcheck disable=SC2086
+	"$B/npu-emit" -v "$d/${m}${sfx}_base.q.ir" --name bench ${NPU_EMIT_FLAGS:-} -o "$d/npu_${m}${sfx}_base.h" \
+		2>"$d/${m}${sfx}_base.emit.log"
+	base_hdr=npu_${m}${sfx}_base.h
+	echo "base header (layout $NPU_BASE_LAYOUT): $(wc -c <"$d/$base_hdr") bytes"
+	sed -n 's/.*: arena \([0-9]*\) bytes (activations \([0-9]*\) + kernel scratch \([0-9]*\)), weights \([0-9]*\) bytes.*/base arena: \1 bytes = activations \2 + kernel scratch \3; weights \4 bytes/p' "$d/${m}${sfx}_base.emit.log"
 fi
 m=$m$sfx
 # shellcheck disable=SC2086  # NPU_EMIT_FLAGS is a word list (e.g. --scratch-max 4194304)
@@ -44,7 +68,7 @@ read -r wall usr sys rss <"$d/$m.cc.time"
 echo "compile: $CC ${NPU_CFLAGS:--O2}: wall $wall s, CPU $(awk -v u="$usr" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') s, peak memory $((rss / 1024)) MB"
 if [ -n "${NPU_BASE_CFLAGS:-}" ]; then	# the same header, another build (bench/emit.sh)
 	# shellcheck disable=SC2086  # NPU_BASE_CFLAGS is a word list
-	$CC -std=c99 $NPU_BASE_CFLAGS -DNPU_HEADER="\"npu_$m.h\"" -DNPU_MODEL=npu_bench_model -I"$d" \
+	$CC -std=c99 $NPU_BASE_CFLAGS -DNPU_HEADER="\"${base_hdr:-npu_$m.h}\"" -DNPU_MODEL=npu_bench_model -I"$d" \
 		"$TOP/share/npu/examples/npu_host.c" -o "$d/host_${m}_base" -lm
-	echo "compile: base build: $CC $NPU_BASE_CFLAGS"
+	echo "compile: base build: $CC $NPU_BASE_CFLAGS${base_hdr:+ ($base_hdr)}"
 fi

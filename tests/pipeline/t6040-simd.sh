@@ -142,6 +142,12 @@ if [ -s "$T/mobilenet_v2_nhwc.q.ir" ]; then
 		same_bytes "$T/mobilenet_v2_nhwc.q.ir" "$CC -mavx2" ""
 		ok $? "mobilenet_v2 int8 channel-last, -mavx2: npu-run's bytes"
 	fi
+	# the regular convolutions on AMX tiles (cn_amx) where C is a multiple of 4
+	if [ "$(uname -m)" = x86_64 ] && grep -qw amx_int8 /proc/cpuinfo &&
+		$CC -march=sapphirerapids -E -x c /dev/null >/dev/null 2>&1; then
+		same_bytes "$T/mobilenet_v2_nhwc.q.ir" "$CC -march=sapphirerapids" ""
+		ok $? "mobilenet_v2 int8 channel-last, -march=sapphirerapids (cn_amx): npu-run's bytes"
+	fi
 else _n=$((_n + 1)); echo "ok $_n # SKIP the channel-last mobilenet_v2 needs the aarch64 tools above"; fi
 
 # float32 mobilenet_v2 (pointwise panels, depthwise rows, packed weights,

@@ -526,6 +526,9 @@ static int armdot_cases(int *paths, int *nhwc16)
  * window), strides, dilation, groups (channel multiplier above 1 too),
  * int16 outputs, weight zero points (beyond int8: the scalar loop), K at
  * CQ_NHWC_MAX_K and beyond it; the scratch is 0 (none written) ---- */
+#if defined(RT_AMX)
+static int nhwc_amx;	/* channel-last convolutions on AMX tiles (cn_amx_use) */
+#endif
 static int nhwc_one(const shape *s, int *fast)
 {
 	int32_t p[NPU_CV_COUNT] = {0};
@@ -577,6 +580,10 @@ static int nhwc_one(const shape *s, int *fast)
 	memset(scratch, 0xa5, ss + 16);
 	memset(y, 0x5a, 2 * ny);
 	void *a[NPU_MAX_ARGS] = {x, w, bias, mult, shift, s->wz ? wzp : NULL, y};
+#if defined(RT_AMX)
+	cn_ageo ag;
+	nhwc_amx += cn_amx_use(p, a, &ag);
+#endif
 	k_conv_nhwc_q(p, a, scratch);
 	for (size_t i = ss; i < ss + 16; i++)
 		ok &= scratch[i] == 0xa5;
@@ -643,6 +650,124 @@ static int nhwc_cases(int *nfast, int *ntotal)
 	*nfast = f, *ntotal = nfix + 250;
 	return ok;
 }
+
+/* ---- nhwcamx: the channel-last convolution on AMX tiles (cn_amx):
+ * resnet18's layers shrunk (3x3 and 1x1, strides 1 and 2, 7x7 maps in
+ * bands of rows), input channels that chunk by 4 .. 64 (kc), output
+ * channels around the 16-channel blocks (overlapping last block), rows
+ * around the 16-pixel tiles, padding beyond the window, dilation; then
+ * random shapes; all against nhwc_one's definition ---- */
+static int nhwcamx_cases(int *ntotal)
+{
+	int ok = 1, n = 0;
+	static const shape fixed[] = {
+		{1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* layer1, smaller */
+		{1, 128, 7, 7, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 1},	/* 7x7: bands of rows */
+		{1, 64, 14, 14, 128, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* stride 2 */
+		{1, 64, 14, 14, 128, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* downsample 1x1 */
+		{2, 96, 9, 33, 24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* kc 48, 33 columns */
+		{1, 160, 5, 16, 40, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 1},	/* kc 40, 3 blocks */
+		{1, 4, 6, 17, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* kc 4 */
+		{1, 12, 11, 31, 17, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1, NPU_T_I8, 0},	/* 5x5, OC 17 */
+		{1, 24, 8, 20, 33, 3, 3, 1, 2, 4, 3, 4, 5, 2, 2, 1, NPU_T_I8, 1},	/* pads beyond, dilated */
+		{1, 320, 3, 3, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* kc 64 of 320 */
+		{1, 64, 1, 1, 48, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* one pixel */
+		{1, 32, 5, 40, 20, 3, 1, 3, 3, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* stride 3 */
+		{1, 3, 23, 23, 64, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1, NPU_T_I8, 0},	/* row mode: resnet18's stem */
+		{1, 3, 17, 17, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 1},	/* mobilenet_v2's stem */
+		{2, 5, 9, 30, 17, 3, 5, 1, 2, 2, 4, 1, 3, 2, 1, 1, NPU_T_I8, 0},	/* KW C = 25 */
+		{1, 1, 6, 20, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* one channel */
+	};
+	int nfix = (int)(sizeof fixed / sizeof fixed[0]);
+	for (int i = 0; i < nfix + 120; i++) {
+		shape s;
+		if (i < nfix) {
+			s = fixed[i];
+		} else {
+			s.N = ri(1, 2), s.G = 1, s.YT = NPU_T_I8, s.wz = ri(0, 1);
+			s.KH = ri(1, 4), s.KW = ri(1, 4), s.SH = ri(1, 2), s.SW = ri(1, 3), s.DH = ri(1, 2), s.DW = ri(1, 2);
+			s.H = ri(1, 12), s.W = ri(1, 40);
+			s.PT = ri(0, s.KH), s.PB = ri(0, s.KH), s.PL = ri(0, s.KW), s.PR = ri(0, s.KW);
+			s.C = ri(0, 2) ? 4 * ri(1, 40) : ri(1, 30), s.OC = ri(16, 70);	/* row mode too */
+		}
+		s.smax = 0;
+		int fast = 0;
+		ok &= nhwc_one(&s, &fast);
+		n++;
+	}
+	*ntotal = n;
+	return ok;
+}
+/* channel-last int8 pooling (k_pool_nhwc_q's rows, pn_rows_i8): max and
+ * average (padding counted or not, ceil-mode overhang, windows wholly in
+ * the padding, clamps) against the definition written out here */
+static int nhwcpool_cases(int *nrows)
+{
+	int ok = 1, rows = 0;
+	for (int i = 0; i < 300; i++) {
+		int32_t p[NPU_PL_COUNT] = {0};
+		int N = ri(1, 2), C = ri(0, 3) ? ri(1, 80) : ri(200, 600), H = ri(1, 12), W = ri(1, 12);
+		int KH = ri(1, 4), KW = ri(1, 4), SH = ri(1, 3), SW = ri(1, 3), PT = ri(0, KH), PL = ri(0, KW);
+		int PB = ri(0, KH), PR = ri(0, KW), avg = ri(0, 1);
+		if (i % 10 == 0)	/* global average (squeezenet's head) */
+			KH = H, KW = W, SH = SW = 1, PT = PL = PB = PR = 0, avg = 1;
+		int OH = (H + PT + PB - KH) / SH + 1 + ri(0, 1) * (ri(0, 3) == 0), OW = (W + PL + PR - KW) / SW + 1;
+		if (OH < 1 || OW < 1)
+			continue;
+		p[NPU_PL_N] = N, p[NPU_PL_C] = C, p[NPU_PL_H] = H, p[NPU_PL_W] = W, p[NPU_PL_OH] = OH, p[NPU_PL_OW] = OW;
+		p[NPU_PL_KH] = KH, p[NPU_PL_KW] = KW, p[NPU_PL_SH] = SH, p[NPU_PL_SW] = SW, p[NPU_PL_PT] = PT;
+		p[NPU_PL_PL] = PL, p[NPU_PL_PB] = PB, p[NPU_PL_PR] = PR;
+		p[NPU_PL_MODE] = avg ? NPU_POOL_AVG : NPU_POOL_MAX, p[NPU_PL_COUNT_PAD] = ri(0, 1);
+		p[NPU_PL_XT] = p[NPU_PL_YT] = NPU_T_I8, p[NPU_PL_ZX] = ri(-128, 127), p[NPU_PL_ZY] = ri(-60, 60);
+		p[NPU_PL_LO] = ri(0, 2) ? -128 : ri(-128, 0), p[NPU_PL_HI] = ri(0, 2) ? 127 : ri(1, 127);
+		size_t nx = (size_t)N * H * W * C, ny = (size_t)N * OH * OW * C;
+		int8_t *x = malloc(nx), *y = malloc(ny);
+		for (size_t k = 0; k < nx; k++)
+			x[k] = (int8_t)ri(-128, 127);
+		void *a[NPU_MAX_ARGS] = {x, y};
+		k_pool_nhwc_q(p, a, NULL);
+		rows++;
+		for (int n = 0; n < N && ok; n++)
+			for (int oh = 0; oh < OH && ok; oh++)
+				for (int ow = 0; ow < OW && ok; ow++)
+					for (int c = 0; c < C && ok; c++) {
+						int h0 = oh * SH - PT, w0 = ow * SW - PL, cells = 0, cnt;
+						int64_t sum = 0, mx = -1000;
+						for (int ih = h0; ih < h0 + KH; ih++)
+							for (int iw = w0; iw < w0 + KW; iw++)
+								if (ih >= 0 && ih < H && iw >= 0 && iw < W) {
+									int v = x[(((size_t)n * H + ih) * W + iw) * C + c];
+									sum += v - p[NPU_PL_ZX], mx = v > mx ? v : mx, cells++;
+								}
+						if (p[NPU_PL_COUNT_PAD]) {	/* padding cells count, the overhang not */
+							int a0 = h0 < -PT ? -PT : h0, a1 = h0 + KH > H + PB ? H + PB : h0 + KH;
+							int b0 = w0 < -PL ? -PL : w0, b1 = w0 + KW > W + PR ? W + PR : w0 + KW;
+							cnt = (a1 > a0 ? a1 - a0 : 0) * (b1 > b0 ? b1 - b0 : 0);
+						} else {
+							cnt = cells;
+						}
+						int64_t r;
+						if (avg) {
+							int64_t d = cnt > 0 ? cnt : 1, m = sum < 0 ? -sum : sum, q = (2 * m + d) / (2 * d);
+							r = p[NPU_PL_ZY] + (sum < 0 ? -q : q);
+						} else {
+							r = cells ? mx : p[NPU_PL_ZY];
+						}
+						r = r < p[NPU_PL_LO] ? p[NPU_PL_LO] : r > p[NPU_PL_HI] ? p[NPU_PL_HI] : r;
+						int8_t got = y[(((size_t)n * OH + oh) * OW + ow) * C + c];
+						if (got != r) {
+							printf("# nhwc pool %s y[%d,%d,%d,%d] = %d, want %d (C%d %dx%d k%dx%d s%d,%d p%d,%d,%d,%d)\n",
+							       avg ? "avg" : "max", n, oh, ow, c, got, (int)r, C, H, W, KH, KW, SH, SW, PT,
+							       PL, PB, PR);
+							ok = 0;
+						}
+					}
+		free(x), free(y);
+	}
+	*nrows = rows;
+	return ok;
+}
+/* ---- nhwcamx end ---- */
 
 /* ---- amx: wide rows for the AMX staging (16 interior pixels of a row
  * transposed from x, windows elsewhere), channel counts around the tile
@@ -1439,6 +1564,29 @@ int main(void)
 	CHECK_MSG(nhwc_cases(&nhf, &nht), "channel-last regular convolutions differ from the definition");
 	printf("# nhwc regular: %d of %d channel-last convolutions on cn_regular\n", nhf, nht);
 	CHECK(nhf > 200);
+	/* nhwcamx: the channel-last convolutions on AMX tiles (and as if Linux
+	 * had refused the tile state: cn_regular, the same results) */
+	int nat = 0;
+#if defined(RT_AMX)
+	int aall = nhwc_amx;
+#endif
+	CHECK_MSG(nhwcamx_cases(&nat), "channel-last convolutions (AMX shapes) differ from the definition");
+	int npr = 0;
+	CHECK_MSG(nhwcpool_cases(&npr), "channel-last int8 pooling differs from the definition");
+	printf("# nhwc pool: %d int8 poolings (max and average) on whole channel rows\n", npr);
+	CHECK(npr > 200);
+#if defined(RT_AMX)
+	printf("# nhwcamx: %s; %d of %d AMX-shaped channel-last convolutions on AMX tiles (%d of all)\n",
+	       cq_amx_ready() ? "tile state granted" : "tile state refused by the kernel, cn_regular", nhwc_amx - aall, nat,
+	       nhwc_amx);
+	CHECK(!cq_amx_ready() || nhwc_amx - aall > nat * 3 / 4);
+	int ast = cq_amx_state, abefore = nhwc_amx, aok;
+	cq_amx_state = -1;
+	aok = nhwcamx_cases(&nat);
+	cq_amx_state = ast;
+	CHECK_MSG(aok && nhwc_amx == abefore, "cn_regular (tile state refused): exact %d, on tiles %d", aok,
+		  nhwc_amx - abefore);
+#endif
 	printf("# paths: generic %d, depthwise %d, gemm %d (%d gathered from x, %d in K chunks), panel %d (%d in K chunks)\n",
 	       paths[CQ_GENERIC], paths[CQ_DEPTHWISE], paths[CQ_IM2COL], gathered, chunked, paths[CQ_PANEL], kchunks);
 	if (q_left_out)

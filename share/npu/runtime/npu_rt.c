@@ -921,6 +921,37 @@ static void cq_requant(void *y, int32_t YT, size_t at, const int32_t *restrict a
 
 /* @npu-end */
 
+/* @npu-kernel CONV_Q CONV_NHWC_Q */
+/* AMX-INT8's tile data state, for CONV_Q's panel path (CQ_AMX) and
+ * CONV_NHWC_Q's cn_amx: RT_AMX when the compiler targets AMX-INT8 with
+ * AVX-512 (F, BW, VL) and VNNI on x86-64 Linux (CQ_AMX's conditions; -DNPU_NO_AMX:
+ * never). Asked of Linux once per process (arch_prctl ARCH_REQ_XCOMP_PERM
+ * for XFEATURE_XTILEDATA); refused (an older kernel, no AMX): each
+ * caller's other path. */
+#if !defined(NPU_NO_SIMD) && !defined(NPU_NO_AMX) && defined(__AVX2__) && \
+	(defined(__AVXVNNI__) || (defined(__AVX512VNNI__) && defined(__AVX512VL__))) && \
+	(defined(__AMX_TILE__) || defined(__AMXTILE__)) && (defined(__AMX_INT8__) || defined(__AMXINT8__)) && \
+	defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__linux__) && \
+	defined(__x86_64__)	/* gcc's macros, clang's */
+#define RT_AMX 1
+extern long syscall(long, ...);
+
+static int cq_amx_state;	/* 0: not asked yet, 1: granted, -1: refused */
+
+static int cq_amx_ready(void)
+{
+	int s = __atomic_load_n(&cq_amx_state, __ATOMIC_RELAXED);
+	if (s == 0) {
+		s = syscall(158 /* SYS_arch_prctl */, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XFEATURE_XTILEDATA */) == 0
+			    ? 1
+			    : -1;
+		__atomic_store_n(&cq_amx_state, s, __ATOMIC_RELAXED);
+	}
+	return s > 0;
+}
+#endif
+/* @npu-end */
+
 /* @npu-kernel CONV_Q */
 /* Depthwise int8 (C == OC == G): per channel and output row, the
  * accumulators of CQ_DW_CHUNK outputs at a time stay in registers over
@@ -2720,24 +2751,8 @@ static void cq_panel_out(const int32_t *p, void *const *a, int n, int oc, int no
  * Regrouped weights and C rows live on the stack (16 + 32 KiB; x86-64
  * Linux only). sum (x - ZX) w = C - (128 + ZX) sum w (corr), exact as the
  * VNNI path. Tile registers: C 0-3, A 4-5, B 6-7. */
-extern long syscall(long, ...);
-
-/* the tile data state, asked of Linux once per process (arch_prctl
- * ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA); refused (an older kernel,
- * no AMX): the VNNI path */
-static int cq_amx_state;	/* 0: not asked yet, 1: granted, -1: refused */
-
-static int cq_amx_ready(void)
-{
-	int s = __atomic_load_n(&cq_amx_state, __ATOMIC_RELAXED);
-	if (s == 0) {
-		s = syscall(158 /* SYS_arch_prctl */, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XFEATURE_XTILEDATA */) == 0
-			    ? 1
-			    : -1;
-		__atomic_store_n(&cq_amx_state, s, __ATOMIC_RELAXED);
-	}
-	return s > 0;
-}
+/* the tile data state: cq_amx_ready (above the CONV_Q kernels, shared
+ * with CONV_NHWC_Q); refused: the VNNI path */
 
 #define CQ_AWIDE 1024	/* the 16 x 16 form up to this K (measured: bench/conv_q.sh) */
 
@@ -6719,6 +6734,15 @@ static size_t cn_dw_scratch(const int32_t *p)
 static void cn_dw_add(int32_t *restrict acc, const int8_t *restrict x, const int16_t *restrict w, int C, int32_t ZX)
 {
 	int c = 0;
+#if !defined(NPU_NO_SIMD) && defined(__AVX512F__)	/* 16 channels as int32 lanes */
+	const __m512i zx16 = _mm512_set1_epi32(ZX);
+	for (; c + 16 <= C; c += 16) {
+		__m512i v = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(x + c))), zx16);
+		__m512i wv = _mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(w + c)));
+		_mm512_storeu_si512((void *)(acc + c), _mm512_add_epi32(_mm512_loadu_si512((const void *)(acc + c)),
+									  _mm512_mullo_epi32(v, wv)));
+	}
+#endif
 #if !defined(NPU_NO_SIMD) && defined(__SSE2__)
 	const __m128i zx = _mm_set1_epi16((int16_t)ZX), z = _mm_setzero_si128();
 	for (; c + 8 <= C; c += 8) {
@@ -6836,6 +6860,65 @@ static int cn_dw_dot(const int32_t *p, void *const *a, void *scratch)
 }
 #endif
 
+#if !defined(NPU_NO_SIMD) && defined(__AVX512F__) && \
+	((defined(__AVX512BW__) && defined(__AVX512VL__)) || defined(RT_AMX))	/* cn_dw_lanes, cn_amx */
+/* 16 sums v (|.| < 2^31) with their own mult and shift (clamped to [0,
+ * 62] here) to int8: rt_mulshift's first case and rt_clamp on int64 lanes */
+static inline __m128i cn_rq_v16(__m512i v, __m512i m, __m512i sh, int32_t zy, int32_t lo, int32_t hi)
+{
+	const __m512i one = _mm512_set1_epi64(1), z = _mm512_set1_epi64(zy), l = _mm512_set1_epi64(lo);
+	const __m512i h = _mm512_set1_epi64(hi);
+	sh = _mm512_min_epi32(_mm512_max_epi32(sh, _mm512_setzero_si512()), _mm512_set1_epi32(62));
+	__m128i out[2];
+	for (int hf = 0; hf < 2; hf++) {
+		__m512i a64 = _mm512_cvtepi32_epi64(hf ? _mm512_extracti64x4_epi64(v, 1) : _mm512_castsi512_si256(v));
+		__m512i m64 = _mm512_cvtepi32_epi64(hf ? _mm512_extracti64x4_epi64(m, 1) : _mm512_castsi512_si256(m));
+		__m512i s64 = _mm512_cvtepi32_epi64(hf ? _mm512_extracti64x4_epi64(sh, 1) : _mm512_castsi512_si256(sh));
+		/* 2^(s-1), 0 for s = 0 (a shift count beyond 63 gives 0) */
+		__m512i r = _mm512_sllv_epi64(one, _mm512_sub_epi64(s64, one));
+		a64 = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(a64, m64), r), s64);
+		out[hf] = _mm512_cvtepi64_epi8(_mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(a64, z), l), h));
+	}
+	return _mm_unpacklo_epi64(out[0], out[1]);
+}
+#endif
+
+#if !defined(NPU_NO_SIMD) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#define CN_RQ_LANES 1
+/* the depthwise pixel by pixel with 16 channels' sums in a register over
+ * the taps inside the input (tp: their x, wp: their int16 weights, nt of
+ * them), requantized by cn_rq_v16; two: also the next pixel, whose taps
+ * are the same ones ps bytes further in x, into y + C */
+#if defined(__AVX512VNNI__)
+#define CN_DPW(acc, v, w) _mm512_dpwssd_epi32(acc, v, w)
+#else
+#define CN_DPW(acc, v, w) _mm512_add_epi32(acc, _mm512_madd_epi16(v, w))
+#endif
+static void cn_dw_lanes(const int32_t *p, const void *bias, const int32_t *mult, const int32_t *shift,
+			const int8_t *const *tp, const int16_t *const *wp, int nt, int two, size_t ps, int8_t *y)
+{
+	int C = p[NPU_CV_C];
+	const __m512i zx = _mm512_set1_epi32(p[NPU_CV_ZX]);
+	for (int c = 0; c < C; c += 16) {
+		__mmask16 k = C - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (C - c)) - 1);
+		__m512i acc = bias ? _mm512_maskz_loadu_epi32(k, (const int32_t *)bias + c) : _mm512_setzero_si512(), acc2 = acc;
+		for (int t = 0; t < nt; t++) {	/* v w by pmaddwd: w's upper int16 is 0 */
+			__m512i v = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(k, tp[t] + c)), zx);
+			__m512i wv = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(k, wp[t] + c));
+			acc = CN_DPW(acc, v, wv);
+			if (two)
+				acc2 = CN_DPW(acc2, _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(k, tp[t] + ps + c)), zx),
+					      wv);
+		}
+		__m512i m = _mm512_maskz_loadu_epi32(k, mult + c), sh = _mm512_maskz_loadu_epi32(k, shift + c);
+		_mm_mask_storeu_epi8(y + c, k, cn_rq_v16(acc, m, sh, p[NPU_CV_ZY], p[NPU_CV_LO], p[NPU_CV_HI]));
+		if (two)
+			_mm_mask_storeu_epi8(y + C + c, k, cn_rq_v16(acc2, m, sh, p[NPU_CV_ZY], p[NPU_CV_LO], p[NPU_CV_HI]));
+	}
+}
+#undef CN_DPW
+#endif
+
 static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 {
 #if !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)
@@ -6858,6 +6941,37 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 		for (int t = 0; t < taps; t++)
 			wt[(size_t)t * C + c] = (int16_t)(w[(size_t)c * taps + t] - z);
 	}
+#if defined(CN_RQ_LANES)
+	/* int8 out, int32 biases with room for the sums (|.| <= 255 255 taps) */
+	int lanes = YT == NPU_T_I8 && p[NPU_CV_ACT] != NPU_T_I64;
+	for (int c = 0; lanes && bias && c < C; c++)
+		lanes = ((const int32_t *)bias)[c] <= INT32_MAX - 65025 * taps &&
+			((const int32_t *)bias)[c] >= -INT32_MAX + 65025 * taps;
+#endif
+#if defined(CN_RQ_LANES)
+	if (lanes) {
+		const int8_t *tp[CN_DW_TAPS];
+		const int16_t *wp[CN_DW_TAPS];
+		for (int n = 0; n < N; n++)
+			for (int oh = 0; oh < OH; oh++)
+				for (int ow = 0; ow < OW; ow++) {
+					int nt = 0;
+					for (int kh = 0; kh < KH; kh++)
+						for (int kw = 0; kw < KW; kw++) {
+							int ih = oh * SH - PT + kh * DH, iw = ow * SW - PL + kw * DW;
+							if (ih >= 0 && ih < H && iw >= 0 && iw < W)
+								tp[nt] = x + (((size_t)n * H + ih) * W + iw) * C,
+								wp[nt++] = wt + (size_t)(kh * KW + kw) * C;
+						}
+					/* two pixels when both windows lie inside the row: the same taps */
+					int two = ow + 1 < OW && ow * SW - PL >= 0 && (ow + 1) * SW - PL + (KW - 1) * DW < W;
+					cn_dw_lanes(p, bias, mult, shift, tp, wp, nt, two, (size_t)SW * C,
+						    (int8_t *)y + (((size_t)n * OH + oh) * OW + ow) * C);
+					ow += two;
+				}
+		return;
+	}
+#endif
 	for (int n = 0; n < N; n++)
 		for (int oh = 0; oh < OH; oh++)
 			for (int ow = 0; ow < OW; ow++) {
@@ -6875,6 +6989,7 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 					}
 				}
 				size_t yo = (((size_t)n * OH + oh) * OW + ow) * C;
+
 				for (int c = 0; c < C; c++)
 					rt_sti(y, YT, yo + c,
 					       rt_clamp(ZY + rt_mulshift(cq_bias(p, bias, c) + acc[c], mult[c], rt_shift(shift[c])),
@@ -7046,6 +7161,305 @@ static int cn_regular(const int32_t *p, void *const *a)
 	return 1;
 }
 
+/* Channel-last int8 convolution on AMX tiles (cn_amx; x86-64 Linux with
+ * RT_AMX, the tile state granted), the transposed product as for the
+ * panel path but with nothing rearranged in the weights: C (16 output
+ * channels x 16 pixels, int32) += A (16 channels x kc bytes of one tap:
+ * OHWI rows as they are, row stride K) times B (kc / 4 quads of input
+ * channels x 16 pixels x 4 bytes) with tdpbssd (int8 by int8, so x needs
+ * no flip). B comes from a band of nb output rows staged once per band in
+ * the scratch: for each kernel row kh and output row of the band, the
+ * input row (ZX for columns and rows in the padding) as planes [kh][C / 4
+ * quads][SW column phases][nb Wq columns][4 bytes], so a tap's 16 pixels
+ * of one quad are 64 contiguous bytes (the band's rows one after the
+ * other, Wq - OW junk columns between them, computed and dropped) and its
+ * quads a fixed stride apart. Padding holds ZX, so every tap counts and
+ * sum (x - ZX) w = sum x w - ZX sum w over all taps: one correction per
+ * channel, folded with the bias (bq, in the scratch; each block's on the
+ * first band, cn_wsum). The band's rows are chosen for the fewest tiles
+ * within CN_AMX_CAP bytes (resnet18's 7x7 maps: bands of 3 rows of 9
+ * columns, 5 pixel tiles where rows alone take 7). Staging is a dword
+ * transpose (cn_tr16d) of 16 columns by 16 quads. Per step 2 channel
+ * blocks x 2 pixel tiles (C 0-3, A 4-5, B 6-7); the last channel block
+ * overlaps the one before it. The C tiles are requantized row by row (one
+ * channel's 16 pixels, AVX-512) and transposed into the pixels'
+ * channel-last rows. kc: the largest multiple of 4 up to 64 dividing C.
+ * C not a multiple of 4 (the stems): row mode, each kernel row's KW C
+ * bytes (rounded up to 4, at most CN_AMX_ROW) are one tap's channels,
+ * staged per pixel, with the weights padded by zeros in the scratch.
+ * Taken when G = 1, OC >= 16, int8 out, no weight zero points and |bias| +
+ * 255 128 K < 2^31 (the sums exact in int32), the scratch (cn_amx_geo, the
+ * same for every ISA) within CN_AMX_CAP and NPU_CV_SMAX; else cn_regular. */
+#define CN_AMX_CAP 49152
+#define CN_AMX_ROW 256	/* row mode: KW C at most */
+typedef struct {
+	int im, Ce, KWe, SWe, DWe, kc, Cq, Wq, nb, L;	/* row mode; per group of taps: channels, ... */
+	size_t wr, bq, need;	/* offsets: restaged weights (row mode), staged rows; all bytes */
+} cn_ageo;
+
+static size_t cn_amx_geo(const int32_t *p, cn_ageo *q)
+{
+	int G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1, C = p[NPU_CV_C], OC = p[NPU_CV_OC], OH = p[NPU_CV_OH];
+	int OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW], SW = p[NPU_CV_SW], DW = p[NPU_CV_DW];
+	if (p[NPU_CV_XT] != NPU_T_I8 || p[NPU_CV_WT] != NPU_T_I8 || p[NPU_CV_YT] != NPU_T_I8 || G != 1 || C < 1 ||
+	    OC < 16 || KH < 1 || KW < 1 || OH < 1 || OW < 1 || SW < 1 || DW < 1 || p[NPU_CV_SH] < 1 ||
+	    p[NPU_CV_DH] < 1 || (int64_t)C * KH * KW > CQ_NHWC_MAX_K || (int64_t)OW * SW + (int64_t)KW * DW > 65536)
+		return 0;
+	q->im = C % 4 != 0;
+	if (q->im && KW * C > CN_AMX_ROW)
+		return 0;
+	/* row mode: a kernel row's KW C bytes (rounded up to 4) as the channels of one tap */
+	q->Ce = q->im ? (KW * C + 3) & ~3 : C, q->KWe = q->im ? 1 : KW;
+	q->SWe = q->im ? 1 : SW, q->DWe = q->im ? 1 : DW;
+	q->kc = 64;
+	while (q->Ce % q->kc)
+		q->kc -= 4;
+	q->Cq = q->Ce / 4;
+	q->Wq = q->im ? OW : ((OW - 1) * SW + (KW - 1) * DW + SW) / SW;
+	size_t row = (size_t)KH * q->Ce * q->SWe * q->Wq;	/* one output row's staged bytes */
+	size_t slack = ((size_t)(16 + (q->KWe - 1) * q->DWe / q->SWe) * 4 + 63) & ~(size_t)63;	/* B's reads past the last plane */
+	q->bq = ((size_t)OC * 4 + 63) & ~(size_t)63;
+	q->wr = q->bq + (q->im ? ((size_t)OC * KH * q->Ce + 63) & ~(size_t)63 : 0);
+	if (q->wr + row + slack > CN_AMX_CAP)
+		return 0;
+	int64_t best = -1;
+	q->nb = 1;
+	for (int nb = 1; nb <= OH && q->wr + (size_t)nb * row + slack <= CN_AMX_CAP; nb++) {
+		int64_t tiles = (int64_t)(OH / nb) * ((nb * q->Wq + 15) / 16) + (OH % nb ? (OH % nb * q->Wq + 15) / 16 : 0);
+		if (best < 0 || tiles < best)
+			best = tiles, q->nb = nb;
+	}
+	q->L = q->nb * q->Wq;
+	q->need = q->wr + (size_t)q->nb * row + slack;
+	return p[NPU_CV_SMAX] > 0 && q->need > (size_t)p[NPU_CV_SMAX] ? 0 : q->need;
+}
+
+#if defined(RT_AMX)
+/* whether cn_amx runs (besides its geometry): tiles granted, no weight
+ * zero points, int32 biases with room for the sums */
+static int cn_amx_use(const int32_t *p, void *const *a, cn_ageo *q)
+{
+	const int32_t *wzp = a[5];
+	int OC = p[NPU_CV_OC];
+	int64_t room = INT32_MAX - (int64_t)32640 * p[NPU_CV_C] * p[NPU_CV_KH] * p[NPU_CV_KW];
+	if (!cn_amx_geo(p, q) || p[NPU_CV_ZX] < -128 || p[NPU_CV_ZX] > 127)
+		return 0;
+	for (int o = 0; o < OC; o++) {
+		int64_t b = cq_bias(p, a[2], o);
+		if ((wzp && wzp[o]) || b > room || b < -room)
+			return 0;
+	}
+	return cq_amx_ready();
+}
+
+/* 16 rows of 16 dwords transposed (32- and 64-bit unpacks within the
+ * 128-bit lanes, then the lanes) */
+static inline void cn_tr16d(__m512i *r)
+{
+	__m512i t[16], u[16];
+	for (int i = 0; i < 8; i++)
+		t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]), t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+	for (int g = 0; g < 4; g++) {	/* u[4 g + j]: rows 4 g .. 4 g + 3 of column 4 lane + j */
+		u[4 * g] = _mm512_unpacklo_epi64(t[4 * g], t[4 * g + 2]);
+		u[4 * g + 1] = _mm512_unpackhi_epi64(t[4 * g], t[4 * g + 2]);
+		u[4 * g + 2] = _mm512_unpacklo_epi64(t[4 * g + 1], t[4 * g + 3]);
+		u[4 * g + 3] = _mm512_unpackhi_epi64(t[4 * g + 1], t[4 * g + 3]);
+	}
+	for (int j = 0; j < 4; j++) {
+		__m512i v0 = _mm512_shuffle_i32x4(u[j], u[4 + j], 0x44), v1 = _mm512_shuffle_i32x4(u[8 + j], u[12 + j], 0x44);
+		__m512i v2 = _mm512_shuffle_i32x4(u[j], u[4 + j], 0xee), v3 = _mm512_shuffle_i32x4(u[8 + j], u[12 + j], 0xee);
+		r[j] = _mm512_shuffle_i32x4(v0, v1, 0x88), r[4 + j] = _mm512_shuffle_i32x4(v0, v1, 0xdd);
+		r[8 + j] = _mm512_shuffle_i32x4(v2, v3, 0x88), r[12 + j] = _mm512_shuffle_i32x4(v2, v3, 0xdd);
+	}
+}
+
+/* the sum of K int8 weights (|.| <= 128 K < 2^31) */
+static int32_t cn_wsum(const int8_t *w, size_t K)
+{
+	int64_t s = 0;
+	size_t k = 0;
+#if defined(__AVX512BW__)	/* sums of x ^ 0x80 (x + 128, unsigned) by psadbw */
+	const __m512i f = _mm512_set1_epi8((char)0x80);
+	__m512i acc = _mm512_setzero_si512();
+	for (; k + 64 <= K; k += 64)
+		acc = _mm512_add_epi64(acc, _mm512_sad_epu8(_mm512_xor_si512(_mm512_loadu_si512((const void *)(w + k)), f),
+							  _mm512_setzero_si512()));
+	s = _mm512_reduce_add_epi64(acc) - 128 * (int64_t)k;
+#endif
+	for (; k < K; k++)
+		s += w[k];
+	return (int32_t)s;
+}
+
+static int cn_amx(const int32_t *p, void *const *a, void *scratch)
+{
+	cn_ageo q;
+	if (!scratch || !cn_amx_use(p, a, &q))
+		return 0;
+	const int8_t *x = a[0], *w = a[1], *a1w = a[1];
+	const int32_t *mult = a[3], *shift = a[4];
+	int8_t *y = a[6];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W], OC = p[NPU_CV_OC];
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], kc = q.kc, Cq = q.Cq, Wq = q.Wq, L = q.L;
+	int Ce = q.Ce, KWe = q.KWe, SWe = q.SWe, DWe = q.DWe;
+	int32_t ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	size_t K = (size_t)KH * KW * C, Ke = (size_t)KH * KWe * Ce, qs = (size_t)SWe * L * 4;	/* A's and B's row strides */
+	int32_t *bq = scratch;
+	int8_t *wr = (int8_t *)scratch + q.bq;
+	uint8_t *st = (uint8_t *)scratch + q.wr;
+	if (q.im) {	/* row mode: each kernel row's weights padded with zeros to Ce */
+		for (size_t r = 0; r < (size_t)OC * KH; r++) {
+			memcpy(wr + r * Ce, w + r * KW * C, (size_t)KW * C);
+			memset(wr + r * Ce + KW * C, 0, (size_t)(Ce - KW * C));
+		}
+		w = wr;
+	}
+	/* palette 1; C 0-3: 16 x 64 bytes; A 4-5: 16 x kc; B 6-7: kc / 4 x 64 */
+	uint8_t cfg[64] __attribute__((aligned(64))) = {0};
+	cfg[0] = 1;
+	for (int t = 0; t < 8; t++) {
+		int cb = t == 4 || t == 5 ? kc : 64;
+		cfg[16 + 2 * t] = (uint8_t)cb, cfg[17 + 2 * t] = (uint8_t)(cb >> 8);
+		cfg[48 + t] = (uint8_t)(t >= 6 ? kc / 4 : 16);
+	}
+	__asm__ volatile("ldtilecfg %0" : : "m"(*(const uint8_t(*)[64])cfg));
+	int32_t cb[4][256] __attribute__((aligned(64)));
+	for (int n = 0; n < N; n++)
+		for (int oh0 = 0; oh0 < OH; oh0 += q.nb) {
+			int nbr = OH - oh0 < q.nb ? OH - oh0 : q.nb, nq = nbr * Wq;
+			for (int kh = 0; kh < KH; kh++)	/* the band's input rows for kernel row kh */
+				for (int ol = 0; ol < nbr; ol++) {
+					int ih = (oh0 + ol) * SH - PT + kh * DH;
+					if (q.im) {	/* row mode: each pixel's window row, ZX past it */
+						for (int ow0 = 0; ow0 < OW; ow0 += 16) {	/* 16 pixels' window rows, then their quads */
+							uint32_t row[16][CN_AMX_ROW / 4];
+							int np = OW - ow0 < 16 ? OW - ow0 : 16;
+							for (int i = 0; i < np; i++) {
+								uint8_t *rb = (uint8_t *)row[i];
+								int iw0 = (ow0 + i) * SW - PL;
+								if (ih >= 0 && ih < H && iw0 >= 0 && iw0 + (KW - 1) * DW < W && DW == 1) {
+									memcpy(rb, x + (((size_t)n * H + ih) * W + iw0) * C, (size_t)KW * C);
+									memset(rb + KW * C, ZX, (size_t)(Ce - KW * C));
+									continue;
+								}
+								memset(rb, ZX, (size_t)Ce);
+								for (int kw = 0; kw < KW && ih >= 0 && ih < H; kw++) {
+									int iw = iw0 + kw * DW;
+									if (iw >= 0 && iw < W)
+										memcpy(rb + kw * C, x + (((size_t)n * H + ih) * W + iw) * C, (size_t)C);
+								}
+							}
+							uint8_t *d = st + ((size_t)kh * Cq * L + (size_t)ol * Wq + ow0) * 4;
+							__mmask16 pm = (__mmask16)((1u << np) - 1);
+							for (int r = 0; r < Cq; r += 16) {
+								int nr = Cq - r < 16 ? Cq - r : 16;
+								__mmask16 rm = (__mmask16)((1u << nr) - 1);
+								__m512i v[16];
+								for (int i = 0; i < 16; i++)
+									v[i] = i < np ? _mm512_maskz_loadu_epi32(rm, row[i] + r) : _mm512_setzero_si512();
+								cn_tr16d(v);
+								for (int k = 0; k < nr; k++)
+									_mm512_mask_storeu_epi32((void *)(d + (size_t)(r + k) * qs), pm, v[k]);
+							}
+						}
+						continue;
+					}
+					for (int ph = 0; ph < SW; ph++)
+						for (int j0 = 0; j0 < Wq; j0 += 16) {
+							uint8_t *d = st + (((size_t)kh * Cq * SW + ph) * L + (size_t)ol * Wq + j0) * 4;
+							const uint8_t *src[16];
+							for (int i = 0; i < 16 && j0 + i < Wq; i++) {
+								int iw = (j0 + i) * SW + ph - PL;
+								src[i] = ih >= 0 && ih < H && iw >= 0 && iw < W
+										 ? (const uint8_t *)x + (((size_t)n * H + ih) * W + iw) * C
+										 : NULL;
+							}
+							/* up to 16 columns by 16 quads: a transpose of dwords, masked at the ends */
+							int np = Wq - j0 < 16 ? Wq - j0 : 16;
+							__mmask16 pm = (__mmask16)((1u << np) - 1);
+							for (int r = 0; r < Cq; r += 16) {
+								int nr = Cq - r < 16 ? Cq - r : 16;
+								__mmask16 rm = (__mmask16)((1u << nr) - 1);
+								__m512i v[16];
+								for (int i = 0; i < 16; i++)
+									v[i] = i >= np	  ? _mm512_setzero_si512()
+									       : src[i] ? _mm512_maskz_loadu_epi32(rm, src[i] + 4 * r)
+											: _mm512_set1_epi8((char)ZX);
+								cn_tr16d(v);
+								for (int k = 0; k < nr; k++)
+									_mm512_mask_storeu_epi32((void *)(d + (size_t)(r + k) * qs), pm, v[k]);
+							}
+						}
+				}
+			for (int o0 = 0; o0 < OC; o0 += 32) {
+				int ob[2] = {o0 + 16 <= OC ? o0 : OC - 16, o0 + 16 < OC ? (o0 + 32 <= OC ? o0 + 16 : OC - 16) : -1};
+				/* bias - ZX sum w, kept mod 2^32 (the sums are within int32),
+				 * on the first band: the block's weights then stay in the
+				 * cache for its tiles */
+				for (int o = o0; n == 0 && oh0 == 0 && o < o0 + 32 && o < OC; o++)
+					bq[o] = (int32_t)(uint32_t)(cq_bias(p, a[2], o) - (int64_t)ZX * cn_wsum(a1w + (size_t)o * K, K));
+				for (int q0 = 0; q0 < nq; q0 += 32) {
+					int two = q0 + 16 < nq;
+					const int8_t *a0 = w + (size_t)ob[0] * Ke, *a1 = w + (size_t)(ob[1] < 0 ? 0 : ob[1]) * Ke;
+					_tile_zero(0);
+					_tile_zero(1);
+					_tile_zero(2);
+					_tile_zero(3);
+					for (int kh = 0; kh < KH; kh++)
+						for (int kw = 0; kw < KWe; kw++) {
+							int ph = kw * DWe % SWe, kwo = kw * DWe / SWe;
+							size_t ao = (size_t)(kh * KWe + kw) * Ce;
+							const uint8_t *b0 = st + (((size_t)kh * Cq * SWe + ph) * L + (size_t)q0 + kwo) * 4;
+							for (int c0 = 0; c0 < Ce; c0 += kc, ao += kc, b0 += (size_t)kc / 4 * qs) {
+								_tile_loadd(4, a0 + ao, Ke);
+								_tile_loadd(6, b0, qs);
+								_tile_dpbssd(0, 4, 6);
+								if (two) {
+									_tile_loadd(7, b0 + 64, qs);
+									_tile_dpbssd(1, 4, 7);
+								}
+								if (ob[1] >= 0) {
+									_tile_loadd(5, a1 + ao, Ke);
+									_tile_dpbssd(2, 5, 6);
+									if (two)
+										_tile_dpbssd(3, 5, 7);
+								}
+							}
+						}
+					_tile_stored(0, cb[0], 64);
+					_tile_stored(1, cb[1], 64);
+					_tile_stored(2, cb[2], 64);
+					_tile_stored(3, cb[3], 64);
+					for (int t = 0; t < 4; t++) {	/* transposed: a pixel's 16 channels in lanes */
+						int o = ob[t / 2], qt = q0 + 16 * (t % 2);
+						if (o < 0 || qt >= nq)
+							continue;
+						__m512i v[16];
+						for (int j = 0; j < 16; j++)
+							v[j] = _mm512_load_si512((const void *)(cb[t] + 16 * j));
+						cn_tr16d(v);
+						__m512i bv = _mm512_loadu_si512((const void *)(bq + o));
+						__m512i mv = _mm512_loadu_si512((const void *)(mult + o));
+						__m512i sv = _mm512_loadu_si512((const void *)(shift + o));
+						int ol = qt / Wq, ow = qt % Wq;
+						for (int c = 0; c < 16 && qt + c < nq; c++) {
+							if (ow < OW)
+								_mm_storeu_si128((__m128i *)(void *)(y + (((size_t)n * OH + oh0 + ol) * OW + ow) * OC + o),
+										 cn_rq_v16(_mm512_add_epi32(v[c], bv), mv, sv, ZY, LO, HI));
+							if (++ow == Wq)
+								ow = 0, ol++;
+						}
+					}
+				}
+			}
+		}
+	_tile_release();
+	return 1;
+}
+#endif
+
 static void k_conv_nhwc_q(const int32_t *p, void *const *a, void *scratch)
 {
 	const void *x = a[0], *w = a[1], *bias = a[2];
@@ -7070,6 +7484,10 @@ static void k_conv_nhwc_q(const int32_t *p, void *const *a, void *scratch)
 			return;
 		}
 	}
+#if defined(RT_AMX)
+	if (cn_amx(p, a, scratch))
+		return;
+#endif
 	if (cn_regular(p, a))
 		return;
 	for (int n = 0; n < N; n++)
@@ -7173,6 +7591,79 @@ static void k_conv_nhwc_f(const int32_t *p, void *const *a, void *scratch)
 /* @npu-end */
 
 /* @npu-kernel POOL_NHWC_Q */
+/* y[c] = max(y[c], x[c]) for c < C (int8) */
+static void pn_max_row(int8_t *restrict y, const int8_t *restrict x, int C)
+{
+	int c = 0;
+#if !defined(NPU_NO_SIMD) && defined(__AVX2__)
+	for (; c + 32 <= C; c += 32)
+		_mm256_storeu_si256((__m256i *)(void *)(y + c),
+				    _mm256_max_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(y + c)),
+						    _mm256_loadu_si256((const __m256i *)(const void *)(x + c))));
+#elif !defined(NPU_NO_SIMD) && defined(__SSE2__)	/* unsigned max of x ^ 0x80 */
+	const __m128i f = _mm_set1_epi8((char)0x80);
+	for (; c + 16 <= C; c += 16) {
+		__m128i u = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(y + c)), f);
+		__m128i v = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(x + c)), f);
+		_mm_storeu_si128((__m128i *)(void *)(y + c), _mm_xor_si128(_mm_max_epu8(u, v), f));
+	}
+#endif
+	for (; c < C; c++)
+		y[c] = x[c] > y[c] ? x[c] : y[c];
+}
+
+/* int8 in and out: whole channel rows per window cell (max: the output
+ * row itself as the running maximum; average: int32 sums of up to
+ * PN_CHUNK channels on the stack), the same results as the loop below */
+#define PN_CHUNK 256
+static void pn_rows_i8(const int32_t *p, const int8_t *x, int8_t *y)
+{
+	int N = p[NPU_PL_N], C = p[NPU_PL_C], H = p[NPU_PL_H], W = p[NPU_PL_W], OH = p[NPU_PL_OH], OW = p[NPU_PL_OW];
+	int32_t ZX = p[NPU_PL_ZX], ZY = p[NPU_PL_ZY], LO = p[NPU_PL_LO], HI = p[NPU_PL_HI];
+	int avg = p[NPU_PL_MODE] == NPU_POOL_AVG;
+	for (int n = 0; n < N; n++)
+		for (int oh = 0; oh < OH; oh++)
+			for (int ow = 0; ow < OW; ow++) {
+				pl_win w;
+				pl_window(p, oh, ow, &w);
+				int8_t *yr = y + (((size_t)n * OH + oh) * OW + ow) * C;
+				const int8_t *xr = x + (size_t)n * H * W * C;
+				if (!avg) {
+					if (w.ih1 <= w.ih0 || w.iw1 <= w.iw0) {	/* no cell: ZY */
+						for (int c = 0; c < C; c++)
+							yr[c] = (int8_t)rt_clamp(ZY, LO, HI);
+						continue;
+					}
+					memcpy(yr, xr + ((size_t)w.ih0 * W + w.iw0) * C, (size_t)C);
+					for (int ih = w.ih0; ih < w.ih1; ih++)
+						for (int iw = w.iw0; iw < w.iw1; iw++)
+							if (ih != w.ih0 || iw != w.iw0)
+								pn_max_row(yr, xr + ((size_t)ih * W + iw) * C, C);
+					if (LO > -128 || HI < 127)
+						for (int c = 0; c < C; c++)
+							yr[c] = (int8_t)rt_clamp(yr[c], LO, HI);
+					continue;
+				}
+				int64_t cnt = w.count > 0 ? w.count : 1;
+				for (int c0 = 0; c0 < C; c0 += PN_CHUNK) {
+					int nc = C - c0 < PN_CHUNK ? C - c0 : PN_CHUNK;
+					int32_t acc[PN_CHUNK];
+					for (int c = 0; c < nc; c++)
+						acc[c] = 0;
+					for (int ih = w.ih0; ih < w.ih1; ih++)
+						for (int iw = w.iw0; iw < w.iw1; iw++) {
+							const int8_t *xc = xr + ((size_t)ih * W + iw) * C + c0;
+							for (int c = 0; c < nc; c++)
+								acc[c] += xc[c] - ZX;
+						}
+					for (int c = 0; c < nc; c++) {	/* round half away from zero (POOL_Q) */
+						int64_t sum = acc[c], m = sum < 0 ? -sum : sum, q = (2 * m + cnt) / (2 * cnt);
+						yr[c0 + c] = (int8_t)rt_clamp(ZY + (sum < 0 ? -q : q), LO, HI);
+					}
+				}
+			}
+}
+
 static void k_pool_nhwc_q(const int32_t *p, void *const *a, void *scratch)
 {
 	const void *x = a[0];
@@ -7182,6 +7673,12 @@ static void k_pool_nhwc_q(const int32_t *p, void *const *a, void *scratch)
 	int32_t LO = p[NPU_PL_LO], HI = p[NPU_PL_HI];
 	int avg = p[NPU_PL_MODE] == NPU_POOL_AVG;
 	(void)scratch;
+	/* int8 rows; the int32 sums hold 2^23 cells of |x - ZX| <= 255 */
+	if (XT == NPU_T_I8 && YT == NPU_T_I8 && ZX >= -128 && ZX <= 127 &&
+	    (int64_t)p[NPU_PL_KH] * p[NPU_PL_KW] <= (1 << 23)) {
+		pn_rows_i8(p, x, y);
+		return;
+	}
 	for (int n = 0; n < N; n++)
 		for (int oh = 0; oh < OH; oh++)
 			for (int ow = 0; ow < OW; ow++) {
@@ -7438,7 +7935,11 @@ uint32_t npu_scratch_size(uint32_t kernel, const int32_t *p)
 	}
 	/* @npu-end */
 	/* @npu-kernel CONV_NHWC_Q */
-	case NPU_K_CONV_NHWC_Q: return (uint32_t)cn_dw_scratch(p);
+	case NPU_K_CONV_NHWC_Q: {
+		cn_ageo q;
+		size_t d = cn_dw_scratch(p), r = cn_amx_geo(p, &q);
+		return (uint32_t)(d > r ? d : r);
+	}
 	/* @npu-end */
 	/* @npu-kernel CONV_T_Q */
 	case NPU_K_CONV_T_Q: return (uint32_t)ctq_scratch(p);
