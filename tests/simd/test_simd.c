@@ -72,6 +72,15 @@ typedef struct {
 	int N, C, H, W, OC, KH, KW, SH, SW, PT, PL, PB, PR, DH, DW, G, YT, wz, smax;
 } shape;
 
+/* a pooling's geometry into its parameters */
+static void pool_geo(int32_t *p, int N, int C, int H, int W, int OH, int OW, int KH, int KW, int SH, int SW, int PT,
+		     int PL, int PB, int PR)
+{
+	p[NPU_PL_N] = N, p[NPU_PL_C] = C, p[NPU_PL_H] = H, p[NPU_PL_W] = W, p[NPU_PL_OH] = OH, p[NPU_PL_OW] = OW;
+	p[NPU_PL_KH] = KH, p[NPU_PL_KW] = KW, p[NPU_PL_SH] = SH, p[NPU_PL_SW] = SW, p[NPU_PL_PT] = PT;
+	p[NPU_PL_PL] = PL, p[NPU_PL_PB] = PB, p[NPU_PL_PR] = PR;
+}
+
 /* p's geometry and int8 types for shape s (the output size from the
  * window); 0 when the output is empty */
 static int conv_params(const shape *s, int32_t *p)
@@ -714,9 +723,7 @@ static int nhwcpool_cases(int *nrows)
 		int OH = (H + PT + PB - KH) / SH + 1 + ri(0, 1) * (ri(0, 3) == 0), OW = (W + PL + PR - KW) / SW + 1;
 		if (OH < 1 || OW < 1)
 			continue;
-		p[NPU_PL_N] = N, p[NPU_PL_C] = C, p[NPU_PL_H] = H, p[NPU_PL_W] = W, p[NPU_PL_OH] = OH, p[NPU_PL_OW] = OW;
-		p[NPU_PL_KH] = KH, p[NPU_PL_KW] = KW, p[NPU_PL_SH] = SH, p[NPU_PL_SW] = SW, p[NPU_PL_PT] = PT;
-		p[NPU_PL_PL] = PL, p[NPU_PL_PB] = PB, p[NPU_PL_PR] = PR;
+		pool_geo(p, N, C, H, W, OH, OW, KH, KW, SH, SW, PT, PL, PB, PR);
 		p[NPU_PL_MODE] = avg ? NPU_POOL_AVG : NPU_POOL_MAX, p[NPU_PL_COUNT_PAD] = ri(0, 1);
 		p[NPU_PL_XT] = p[NPU_PL_YT] = NPU_T_I8, p[NPU_PL_ZX] = ri(-128, 127), p[NPU_PL_ZY] = ri(-60, 60);
 		p[NPU_PL_LO] = ri(0, 2) ? -128 : ri(-128, 0), p[NPU_PL_HI] = ri(0, 2) ? 127 : ri(1, 127);
@@ -951,9 +958,7 @@ static int pool_f_cases(void)
 		if (OH < 1 || OW < 1)
 			continue;
 		int32_t p[NPU_PL_COUNT] = {0};
-		p[NPU_PL_N] = N, p[NPU_PL_C] = C, p[NPU_PL_H] = H, p[NPU_PL_W] = W, p[NPU_PL_OH] = OH, p[NPU_PL_OW] = OW;
-		p[NPU_PL_KH] = KH, p[NPU_PL_KW] = KW, p[NPU_PL_SH] = SH, p[NPU_PL_SW] = SW, p[NPU_PL_PT] = PT;
-		p[NPU_PL_PL] = PL, p[NPU_PL_PB] = PB, p[NPU_PL_PR] = PR;
+		pool_geo(p, N, C, H, W, OH, OW, KH, KW, SH, SW, PT, PL, PB, PR);
 		p[NPU_PL_MODE] = ri(0, 1) ? NPU_POOL_AVG : NPU_POOL_MAX, p[NPU_PL_COUNT_PAD] = ri(0, 1);
 		p[NPU_PL_XT] = p[NPU_PL_YT] = NPU_T_F32;
 		size_t nx = (size_t)N * C * H * W, ny = (size_t)N * C * OH * OW;
@@ -1366,9 +1371,8 @@ static int pool_q_cases(void)
 		if (OH < 1 || OW < 1)
 			continue;
 		int32_t p[NPU_PL_COUNT] = {0};
-		p[NPU_PL_N] = N, p[NPU_PL_C] = C, p[NPU_PL_H] = H, p[NPU_PL_W] = W, p[NPU_PL_OH] = OH, p[NPU_PL_OW] = OW;
-		p[NPU_PL_KH] = KH, p[NPU_PL_KW] = KW, p[NPU_PL_SH] = SH, p[NPU_PL_SW] = SW, p[NPU_PL_PT] = PT;
-		p[NPU_PL_PL] = PL, p[NPU_PL_PB] = PB, p[NPU_PL_PR] = PR, p[NPU_PL_MODE] = NPU_POOL_MAX;
+		pool_geo(p, N, C, H, W, OH, OW, KH, KW, SH, SW, PT, PL, PB, PR);
+		p[NPU_PL_MODE] = NPU_POOL_MAX;
 		p[NPU_PL_XT] = p[NPU_PL_YT] = NPU_T_I8, p[NPU_PL_ZX] = p[NPU_PL_ZY] = ri(-128, 127);
 		p[NPU_PL_LO] = ri(0, 2) ? -128 : ri(-128, 0), p[NPU_PL_HI] = ri(0, 2) ? 127 : ri(1, 127);
 		size_t nx = (size_t)N * C * H * W, ny = (size_t)N * C * OH * OW;
