@@ -3054,6 +3054,16 @@ static int64_t cf_dw_plane(const int32_t *p, int64_t *rs)
 	return Hp * *rs <= (1 << 24) ? Hp * *rs : 0;
 }
 
+/* the pixels of the panels cf_conv_packed gathers at a time (K floats
+ * each) for a convolution with packed float32 weights: up to CF_GPX within
+ * CF_GMAX floats, CF_NR at least (the weights' K x CF_NR); whatever the ISA */
+#define CF_GPX 56
+#define CF_GMAX (1 << 18)
+static int cf_gpx(int64_t K)
+{
+	return K * CF_GPX <= CF_GMAX ? CF_GPX : CF_GMAX / K > CF_NR ? (int)(CF_GMAX / K) : CF_NR;
+}
+
 /* the fast path applies (f32 in and out): its scratch bytes, whatever the
  * ISA (0: it does not apply) */
 static size_t cf_fast_scratch(const int32_t *p)
@@ -3072,6 +3082,8 @@ static size_t cf_fast_scratch(const int32_t *p)
 	if (G == 1 && p[NPU_CV_KH] == 1 && p[NPU_CV_KW] == 1 && p[NPU_CV_SH] == 1 && p[NPU_CV_SW] == 1 &&
 	    p[NPU_CV_PT] == 0 && p[NPU_CV_PL] == 0 && p[NPU_CV_OW] == p[NPU_CV_W] && (k < CF_KC ? k : CF_KC) * CF_PBMAX > n)
 		n = (k < CF_KC ? k : CF_KC) * CF_PBMAX;	/* pointwise: a panel */
+	if (p[NPU_CV_WT] == NPU_T_F32 && !(C / G == 1 && OC == G) && k * cf_gpx(k) > n)
+		n = k * cf_gpx(k);	/* cf_conv_packed's panels */
 	return (size_t)((n * 4 + 63) & ~(int64_t)63);
 }
 /* @npu-end */
@@ -3167,6 +3179,7 @@ typedef __m512 cf_v;
 #define CF_FMA(a, x, w) _mm512_fmadd_ps(x, w, a)
 #define CF_GTSEL(a, b) _mm512_max_ps(a, b)	/* a > b ? a : b, lane by lane */
 #define CF_LTSEL(a, b) _mm512_min_ps(a, b)	/* a < b ? a : b */
+#define CF_ZN(v) _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_EQ_UQ)	/* lanes 0 or NaN */
 #elif defined(__AVX2__) && (defined(__FMA__) || !defined(NPU_F32_FMA))
 #define CF_VL 8
 typedef __m256 cf_v;
@@ -3178,6 +3191,7 @@ typedef __m256 cf_v;
 #define CF_FMA(a, x, w) _mm256_fmadd_ps(x, w, a)
 #define CF_GTSEL(a, b) _mm256_max_ps(a, b)
 #define CF_LTSEL(a, b) _mm256_min_ps(a, b)
+#define CF_ZN(v) _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_EQ_UQ))
 #elif defined(__SSE2__) && !defined(NPU_F32_FMA)	/* no FMA: the portable C does fmaf */
 #define CF_VL 4
 typedef __m128 cf_v;
@@ -3289,6 +3303,76 @@ CF_TILE(cf_tilen, CF_MP, CF_R12)
 #undef CF_DECL
 #undef CF_STEP
 #undef CF_STORE
+
+/* Panel tiles (float32 weights packed by npu_conv_f_pack): CF_TP pixels
+ * of any window shapes (output rows spanned), their taps gathered once
+ * into xp[k CF_TP + m] with 0 for a tap outside the input, against CF_TB
+ * blocks of CF_NR channels at a time; accumulator i is pixel i / NW,
+ * vector i % NW (block (i % NW) / CF_NV). A zero tap adds x 0 to the sum,
+ * which changes nothing but the sign of a zero sum (or makes NaN of an
+ * infinite weight), so a sum that ends 0 or NaN is summed again over the
+ * taps inside (cf_resum): the reference's bits. */
+#if CF_VL == 16
+#define CF_TP 14
+#define CF_TB 2
+#define CF_TREP1(X) CF_R12(X) X(12) X(13)
+#define CF_TREP2(X) CF_TREP1(X) X(14) X(15) X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27)
+#else
+#define CF_TP CF_MP
+#define CF_TB 1
+#define CF_TREP1(X) CF_R12(X)
+#endif
+#define CF_PTILE(NAME, NB, REP) \
+	static void NAME(const float *xp, const float *wp, size_t wb, int K, const float *b, float *out) \
+	{ \
+		enum { NW = (NB) * CF_NV }; \
+		cf_v w0, w1, w2, w3; \
+		REP(CF_TDECL) \
+		for (int k = 0; k < K; k++) { \
+			const float *wq = wp + (size_t)k * CF_NR, *xk = xp + (size_t)k * CF_TP; \
+			w0 = CF_LD(wq); \
+			w1 = NW > 1 ? CF_LD(wq + CF_WOFF(1)) : w0; \
+			w2 = NW > 2 ? CF_LD(wq + CF_WOFF(2)) : w0; \
+			w3 = NW > 3 ? CF_LD(wq + CF_WOFF(3)) : w0; \
+			REP(CF_TSTEP) \
+		} \
+		REP(CF_TSTORE) \
+		(void)w1, (void)w2, (void)w3, (void)wb; \
+	}
+#define CF_WOFF(v) ((size_t)((v) / CF_NV) * wb + ((v) % CF_NV) * CF_VL)
+#define CF_TDECL(i) cf_v a##i = CF_LD(b + ((i) % NW) * CF_VL);
+#define CF_TSTEP(i) a##i = CF_MAC(a##i, CF_SET1(xk[(i) / NW]), CF_WSEL((i) % NW));
+#define CF_TSTORE(i) CF_ST(out + (i) * CF_VL, a##i);
+CF_PTILE(cf_pt1, 1, CF_TREP1)
+#if CF_TB == 2
+CF_PTILE(cf_pt2, 2, CF_TREP2)
+#endif
+#undef CF_PTILE
+#undef CF_WOFF
+#undef CF_TDECL
+#undef CF_TSTEP
+#undef CF_TSTORE
+
+/* one output's sum as the reference does it: acc (the bias) then the taps
+ * of window (ih0, iw0) inside the input; wj: its channel in a packed
+ * block */
+static float cf_resum(const float *xg, const float *wj, float acc, int cg, size_t plane, int H, int W, int KH, int KW,
+		      int DH, int DW, int ih0, int iw0)
+{
+	for (int ic = 0; ic < cg; ic++)
+		for (int kh = 0; kh < KH; kh++) {
+			int ih = ih0 + kh * DH;
+			if (ih < 0 || ih >= H)
+				continue;
+			for (int kw = 0; kw < KW; kw++) {
+				int iw = iw0 + kw * DW;
+				if (iw >= 0 && iw < W)
+					acc = cf_mac(acc, xg[(size_t)ic * plane + (size_t)ih * W + (size_t)iw],
+						     wj[((size_t)(ic * KH + kh) * KW + (size_t)kw) * CF_NR]);
+			}
+		}
+	return acc;
+}
 
 /* clamp, activation, store: the reference's epilogue */
 static inline float cf_out(float acc, float lo, float hi, int32_t act, float p0, float p1)
@@ -3568,6 +3652,117 @@ static void cf_rowpx(const float *xg, ptrdiff_t xrow, size_t plane, int W, int c
 	}
 }
 
+/* cf_conv with packed float32 weights: per image and group the stride-1
+ * interior columns in lanes of pixels (cf_rowpx, block by block), then
+ * the other pixels in raster order in panel tiles of CF_TP (the tiles of
+ * a run balanced), each panel gathered once for all the channel blocks */
+static void cf_conv_packed(const int32_t *p, void *const *a, float *scratch)
+{
+	const float *x = a[0], *w = a[1], *bias = a[2];
+	float *y = a[4];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W], OC = p[NPU_CV_OC];
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
+	int32_t act = p[NPU_CV_ACT];
+	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
+	int cg = C / G, og = OC / G, K = cg * KH * KW, ilo, ihi, vec = lo <= hi && (act < 0 || act == NPU_U_RELU);
+	size_t plane = (size_t)H * W, P = (size_t)OH * OW, ks = (size_t)KH * KW * CF_TP;
+	float *xp = scratch;	/* tg panels of K x CF_TP floats (cf_gpx) */
+	int tg = cf_gpx(K) / CF_TP;
+	float b[CF_TB * CF_NR], out[CF_TP * CF_TB * CF_NR];
+	if (KH == 1 && KW == 1 && SH == 1 && SW == 1 && PT == 0 && PL == 0 && OW == W)
+		OW = (int)P, W = OW, OH = 1;	/* one row of P pixels */
+	cf_interior(W, OW, KW, SW, PL, DW, &ilo, &ihi);
+	int pa = SW == 1 && ihi - ilo >= 3 * CF_VL, skip = pa ? ihi - ilo : 0, no = OW - skip, cnt = OH * no;
+	for (int gr = 0; gr < G; gr++)
+		for (int n = 0; n < N; n++) {
+			const float *xg = x + ((size_t)n * C + (size_t)gr * cg) * plane;
+			float *yg = y + ((size_t)n * OC + (size_t)gr * og) * P;
+			for (int ob = 0; ob < og && pa; ob += CF_NR) {
+				int nr = og - ob < CF_NR ? og - ob : CF_NR;
+				const float *wp = w + cf_packed_at(p, gr * og + ob, K);
+				for (int j = 0; j < CF_NR; j++)
+					b[j] = j < nr && bias ? bias[gr * og + ob + j] : 0.0f;
+				for (int oh = 0; oh < OH; oh++) {
+					int kh0, kh1;
+					cf_taps(oh, SH, PT, DH, KH, H, &kh0, &kh1);
+					cf_rowpx(xg, (ptrdiff_t)(oh * SH - PT) * W - PL, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp,
+						 b, nr, ilo, ihi, lo, hi, act, vec, p0, p1, yg + (size_t)ob * P + (size_t)oh * OW, P);
+				}
+			}
+			for (int t0 = 0; t0 < cnt;) {
+				int nt = 0, tp[CF_GPX / CF_TP + 1], ih0[CF_GPX], iw0[CF_GPX];
+				size_t at[CF_GPX];
+				for (; nt < tg && t0 < cnt; nt++) {	/* gather the group's panels */
+					int left = (cnt - t0 + CF_TP - 1) / CF_TP, np = (cnt - t0 + left - 1) / left;
+					tp[nt] = np;
+					for (int m = 0; m < CF_TP; m++) {
+						float *d = xp + (size_t)nt * K * CF_TP + m;
+						int g = nt * CF_TP + m;
+						if (m >= np) {
+							for (int k = 0; k < K; k++)
+								d[(size_t)k * CF_TP] = 0.0f;
+							continue;
+						}
+						int oh = (t0 + m) / no, c = (t0 + m) % no, ow = c < ilo ? c : c + skip;
+						ih0[g] = oh * SH - PT, iw0[g] = ow * SW - PL, at[g] = (size_t)oh * OW + (size_t)ow;
+						for (int kh = 0; kh < KH; kh++) {
+							int ih = ih0[g] + kh * DH;
+							for (int kw = 0; kw < KW; kw++) {
+								int iw = iw0[g] + kw * DW;
+								float *dk = d + (size_t)(kh * KW + kw) * CF_TP;
+								if (ih >= 0 && ih < H && iw >= 0 && iw < W) {
+									const float *xs = xg + (size_t)ih * W + (size_t)iw;
+									for (int ic = 0; ic < cg; ic++)
+										dk[(size_t)ic * ks] = xs[(size_t)ic * plane];
+								} else {
+									for (int ic = 0; ic < cg; ic++)
+										dk[(size_t)ic * ks] = 0.0f;
+								}
+							}
+						}
+					}
+					t0 += np;
+				}
+				for (int ob = 0; ob < og; ob += CF_TB * CF_NR) {	/* the weights stay in the cache */
+					int nb = og - ob > CF_NR && CF_TB == 2 ? 2 : 1, nr = og - ob < nb * CF_NR ? og - ob : nb * CF_NR;
+					const float *wp = w + cf_packed_at(p, gr * og + ob, K);
+					for (int j = 0; j < nb * CF_NR; j++)
+						b[j] = j < nr && bias ? bias[gr * og + ob + j] : 0.0f;
+					for (int i = 0; i < nt; i++) {
+						const int *hh = ih0 + i * CF_TP, *ww = iw0 + i * CF_TP;
+						const size_t *aa = at + i * CF_TP;
+						int np = tp[i], nv = nb * CF_NV;
+#if CF_TB == 2
+						if (nb == 2)
+							cf_pt2(xp + (size_t)i * K * CF_TP, wp, (size_t)K * CF_NR, K, b, out);
+						else
+#endif
+							cf_pt1(xp + (size_t)i * K * CF_TP, wp, 0, K, b, out);
+						for (int v = 0; v < np * nv; v++)	/* sums 0 or NaN again */
+							if (CF_ZN(CF_LD(out + v * CF_VL)))
+								for (int l = 0; l < CF_VL; l++) {
+									int m = v / nv, j = v % nv * CF_VL + l;
+									float t = out[v * CF_VL + l];
+									if (j < nr && !(t < 0.0f || t > 0.0f))
+										out[v * CF_VL + l] = cf_resum(xg, wp + (size_t)(j / CF_NR) * K * CF_NR + j % CF_NR, b[j],
+													       cg, plane, H, W, KH, KW, DH, DW, hh[m], ww[m]);
+								}
+						if (cf_out_vec(out, np * nv, lo, hi, act))
+							for (int j = 0; j < nr; j++)
+								for (int m = 0; m < np; m++)
+									yg[(size_t)(ob + j) * P + aa[m]] = out[m * nb * CF_NR + j];
+						else
+							for (int j = 0; j < nr; j++)
+								for (int m = 0; m < np; m++)
+									yg[(size_t)(ob + j) * P + aa[m]] = cf_out(out[m * nb * CF_NR + j], lo, hi, act, p0, p1);
+					}
+				}
+			}
+		}
+}
+
 static void cf_conv(const int32_t *p, void *const *a, float *scratch)
 {
 	const void *w = a[1], *bias = a[2];
@@ -3584,6 +3779,10 @@ static void cf_conv(const int32_t *p, void *const *a, float *scratch)
 	float *wt = scratch, *wf = scratch + (size_t)K * CF_NR;
 	float b[CF_NR], out[CF_MP * CF_NR];
 	int packed = cf_packed(p);
+	if (packed && og > 4 * CF_NR) {
+		cf_conv_packed(p, a, scratch);
+		return;
+	}
 	/* a 1x1 stride 1 conv without padding over whole rows: one row of P
 	 * pixels */
 	if (KH == 1 && KW == 1 && SH == 1 && SW == 1 && PT == 0 && PL == 0 && OW == W)
