@@ -3058,6 +3058,7 @@ static int64_t cf_dw_plane(const int32_t *p, int64_t *rs)
  * each) for a convolution with packed float32 weights: up to CF_GPX within
  * CF_GMAX floats, CF_NR at least (the weights' K x CF_NR); whatever the ISA */
 #define CF_GPX 56
+#define CF_TAPS 49	/* kernels of at most 7x7 */
 #define CF_GMAX (1 << 18)
 static int cf_gpx(int64_t K)
 {
@@ -3082,7 +3083,7 @@ static size_t cf_fast_scratch(const int32_t *p)
 	if (G == 1 && p[NPU_CV_KH] == 1 && p[NPU_CV_KW] == 1 && p[NPU_CV_SH] == 1 && p[NPU_CV_SW] == 1 &&
 	    p[NPU_CV_PT] == 0 && p[NPU_CV_PL] == 0 && p[NPU_CV_OW] == p[NPU_CV_W] && (k < CF_KC ? k : CF_KC) * CF_PBMAX > n)
 		n = (k < CF_KC ? k : CF_KC) * CF_PBMAX;	/* pointwise: a panel */
-	if (p[NPU_CV_WT] == NPU_T_F32 && !(C / G == 1 && OC == G) && k * cf_gpx(k) > n)
+	if (p[NPU_CV_WT] == NPU_T_F32 && OC / G > 4 * CF_NR && p[NPU_CV_KH] * p[NPU_CV_KW] <= CF_TAPS && k * cf_gpx(k) > n)
 		n = k * cf_gpx(k);	/* cf_conv_packed's panels */
 	return (size_t)((n * 4 + 63) & ~(int64_t)63);
 }
@@ -3667,9 +3668,11 @@ static void cf_conv_packed(const int32_t *p, void *const *a, float *scratch)
 	int32_t act = p[NPU_CV_ACT];
 	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
 	int cg = C / G, og = OC / G, K = cg * KH * KW, ilo, ihi, vec = lo <= hi && (act < 0 || act == NPU_U_RELU);
-	size_t plane = (size_t)H * W, P = (size_t)OH * OW, ks = (size_t)KH * KW * CF_TP;
+	size_t plane = (size_t)H * W, P = (size_t)OH * OW;
 	float *xp = scratch;	/* tg panels of K x CF_TP floats (cf_gpx) */
 	int tg = cf_gpx(K) / CF_TP;
+	size_t off[CF_TAPS * CF_TP];
+	uint32_t msk[CF_TAPS * CF_TP];
 	float b[CF_TB * CF_NR], out[CF_TP * CF_TB * CF_NR];
 	if (KH == 1 && KW == 1 && SH == 1 && SW == 1 && PT == 0 && PL == 0 && OW == W)
 		OW = (int)P, W = OW, OH = 1;	/* one row of P pixels */
@@ -3696,32 +3699,31 @@ static void cf_conv_packed(const int32_t *p, void *const *a, float *scratch)
 				size_t at[CF_GPX];
 				for (; nt < tg && t0 < cnt; nt++) {	/* gather the group's panels */
 					int left = (cnt - t0 + CF_TP - 1) / CF_TP, np = (cnt - t0 + left - 1) / left;
+					float *d = xp + (size_t)nt * K * CF_TP;
 					tp[nt] = np;
 					for (int m = 0; m < CF_TP; m++) {
-						float *d = xp + (size_t)nt * K * CF_TP + m;
-						int g = nt * CF_TP + m;
-						if (m >= np) {
-							for (int k = 0; k < K; k++)
-								d[(size_t)k * CF_TP] = 0.0f;
-							continue;
-						}
-						int oh = (t0 + m) / no, c = (t0 + m) % no, ow = c < ilo ? c : c + skip;
+						int g = nt * CF_TP + m, oh = (t0 + m) / no, c = (t0 + m) % no, ow = c < ilo ? c : c + skip;
 						ih0[g] = oh * SH - PT, iw0[g] = ow * SW - PL, at[g] = (size_t)oh * OW + (size_t)ow;
-						for (int kh = 0; kh < KH; kh++) {
-							int ih = ih0[g] + kh * DH;
-							for (int kw = 0; kw < KW; kw++) {
-								int iw = iw0[g] + kw * DW;
-								float *dk = d + (size_t)(kh * KW + kw) * CF_TP;
-								if (ih >= 0 && ih < H && iw >= 0 && iw < W) {
-									const float *xs = xg + (size_t)ih * W + (size_t)iw;
-									for (int ic = 0; ic < cg; ic++)
-										dk[(size_t)ic * ks] = xs[(size_t)ic * plane];
-								} else {
-									for (int ic = 0; ic < cg; ic++)
-										dk[(size_t)ic * ks] = 0.0f;
-								}
+					}
+					/* per tap and pixel: the x offset (0 outside) and a mask
+					 * that keeps the bits (0 outside: +0.0f) */
+					for (int kh = 0, t = 0; kh < KH; kh++)
+						for (int kw = 0; kw < KW; kw++, t++)
+							for (int m = 0; m < CF_TP; m++) {
+								int g = nt * CF_TP + m, ih = ih0[g] + kh * DH, iw = iw0[g] + kw * DW;
+								int in = m < np && ih >= 0 && ih < H && iw >= 0 && iw < W;
+								off[t * CF_TP + m] = in ? (size_t)ih * W + (size_t)iw : 0;
+								msk[t * CF_TP + m] = in ? 0xffffffffu : 0;
 							}
-						}
+					for (int ic = 0; ic < cg; ic++) {
+						const float *xc = xg + (size_t)ic * plane;
+						for (int t = 0; t < KH * KW; t++, d += CF_TP)
+							for (int m = 0; m < CF_TP; m++) {
+								uint32_t u;
+								memcpy(&u, xc + off[t * CF_TP + m], 4);
+								u &= msk[t * CF_TP + m];
+								memcpy(d + m, &u, 4);
+							}
 					}
 					t0 += np;
 				}
@@ -3779,7 +3781,7 @@ static void cf_conv(const int32_t *p, void *const *a, float *scratch)
 	float *wt = scratch, *wf = scratch + (size_t)K * CF_NR;
 	float b[CF_NR], out[CF_MP * CF_NR];
 	int packed = cf_packed(p);
-	if (packed && og > 4 * CF_NR) {
+	if (packed && og > 4 * CF_NR && KH * KW <= CF_TAPS) {
 		cf_conv_packed(p, a, scratch);
 		return;
 	}
