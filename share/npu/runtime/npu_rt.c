@@ -3674,8 +3674,6 @@ static void cf_conv_packed(const int32_t *p, void *const *a, float *scratch)
 	size_t off[CF_TAPS * CF_TP];
 	uint32_t msk[CF_TAPS * CF_TP];
 	float b[CF_TB * CF_NR], out[CF_TP * CF_TB * CF_NR];
-	if (KH == 1 && KW == 1 && SH == 1 && SW == 1 && PT == 0 && PL == 0 && OW == W)
-		OW = (int)P, W = OW, OH = 1;	/* one row of P pixels */
 	cf_interior(W, OW, KW, SW, PL, DW, &ilo, &ihi);
 	int pa = SW == 1 && ihi - ilo >= 3 * CF_VL, skip = pa ? ihi - ilo : 0, no = OW - skip, cnt = OH * no;
 	for (int gr = 0; gr < G; gr++)
@@ -4117,8 +4115,9 @@ static void k_conv_f(const int32_t *p, void *const *a, void *scratch)
 				cf_dwpad(p, a, scratch);
 		} else if (G == 1 && p[NPU_CV_KH] == 1 && p[NPU_CV_KW] == 1 && p[NPU_CV_SH] == 1 && p[NPU_CV_SW] == 1 &&
 			 p[NPU_CV_PT] == 0 && p[NPU_CV_PL] == 0 && p[NPU_CV_OW] == p[NPU_CV_W] &&
-			 p[NPU_CV_OH] * p[NPU_CV_OW] >= CF_VL)
-			cf_pointwise(p, a, scratch);
+			 p[NPU_CV_OH] * p[NPU_CV_OW] >= CF_VL &&
+			 !(p[NPU_CV_OH] * p[NPU_CV_OW] < 2 * CF_PB && cf_packed(p) && p[NPU_CV_OC] > 4 * CF_NR))
+			cf_pointwise(p, a, scratch);	/* else a few pixels: the panel tiles waste fewer lanes */
 		else
 			cf_conv(p, a, scratch);
 		return;
