@@ -1137,8 +1137,9 @@ static int resize_cases(void)
  * 64 channels per group; pixels of any window shapes gathered with zero
  * taps, 2 blocks of 16 channels per tile on AVX-512) against the reference
  * loop: random shapes, long stride-1 rows (the row path beside the
- * panels), zero windows and -0 biases (sums of both zero signs, re-summed
- * without the zero taps), infinite weights and NaN inputs; same bits */
+ * panels), pointwise on few pixels, zero windows and -0 biases (sums of
+ * both zero signs, re-summed without the zero taps), infinite weights and
+ * NaN inputs; same bits */
 static int panel_f_cases(int *zeros)
 {
 	int fails = 0, runs = 0;
@@ -1148,6 +1149,8 @@ static int panel_f_cases(int *zeros)
 		int H = ri(1, 10), W = ri(1, 20), PT = ri(0, KH), PB = ri(0, KH), PL = ri(0, KW), PR = ri(0, KW);
 		if (ri(0, 3) == 0)	/* rows long enough for the stride-1 row path */
 			KH = KW = 3, SH = SW = DH = DW = 1, PT = PB = PL = PR = 1, W = ri(48, 70), H = ri(1, 4);
+		else if (ri(0, 4) == 0)	/* pointwise on fewer than 96 pixels (k_conv_f sends them here) */
+			KH = KW = SH = SW = DH = DW = 1, PT = PB = PL = PR = 0, W = ri(1, 12), H = ri(1, 8);
 		int OH = (H + PT + PB - DH * (KH - 1) - 1) / SH + 1, OW = (W + PL + PR - DW * (KW - 1) - 1) / SW + 1;
 		if (OH < 1 || OW < 1)
 			continue;
