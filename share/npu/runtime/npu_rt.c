@@ -3939,28 +3939,31 @@ static inline cf_d cf_dout(cf_d v, int vec, float lo, float hi, int32_t act)
 	return v;
 }
 
-/* cf_dwrow for 4 CF_DL outputs ow .. ow + 4 CF_DL - 1: four independent
- * sums in flight (one would wait on each add's latency) */
-static inline int cf_dwrow4(const float *xc, ptrdiff_t xrow, int ow, int SW, int DH, int DW, int W, int kh0, int kh1,
-			    int KW, const float *wf, float b, int vec, float lo, float hi, int32_t act, float *o)
+/* cf_dwrow for 4 blocks of CF_DL outputs, ow + s1 * i / 3 .. (i = 0 .. 3;
+ * s1 = 3 CF_DL: ow .. ow + 4 CF_DL - 1; less: blocks that overlap, the
+ * same values again): four independent sums in flight (one would wait on
+ * each add's latency) */
+static inline int cf_dwrow4(const float *xc, ptrdiff_t xrow, int ow, int s1, int SW, int DH, int DW, int W, int kh0,
+			    int kh1, int KW, const float *wf, float b, int vec, float lo, float hi, int32_t act, float *o)
 {
 	cf_d a0 = CF_DSET1(b), a1 = a0, a2 = a0, a3 = a0;
-	ptrdiff_t bs = (ptrdiff_t)CF_DL * SW;
+	int o1 = s1 / 3, o2 = 2 * s1 / 3;
+	ptrdiff_t b1 = (ptrdiff_t)o1 * SW, b2 = (ptrdiff_t)o2 * SW, b3 = (ptrdiff_t)s1 * SW;
 	for (int kh = kh0; kh < kh1; kh++) {
 		const float *xr = xc + xrow + (ptrdiff_t)kh * DH * W + (ptrdiff_t)ow * SW;
 		for (int kw = 0; kw < KW; kw++) {
 			const float *xp = xr + (ptrdiff_t)kw * DW;
 			cf_d wv = CF_DSET1(wf[kh * KW + kw]);
 			a0 = CF_DMAC(a0, cf_dld(xp, SW), wv);
-			a1 = CF_DMAC(a1, cf_dld(xp + bs, SW), wv);
-			a2 = CF_DMAC(a2, cf_dld(xp + 2 * bs, SW), wv);
-			a3 = CF_DMAC(a3, cf_dld(xp + 3 * bs, SW), wv);
+			a1 = CF_DMAC(a1, cf_dld(xp + b1, SW), wv);
+			a2 = CF_DMAC(a2, cf_dld(xp + b2, SW), wv);
+			a3 = CF_DMAC(a3, cf_dld(xp + b3, SW), wv);
 		}
 	}
 	CF_DST(o, cf_dout(a0, vec, lo, hi, act));
-	CF_DST(o + CF_DL, cf_dout(a1, vec, lo, hi, act));
-	CF_DST(o + 2 * CF_DL, cf_dout(a2, vec, lo, hi, act));
-	CF_DST(o + 3 * CF_DL, cf_dout(a3, vec, lo, hi, act));
+	CF_DST(o + o1, cf_dout(a1, vec, lo, hi, act));
+	CF_DST(o + o2, cf_dout(a2, vec, lo, hi, act));
+	CF_DST(o + s1, cf_dout(a3, vec, lo, hi, act));
 	return CF_DZN(a0) | CF_DZN(a1) | CF_DZN(a2) | CF_DZN(a3);
 }
 
@@ -4019,12 +4022,13 @@ static void cf_dwpad(const int32_t *p, void *const *a, float *wf)
 				int kh0, kh1;
 				cf_taps(oh, SH, PT, DH, KH, H, &kh0, &kh1);
 				for (int ow = 0, at, m, z; ow < OW; ow = at + m) {
-					if (ow + 4 * CF_DL <= OW) {
-						at = ow, m = 4 * CF_DL;
-						z = cf_dwrow4(xp, xrow, at, SW, DH, DW, rs, 0, KH, KW, wf, b, vec, lo, hi, act, yr + at);
-					} else if (OW >= CF_DL) {	/* the last block may overlap the one before */
-						at = ow + CF_DL <= OW ? ow : OW - CF_DL, m = CF_DL;
-						z = cf_dwrow(xp, xrow, at, SW, DH, DW, rs, 0, KH, KW, wf, b, vec, lo, hi, act, yr + at);
+					if (ow + 4 * CF_DL <= OW || OW >= 4 * CF_DL) {	/* the last 4 blocks overlap the ones before */
+						at = ow + 4 * CF_DL <= OW ? ow : OW - 4 * CF_DL, m = 4 * CF_DL;
+						z = cf_dwrow4(xp, xrow, at, 3 * CF_DL, SW, DH, DW, rs, 0, KH, KW, wf, b, vec, lo, hi, act,
+							      yr + at);
+					} else if (OW >= CF_DL) {	/* a row of CF_DL .. 4 CF_DL - 1: 4 overlapping blocks */
+						at = 0, m = OW;
+						z = cf_dwrow4(xp, xrow, 0, OW - CF_DL, SW, DH, DW, rs, 0, KH, KW, wf, b, vec, lo, hi, act, yr);
 					} else {
 						float o[CF_DL];
 						at = 0, m = OW;
