@@ -3522,6 +3522,9 @@ CF_PP(cf_pp1, 1, CF_R3)
 #define NV 3
 CF_PX(cf_px43, 4, 3, CF_R12)
 CF_PX(cf_px13, 1, 3, CF_R4)
+#if CF_VL == 16	/* 24 accumulators where there are 32 registers */
+CF_PX(cf_px83, 8, 3, CF_R24)
+#endif
 #undef NV
 #define NV 1
 CF_PX(cf_px81, 8, 1, CF_R12)
@@ -3633,6 +3636,11 @@ static void cf_rowpx(const float *xg, ptrdiff_t xrow, size_t plane, int W, int c
 			int nv = ihi - q >= 3 * CF_VL ? 3 : 1, at = ihi - q < CF_VL ? ihi - CF_VL : q;
 			ptrdiff_t xb = xrow + at;
 			float *y = yr + (size_t)j * P + (size_t)at;
+#if CF_VL == 16
+			if (mr == 8 && nv == 3)	/* x loaded once for 8 channels */
+				cf_px83(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j, b + j, lo, hi, act, vec, p0, p1, y, P);
+			else
+#endif
 			if (mr == 8 && nv == 3) {	/* 8 accumulators at least: the adds' latency */
 				cf_px43(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j, b + j, lo, hi, act, vec, p0, p1, y, P);
 				cf_px43(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j + 4, b + j + 4, lo, hi, act, vec, p0,
