@@ -1137,9 +1137,9 @@ static int resize_cases(void)
  * 64 channels per group; pixels of any window shapes gathered with zero
  * taps, 2 blocks of 16 channels per tile on AVX-512) against the reference
  * loop: random shapes, long stride-1 rows (the row path beside the
- * panels), pointwise on few pixels, zero windows and -0 biases (sums of
- * both zero signs, re-summed without the zero taps), infinite weights and
- * NaN inputs; same bits */
+ * panels), pointwise on few pixels, K in chunks, zero windows and -0
+ * biases (sums of both zero signs, re-summed without the zero taps),
+ * infinite weights and NaN inputs; same bits */
 static int panel_f_cases(int *zeros)
 {
 	int fails = 0, runs = 0;
@@ -1151,6 +1151,9 @@ static int panel_f_cases(int *zeros)
 			KH = KW = 3, SH = SW = DH = DW = 1, PT = PB = PL = PR = 1, W = ri(48, 70), H = ri(1, 4);
 		else if (ri(0, 4) == 0)	/* pointwise on fewer than 96 pixels (k_conv_f sends them here) */
 			KH = KW = SH = SW = DH = DW = 1, PT = PB = PL = PR = 0, W = ri(1, 12), H = ri(1, 8);
+		if (it % 12 == 0)	/* K over 2048: summed in chunks of CF_KT = 256 */
+			G = 1, C = ri(228, 300), OC = ri(65, 80), KH = KW = 3, SH = SW = ri(1, 2), DH = DW = 1,
+			PT = PB = PL = PR = ri(0, 1), H = ri(1, 7), W = ri(1, 9);
 		int OH = (H + PT + PB - DH * (KH - 1) - 1) / SH + 1, OW = (W + PL + PR - DW * (KW - 1) - 1) / SW + 1;
 		if (OH < 1 || OW < 1)
 			continue;

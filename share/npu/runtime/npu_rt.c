@@ -3058,6 +3058,7 @@ static int64_t cf_dw_plane(const int32_t *p, int64_t *rs)
  * each) for a convolution with packed float32 weights: up to CF_GPX within
  * CF_GMAX floats, CF_NR at least (the weights' K x CF_NR); whatever the ISA */
 #define CF_GPX 56
+#define CF_KT 256	/* cf_conv_packed's K chunk */
 #define CF_TAPS 49	/* kernels of at most 7x7 */
 #define CF_GMAX (1 << 18)
 static int cf_gpx(int64_t K)
@@ -3324,7 +3325,7 @@ CF_TILE(cf_tilen, CF_MP, CF_R12)
 #define CF_TREP1(X) CF_R12(X)
 #endif
 #define CF_PTILE(NAME, NB, REP) \
-	static void NAME(const float *xp, const float *wp, size_t wb, int K, const float *b, float *out) \
+	static void NAME(const float *xp, const float *wp, size_t wb, int K, const float *b, int cont, float *out) \
 	{ \
 		enum { NW = (NB) * CF_NV }; \
 		cf_v w0, w1, w2, w3; \
@@ -3341,7 +3342,7 @@ CF_TILE(cf_tilen, CF_MP, CF_R12)
 		(void)w1, (void)w2, (void)w3, (void)wb; \
 	}
 #define CF_WOFF(v) ((size_t)((v) / CF_NV) * wb + ((v) % CF_NV) * CF_VL)
-#define CF_TDECL(i) cf_v a##i = CF_LD(b + ((i) % NW) * CF_VL);
+#define CF_TDECL(i) cf_v a##i = cont ? CF_LD(out + (i) * CF_VL) : CF_LD(b + ((i) % NW) * CF_VL);
 #define CF_TSTEP(i) a##i = CF_MAC(a##i, CF_SET1(xk[(i) / NW]), CF_WSEL((i) % NW));
 #define CF_TSTORE(i) CF_ST(out + (i) * CF_VL, a##i);
 CF_PTILE(cf_pt1, 1, CF_TREP1)
@@ -3678,10 +3679,10 @@ static void cf_conv_packed(const int32_t *p, void *const *a, float *scratch)
 	int cg = C / G, og = OC / G, K = cg * KH * KW, ilo, ihi, vec = lo <= hi && (act < 0 || act == NPU_U_RELU);
 	size_t plane = (size_t)H * W, P = (size_t)OH * OW;
 	float *xp = scratch;	/* tg panels of K x CF_TP floats (cf_gpx) */
-	int tg = cf_gpx(K) / CF_TP;
+	int tg = cf_gpx(K) / CF_TP, kt = K > 8 * CF_KT ? CF_KT : K;	/* chunks where a block pair's weights are large */
 	size_t off[CF_TAPS * CF_TP];
 	uint32_t msk[CF_TAPS * CF_TP];
-	float b[CF_TB * CF_NR], out[CF_TP * CF_TB * CF_NR];
+	float b[CF_TB * CF_NR], outs[CF_GPX * CF_TB * CF_NR];
 	cf_interior(W, OW, KW, SW, PL, DW, &ilo, &ihi);
 	int pa = SW == 1 && ihi - ilo >= 3 * CF_VL, skip = pa ? ihi - ilo : 0, no = OW - skip, cnt = OH * no;
 	for (int gr = 0; gr < G; gr++)
@@ -3738,16 +3739,29 @@ static void cf_conv_packed(const int32_t *p, void *const *a, float *scratch)
 					const float *wp = w + cf_packed_at(p, gr * og + ob, K);
 					for (int j = 0; j < nb * CF_NR; j++)
 						b[j] = j < nr && bias ? bias[gr * og + ob + j] : 0.0f;
+					/* K in chunks of CF_KT (K > 8 CF_KT: a pair's weights
+					 * over 256 KiB), each against every tile of the group:
+					 * the chunk's weights come from memory once for all of
+					 * them; the sums go on from out (a float stored and
+					 * loaded back is the same float) */
+					for (int k0 = 0; k0 < K; k0 += kt) {
+						int kn = K - k0 < kt ? K - k0 : kt;
+						for (int i = 0; i < nt; i++) {
+							const float *xi = xp + (size_t)i * K * CF_TP + (size_t)k0 * CF_TP;
+							float *out = outs + i * CF_TP * CF_TB * CF_NR;
+#if CF_TB == 2
+							if (nb == 2)
+								cf_pt2(xi, wp + (size_t)k0 * CF_NR, (size_t)K * CF_NR, kn, b, k0 > 0, out);
+							else
+#endif
+								cf_pt1(xi, wp + (size_t)k0 * CF_NR, 0, kn, b, k0 > 0, out);
+						}
+					}
 					for (int i = 0; i < nt; i++) {
 						const int *hh = ih0 + i * CF_TP, *ww = iw0 + i * CF_TP;
 						const size_t *aa = at + i * CF_TP;
 						int np = tp[i], nv = nb * CF_NV;
-#if CF_TB == 2
-						if (nb == 2)
-							cf_pt2(xp + (size_t)i * K * CF_TP, wp, (size_t)K * CF_NR, K, b, out);
-						else
-#endif
-							cf_pt1(xp + (size_t)i * K * CF_TP, wp, 0, K, b, out);
+						float *out = outs + i * CF_TP * CF_TB * CF_NR;
 						for (int v = 0; v < np * nv; v++)	/* sums 0 or NaN again */
 							if (CF_ZN(CF_LD(out + v * CF_VL)))
 								for (int l = 0; l < CF_VL; l++) {
