@@ -1154,6 +1154,8 @@ static int panel_f_cases(int *zeros)
 		if (it % 12 == 0)	/* K over 2048: summed in chunks of CF_KT = 256 */
 			G = 1, C = ri(228, 300), OC = ri(65, 80), KH = KW = 3, SH = SW = ri(1, 2), DH = DW = 1,
 			PT = PB = PL = PR = ri(0, 1), H = ri(1, 7), W = ri(1, 9);
+		if (it % 24 == 12)	/* and rows of 48 and more beside them */
+			SH = SW = 1, H = ri(1, 2), W = ri(50, 60);
 		int OH = (H + PT + PB - DH * (KH - 1) - 1) / SH + 1, OW = (W + PL + PR - DW * (KW - 1) - 1) / SW + 1;
 		if (OH < 1 || OW < 1)
 			continue;

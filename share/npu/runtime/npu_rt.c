@@ -3684,7 +3684,7 @@ static void cf_conv_packed(const int32_t *p, void *const *a, float *scratch)
 	uint32_t msk[CF_TAPS * CF_TP];
 	float b[CF_TB * CF_NR], outs[CF_GPX * CF_TB * CF_NR];
 	cf_interior(W, OW, KW, SW, PL, DW, &ilo, &ihi);
-	int pa = SW == 1 && ihi - ilo >= 3 * CF_VL, skip = pa ? ihi - ilo : 0, no = OW - skip, cnt = OH * no;
+	int pa = SW == 1 && ihi - ilo >= (K < 512 ? CF_VL : 3 * CF_VL), skip = pa ? ihi - ilo : 0, no = OW - skip, cnt = OH * no;
 	for (int gr = 0; gr < G; gr++)
 		for (int n = 0; n < N; n++) {
 			const float *xg = x + ((size_t)n * C + (size_t)gr * cg) * plane;
