@@ -4044,10 +4044,15 @@ static void cf_dwpad(const int32_t *p, void *const *a, float *wf)
 				int kh0, kh1;
 				cf_taps(oh, SH, PT, DH, KH, H, &kh0, &kh1);
 				for (int ow = 0, at, m, z; ow < OW; ow = at + m) {
-					if (ow + 4 * CF_DL <= OW || OW >= 4 * CF_DL) {	/* the last 4 blocks overlap the ones before */
+					if (ow + 4 * CF_DL <= OW || (OW >= 4 * CF_DL && OW - ow > 2 * CF_DL)) {
+						/* the last 4 blocks overlap the ones before (a tail
+						 * of 2 blocks or less: those alone, below) */
 						at = ow + 4 * CF_DL <= OW ? ow : OW - 4 * CF_DL, m = 4 * CF_DL;
 						z = cf_dwrow4(xp, xrow, at, 3 * CF_DL, SW, DH, DW, rs, 0, KH, KW, wf, b, vec, lo, hi, act,
 							      yr + at);
+					} else if (OW >= 4 * CF_DL) {	/* the last block may overlap the one before */
+						at = ow + CF_DL <= OW ? ow : OW - CF_DL, m = CF_DL;
+						z = cf_dwrow(xp, xrow, at, SW, DH, DW, rs, 0, KH, KW, wf, b, vec, lo, hi, act, yr + at);
 					} else if (OW >= CF_DL) {	/* a row of CF_DL .. 4 CF_DL - 1: 4 overlapping blocks */
 						at = 0, m = OW;
 						z = cf_dwrow4(xp, xrow, 0, OW - CF_DL, SW, DH, DW, rs, 0, KH, KW, wf, b, vec, lo, hi, act, yr);
