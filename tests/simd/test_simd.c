@@ -1411,6 +1411,87 @@ static int pool_q_cases(void)
 	printf("# pool_q: %d failures in %d int8 max poolings, %d with rows longer than 64 at column stride 1 or 2\n",
 	       fails, n, wide);
 	return fails == 0 && n > 200 && wide > 30;
+/* CONV_F's panel tiles (cf_conv_packed: float32 weights packed, more than
+ * 64 channels per group; pixels of any window shapes gathered with zero
+ * taps, 2 blocks of 16 channels per tile on AVX-512) against the reference
+ * loop: random shapes, long stride-1 rows (the row path beside the
+ * panels), pointwise on few pixels, K in chunks, zero windows and -0
+ * biases (sums of both zero signs, re-summed without the zero taps),
+ * infinite weights and NaN inputs; same bits */
+static int panel_f_cases(int *zeros)
+{
+	int fails = 0, runs = 0;
+	for (int it = 0; it < 120; it++) {
+		int G = ri(0, 2) ? 1 : 2, N = ri(1, 2), C = G * ri(1, 6), OC = G * ri(65, 100);
+		int KH = ri(1, 4), KW = ri(1, 4), SH = ri(1, 3), SW = ri(1, 3), DH = ri(1, 2), DW = ri(1, 2);
+		int H = ri(1, 10), W = ri(1, 20), PT = ri(0, KH), PB = ri(0, KH), PL = ri(0, KW), PR = ri(0, KW);
+		if (ri(0, 3) == 0)	/* rows long enough for the stride-1 row path */
+			KH = KW = 3, SH = SW = DH = DW = 1, PT = PB = PL = PR = 1, W = ri(48, 70), H = ri(1, 4);
+		else if (ri(0, 4) == 0)	/* pointwise on fewer than 96 pixels (k_conv_f sends them here) */
+			KH = KW = SH = SW = DH = DW = 1, PT = PB = PL = PR = 0, W = ri(1, 12), H = ri(1, 8);
+		if (it % 12 == 0)	/* K over 2048: summed in chunks of CF_KT = 256 */
+			G = 1, C = ri(228, 300), OC = ri(65, 80), KH = KW = 3, SH = SW = ri(1, 2), DH = DW = 1,
+			PT = PB = PL = PR = ri(0, 1), H = ri(1, 7), W = ri(1, 9);
+		if (it % 24 == 12)	/* and rows of 48 and more beside them */
+			SH = SW = 1, H = ri(1, 2), W = ri(50, 60);
+		int OH = (H + PT + PB - DH * (KH - 1) - 1) / SH + 1, OW = (W + PL + PR - DW * (KW - 1) - 1) / SW + 1;
+		if (OH < 1 || OW < 1)
+			continue;
+		int32_t p[NPU_CV_COUNT] = {0};
+		p[NPU_CV_N] = N, p[NPU_CV_C] = C, p[NPU_CV_H] = H, p[NPU_CV_W] = W, p[NPU_CV_OC] = OC;
+		p[NPU_CV_OH] = OH, p[NPU_CV_OW] = OW, p[NPU_CV_KH] = KH, p[NPU_CV_KW] = KW;
+		p[NPU_CV_SH] = SH, p[NPU_CV_SW] = SW, p[NPU_CV_PT] = PT, p[NPU_CV_PL] = PL;
+		p[NPU_CV_DH] = DH, p[NPU_CV_DW] = DW, p[NPU_CV_G] = G;
+		p[NPU_CV_XT] = p[NPU_CV_WT] = p[NPU_CV_YT] = NPU_T_F32;
+		int act = ri(0, 3);
+		p[NPU_CV_LO] = (int32_t)npu_f32_bits(act == 1 ? 0.0f : -INFINITY);
+		p[NPU_CV_HI] = (int32_t)npu_f32_bits(act == 1 ? 6.0f : INFINITY);
+		p[NPU_CV_ACT] = act == 2 ? NPU_U_SIGMOID : act == 3 ? NPU_U_RELU : -1;
+		size_t nx = (size_t)N * C * H * W, nw = (size_t)OC * (C / G) * KH * KW, ny = (size_t)N * OC * OH * OW;
+		uint32_t ss = npu_scratch_size(NPU_K_CONV_F, p);
+#if defined(TEST_SIMD_SCRATCH)
+		if (4 * nx + 5 * nw + 8 * ny + ss > 3 * (size_t)TEST_SIMD_SCRATCH) {
+			f_left_out++;
+			continue;
+		}
+#endif
+		float *x = malloc(4 * nx), *w = malloc(4 * nw), *b = malloc(4 * (size_t)OC);
+		float *y = malloc(4 * ny), *want = malloc(4 * ny), *wpk = malloc(npu_conv_f_pack(p, NULL, NULL));
+		uint8_t *scratch = malloc(ss + 16);
+		int zr = ri(0, 1), full = ri(0, 1);
+		for (size_t i = 0; i < nx; i++)	/* zr: whole windows of zeros, sums of the bias alone */
+			x[i] = (zr && i % (size_t)(H * W) < (size_t)(H * W) / 2) || !ri(0, 9) ? (ri(0, 1) ? 0.0f : -0.0f)
+											   : full ? rfm() : rf();
+		if (ri(0, 9) == 0)
+			x[ri(0, (int)nx - 1)] = NAN;
+		for (size_t i = 0; i < nw; i++)
+			w[i] = full ? rfm() : rf();
+		if (ri(0, 5) == 0)	/* 0 inf is NaN where the reference skips the tap */
+			w[ri(0, (int)nw - 1)] = ri(0, 1) ? INFINITY : -INFINITY;
+		for (int o = 0; o < OC; o++)
+			b[o] = ri(0, 2) ? rf() : ri(0, 1) ? 0.0f : -0.0f;
+		int hasb = ri(0, 3) != 0;
+		void *a[NPU_MAX_ARGS] = {x, w, hasb ? b : NULL, NULL, want};
+		cf_reference(p, a, scratch);
+		npu_conv_f_pack(p, w, wpk);
+		p[NPU_CV_WPACK] = 1;
+		a[1] = wpk, a[4] = y;
+		memset(y, 0x5a, 4 * ny);
+		memset(scratch, 0xa5, ss + 16);
+		k_conv_f(p, a, scratch);
+		int ok = memcmp(y, want, 4 * ny) == 0;
+		for (size_t i = ss; i < ss + 16; i++)
+			ok &= scratch[i] == 0xa5;
+		for (size_t i = 0; i < ny && act == 0; i++)	/* sums 0 or NaN (no activation) */
+			*zeros += !(want[i] < 0.0f || want[i] > 0.0f);
+		if (!ok)
+			printf("# panel float N%d C%d %dx%d OC%d k%dx%d s%d,%d p%d,%d d%d,%d g%d act %d bias %d: differs\n", N,
+			       C, H, W, OC, KH, KW, SH, SW, PT, PL, DH, DW, G, act, hasb);
+		fails += !ok, runs++;
+		free(x), free(w), free(b), free(y), free(want), free(wpk), free(scratch);
+	}
+	printf("# panel float: %d failures in %d convolutions, %d outputs 0 or NaN\n", fails, runs, *zeros);
+	return fails == 0 && runs > 80;
 }
 
 int main(void)
@@ -1556,6 +1637,9 @@ int main(void)
 #else
 	CHECK_MSG(!cf_fused(), "cf_mac fuses without NPU_F32_FMA");
 #endif
+	int pz = 0;
+	CHECK(panel_f_cases(&pz));
+	CHECK(pz > 1000);
 	CHECK(pool_f_cases());
 	CHECK(ew_f_cases());
 	fails += !direct_cases(paths);

@@ -3703,6 +3703,18 @@ static int64_t cf_dw_plane(const int32_t *p, int64_t *rs)
 	return Hp * *rs <= (1 << 24) ? Hp * *rs : 0;
 }
 
+/* the pixels of the panels cf_conv_packed gathers at a time (K floats
+ * each) for a convolution with packed float32 weights: up to CF_GPX within
+ * CF_GMAX floats, CF_NR at least (the weights' K x CF_NR); whatever the ISA */
+#define CF_GPX 56
+#define CF_KT 256	/* cf_conv_packed's K chunk */
+#define CF_TAPS 49	/* kernels of at most 7x7 */
+#define CF_GMAX (1 << 18)
+static int cf_gpx(int64_t K)
+{
+	return K * CF_GPX <= CF_GMAX ? CF_GPX : CF_GMAX / K > CF_NR ? (int)(CF_GMAX / K) : CF_NR;
+}
+
 /* the fast path applies (f32 in and out): its scratch bytes, whatever the
  * ISA (0: it does not apply) */
 static size_t cf_fast_scratch(const int32_t *p)
@@ -3721,6 +3733,8 @@ static size_t cf_fast_scratch(const int32_t *p)
 	if (G == 1 && p[NPU_CV_KH] == 1 && p[NPU_CV_KW] == 1 && p[NPU_CV_SH] == 1 && p[NPU_CV_SW] == 1 &&
 	    p[NPU_CV_PT] == 0 && p[NPU_CV_PL] == 0 && p[NPU_CV_OW] == p[NPU_CV_W] && (k < CF_KC ? k : CF_KC) * CF_PBMAX > n)
 		n = (k < CF_KC ? k : CF_KC) * CF_PBMAX;	/* pointwise: a panel */
+	if (p[NPU_CV_WT] == NPU_T_F32 && OC / G > 4 * CF_NR && p[NPU_CV_KH] * p[NPU_CV_KW] <= CF_TAPS && k * cf_gpx(k) > n)
+		n = k * cf_gpx(k);	/* cf_conv_packed's panels */
 	return (size_t)((n * 4 + 63) & ~(int64_t)63);
 }
 /* @npu-end */
@@ -3816,6 +3830,7 @@ typedef __m512 cf_v;
 #define CF_FMA(a, x, w) _mm512_fmadd_ps(x, w, a)
 #define CF_GTSEL(a, b) _mm512_max_ps(a, b)	/* a > b ? a : b, lane by lane */
 #define CF_LTSEL(a, b) _mm512_min_ps(a, b)	/* a < b ? a : b */
+#define CF_ZN(v) _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_EQ_UQ)	/* lanes 0 or NaN */
 #elif defined(__AVX2__) && (defined(__FMA__) || !defined(NPU_F32_FMA))
 #define CF_VL 8
 typedef __m256 cf_v;
@@ -3827,6 +3842,7 @@ typedef __m256 cf_v;
 #define CF_FMA(a, x, w) _mm256_fmadd_ps(x, w, a)
 #define CF_GTSEL(a, b) _mm256_max_ps(a, b)
 #define CF_LTSEL(a, b) _mm256_min_ps(a, b)
+#define CF_ZN(v) _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_EQ_UQ))
 #elif defined(__SSE2__) && !defined(NPU_F32_FMA)	/* no FMA: the portable C does fmaf */
 #define CF_VL 4
 typedef __m128 cf_v;
@@ -3938,6 +3954,76 @@ CF_TILE(cf_tilen, CF_MP, CF_R12)
 #undef CF_DECL
 #undef CF_STEP
 #undef CF_STORE
+
+/* Panel tiles (float32 weights packed by npu_conv_f_pack): CF_TP pixels
+ * of any window shapes (output rows spanned), their taps gathered once
+ * into xp[k CF_TP + m] with 0 for a tap outside the input, against CF_TB
+ * blocks of CF_NR channels at a time; accumulator i is pixel i / NW,
+ * vector i % NW (block (i % NW) / CF_NV). A zero tap adds x 0 to the sum,
+ * which changes nothing but the sign of a zero sum (or makes NaN of an
+ * infinite weight), so a sum that ends 0 or NaN is summed again over the
+ * taps inside (cf_resum): the reference's bits. */
+#if CF_VL == 16
+#define CF_TP 14
+#define CF_TB 2
+#define CF_TREP1(X) CF_R12(X) X(12) X(13)
+#define CF_TREP2(X) CF_TREP1(X) X(14) X(15) X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27)
+#else
+#define CF_TP CF_MP
+#define CF_TB 1
+#define CF_TREP1(X) CF_R12(X)
+#endif
+#define CF_PTILE(NAME, NB, REP) \
+	static void NAME(const float *xp, const float *wp, size_t wb, int K, const float *b, int cont, float *out) \
+	{ \
+		enum { NW = (NB) * CF_NV }; \
+		cf_v w0, w1, w2, w3; \
+		REP(CF_TDECL) \
+		for (int k = 0; k < K; k++) { \
+			const float *wq = wp + (size_t)k * CF_NR, *xk = xp + (size_t)k * CF_TP; \
+			w0 = CF_LD(wq); \
+			w1 = NW > 1 ? CF_LD(wq + CF_WOFF(1)) : w0; \
+			w2 = NW > 2 ? CF_LD(wq + CF_WOFF(2)) : w0; \
+			w3 = NW > 3 ? CF_LD(wq + CF_WOFF(3)) : w0; \
+			REP(CF_TSTEP) \
+		} \
+		REP(CF_TSTORE) \
+		(void)w1, (void)w2, (void)w3, (void)wb; \
+	}
+#define CF_WOFF(v) ((size_t)((v) / CF_NV) * wb + ((v) % CF_NV) * CF_VL)
+#define CF_TDECL(i) cf_v a##i = cont ? CF_LD(out + (i) * CF_VL) : CF_LD(b + ((i) % NW) * CF_VL);
+#define CF_TSTEP(i) a##i = CF_MAC(a##i, CF_SET1(xk[(i) / NW]), CF_WSEL((i) % NW));
+#define CF_TSTORE(i) CF_ST(out + (i) * CF_VL, a##i);
+CF_PTILE(cf_pt1, 1, CF_TREP1)
+#if CF_TB == 2
+CF_PTILE(cf_pt2, 2, CF_TREP2)
+#endif
+#undef CF_PTILE
+#undef CF_WOFF
+#undef CF_TDECL
+#undef CF_TSTEP
+#undef CF_TSTORE
+
+/* one output's sum as the reference does it: acc (the bias) then the taps
+ * of window (ih0, iw0) inside the input; wj: its channel in a packed
+ * block */
+static float cf_resum(const float *xg, const float *wj, float acc, int cg, size_t plane, int H, int W, int KH, int KW,
+		      int DH, int DW, int ih0, int iw0)
+{
+	for (int ic = 0; ic < cg; ic++)
+		for (int kh = 0; kh < KH; kh++) {
+			int ih = ih0 + kh * DH;
+			if (ih < 0 || ih >= H)
+				continue;
+			for (int kw = 0; kw < KW; kw++) {
+				int iw = iw0 + kw * DW;
+				if (iw >= 0 && iw < W)
+					acc = cf_mac(acc, xg[(size_t)ic * plane + (size_t)ih * W + (size_t)iw],
+						     wj[((size_t)(ic * KH + kh) * KW + (size_t)kw) * CF_NR]);
+			}
+		}
+	return acc;
+}
 
 /* clamp, activation, store: the reference's epilogue */
 static inline float cf_out(float acc, float lo, float hi, int32_t act, float p0, float p1)
@@ -4086,6 +4172,9 @@ CF_PP(cf_pp1, 1, CF_R3)
 #define NV 3
 CF_PX(cf_px43, 4, 3, CF_R12)
 CF_PX(cf_px13, 1, 3, CF_R4)
+#if CF_VL == 16	/* 24 accumulators where there are 32 registers */
+CF_PX(cf_px83, 8, 3, CF_R24)
+#endif
 #undef NV
 #define NV 1
 CF_PX(cf_px81, 8, 1, CF_R12)
@@ -4197,6 +4286,11 @@ static void cf_rowpx(const float *xg, ptrdiff_t xrow, size_t plane, int W, int c
 			int nv = ihi - q >= 3 * CF_VL ? 3 : 1, at = ihi - q < CF_VL ? ihi - CF_VL : q;
 			ptrdiff_t xb = xrow + at;
 			float *y = yr + (size_t)j * P + (size_t)at;
+#if CF_VL == 16
+			if (mr == 8 && nv == 3)	/* x loaded once for 8 channels */
+				cf_px83(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j, b + j, lo, hi, act, vec, p0, p1, y, P);
+			else
+#endif
 			if (mr == 8 && nv == 3) {	/* 8 accumulators at least: the adds' latency */
 				cf_px43(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j, b + j, lo, hi, act, vec, p0, p1, y, P);
 				cf_px43(xg, xb, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp + j + 4, b + j + 4, lo, hi, act, vec, p0,
@@ -4217,6 +4311,129 @@ static void cf_rowpx(const float *xg, ptrdiff_t xrow, size_t plane, int W, int c
 	}
 }
 
+/* cf_conv with packed float32 weights: per image and group the stride-1
+ * interior columns in lanes of pixels (cf_rowpx, block by block), then
+ * the other pixels in raster order in panel tiles of CF_TP (the tiles of
+ * a run balanced), each panel gathered once for all the channel blocks */
+static void cf_conv_packed(const int32_t *p, void *const *a, float *scratch)
+{
+	const float *x = a[0], *w = a[1], *bias = a[2];
+	float *y = a[4];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W], OC = p[NPU_CV_OC];
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
+	int32_t act = p[NPU_CV_ACT];
+	float lo = rt_pf(p, NPU_CV_LO), hi = rt_pf(p, NPU_CV_HI), p0 = rt_pf(p, NPU_CV_P0), p1 = rt_pf(p, NPU_CV_P1);
+	int cg = C / G, og = OC / G, K = cg * KH * KW, ilo, ihi, vec = lo <= hi && (act < 0 || act == NPU_U_RELU);
+	size_t plane = (size_t)H * W, P = (size_t)OH * OW;
+	float *xp = scratch;	/* tg panels of K x CF_TP floats (cf_gpx) */
+	int tg = cf_gpx(K) / CF_TP, kt = K > 8 * CF_KT ? CF_KT : K;	/* chunks where a block pair's weights are large */
+	size_t off[CF_TAPS * CF_TP];
+	uint32_t msk[CF_TAPS * CF_TP];
+	float b[CF_TB * CF_NR], outs[CF_GPX * CF_TB * CF_NR];
+	cf_interior(W, OW, KW, SW, PL, DW, &ilo, &ihi);
+	int pa = SW == 1 && ihi - ilo >= (K < 512 ? CF_VL : 3 * CF_VL), skip = pa ? ihi - ilo : 0, no = OW - skip, cnt = OH * no;
+	for (int gr = 0; gr < G; gr++)
+		for (int n = 0; n < N; n++) {
+			const float *xg = x + ((size_t)n * C + (size_t)gr * cg) * plane;
+			float *yg = y + ((size_t)n * OC + (size_t)gr * og) * P;
+			for (int ob = 0; ob < og && pa; ob += CF_NR) {
+				int nr = og - ob < CF_NR ? og - ob : CF_NR;
+				const float *wp = w + cf_packed_at(p, gr * og + ob, K);
+				for (int j = 0; j < CF_NR; j++)
+					b[j] = j < nr && bias ? bias[gr * og + ob + j] : 0.0f;
+				for (int oh = 0; oh < OH; oh++) {
+					int kh0, kh1;
+					cf_taps(oh, SH, PT, DH, KH, H, &kh0, &kh1);
+					cf_rowpx(xg, (ptrdiff_t)(oh * SH - PT) * W - PL, plane, W, cg, KH, KW, DH, DW, kh0, kh1, wp,
+						 b, nr, ilo, ihi, lo, hi, act, vec, p0, p1, yg + (size_t)ob * P + (size_t)oh * OW, P);
+				}
+			}
+			for (int t0 = 0; t0 < cnt;) {
+				int nt = 0, tp[CF_GPX / CF_TP + 1], ih0[CF_GPX], iw0[CF_GPX];
+				size_t at[CF_GPX];
+				for (; nt < tg && t0 < cnt; nt++) {	/* gather the group's panels */
+					int left = (cnt - t0 + CF_TP - 1) / CF_TP, np = (cnt - t0 + left - 1) / left;
+					float *d = xp + (size_t)nt * K * CF_TP;
+					tp[nt] = np;
+					for (int m = 0; m < CF_TP; m++) {
+						int g = nt * CF_TP + m, oh = (t0 + m) / no, c = (t0 + m) % no, ow = c < ilo ? c : c + skip;
+						ih0[g] = oh * SH - PT, iw0[g] = ow * SW - PL, at[g] = (size_t)oh * OW + (size_t)ow;
+					}
+					/* per tap and pixel: the x offset (0 outside) and a mask
+					 * that keeps the bits (0 outside: +0.0f) */
+					for (int kh = 0, t = 0; kh < KH; kh++)
+						for (int kw = 0; kw < KW; kw++, t++)
+							for (int m = 0; m < CF_TP; m++) {
+								int g = nt * CF_TP + m, ih = ih0[g] + kh * DH, iw = iw0[g] + kw * DW;
+								int in = m < np && ih >= 0 && ih < H && iw >= 0 && iw < W;
+								off[t * CF_TP + m] = in ? (size_t)ih * W + (size_t)iw : 0;
+								msk[t * CF_TP + m] = in ? 0xffffffffu : 0;
+							}
+					for (int ic = 0; ic < cg; ic++) {
+						const float *xc = xg + (size_t)ic * plane;
+						for (int t = 0; t < KH * KW; t++, d += CF_TP)
+							for (int m = 0; m < CF_TP; m++) {
+								uint32_t u;
+								memcpy(&u, xc + off[t * CF_TP + m], 4);
+								u &= msk[t * CF_TP + m];
+								memcpy(d + m, &u, 4);
+							}
+					}
+					t0 += np;
+				}
+				for (int ob = 0; ob < og; ob += CF_TB * CF_NR) {	/* the weights stay in the cache */
+					int nb = og - ob > CF_NR && CF_TB == 2 ? 2 : 1, nr = og - ob < nb * CF_NR ? og - ob : nb * CF_NR;
+					const float *wp = w + cf_packed_at(p, gr * og + ob, K);
+					for (int j = 0; j < nb * CF_NR; j++)
+						b[j] = j < nr && bias ? bias[gr * og + ob + j] : 0.0f;
+					/* K in chunks of CF_KT (K > 8 CF_KT: a pair's weights
+					 * over 256 KiB), each against every tile of the group:
+					 * the chunk's weights come from memory once for all of
+					 * them; the sums go on from out (a float stored and
+					 * loaded back is the same float) */
+					for (int k0 = 0; k0 < K; k0 += kt) {
+						int kn = K - k0 < kt ? K - k0 : kt;
+						for (int i = 0; i < nt; i++) {
+							const float *xi = xp + (size_t)i * K * CF_TP + (size_t)k0 * CF_TP;
+							float *out = outs + i * CF_TP * CF_TB * CF_NR;
+#if CF_TB == 2
+							if (nb == 2)
+								cf_pt2(xi, wp + (size_t)k0 * CF_NR, (size_t)K * CF_NR, kn, b, k0 > 0, out);
+							else
+#endif
+								cf_pt1(xi, wp + (size_t)k0 * CF_NR, 0, kn, b, k0 > 0, out);
+						}
+					}
+					for (int i = 0; i < nt; i++) {
+						const int *hh = ih0 + i * CF_TP, *ww = iw0 + i * CF_TP;
+						const size_t *aa = at + i * CF_TP;
+						int np = tp[i], nv = nb * CF_NV;
+						float *out = outs + i * CF_TP * CF_TB * CF_NR;
+						for (int v = 0; v < np * nv; v++)	/* sums 0 or NaN again */
+							if (CF_ZN(CF_LD(out + v * CF_VL)))
+								for (int l = 0; l < CF_VL; l++) {
+									int m = v / nv, j = v % nv * CF_VL + l;
+									float t = out[v * CF_VL + l];
+									if (j < nr && !(t < 0.0f || t > 0.0f))
+										out[v * CF_VL + l] = cf_resum(xg, wp + (size_t)(j / CF_NR) * K * CF_NR + j % CF_NR, b[j],
+													       cg, plane, H, W, KH, KW, DH, DW, hh[m], ww[m]);
+								}
+						if (cf_out_vec(out, np * nv, lo, hi, act))
+							for (int j = 0; j < nr; j++)
+								for (int m = 0; m < np; m++)
+									yg[(size_t)(ob + j) * P + aa[m]] = out[m * nb * CF_NR + j];
+						else
+							for (int j = 0; j < nr; j++)
+								for (int m = 0; m < np; m++)
+									yg[(size_t)(ob + j) * P + aa[m]] = cf_out(out[m * nb * CF_NR + j], lo, hi, act, p0, p1);
+					}
+				}
+			}
+		}
+}
+
 static void cf_conv(const int32_t *p, void *const *a, float *scratch)
 {
 	const void *w = a[1], *bias = a[2];
@@ -4233,6 +4450,10 @@ static void cf_conv(const int32_t *p, void *const *a, float *scratch)
 	float *wt = scratch, *wf = scratch + (size_t)K * CF_NR;
 	float b[CF_NR], out[CF_MP * CF_NR];
 	int packed = cf_packed(p);
+	if (packed && og > 4 * CF_NR && KH * KW <= CF_TAPS) {
+		cf_conv_packed(p, a, scratch);
+		return;
+	}
 	/* a 1x1 stride 1 conv without padding over whole rows: one row of P
 	 * pixels */
 	if (KH == 1 && KW == 1 && SH == 1 && SW == 1 && PT == 0 && PL == 0 && OW == W)
@@ -4389,28 +4610,31 @@ static inline cf_d cf_dout(cf_d v, int vec, float lo, float hi, int32_t act)
 	return v;
 }
 
-/* cf_dwrow for 4 CF_DL outputs ow .. ow + 4 CF_DL - 1: four independent
- * sums in flight (one would wait on each add's latency) */
-static inline int cf_dwrow4(const float *xc, ptrdiff_t xrow, int ow, int SW, int DH, int DW, int W, int kh0, int kh1,
-			    int KW, const float *wf, float b, int vec, float lo, float hi, int32_t act, float *o)
+/* cf_dwrow for 4 blocks of CF_DL outputs, ow + s1 * i / 3 .. (i = 0 .. 3;
+ * s1 = 3 CF_DL: ow .. ow + 4 CF_DL - 1; less: blocks that overlap, the
+ * same values again): four independent sums in flight (one would wait on
+ * each add's latency) */
+static inline int cf_dwrow4(const float *xc, ptrdiff_t xrow, int ow, int s1, int SW, int DH, int DW, int W, int kh0,
+			    int kh1, int KW, const float *wf, float b, int vec, float lo, float hi, int32_t act, float *o)
 {
 	cf_d a0 = CF_DSET1(b), a1 = a0, a2 = a0, a3 = a0;
-	ptrdiff_t bs = (ptrdiff_t)CF_DL * SW;
+	int o1 = s1 / 3, o2 = 2 * s1 / 3;
+	ptrdiff_t b1 = (ptrdiff_t)o1 * SW, b2 = (ptrdiff_t)o2 * SW, b3 = (ptrdiff_t)s1 * SW;
 	for (int kh = kh0; kh < kh1; kh++) {
 		const float *xr = xc + xrow + (ptrdiff_t)kh * DH * W + (ptrdiff_t)ow * SW;
 		for (int kw = 0; kw < KW; kw++) {
 			const float *xp = xr + (ptrdiff_t)kw * DW;
 			cf_d wv = CF_DSET1(wf[kh * KW + kw]);
 			a0 = CF_DMAC(a0, cf_dld(xp, SW), wv);
-			a1 = CF_DMAC(a1, cf_dld(xp + bs, SW), wv);
-			a2 = CF_DMAC(a2, cf_dld(xp + 2 * bs, SW), wv);
-			a3 = CF_DMAC(a3, cf_dld(xp + 3 * bs, SW), wv);
+			a1 = CF_DMAC(a1, cf_dld(xp + b1, SW), wv);
+			a2 = CF_DMAC(a2, cf_dld(xp + b2, SW), wv);
+			a3 = CF_DMAC(a3, cf_dld(xp + b3, SW), wv);
 		}
 	}
 	CF_DST(o, cf_dout(a0, vec, lo, hi, act));
-	CF_DST(o + CF_DL, cf_dout(a1, vec, lo, hi, act));
-	CF_DST(o + 2 * CF_DL, cf_dout(a2, vec, lo, hi, act));
-	CF_DST(o + 3 * CF_DL, cf_dout(a3, vec, lo, hi, act));
+	CF_DST(o + o1, cf_dout(a1, vec, lo, hi, act));
+	CF_DST(o + o2, cf_dout(a2, vec, lo, hi, act));
+	CF_DST(o + s1, cf_dout(a3, vec, lo, hi, act));
 	return CF_DZN(a0) | CF_DZN(a1) | CF_DZN(a2) | CF_DZN(a3);
 }
 
@@ -4469,12 +4693,18 @@ static void cf_dwpad(const int32_t *p, void *const *a, float *wf)
 				int kh0, kh1;
 				cf_taps(oh, SH, PT, DH, KH, H, &kh0, &kh1);
 				for (int ow = 0, at, m, z; ow < OW; ow = at + m) {
-					if (ow + 4 * CF_DL <= OW) {
-						at = ow, m = 4 * CF_DL;
-						z = cf_dwrow4(xp, xrow, at, SW, DH, DW, rs, 0, KH, KW, wf, b, vec, lo, hi, act, yr + at);
-					} else if (OW >= CF_DL) {	/* the last block may overlap the one before */
+					if (ow + 4 * CF_DL <= OW || (OW >= 4 * CF_DL && OW - ow > 2 * CF_DL)) {
+						/* the last 4 blocks overlap the ones before (a tail
+						 * of 2 blocks or less: those alone, below) */
+						at = ow + 4 * CF_DL <= OW ? ow : OW - 4 * CF_DL, m = 4 * CF_DL;
+						z = cf_dwrow4(xp, xrow, at, 3 * CF_DL, SW, DH, DW, rs, 0, KH, KW, wf, b, vec, lo, hi, act,
+							      yr + at);
+					} else if (OW >= 4 * CF_DL) {	/* the last block may overlap the one before */
 						at = ow + CF_DL <= OW ? ow : OW - CF_DL, m = CF_DL;
 						z = cf_dwrow(xp, xrow, at, SW, DH, DW, rs, 0, KH, KW, wf, b, vec, lo, hi, act, yr + at);
+					} else if (OW >= CF_DL) {	/* a row of CF_DL .. 4 CF_DL - 1: 4 overlapping blocks */
+						at = 0, m = OW;
+						z = cf_dwrow4(xp, xrow, 0, OW - CF_DL, SW, DH, DW, rs, 0, KH, KW, wf, b, vec, lo, hi, act, yr);
 					} else {
 						float o[CF_DL];
 						at = 0, m = OW;
@@ -4565,8 +4795,9 @@ static void k_conv_f(const int32_t *p, void *const *a, void *scratch)
 				cf_dwpad(p, a, scratch);
 		} else if (G == 1 && p[NPU_CV_KH] == 1 && p[NPU_CV_KW] == 1 && p[NPU_CV_SH] == 1 && p[NPU_CV_SW] == 1 &&
 			 p[NPU_CV_PT] == 0 && p[NPU_CV_PL] == 0 && p[NPU_CV_OW] == p[NPU_CV_W] &&
-			 p[NPU_CV_OH] * p[NPU_CV_OW] >= CF_VL)
-			cf_pointwise(p, a, scratch);
+			 p[NPU_CV_OH] * p[NPU_CV_OW] >= CF_VL &&
+			 !(p[NPU_CV_OH] * p[NPU_CV_OW] < 2 * CF_PB && cf_packed(p) && p[NPU_CV_OC] > 4 * CF_NR))
+			cf_pointwise(p, a, scratch);	/* else a few pixels: the panel tiles waste fewer lanes */
 		else
 			cf_conv(p, a, scratch);
 		return;
