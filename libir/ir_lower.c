@@ -27,7 +27,7 @@ typedef struct {
 	int errors;
 	size_t cap_t, cap_op, cap_arg, cap_par, cap_w, cap_s;
 	bool oom;
-	uint32_t smax;		/* CONV_Q's scratch budget (NPU_CV_SMAX), 0: none */
+	uint32_t smax;		/* the convolutions' scratch budget (NPU_CV_SMAX), 0: none */
 } lw;
 
 static void *grow(lw *c, void *p, size_t *cap, size_t need, size_t elem)
@@ -677,6 +677,7 @@ static int lower_conv(lw *c)
 
 	if (!is_float(tx->dtype) || ty->dtype != tx->dtype)
 		return unsupported(c, "convolution from %s to %s", ir_dtype_name(tx->dtype), ir_dtype_name(ty->dtype));
+	p[NPU_CV_SMAX] = (int32_t)c->smax;	/* the float panels keep to it (cf_panels) */
 	int args[5] = {rt(c, x), cl ? wrt : -1, -1, -1, rt(c, y)};
 	if (!cl && (args[1] = conv_f_packed(c, p, tw)) == -2)
 		args[1] = rt(c, w);

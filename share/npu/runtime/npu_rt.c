@@ -3715,6 +3715,16 @@ static int cf_gpx(int64_t K)
 	return K * CF_GPX <= CF_GMAX ? CF_GPX : CF_GMAX / K > CF_NR ? (int)(CF_GMAX / K) : CF_NR;
 }
 
+/* cf_conv_packed runs (packed float32 weights, more than 4 blocks of
+ * output channels a group, at most CF_TAPS taps) and its panels keep to
+ * the scratch budget (npu-emit --scratch-max: NPU_CV_SMAX) */
+static int cf_panels(const int32_t *p, int64_t K)
+{
+	int G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
+	return p[NPU_CV_WT] == NPU_T_F32 && p[NPU_CV_OC] / G > 4 * CF_NR && p[NPU_CV_KH] * p[NPU_CV_KW] <= CF_TAPS &&
+	       (p[NPU_CV_SMAX] <= 0 || K * cf_gpx(K) * 4 <= (int64_t)p[NPU_CV_SMAX]);
+}
+
 /* the fast path applies (f32 in and out): its scratch bytes, whatever the
  * ISA (0: it does not apply) */
 static size_t cf_fast_scratch(const int32_t *p)
@@ -3733,7 +3743,7 @@ static size_t cf_fast_scratch(const int32_t *p)
 	if (G == 1 && p[NPU_CV_KH] == 1 && p[NPU_CV_KW] == 1 && p[NPU_CV_SH] == 1 && p[NPU_CV_SW] == 1 &&
 	    p[NPU_CV_PT] == 0 && p[NPU_CV_PL] == 0 && p[NPU_CV_OW] == p[NPU_CV_W] && (k < CF_KC ? k : CF_KC) * CF_PBMAX > n)
 		n = (k < CF_KC ? k : CF_KC) * CF_PBMAX;	/* pointwise: a panel */
-	if (p[NPU_CV_WT] == NPU_T_F32 && OC / G > 4 * CF_NR && p[NPU_CV_KH] * p[NPU_CV_KW] <= CF_TAPS && k * cf_gpx(k) > n)
+	if (cf_panels(p, k) && k * cf_gpx(k) > n)
 		n = k * cf_gpx(k);	/* cf_conv_packed's panels */
 	return (size_t)((n * 4 + 63) & ~(int64_t)63);
 }
@@ -4450,7 +4460,7 @@ static void cf_conv(const int32_t *p, void *const *a, float *scratch)
 	float *wt = scratch, *wf = scratch + (size_t)K * CF_NR;
 	float b[CF_NR], out[CF_MP * CF_NR];
 	int packed = cf_packed(p);
-	if (packed && og > 4 * CF_NR && KH * KW <= CF_TAPS) {
+	if (packed && cf_panels(p, K)) {
 		cf_conv_packed(p, a, scratch);
 		return;
 	}
