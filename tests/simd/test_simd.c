@@ -1411,6 +1411,8 @@ static int pool_q_cases(void)
 	printf("# pool_q: %d failures in %d int8 max poolings, %d with rows longer than 64 at column stride 1 or 2\n",
 	       fails, n, wide);
 	return fails == 0 && n > 200 && wide > 30;
+}
+
 /* CONV_F's panel tiles (cf_conv_packed: float32 weights packed, more than
  * 64 channels per group; pixels of any window shapes gathered with zero
  * taps, 2 blocks of 16 channels per tile on AVX-512) against the reference
