@@ -7576,13 +7576,14 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 					if (q.im) {	/* row mode: each pixel's window row, ZX past it */
 						for (int ow0 = 0; ow0 < OW; ow0 += 16) {	/* 16 pixels' window rows, then their quads */
 							uint32_t row[16][CN_AMX_ROW / 4];
+							const int8_t *src[16];	/* inside the input: read in place (ZX past KW C) */
 							int np = OW - ow0 < 16 ? OW - ow0 : 16;
 							for (int i = 0; i < np; i++) {
 								uint8_t *rb = (uint8_t *)row[i];
 								int iw0 = (ow0 + i) * SW - PL;
+								src[i] = NULL;
 								if (ih >= 0 && ih < H && iw0 >= 0 && iw0 + (KW - 1) * DW < W && DW == 1) {
-									memcpy(rb, x + (((size_t)n * H + ih) * W + iw0) * C, (size_t)KW * C);
-									memset(rb + KW * C, ZX, (size_t)(Ce - KW * C));
+									src[i] = x + (((size_t)n * H + ih) * W + iw0) * C;
 									continue;
 								}
 								memset(rb, ZX, (size_t)Ce);
@@ -7598,8 +7599,12 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 								int nr = Cq - r < 16 ? Cq - r : 16;
 								__mmask16 rm = (__mmask16)((1u << nr) - 1);
 								__m512i v[16];
+								int kb = KW * C - 4 * r;
+								__mmask64 bm = kb >= 64 ? ~(__mmask64)0 : kb <= 0 ? 0 : ((__mmask64)1 << kb) - 1;
 								for (int i = 0; i < 16; i++)
-									v[i] = i < np ? _mm512_maskz_loadu_epi32(rm, row[i] + r) : _mm512_setzero_si512();
+									v[i] = i >= np	  ? _mm512_setzero_si512()
+									       : src[i] ? _mm512_mask_loadu_epi8(_mm512_set1_epi8((char)ZX), bm, src[i] + 4 * r)
+											: _mm512_maskz_loadu_epi32(rm, row[i] + r);
 								cn_tr16d(v);
 								for (int k = 0; k < nr; k++)
 									_mm512_mask_storeu_epi32((void *)(d + (size_t)(r + k) * qs), pm, v[k]);
