@@ -5400,7 +5400,27 @@ static void pq_max_i8(const int32_t *p, const int8_t *x, int8_t *y, int wp, void
 	}
 }
 
-/* int8 average: sums of the window's cells (x - ZX over the cells inside) */
+/* the sum of n int8 cells (SSE2: sums of x ^ 0x80 by psadbw, less 128 n) */
+static int32_t pq_sum_i8(const int8_t *restrict x, size_t n)
+{
+	int32_t s = 0;
+	size_t i = 0;
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+	const __m128i f = _mm_set1_epi8((char)0x80);
+	__m128i acc = _mm_setzero_si128();
+	for (; i + 16 <= n; i += 16)
+		acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(x + i)), f),
+						       _mm_setzero_si128()));
+	acc = _mm_add_epi64(acc, _mm_unpackhi_epi64(acc, acc));	/* mod 2^32, as the int32 sum */
+	s = (int32_t)((uint32_t)_mm_cvtsi128_si32(acc) - 128u * (uint32_t)i);
+#endif
+	for (; i < n; i++)
+		s += x[i];
+	return s;
+}
+
+/* int8 average: sums of the window's cells (x - ZX over the cells inside);
+ * a window of whole rows (global pooling) as one run of cells */
 static void pq_avg_i8(const int32_t *p, const int8_t *x, int8_t *y)
 {
 	int N = p[NPU_PL_N], C = p[NPU_PL_C], H = p[NPU_PL_H], W = p[NPU_PL_W], OH = p[NPU_PL_OH], OW = p[NPU_PL_OW];
@@ -5413,11 +5433,14 @@ static void pq_avg_i8(const int32_t *p, const int8_t *x, int8_t *y)
 				pl_win w;
 				pl_window(p, oh, ow, &w);
 				int32_t sum = 0;
-				for (int ih = w.ih0; ih < w.ih1; ih++) {
-					const int8_t *restrict xr = xc + (size_t)ih * W;
-					for (int iw = w.iw0; iw < w.iw1; iw++)
-						sum += xr[iw];
-				}
+				if (w.iw0 == 0 && w.iw1 == W && w.ih1 > w.ih0)
+					sum = pq_sum_i8(xc + (size_t)w.ih0 * W, (size_t)(w.ih1 - w.ih0) * W);
+				else
+					for (int ih = w.ih0; ih < w.ih1; ih++) {
+						const int8_t *restrict xr = xc + (size_t)ih * W;
+						for (int iw = w.iw0; iw < w.iw1; iw++)
+							sum += xr[iw];
+					}
 				int64_t cells = (int64_t)(w.ih1 - w.ih0) * (w.iw1 - w.iw0);
 				int64_t v = sum - (cells > 0 ? cells : 0) * ZX;
 				int64_t c = w.count > 0 ? w.count : 1, m = v < 0 ? -v : v, q = (2 * m + c) / (2 * c);
