@@ -5892,6 +5892,41 @@ static void k_copy(const int32_t *p, void *const *a, void *scratch)
 		return;
 	x += (ptrdiff_t)p[NPU_CP_SOFF] * (ptrdiff_t)e;
 	y += (ptrdiff_t)p[NPU_CP_DOFF] * (ptrdiff_t)e;
+	/* a short last dimension, not contiguous (a channel-last transpose's
+	 * 3 channels): each of its indices as the outer loop over the
+	 * dimension before it, one walk step per n4 n5 elements, not n5 */
+	int32_t n4 = cnt[NPU_WALK_DIMS - 2];
+	if (rows && n5 < 8 && n4 >= 4 * n5 && !(s5 == 1 && d5 == 1)) {
+		int32_t c4[NPU_WALK_DIMS];
+		ptrdiff_t s4 = ss[NPU_WALK_DIMS - 2], d4 = ds[NPU_WALK_DIMS - 2];
+		for (int d = 0; d < NPU_WALK_DIMS; d++)
+			c4[d] = cnt[d];
+		c4[NPU_WALK_DIMS - 2] = 1;
+		for (size_t r = 0, r4 = rows / (size_t)n4; r < r4; r++, rt_walk_next(idx, c4))
+			for (int32_t j = 0; j < n5; j++) {
+				const uint8_t *xs = x + (rt_walk_off(idx, ss) + (ptrdiff_t)j * s5) * (ptrdiff_t)e;
+				uint8_t *yd = y + (rt_walk_off(idx, ds) + (ptrdiff_t)j * d5) * (ptrdiff_t)e;
+				switch (e) {
+				case 1:
+					for (int32_t i = 0; i < n4; i++)
+						yd[(ptrdiff_t)i * d4] = xs[(ptrdiff_t)i * s4];
+					break;
+				case 2:
+					for (int32_t i = 0; i < n4; i++)
+						memcpy(yd + (ptrdiff_t)i * d4 * 2, xs + (ptrdiff_t)i * s4 * 2, 2);
+					break;
+				case 4:
+					for (int32_t i = 0; i < n4; i++)
+						memcpy(yd + (ptrdiff_t)i * d4 * 4, xs + (ptrdiff_t)i * s4 * 4, 4);
+					break;
+				default:
+					for (int32_t i = 0; i < n4; i++)
+						memcpy(yd + (ptrdiff_t)i * d4 * 8, xs + (ptrdiff_t)i * s4 * 8, 8);
+					break;
+				}
+			}
+		return;
+	}
 	for (size_t r = 0; r < rows; r++, rt_walk_next(idx, cnt)) {
 		const uint8_t *xs = x + rt_walk_off(idx, ss) * (ptrdiff_t)e;
 		uint8_t *yd = y + rt_walk_off(idx, ds) * (ptrdiff_t)e;
