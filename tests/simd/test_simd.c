@@ -1413,6 +1413,66 @@ static int pool_q_cases(void)
 	return fails == 0 && n > 200 && wide > 30;
 }
 
+/* int8 average pooling (channel-first k_pool_q) against the definition:
+ * random windows, padding counted or not, and global windows (whole rows:
+ * pq_sum_i8's one run, longer than 16 cells and not); same bytes */
+static int pool_avg_cases(void)
+{
+	int fails = 0, n = 0, global = 0;
+	for (int it = 0; it < 300; it++) {
+		int N = ri(1, 2), C = ri(1, 3), H = ri(1, 20), W = ri(1, 40), g = ri(0, 2) == 0;
+		int KH = g ? H : ri(1, 4), KW = g ? W : ri(1, 4), SH = ri(1, 3), SW = ri(1, 3);
+		int PT = g ? 0 : ri(0, KH - 1), PL = g ? 0 : ri(0, KW - 1), PB = g ? 0 : ri(0, KH - 1);
+		int PR = g ? 0 : ri(0, KW - 1), cp = ri(0, 1);
+		int OH = (H + PT + PB - KH) / SH + 1, OW = (W + PL + PR - KW) / SW + 1;
+		if (OH < 1 || OW < 1)
+			continue;
+		int32_t p[NPU_PL_COUNT] = {0};
+		pool_geo(p, N, C, H, W, OH, OW, KH, KW, SH, SW, PT, PL, PB, PR);
+		p[NPU_PL_MODE] = NPU_POOL_AVG, p[NPU_PL_COUNT_PAD] = cp;
+		p[NPU_PL_XT] = p[NPU_PL_YT] = NPU_T_I8, p[NPU_PL_ZX] = ri(-128, 127), p[NPU_PL_ZY] = ri(-128, 127);
+		p[NPU_PL_LO] = ri(0, 2) ? -128 : ri(-128, 0), p[NPU_PL_HI] = ri(0, 2) ? 127 : ri(1, 127);
+		size_t nx = (size_t)N * C * H * W, ny = (size_t)N * C * OH * OW;
+		uint32_t ss = npu_scratch_size(NPU_K_POOL_Q, p);
+		int8_t *x = malloc(nx), *y = malloc(ny), *want = malloc(ny);
+		uint8_t *sc = malloc(ss + 16);
+		for (size_t i = 0; i < nx; i++)
+			x[i] = (int8_t)(ri(0, 3) ? ri(100, 127) : ri(-128, 127));	/* long runs of large sums */
+		for (int nc = 0; nc < N * C; nc++)
+			for (int oh = 0; oh < OH; oh++)
+				for (int ow = 0; ow < OW; ow++) {
+					int64_t v = 0, cells = 0, cnt = 0;
+					for (int ih = oh * SH - PT; ih < oh * SH - PT + KH; ih++)
+						for (int iw = ow * SW - PL; iw < ow * SW - PL + KW; iw++) {
+							if (ih >= 0 && ih < H && iw >= 0 && iw < W)
+								v += x[((size_t)nc * H + ih) * W + iw] - p[NPU_PL_ZX], cells++;
+							cnt += ih >= -PT && ih < H + PB && iw >= -PL && iw < W + PR;
+						}
+					int64_t c = cp ? cnt : cells, m = v < 0 ? -v : v, q, r;
+					c = c > 0 ? c : 1, q = (2 * m + c) / (2 * c);
+					r = p[NPU_PL_ZY] + (v < 0 ? -q : q);
+					want[((size_t)nc * OH + oh) * OW + ow] =
+						(int8_t)(r < p[NPU_PL_LO] ? p[NPU_PL_LO] : r > p[NPU_PL_HI] ? p[NPU_PL_HI] : r);
+				}
+		memset(sc, 0xa5, ss + 16);
+		void *a[NPU_MAX_ARGS] = {x, y};
+		k_pool_q(p, a, sc);
+		int ok = memcmp(y, want, ny) == 0;
+		for (size_t i = ss; i < ss + 16; i++)
+			ok &= sc[i] == 0xa5;	/* nothing past its scratch */
+		if (!ok) {
+			fails++;
+			printf("# pool_avg N%d C%d %dx%d k%dx%d s%d,%d p%d,%d,%d,%d cp%d: differs\n", N, C, H, W, KH, KW, SH,
+			       SW, PT, PL, PB, PR, cp);
+		}
+		n++, global += g && H * W > 16;
+		free(x), free(y), free(want), free(sc);
+	}
+	printf("# pool_avg: %d failures in %d int8 average poolings, %d global ones over more than 16 cells\n", fails,
+	       n, global);
+	return fails == 0 && n > 200 && global > 50;
+}
+
 /* CONV_F's panel tiles (cf_conv_packed: float32 weights packed, more than
  * 64 channels per group; pixels of any window shapes gathered with zero
  * taps, 2 blocks of 16 channels per tile on AVX-512) against the reference
@@ -1689,6 +1749,7 @@ int main(void)
 	CHECK(uq_row_cases());
 	CHECK(dw512_cases());
 	CHECK(pool_q_cases());
+	CHECK(pool_avg_cases());
 	CHECK_MSG(fails == 0, "%d of %d convolutions differ from the definition", fails, 300 + ndw + (int)(sizeof fixed / sizeof fixed[0]));
 	CHECK(paths[CQ_GENERIC] > 0 && paths[CQ_DEPTHWISE] > 0 && paths[CQ_IM2COL] > 15 && gathered > 0 && chunked > 0);
 	CHECK(paths[CQ_PANEL] > 100 && kchunks > 10);

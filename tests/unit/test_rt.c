@@ -1022,6 +1022,32 @@ static void test_copy_fill(void)
 	RUN(NPU_K_COPY, p, x8, y8);
 	CHECK(y8[0] == 7 && y8[1] == 7 && y8[2] == 0x1122334455667788u && y8[3] == 0xffffffff00000001u && y8[4] == 7);
 
+	/* NCHW -> NHWC of 1x3x2x13 (the channel-last pipeline's input
+	 * transpose: 3 channels as the short last dimension), int8 and int32,
+	 * from offset 1 of x: y[h][w][c] = x[1 + (c * 2 + h) * 13 + w] */
+	{
+		int32_t ct[6] = {1, 1, 1, 2, 13, 3}, sst[6] = {0, 0, 0, 13, 1, 26}, dst[6] = {0, 0, 0, 39, 3, 1};
+		int8_t xt8[79], yt8[79];
+		int32_t xt32[79], yt32[79], wantt[78];
+		for (int i = 0; i < 79; i++)
+			xt8[i] = (int8_t)(i * 7 - 100), xt32[i] = i * 100003 - 4000000;
+		for (int pass = 0; pass < 2; pass++) {
+			for (int h = 0; h < 2; h++)
+				for (int w = 0; w < 13; w++)
+					for (int c = 0; c < 3; c++) {
+						int at = 1 + (c * 2 + h) * 13 + w;
+						wantt[(h * 13 + w) * 3 + c] = pass ? xt32[at] : xt8[at];
+					}
+			yt8[78] = 5, yt32[78] = 5;
+			cp_params(p, pass ? 4 : 1, ct, sst, dst, 1, 0);
+			if (pass)
+				RUN(NPU_K_COPY, p, xt32, yt32);
+			else
+				RUN(NPU_K_COPY, p, xt8, yt8);
+			CHECK(pass ? eq_int(yt32, NPU_T_I32, wantt, 78) && yt32[78] == 5 : eq_int(yt8, NPU_T_I8, wantt, 78) && yt8[78] == 5);
+		}
+	}
+
 	/* FILL: VALUE's low bytes; the element after N is kept */
 	int32_t f[NPU_FI_COUNT];
 	uint8_t b[4] = {0, 0, 0, 9};

@@ -5400,7 +5400,27 @@ static void pq_max_i8(const int32_t *p, const int8_t *x, int8_t *y, int wp, void
 	}
 }
 
-/* int8 average: sums of the window's cells (x - ZX over the cells inside) */
+/* the sum of n int8 cells (SSE2: sums of x ^ 0x80 by psadbw, less 128 n) */
+static int32_t pq_sum_i8(const int8_t *restrict x, size_t n)
+{
+	int32_t s = 0;
+	size_t i = 0;
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+	const __m128i f = _mm_set1_epi8((char)0x80);
+	__m128i acc = _mm_setzero_si128();
+	for (; i + 16 <= n; i += 16)
+		acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(x + i)), f),
+						       _mm_setzero_si128()));
+	acc = _mm_add_epi64(acc, _mm_unpackhi_epi64(acc, acc));	/* mod 2^32, as the int32 sum */
+	s = (int32_t)((uint32_t)_mm_cvtsi128_si32(acc) - 128u * (uint32_t)i);
+#endif
+	for (; i < n; i++)
+		s += x[i];
+	return s;
+}
+
+/* int8 average: sums of the window's cells (x - ZX over the cells inside);
+ * a window of whole rows (global pooling) as one run of cells */
 static void pq_avg_i8(const int32_t *p, const int8_t *x, int8_t *y)
 {
 	int N = p[NPU_PL_N], C = p[NPU_PL_C], H = p[NPU_PL_H], W = p[NPU_PL_W], OH = p[NPU_PL_OH], OW = p[NPU_PL_OW];
@@ -5413,11 +5433,14 @@ static void pq_avg_i8(const int32_t *p, const int8_t *x, int8_t *y)
 				pl_win w;
 				pl_window(p, oh, ow, &w);
 				int32_t sum = 0;
-				for (int ih = w.ih0; ih < w.ih1; ih++) {
-					const int8_t *restrict xr = xc + (size_t)ih * W;
-					for (int iw = w.iw0; iw < w.iw1; iw++)
-						sum += xr[iw];
-				}
+				if (w.iw0 == 0 && w.iw1 == W && w.ih1 > w.ih0)
+					sum = pq_sum_i8(xc + (size_t)w.ih0 * W, (size_t)(w.ih1 - w.ih0) * W);
+				else
+					for (int ih = w.ih0; ih < w.ih1; ih++) {
+						const int8_t *restrict xr = xc + (size_t)ih * W;
+						for (int iw = w.iw0; iw < w.iw1; iw++)
+							sum += xr[iw];
+					}
 				int64_t cells = (int64_t)(w.ih1 - w.ih0) * (w.iw1 - w.iw0);
 				int64_t v = sum - (cells > 0 ? cells : 0) * ZX;
 				int64_t c = w.count > 0 ? w.count : 1, m = v < 0 ? -v : v, q = (2 * m + c) / (2 * c);
@@ -5869,6 +5892,41 @@ static void k_copy(const int32_t *p, void *const *a, void *scratch)
 		return;
 	x += (ptrdiff_t)p[NPU_CP_SOFF] * (ptrdiff_t)e;
 	y += (ptrdiff_t)p[NPU_CP_DOFF] * (ptrdiff_t)e;
+	/* a short last dimension, not contiguous (a channel-last transpose's
+	 * 3 channels): each of its indices as the outer loop over the
+	 * dimension before it, one walk step per n4 n5 elements, not n5 */
+	int32_t n4 = cnt[NPU_WALK_DIMS - 2];
+	if (rows && n5 < 8 && n4 >= 4 * n5 && !(s5 == 1 && d5 == 1)) {
+		int32_t c4[NPU_WALK_DIMS];
+		ptrdiff_t s4 = ss[NPU_WALK_DIMS - 2], d4 = ds[NPU_WALK_DIMS - 2];
+		for (int d = 0; d < NPU_WALK_DIMS; d++)
+			c4[d] = cnt[d];
+		c4[NPU_WALK_DIMS - 2] = 1;
+		for (size_t r = 0, r4 = rows / (size_t)n4; r < r4; r++, rt_walk_next(idx, c4))
+			for (int32_t j = 0; j < n5; j++) {
+				const uint8_t *xs = x + (rt_walk_off(idx, ss) + (ptrdiff_t)j * s5) * (ptrdiff_t)e;
+				uint8_t *yd = y + (rt_walk_off(idx, ds) + (ptrdiff_t)j * d5) * (ptrdiff_t)e;
+				switch (e) {
+				case 1:
+					for (int32_t i = 0; i < n4; i++)
+						yd[(ptrdiff_t)i * d4] = xs[(ptrdiff_t)i * s4];
+					break;
+				case 2:
+					for (int32_t i = 0; i < n4; i++)
+						memcpy(yd + (ptrdiff_t)i * d4 * 2, xs + (ptrdiff_t)i * s4 * 2, 2);
+					break;
+				case 4:
+					for (int32_t i = 0; i < n4; i++)
+						memcpy(yd + (ptrdiff_t)i * d4 * 4, xs + (ptrdiff_t)i * s4 * 4, 4);
+					break;
+				default:
+					for (int32_t i = 0; i < n4; i++)
+						memcpy(yd + (ptrdiff_t)i * d4 * 8, xs + (ptrdiff_t)i * s4 * 8, 8);
+					break;
+				}
+			}
+		return;
+	}
 	for (size_t r = 0; r < rows; r++, rt_walk_next(idx, cnt)) {
 		const uint8_t *xs = x + rt_walk_off(idx, ss) * (ptrdiff_t)e;
 		uint8_t *yd = y + rt_walk_off(idx, ds) * (ptrdiff_t)e;
@@ -7576,13 +7634,14 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 					if (q.im) {	/* row mode: each pixel's window row, ZX past it */
 						for (int ow0 = 0; ow0 < OW; ow0 += 16) {	/* 16 pixels' window rows, then their quads */
 							uint32_t row[16][CN_AMX_ROW / 4];
+							const int8_t *src[16];	/* inside the input: read in place (ZX past KW C) */
 							int np = OW - ow0 < 16 ? OW - ow0 : 16;
 							for (int i = 0; i < np; i++) {
 								uint8_t *rb = (uint8_t *)row[i];
 								int iw0 = (ow0 + i) * SW - PL;
+								src[i] = NULL;
 								if (ih >= 0 && ih < H && iw0 >= 0 && iw0 + (KW - 1) * DW < W && DW == 1) {
-									memcpy(rb, x + (((size_t)n * H + ih) * W + iw0) * C, (size_t)KW * C);
-									memset(rb + KW * C, ZX, (size_t)(Ce - KW * C));
+									src[i] = x + (((size_t)n * H + ih) * W + iw0) * C;
 									continue;
 								}
 								memset(rb, ZX, (size_t)Ce);
@@ -7598,8 +7657,12 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 								int nr = Cq - r < 16 ? Cq - r : 16;
 								__mmask16 rm = (__mmask16)((1u << nr) - 1);
 								__m512i v[16];
+								int kb = KW * C - 4 * r;
+								__mmask64 bm = kb >= 64 ? ~(__mmask64)0 : kb <= 0 ? 0 : ((__mmask64)1 << kb) - 1;
 								for (int i = 0; i < 16; i++)
-									v[i] = i < np ? _mm512_maskz_loadu_epi32(rm, row[i] + r) : _mm512_setzero_si512();
+									v[i] = i >= np	  ? _mm512_setzero_si512()
+									       : src[i] ? _mm512_mask_loadu_epi8(_mm512_set1_epi8((char)ZX), bm, src[i] + 4 * r)
+											: _mm512_maskz_loadu_epi32(rm, row[i] + r);
 								cn_tr16d(v);
 								for (int k = 0; k < nr; k++)
 									_mm512_mask_storeu_epi32((void *)(d + (size_t)(r + k) * qs), pm, v[k]);
