@@ -1356,6 +1356,22 @@ static int dw512_cases(void)
 	return fails == 0 && taken > n / 2;
 }
 
+/* k_pool_q on x into y (ny bytes) equals want, and writes nothing past
+ * its scratch */
+static int pool_q_same(const int32_t *p, int8_t *x, int8_t *y, const int8_t *want, size_t ny)
+{
+	uint32_t ss = npu_scratch_size(NPU_K_POOL_Q, p);
+	uint8_t *sc = malloc(ss + 16);
+	memset(sc, 0xa5, ss + 16);
+	void *a[NPU_MAX_ARGS] = {x, y};
+	k_pool_q(p, a, sc);
+	int ok = memcmp(y, want, ny) == 0;
+	for (size_t i = ss; i < ss + 16; i++)
+		ok &= sc[i] == 0xa5;	/* nothing past its scratch */
+	free(sc);
+	return ok;
+}
+
 /* int8 max pooling (k_pool_q: pq_max_i8's rows, on AVX-512 BW pq_row512
  * for column strides 1 and 2) against the definition: the largest cell
  * of each window's part inside x, clamped to [LO, HI]; rows longer than a
@@ -1376,9 +1392,7 @@ static int pool_q_cases(void)
 		p[NPU_PL_XT] = p[NPU_PL_YT] = NPU_T_I8, p[NPU_PL_ZX] = p[NPU_PL_ZY] = ri(-128, 127);
 		p[NPU_PL_LO] = ri(0, 2) ? -128 : ri(-128, 0), p[NPU_PL_HI] = ri(0, 2) ? 127 : ri(1, 127);
 		size_t nx = (size_t)N * C * H * W, ny = (size_t)N * C * OH * OW;
-		uint32_t ss = npu_scratch_size(NPU_K_POOL_Q, p);
 		int8_t *x = malloc(nx), *y = malloc(ny), *want = malloc(ny);
-		uint8_t *sc = malloc(ss + 16);
 		for (size_t i = 0; i < nx; i++)
 			x[i] = (int8_t)ri(-128, 127);
 		for (int nc = 0; nc < N * C; nc++)
@@ -1394,19 +1408,14 @@ static int pool_q_cases(void)
 					want[((size_t)nc * OH + oh) * OW + ow] =
 						(int8_t)(r < p[NPU_PL_LO] ? p[NPU_PL_LO] : r > p[NPU_PL_HI] ? p[NPU_PL_HI] : r);
 				}
-		memset(sc, 0xa5, ss + 16);
-		void *a[NPU_MAX_ARGS] = {x, y};
-		k_pool_q(p, a, sc);
-		int ok = memcmp(y, want, ny) == 0;
-		for (size_t i = ss; i < ss + 16; i++)
-			ok &= sc[i] == 0xa5;	/* nothing past its scratch */
+		int ok = pool_q_same(p, x, y, want, ny);
 		if (!ok) {
 			fails++;
 			printf("# pool_q N%d C%d %dx%d k%dx%d s%d,%d p%d,%d,%d,%d: differs\n", N, C, H, W, KH, KW, SH, SW, PT,
 			       PL, PB, PR);
 		}
 		n++, wide += W > 64 && SW <= 2;
-		free(x), free(y), free(want), free(sc);
+		free(x), free(y), free(want);
 	}
 	printf("# pool_q: %d failures in %d int8 max poolings, %d with rows longer than 64 at column stride 1 or 2\n",
 	       fails, n, wide);
@@ -1433,9 +1442,7 @@ static int pool_avg_cases(void)
 		p[NPU_PL_XT] = p[NPU_PL_YT] = NPU_T_I8, p[NPU_PL_ZX] = ri(-128, 127), p[NPU_PL_ZY] = ri(-128, 127);
 		p[NPU_PL_LO] = ri(0, 2) ? -128 : ri(-128, 0), p[NPU_PL_HI] = ri(0, 2) ? 127 : ri(1, 127);
 		size_t nx = (size_t)N * C * H * W, ny = (size_t)N * C * OH * OW;
-		uint32_t ss = npu_scratch_size(NPU_K_POOL_Q, p);
 		int8_t *x = malloc(nx), *y = malloc(ny), *want = malloc(ny);
-		uint8_t *sc = malloc(ss + 16);
 		for (size_t i = 0; i < nx; i++)
 			x[i] = (int8_t)(ri(0, 3) ? ri(100, 127) : ri(-128, 127));	/* long runs of large sums */
 		for (int nc = 0; nc < N * C; nc++)
@@ -1454,19 +1461,14 @@ static int pool_avg_cases(void)
 					want[((size_t)nc * OH + oh) * OW + ow] =
 						(int8_t)(r < p[NPU_PL_LO] ? p[NPU_PL_LO] : r > p[NPU_PL_HI] ? p[NPU_PL_HI] : r);
 				}
-		memset(sc, 0xa5, ss + 16);
-		void *a[NPU_MAX_ARGS] = {x, y};
-		k_pool_q(p, a, sc);
-		int ok = memcmp(y, want, ny) == 0;
-		for (size_t i = ss; i < ss + 16; i++)
-			ok &= sc[i] == 0xa5;	/* nothing past its scratch */
+		int ok = pool_q_same(p, x, y, want, ny);
 		if (!ok) {
 			fails++;
 			printf("# pool_avg N%d C%d %dx%d k%dx%d s%d,%d p%d,%d,%d,%d cp%d: differs\n", N, C, H, W, KH, KW, SH,
 			       SW, PT, PL, PB, PR, cp);
 		}
 		n++, global += g && H * W > 16;
-		free(x), free(y), free(want), free(sc);
+		free(x), free(y), free(want);
 	}
 	printf("# pool_avg: %d failures in %d int8 average poolings, %d global ones over more than 16 cells\n", fails,
 	       n, global);

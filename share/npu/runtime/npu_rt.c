@@ -5878,6 +5878,30 @@ static void k_cast_f(const int32_t *p, void *const *a, void *scratch)
 /* @npu-end */
 
 /* @npu-kernel COPY */
+/* n elements of e bytes (1, 2, 4 or 8): every sx-th from xs to every
+ * dy-th of yd */
+static inline void rt_copy_run(uint8_t *yd, ptrdiff_t dy, const uint8_t *xs, ptrdiff_t sx, int32_t n, size_t e)
+{
+	switch (e) {
+	case 1:
+		for (int32_t i = 0; i < n; i++)
+			yd[(ptrdiff_t)i * dy] = xs[(ptrdiff_t)i * sx];
+		break;
+	case 2:
+		for (int32_t i = 0; i < n; i++)
+			memcpy(yd + (ptrdiff_t)i * dy * 2, xs + (ptrdiff_t)i * sx * 2, 2);
+		break;
+	case 4:
+		for (int32_t i = 0; i < n; i++)
+			memcpy(yd + (ptrdiff_t)i * dy * 4, xs + (ptrdiff_t)i * sx * 4, 4);
+		break;
+	default:
+		for (int32_t i = 0; i < n; i++)
+			memcpy(yd + (ptrdiff_t)i * dy * 8, xs + (ptrdiff_t)i * sx * 8, 8);
+		break;
+	}
+}
+
 static void k_copy(const int32_t *p, void *const *a, void *scratch)
 {
 	const uint8_t *x = a[0];
@@ -5906,24 +5930,7 @@ static void k_copy(const int32_t *p, void *const *a, void *scratch)
 			for (int32_t j = 0; j < n5; j++) {
 				const uint8_t *xs = x + (rt_walk_off(idx, ss) + (ptrdiff_t)j * s5) * (ptrdiff_t)e;
 				uint8_t *yd = y + (rt_walk_off(idx, ds) + (ptrdiff_t)j * d5) * (ptrdiff_t)e;
-				switch (e) {
-				case 1:
-					for (int32_t i = 0; i < n4; i++)
-						yd[(ptrdiff_t)i * d4] = xs[(ptrdiff_t)i * s4];
-					break;
-				case 2:
-					for (int32_t i = 0; i < n4; i++)
-						memcpy(yd + (ptrdiff_t)i * d4 * 2, xs + (ptrdiff_t)i * s4 * 2, 2);
-					break;
-				case 4:
-					for (int32_t i = 0; i < n4; i++)
-						memcpy(yd + (ptrdiff_t)i * d4 * 4, xs + (ptrdiff_t)i * s4 * 4, 4);
-					break;
-				default:
-					for (int32_t i = 0; i < n4; i++)
-						memcpy(yd + (ptrdiff_t)i * d4 * 8, xs + (ptrdiff_t)i * s4 * 8, 8);
-					break;
-				}
+				rt_copy_run(yd, d4, xs, s4, n4, e);
 			}
 		return;
 	}
@@ -5934,24 +5941,7 @@ static void k_copy(const int32_t *p, void *const *a, void *scratch)
 			memcpy(yd, xs, (size_t)n5 * e);
 			continue;
 		}
-		switch (e) {
-		case 1:
-			for (int32_t i = 0; i < n5; i++)
-				yd[(ptrdiff_t)i * d5] = xs[(ptrdiff_t)i * s5];
-			break;
-		case 2:
-			for (int32_t i = 0; i < n5; i++)
-				memcpy(yd + (ptrdiff_t)i * d5 * 2, xs + (ptrdiff_t)i * s5 * 2, 2);
-			break;
-		case 4:
-			for (int32_t i = 0; i < n5; i++)
-				memcpy(yd + (ptrdiff_t)i * d5 * 4, xs + (ptrdiff_t)i * s5 * 4, 4);
-			break;
-		default:
-			for (int32_t i = 0; i < n5; i++)
-				memcpy(yd + (ptrdiff_t)i * d5 * 8, xs + (ptrdiff_t)i * s5 * 8, 8);
-			break;
-		}
+		rt_copy_run(yd, d5, xs, s5, n5, e);
 	}
 }
 /* @npu-end */
