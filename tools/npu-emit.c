@@ -656,7 +656,9 @@ int main(int argc, char **argv)
 	}
 	if (o.scratch_max && l.m.scratch_size > o.scratch_max)
 		cli_warn(in_name, "kernel scratch %" PRIu32 " bytes exceeds --scratch-max %" PRIu32
-			 " (kernels other than convolutions need it)", l.m.scratch_size, o.scratch_max);
+			 " (kernels that cannot keep to it need it: float32 convolutions beyond their panels,"
+			 " pooling, recurrent layers)",
+			 l.m.scratch_size, o.scratch_max);
 	if (custom_check(g, &l)) {
 		ir_lowered_free(&l);
 		ir_graph_free(g);
