@@ -7152,23 +7152,48 @@ static int cn_dw_dot(const int32_t *p, void *const *a, void *scratch)
 #if !defined(NPU_NO_SIMD) && defined(__AVX512F__) && \
 	((defined(__AVX512BW__) && defined(__AVX512VL__)) || defined(RT_AMX))	/* cn_dw_lanes, cn_amx */
 /* 16 sums v (|.| < 2^31) with their own mult and shift (clamped to [0,
- * 62] here) to int8: rt_mulshift's first case and rt_clamp on int64 lanes */
-static inline __m128i cn_rq_v16(__m512i v, __m512i m, __m512i sh, int32_t zy, int32_t lo, int32_t hi)
+ * 62]) to int8: rt_mulshift's first case in int64 lanes, then rt_clamp in
+ * int32 ones, as clamp(t, lo - zy, hi - zy) + zy equals clamp(t + zy, lo,
+ * hi) and t's saturation to int32 changes neither while lo - zy and hi -
+ * zy are inside int32 (cn_rq_fits). The per-lane constants (cn_rq_set)
+ * once per block of channels, for all the pixels it requantizes. */
+typedef struct {
+	__m512i m[2], s[2], r[2], lz, hz, z;
+} cn_rq;
+
+static inline int cn_rq_fits(const int32_t *p)
 {
-	const __m512i one = _mm512_set1_epi64(1), z = _mm512_set1_epi64(zy), l = _mm512_set1_epi64(lo);
-	const __m512i h = _mm512_set1_epi64(hi);
+	int64_t lo = (int64_t)p[NPU_CV_LO] - p[NPU_CV_ZY], hi = (int64_t)p[NPU_CV_HI] - p[NPU_CV_ZY];
+	return lo >= INT32_MIN && lo <= INT32_MAX && hi >= INT32_MIN && hi <= INT32_MAX;
+}
+
+static inline __m256i cn_half(__m512i v, int hf)
+{
+	return hf ? _mm512_extracti64x4_epi64(v, 1) : _mm512_castsi512_si256(v);
+}
+
+static inline void cn_rq_set(cn_rq *k, __m512i m, __m512i sh, const int32_t *p)
+{
+	const __m512i one = _mm512_set1_epi64(1);
 	sh = _mm512_min_epi32(_mm512_max_epi32(sh, _mm512_setzero_si512()), _mm512_set1_epi32(62));
-	__m128i out[2];
 	for (int hf = 0; hf < 2; hf++) {
-		__m512i a64 = _mm512_cvtepi32_epi64(hf ? _mm512_extracti64x4_epi64(v, 1) : _mm512_castsi512_si256(v));
-		__m512i m64 = _mm512_cvtepi32_epi64(hf ? _mm512_extracti64x4_epi64(m, 1) : _mm512_castsi512_si256(m));
-		__m512i s64 = _mm512_cvtepi32_epi64(hf ? _mm512_extracti64x4_epi64(sh, 1) : _mm512_castsi512_si256(sh));
+		k->m[hf] = _mm512_cvtepi32_epi64(cn_half(m, hf)), k->s[hf] = _mm512_cvtepi32_epi64(cn_half(sh, hf));
 		/* 2^(s-1), 0 for s = 0 (a shift count beyond 63 gives 0) */
-		__m512i r = _mm512_sllv_epi64(one, _mm512_sub_epi64(s64, one));
-		a64 = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(a64, m64), r), s64);
-		out[hf] = _mm512_cvtepi64_epi8(_mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(a64, z), l), h));
+		k->r[hf] = _mm512_sllv_epi64(one, _mm512_sub_epi64(k->s[hf], one));
 	}
-	return _mm_unpacklo_epi64(out[0], out[1]);
+	k->lz = _mm512_set1_epi32(p[NPU_CV_LO] - p[NPU_CV_ZY]), k->hz = _mm512_set1_epi32(p[NPU_CV_HI] - p[NPU_CV_ZY]);
+	k->z = _mm512_set1_epi32(p[NPU_CV_ZY]);
+}
+
+static inline __m128i cn_rq_v16(const cn_rq *k, __m512i v)
+{
+	__m256i t[2];
+	for (int hf = 0; hf < 2; hf++) {
+		__m512i a = _mm512_mul_epi32(_mm512_cvtepi32_epi64(cn_half(v, hf)), k->m[hf]);
+		t[hf] = _mm512_cvtsepi64_epi32(_mm512_srav_epi64(_mm512_add_epi64(a, k->r[hf]), k->s[hf]));
+	}
+	__m512i u = _mm512_inserti64x4(_mm512_castsi256_si512(t[0]), t[1], 1);
+	return _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(u, k->lz), k->hz), k->z));
 }
 #endif
 
@@ -7199,10 +7224,11 @@ static void cn_dw_lanes(const int32_t *p, const void *bias, const int32_t *mult,
 				acc2 = CN_DPW(acc2, _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(k, tp[t] + ps + c)), zx),
 					      wv);
 		}
-		__m512i m = _mm512_maskz_loadu_epi32(k, mult + c), sh = _mm512_maskz_loadu_epi32(k, shift + c);
-		_mm_mask_storeu_epi8(y + c, k, cn_rq_v16(acc, m, sh, p[NPU_CV_ZY], p[NPU_CV_LO], p[NPU_CV_HI]));
+		cn_rq r;
+		cn_rq_set(&r, _mm512_maskz_loadu_epi32(k, mult + c), _mm512_maskz_loadu_epi32(k, shift + c), p);
+		_mm_mask_storeu_epi8(y + c, k, cn_rq_v16(&r, acc));
 		if (two)
-			_mm_mask_storeu_epi8(y + C + c, k, cn_rq_v16(acc2, m, sh, p[NPU_CV_ZY], p[NPU_CV_LO], p[NPU_CV_HI]));
+			_mm_mask_storeu_epi8(y + C + c, k, cn_rq_v16(&r, acc2));
 	}
 }
 #undef CN_DPW
@@ -7232,7 +7258,7 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 	}
 #if defined(CN_RQ_LANES)
 	/* int8 out, int32 biases with room for the sums (|.| <= 255 255 taps) */
-	int lanes = YT == NPU_T_I8 && p[NPU_CV_ACT] != NPU_T_I64;
+	int lanes = YT == NPU_T_I8 && p[NPU_CV_ACT] != NPU_T_I64 && cn_rq_fits(p);
 	for (int c = 0; lanes && bias && c < C; c++)
 		lanes = ((const int32_t *)bias)[c] <= INT32_MAX - 65025 * taps &&
 			((const int32_t *)bias)[c] >= -INT32_MAX + 65025 * taps;
@@ -7525,13 +7551,14 @@ static size_t cn_amx_geo(const int32_t *p, cn_ageo *q)
 
 #if defined(RT_AMX)
 /* whether cn_amx runs (besides its geometry): tiles granted, no weight
- * zero points, int32 biases with room for the sums */
+ * zero points, int32 biases with room for the sums, clamp bounds that
+ * cn_rq_v16 takes */
 static int cn_amx_use(const int32_t *p, void *const *a, cn_ageo *q)
 {
 	const int32_t *wzp = a[5];
 	int OC = p[NPU_CV_OC];
 	int64_t room = INT32_MAX - (int64_t)32640 * p[NPU_CV_C] * p[NPU_CV_KH] * p[NPU_CV_KW];
-	if (!cn_amx_geo(p, q) || p[NPU_CV_ZX] < -128 || p[NPU_CV_ZX] > 127)
+	if (!cn_amx_geo(p, q) || p[NPU_CV_ZX] < -128 || p[NPU_CV_ZX] > 127 || !cn_rq_fits(p))
 		return 0;
 	for (int o = 0; o < OC; o++) {
 		int64_t b = cq_bias(p, a[2], o);
@@ -7580,20 +7607,55 @@ static int32_t cn_wsum(const int8_t *w, size_t K)
 	return (int32_t)s;
 }
 
+/* a cn_amx step: its pixels (q0 of the band's nq, from output row oh0 of
+ * image n) and channel blocks (ob[1] < 0: one) */
+typedef struct {
+	int n, oh0, nq, q0, ob[2];
+} cn_astep;
+
+/* step s's C tiles, stored in cb, requantized into y: each tile
+ * transposed so that a pixel's 16 channels are lanes, with their own
+ * bias (bq), mult and shift */
+static void cn_amx_out(const int32_t *p, void *const *a, const int32_t *bq, int Wq, int32_t (*cb)[256],
+		       const cn_astep *s)
+{
+	const int32_t *mult = a[3], *shift = a[4];
+	int8_t *y = a[6];
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], OC = p[NPU_CV_OC];
+	for (int t = 0; t < 4; t++) {
+		int o = s->ob[t / 2], qt = s->q0 + 16 * (t % 2);
+		if (o < 0 || qt >= s->nq)
+			continue;
+		__m512i v[16];
+		for (int j = 0; j < 16; j++)
+			v[j] = _mm512_load_si512((const void *)(cb[t] + 16 * j));
+		cn_tr16d(v);
+		__m512i bv = _mm512_loadu_si512((const void *)(bq + o));
+		cn_rq r;
+		cn_rq_set(&r, _mm512_loadu_si512((const void *)(mult + o)), _mm512_loadu_si512((const void *)(shift + o)), p);
+		int ol = qt / Wq, ow = qt % Wq;
+		for (int c = 0; c < 16 && qt + c < s->nq; c++) {
+			if (ow < OW)
+				_mm_storeu_si128((__m128i *)(void *)(y + (((size_t)s->n * OH + s->oh0 + ol) * OW + ow) * OC + o),
+						 cn_rq_v16(&r, _mm512_add_epi32(v[c], bv)));
+			if (++ow == Wq)
+				ow = 0, ol++;
+		}
+	}
+}
+
 static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 {
 	cn_ageo q;
 	if (!scratch || !cn_amx_use(p, a, &q))
 		return 0;
 	const int8_t *x = a[0], *w = a[1], *a1w = a[1];
-	const int32_t *mult = a[3], *shift = a[4];
-	int8_t *y = a[6];
 	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W], OC = p[NPU_CV_OC];
 	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
 	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
 	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], kc = q.kc, Cq = q.Cq, Wq = q.Wq, L = q.L;
 	int Ce = q.Ce, KWe = q.KWe, SWe = q.SWe, DWe = q.DWe;
-	int32_t ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	int32_t ZX = p[NPU_CV_ZX];
 	size_t K = (size_t)KH * KW * C, Ke = (size_t)KH * KWe * Ce, qs = (size_t)SWe * L * 4;	/* A's and B's row strides */
 	int32_t *bq = scratch;
 	int8_t *wr = (int8_t *)scratch + q.bq;
@@ -7615,6 +7677,7 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 	}
 	__asm__ volatile("ldtilecfg %0" : : "m"(*(const uint8_t(*)[64])cfg));
 	int32_t cb[4][256] __attribute__((aligned(64)));
+	cn_astep pd = {-1, 0, 0, 0, {0, 0}};	/* the step whose tiles are in cb (n < 0: none) */
 	for (int n = 0; n < N; n++)
 		for (int oh0 = 0; oh0 < OH; oh0 += q.nb) {
 			int nbr = OH - oh0 < q.nb ? OH - oh0 : q.nb, nq = nbr * Wq;
@@ -7722,33 +7785,21 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 								}
 							}
 						}
+					/* the step before is requantized while these tiles
+					 * compute: the vector units then work beside the tile
+					 * unit instead of after it */
+					if (pd.n >= 0)
+						cn_amx_out(p, a, bq, Wq, cb, &pd);
 					_tile_stored(0, cb[0], 64);
 					_tile_stored(1, cb[1], 64);
 					_tile_stored(2, cb[2], 64);
 					_tile_stored(3, cb[3], 64);
-					for (int t = 0; t < 4; t++) {	/* transposed: a pixel's 16 channels in lanes */
-						int o = ob[t / 2], qt = q0 + 16 * (t % 2);
-						if (o < 0 || qt >= nq)
-							continue;
-						__m512i v[16];
-						for (int j = 0; j < 16; j++)
-							v[j] = _mm512_load_si512((const void *)(cb[t] + 16 * j));
-						cn_tr16d(v);
-						__m512i bv = _mm512_loadu_si512((const void *)(bq + o));
-						__m512i mv = _mm512_loadu_si512((const void *)(mult + o));
-						__m512i sv = _mm512_loadu_si512((const void *)(shift + o));
-						int ol = qt / Wq, ow = qt % Wq;
-						for (int c = 0; c < 16 && qt + c < nq; c++) {
-							if (ow < OW)
-								_mm_storeu_si128((__m128i *)(void *)(y + (((size_t)n * OH + oh0 + ol) * OW + ow) * OC + o),
-										 cn_rq_v16(_mm512_add_epi32(v[c], bv), mv, sv, ZY, LO, HI));
-							if (++ow == Wq)
-								ow = 0, ol++;
-						}
-					}
+					pd = (cn_astep){n, oh0, nq, q0, {ob[0], ob[1]}};
 				}
 			}
 		}
+	if (pd.n >= 0)
+		cn_amx_out(p, a, bq, Wq, cb, &pd);
 	_tile_release();
 	return 1;
 }
