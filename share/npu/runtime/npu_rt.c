@@ -7483,17 +7483,22 @@ static int cn_regular(const int32_t *p, void *const *a)
  * OHWI rows as they are, row stride K) times B (kc / 4 quads of input
  * channels x 16 pixels x 4 bytes) with tdpbssd (int8 by int8, so x needs
  * no flip). B comes from a band of nb output rows staged once per band in
- * the scratch: for each kernel row kh and output row of the band, the
- * input row (ZX for columns and rows in the padding) as planes [kh][C / 4
- * quads][SW column phases][nb Wq columns][4 bytes], so a tap's 16 pixels
- * of one quad are 64 contiguous bytes (the band's rows one after the
- * other, Wq - OW junk columns between them, computed and dropped) and its
- * quads a fixed stride apart. Padding holds ZX, so every tap counts and
+ * the scratch: each input row the band reads, once (ZX for columns and
+ * rows in the padding), as planes [C / 4 quads][SW column phases][NS row
+ * slots][Rq rows of Wq columns][4 bytes]. Output row ol's kernel row kh
+ * reads input row ol SH + kh DH of the band, which is row ol + kh DH / SH
+ * of slot kh mod M (M = SH / gcd(SH, DH): the kernel rows of one row
+ * phase share a slot), so a tap's 16 pixels of one quad are 64 contiguous
+ * bytes (the band's rows one after the other, Wq - OW junk columns
+ * between them, computed and dropped) and its quads a fixed stride apart;
+ * a 3x3 stride-1 band of nb rows stages nb + 2 rows, not 3 nb. Padding
+ * holds ZX, so every tap counts and
  * sum (x - ZX) w = sum x w - ZX sum w over all taps: one correction per
  * channel, folded with the bias (bq, in the scratch; each block's on the
  * first band, cn_wsum). The band's rows are chosen for the fewest tiles
- * within CN_AMX_CAP bytes (resnet18's 7x7 maps: bands of 3 rows of 9
- * columns, 5 pixel tiles where rows alone take 7). Staging is a dword
+ * within CN_AMX_CAP bytes and NPU_CV_SMAX, then the fewest bands (each reads all the
+ * weights; resnet18's 7x7 maps: one band of 7 rows of 9 columns, 4 pixel
+ * tiles where rows alone take 7). Staging is a dword
  * transpose (cn_tr16d) of 16 columns by 16 quads. Per step 2 channel
  * blocks x 2 pixel tiles (C 0-3, A 4-5, B 6-7); the last channel block
  * overlaps the one before it. The C tiles are requantized row by row (one
@@ -7508,7 +7513,8 @@ static int cn_regular(const int32_t *p, void *const *a)
 #define CN_AMX_CAP 49152
 #define CN_AMX_ROW 256	/* row mode: KW C at most */
 typedef struct {
-	int im, Ce, KWe, SWe, DWe, kc, Cq, Wq, nb, L;	/* row mode; per group of taps: channels, ... */
+	int im, Ce, KWe, SWe, DWe, kc, Cq, Wq, nb;	/* row mode; per group of taps: channels, ... */
+	int M, NS, Rq, L;	/* row slots: kernel rows kh mod M share one; NS of them, of Rq rows, L dwords */
 	size_t wr, bq, need;	/* offsets: restaged weights (row mode), staged rows; all bytes */
 } cn_ageo;
 
@@ -7518,7 +7524,8 @@ static size_t cn_amx_geo(const int32_t *p, cn_ageo *q)
 	int OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW], SW = p[NPU_CV_SW], DW = p[NPU_CV_DW];
 	if (p[NPU_CV_XT] != NPU_T_I8 || p[NPU_CV_WT] != NPU_T_I8 || p[NPU_CV_YT] != NPU_T_I8 || G != 1 || C < 1 ||
 	    OC < 16 || KH < 1 || KW < 1 || OH < 1 || OW < 1 || SW < 1 || DW < 1 || p[NPU_CV_SH] < 1 ||
-	    p[NPU_CV_DH] < 1 || (int64_t)C * KH * KW > CQ_NHWC_MAX_K || (int64_t)OW * SW + (int64_t)KW * DW > 65536)
+	    p[NPU_CV_DH] < 1 || (int64_t)C * KH * KW > CQ_NHWC_MAX_K || (int64_t)OW * SW + (int64_t)KW * DW > 65536 ||
+	    (int64_t)KH * p[NPU_CV_DH] > 65536)
 		return 0;
 	q->im = C % 4 != 0;
 	if (q->im && KW * C > CN_AMX_ROW)
@@ -7531,22 +7538,28 @@ static size_t cn_amx_geo(const int32_t *p, cn_ageo *q)
 		q->kc -= 4;
 	q->Cq = q->Ce / 4;
 	q->Wq = q->im ? OW : ((OW - 1) * SW + (KW - 1) * DW + SW) / SW;
-	size_t row = (size_t)KH * q->Ce * q->SWe * q->Wq;	/* one output row's staged bytes */
+	int SH = p[NPU_CV_SH], DH = p[NPU_CV_DH], g = SH;
+	for (int e = DH, t; e; g = e, e = t)	/* g = gcd(SH, DH) */
+		t = g % e;
+	q->M = SH / g, q->NS = KH < q->M ? KH : q->M;
+	int E = (KH - 1) * DH / SH;	/* the band's rows in a slot: nb + E */
+	size_t row = (size_t)q->NS * q->Ce * q->SWe * q->Wq;	/* the staged bytes of one row of every slot */
 	size_t slack = ((size_t)(16 + (q->KWe - 1) * q->DWe / q->SWe) * 4 + 63) & ~(size_t)63;	/* B's reads past the last plane */
 	q->bq = ((size_t)OC * 4 + 63) & ~(size_t)63;
 	q->wr = q->bq + (q->im ? ((size_t)OC * KH * q->Ce + 63) & ~(size_t)63 : 0);
-	if (q->wr + row + slack > CN_AMX_CAP)
+	size_t cap = p[NPU_CV_SMAX] > 0 && (size_t)p[NPU_CV_SMAX] < CN_AMX_CAP ? (size_t)p[NPU_CV_SMAX] : CN_AMX_CAP;
+	if (q->wr + (size_t)(1 + E) * row + slack > cap)
 		return 0;
 	int64_t best = -1;
 	q->nb = 1;
-	for (int nb = 1; nb <= OH && q->wr + (size_t)nb * row + slack <= CN_AMX_CAP; nb++) {
+	for (int nb = 1; nb <= OH && q->wr + (size_t)(nb + E) * row + slack <= cap; nb++) {
 		int64_t tiles = (int64_t)(OH / nb) * ((nb * q->Wq + 15) / 16) + (OH % nb ? (OH % nb * q->Wq + 15) / 16 : 0);
-		if (best < 0 || tiles < best)
+		if (best < 0 || tiles < best || (tiles == best && (OH + nb - 1) / nb < (OH + q->nb - 1) / q->nb))
 			best = tiles, q->nb = nb;
 	}
-	q->L = q->nb * q->Wq;
-	q->need = q->wr + (size_t)q->nb * row + slack;
-	return p[NPU_CV_SMAX] > 0 && q->need > (size_t)p[NPU_CV_SMAX] ? 0 : q->need;
+	q->Rq = q->nb + E, q->L = q->Rq * q->Wq;
+	q->need = q->wr + (size_t)q->Rq * row + slack;
+	return q->need;
 }
 
 #if defined(RT_AMX)
@@ -7656,7 +7669,8 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], kc = q.kc, Cq = q.Cq, Wq = q.Wq, L = q.L;
 	int Ce = q.Ce, KWe = q.KWe, SWe = q.SWe, DWe = q.DWe;
 	int32_t ZX = p[NPU_CV_ZX];
-	size_t K = (size_t)KH * KW * C, Ke = (size_t)KH * KWe * Ce, qs = (size_t)SWe * L * 4;	/* A's and B's row strides */
+	int M = q.M, NS = q.NS;
+	size_t K = (size_t)KH * KW * C, Ke = (size_t)KH * KWe * Ce, qs = (size_t)SWe * NS * L * 4;	/* A's and B's row strides */
 	int32_t *bq = scratch;
 	int8_t *wr = (int8_t *)scratch + q.bq;
 	uint8_t *st = (uint8_t *)scratch + q.wr;
@@ -7681,9 +7695,14 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 	for (int n = 0; n < N; n++)
 		for (int oh0 = 0; oh0 < OH; oh0 += q.nb) {
 			int nbr = OH - oh0 < q.nb ? OH - oh0 : q.nb, nq = nbr * Wq;
-			for (int kh = 0; kh < KH; kh++)	/* the band's input rows for kernel row kh */
-				for (int ol = 0; ol < nbr; ol++) {
-					int ih = (oh0 + ol) * SH - PT + kh * DH;
+			for (int sl = 0; sl < NS; sl++)	/* the band's input rows: row lr of slot sl */
+				for (int lr = 0; lr < q.Rq; lr++) {
+					int used = 0;
+					for (int kh = sl; kh < KH && !used; kh += M)
+						used = lr >= kh * DH / SH && lr < kh * DH / SH + nbr;
+					if (!used)
+						continue;
+					int ih = (oh0 + lr) * SH - PT + sl * DH % SH;
 					if (q.im) {	/* row mode: each pixel's window row, ZX past it */
 						for (int ow0 = 0; ow0 < OW; ow0 += 16) {	/* 16 pixels' window rows, then their quads */
 							uint32_t row[16][CN_AMX_ROW / 4];
@@ -7704,7 +7723,7 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 										memcpy(rb + kw * C, x + (((size_t)n * H + ih) * W + iw) * C, (size_t)C);
 								}
 							}
-							uint8_t *d = st + ((size_t)kh * Cq * L + (size_t)ol * Wq + ow0) * 4;
+							uint8_t *d = st + ((size_t)sl * L + (size_t)lr * Wq + ow0) * 4;
 							__mmask16 pm = (__mmask16)((1u << np) - 1);
 							for (int r = 0; r < Cq; r += 16) {
 								int nr = Cq - r < 16 ? Cq - r : 16;
@@ -7725,7 +7744,7 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 					}
 					for (int ph = 0; ph < SW; ph++)
 						for (int j0 = 0; j0 < Wq; j0 += 16) {
-							uint8_t *d = st + (((size_t)kh * Cq * SW + ph) * L + (size_t)ol * Wq + j0) * 4;
+							uint8_t *d = st + (((size_t)ph * NS + sl) * L + (size_t)lr * Wq + j0) * 4;
 							const uint8_t *src[16];
 							for (int i = 0; i < 16 && j0 + i < Wq; i++) {
 								int iw = (j0 + i) * SW + ph - PL;
@@ -7768,7 +7787,8 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 						for (int kw = 0; kw < KWe; kw++) {
 							int ph = kw * DWe % SWe, kwo = kw * DWe / SWe;
 							size_t ao = (size_t)(kh * KWe + kw) * Ce;
-							const uint8_t *b0 = st + (((size_t)kh * Cq * SWe + ph) * L + (size_t)q0 + kwo) * 4;
+							const uint8_t *b0 =
+								st + (((size_t)ph * NS + kh % M) * L + (size_t)(kh * DH / SH) * Wq + q0 + kwo) * 4;
 							for (int c0 = 0; c0 < Ce; c0 += kc, ao += kc, b0 += (size_t)kc / 4 * qs) {
 								_tile_loadd(4, a0 + ao, Ke);
 								_tile_loadd(6, b0, qs);
