@@ -7779,6 +7779,11 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 				for (int q0 = 0; q0 < nq; q0 += 32) {
 					int two = q0 + 16 < nq;
 					const int8_t *a0 = w + (size_t)ob[0] * Ke, *a1 = w + (size_t)(ob[1] < 0 ? 0 : ob[1]) * Ke;
+					/* the first step of a block fetches the next block's
+					 * weights into L2 beside its products: their sums and
+					 * tiles then find them there */
+					int npf = q0 > 0 || o0 + 32 >= OC ? 0 : OC - o0 - 32 < 32 ? OC - o0 - 32 : 32;
+					const int8_t *pf = w + (size_t)(o0 + 32) * Ke;
 					_tile_zero(0);
 					_tile_zero(1);
 					_tile_zero(2);
@@ -7803,6 +7808,8 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 									if (two)
 										_tile_dpbssd(3, 5, 7);
 								}
+								for (int r = 0; r < npf; r++)
+									_mm_prefetch((const char *)(pf + (size_t)r * Ke + ao), _MM_HINT_T1);
 							}
 						}
 					/* the step before is requantized while these tiles
