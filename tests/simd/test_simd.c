@@ -536,7 +536,7 @@ static int armdot_cases(int *paths, int *nhwc16)
  * int16 outputs, weight zero points (beyond int8: the scalar loop), K at
  * CQ_NHWC_MAX_K and beyond it; the scratch is 0 (none written) ---- */
 #if defined(RT_AMX)
-static int nhwc_amx;	/* channel-last convolutions on AMX tiles (cn_amx_use) */
+static int nhwc_amx, nhwc_amx1;	/* channel-last convolutions on AMX tiles (cn_amx_use); in direct mode */
 #endif
 static int nhwc_one(const shape *s, int *fast)
 {
@@ -591,7 +591,8 @@ static int nhwc_one(const shape *s, int *fast)
 	void *a[NPU_MAX_ARGS] = {x, w, bias, mult, shift, s->wz ? wzp : NULL, y};
 #if defined(RT_AMX)
 	cn_ageo ag;
-	nhwc_amx += cn_amx_use(p, a, &ag);
+	int amx = cn_amx_use(p, a, &ag);
+	nhwc_amx += amx, nhwc_amx1 += amx && ag.dm;
 #endif
 	k_conv_nhwc_q(p, a, scratch);
 	for (size_t i = ss; i < ss + 16; i++)
@@ -664,8 +665,11 @@ static int nhwc_cases(int *nfast, int *ntotal)
  * resnet18's layers shrunk (3x3 and 1x1, strides 1 and 2, 7x7 maps in
  * bands of rows), input channels that chunk by 4 .. 64 (kc), output
  * channels around the 16-channel blocks (overlapping last block), rows
- * around the 16-pixel tiles, padding beyond the window, dilation; then
- * random shapes; all against nhwc_one's definition ---- */
+ * around the 16-pixel tiles, padding beyond the window, dilation; 1x1
+ * stride-1 layers in direct mode (pixel tiles overlapping at the end,
+ * images one after the other, K up to the scratch's bound and beyond it,
+ * a --scratch-max that leaves it for the bands); then random shapes; all
+ * against nhwc_one's definition ---- */
 static int nhwcamx_cases(int *ntotal)
 {
 	int ok = 1, n = 0;
@@ -686,6 +690,14 @@ static int nhwcamx_cases(int *ntotal)
 		{1, 3, 17, 17, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 1},	/* mobilenet_v2's stem */
 		{2, 5, 9, 30, 17, 3, 5, 1, 2, 2, 4, 1, 3, 2, 1, 1, NPU_T_I8, 0},	/* KW C = 25 */
 		{1, 1, 6, 20, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* one channel */
+		{1, 32, 4, 4, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* direct: one pixel tile */
+		{1, 8, 1, 17, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 1},	/* 17 pixels, 20 channels */
+		{2, 44, 3, 7, 33, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* kc 44, 2 images, 3 blocks */
+		{1, 1000, 2, 9, 24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* kc 40 */
+		{1, 1520, 4, 4, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 1},	/* the largest K in 48 KiB */
+		{1, 1536, 4, 4, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* beyond it: bands */
+		{1, 256, 4, 8, 32, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0, 8192},	/* bound: bands */
+		{1, 96, 12, 12, 144, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 1},	/* mobilenet_v2-like */
 	};
 	int nfix = (int)(sizeof fixed / sizeof fixed[0]);
 	for (int i = 0; i < nfix + 120; i++) {
@@ -698,8 +710,8 @@ static int nhwcamx_cases(int *ntotal)
 			s.H = ri(1, 12), s.W = ri(1, 40);
 			s.PT = ri(0, s.KH), s.PB = ri(0, s.KH), s.PL = ri(0, s.KW), s.PR = ri(0, s.KW);
 			s.C = ri(0, 2) ? 4 * ri(1, 40) : ri(1, 30), s.OC = ri(16, 70);	/* row mode too */
+			s.smax = 0;
 		}
-		s.smax = 0;
 		int fast = 0;
 		ok &= nhwc_one(&s, &fast);
 		n++;
@@ -1720,7 +1732,7 @@ int main(void)
 	 * had refused the tile state: cn_regular, the same results) */
 	int nat = 0;
 #if defined(RT_AMX)
-	int aall = nhwc_amx;
+	int aall = nhwc_amx, a1 = nhwc_amx1;
 #endif
 	CHECK_MSG(nhwcamx_cases(&nat), "channel-last convolutions (AMX shapes) differ from the definition");
 	int npr = 0;
@@ -1732,6 +1744,8 @@ int main(void)
 	       cq_amx_ready() ? "tile state granted" : "tile state refused by the kernel, cn_regular", nhwc_amx - aall, nat,
 	       nhwc_amx);
 	CHECK(!cq_amx_ready() || nhwc_amx - aall > nat * 3 / 4);
+	printf("# nhwcamx: %d in direct mode (1x1, stride 1)\n", nhwc_amx1 - a1);
+	CHECK(!cq_amx_ready() || nhwc_amx1 - a1 >= 7);
 	int ast = cq_amx_state, abefore = nhwc_amx, aok;
 	cq_amx_state = -1;
 	aok = nhwcamx_cases(&nat);

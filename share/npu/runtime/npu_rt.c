@@ -7181,7 +7181,8 @@ static inline void cn_rq_set(cn_rq *k, __m512i m, __m512i sh, const int32_t *p)
 		/* 2^(s-1), 0 for s = 0 (a shift count beyond 63 gives 0) */
 		k->r[hf] = _mm512_sllv_epi64(one, _mm512_sub_epi64(k->s[hf], one));
 	}
-	k->lz = _mm512_set1_epi32(p[NPU_CV_LO] - p[NPU_CV_ZY]), k->hz = _mm512_set1_epi32(p[NPU_CV_HI] - p[NPU_CV_ZY]);
+	k->lz = _mm512_set1_epi32((int32_t)((int64_t)p[NPU_CV_LO] - p[NPU_CV_ZY]));
+	k->hz = _mm512_set1_epi32((int32_t)((int64_t)p[NPU_CV_HI] - p[NPU_CV_ZY]));
 	k->z = _mm512_set1_epi32(p[NPU_CV_ZY]);
 }
 
@@ -7492,28 +7493,30 @@ static int cn_regular(const int32_t *p, void *const *a)
  * bytes (the band's rows one after the other, Wq - OW junk columns
  * between them, computed and dropped) and its quads a fixed stride apart;
  * a 3x3 stride-1 band of nb rows stages nb + 2 rows, not 3 nb. Padding
- * holds ZX, so every tap counts and
- * sum (x - ZX) w = sum x w - ZX sum w over all taps: one correction per
- * channel, folded with the bias (bq, in the scratch; each block's on the
- * first band, cn_wsum). The band's rows are chosen for the fewest tiles
- * within CN_AMX_CAP bytes and NPU_CV_SMAX, then the fewest bands (each reads all the
- * weights; resnet18's 7x7 maps: one band of 7 rows of 9 columns, 4 pixel
- * tiles where rows alone take 7). Staging is a dword
+ * holds ZX, so every tap counts and sum (x - ZX) w = sum x w - ZX sum w
+ * over all taps: one correction per channel, folded with the bias (bq,
+ * in the scratch; each block's on the first band, cn_wsum). The band's rows are chosen for the fewest tiles
+ * within CN_AMX_CAP bytes and NPU_CV_SMAX, then the fewest bands (each
+ * reads all the weights; resnet18's 7x7 maps: one band of 7 rows of 9
+ * columns, 4 pixel tiles where rows alone take 7). Staging is a dword
  * transpose (cn_tr16d) of 16 columns by 16 quads. Per step 2 channel
  * blocks x 2 pixel tiles (C 0-3, A 4-5, B 6-7); the last channel block
- * overlaps the one before it. The C tiles are requantized row by row (one
- * channel's 16 pixels, AVX-512) and transposed into the pixels'
- * channel-last rows. kc: the largest multiple of 4 up to 64 dividing C.
+ * overlaps the one before it. The C tiles are transposed (a pixel's 16
+ * channels in lanes) and requantized into the pixels' channel-last rows
+ * (cn_amx_out) while the next step's tiles compute. kc: the largest multiple of 4 up to 64 dividing C.
  * C not a multiple of 4 (the stems): row mode, each kernel row's KW C
  * bytes (rounded up to 4, at most CN_AMX_ROW) are one tap's channels,
  * staged per pixel, with the weights padded by zeros in the scratch.
+ * 1x1 at stride 1 with no padding, C a multiple of 4 and 16 pixels or
+ * more (mobilenet_v2's and squeezenet's pointwise layers): direct mode
+ * (cn_amx_1x1), the product the other way round with nothing staged.
  * Taken when G = 1, OC >= 16, int8 out, no weight zero points and |bias| +
  * 255 128 K < 2^31 (the sums exact in int32), the scratch (cn_amx_geo, the
  * same for every ISA) within CN_AMX_CAP and NPU_CV_SMAX; else cn_regular. */
 #define CN_AMX_CAP 49152
 #define CN_AMX_ROW 256	/* row mode: KW C at most */
 typedef struct {
-	int im, Ce, KWe, SWe, DWe, kc, Cq, Wq, nb;	/* row mode; per group of taps: channels, ... */
+	int dm, im, Ce, KWe, SWe, DWe, kc, Cq, Wq, nb;	/* direct mode, row mode; per group of taps: channels, ... */
 	int M, NS, Rq, L;	/* row slots: kernel rows kh mod M share one; NS of them, of Rq rows, L dwords */
 	size_t wr, bq, need;	/* offsets: restaged weights (row mode), staged rows; all bytes */
 } cn_ageo;
@@ -7527,6 +7530,12 @@ static size_t cn_amx_geo(const int32_t *p, cn_ageo *q)
 	    p[NPU_CV_DH] < 1 || (int64_t)C * KH * KW > CQ_NHWC_MAX_K || (int64_t)OW * SW + (int64_t)KW * DW > 65536 ||
 	    (int64_t)KH * p[NPU_CV_DH] > 65536)
 		return 0;
+	size_t cap = p[NPU_CV_SMAX] > 0 && (size_t)p[NPU_CV_SMAX] < CN_AMX_CAP ? (size_t)p[NPU_CV_SMAX] : CN_AMX_CAP;
+	q->bq = ((size_t)OC * 4 + 63) & ~(size_t)63;
+	/* direct mode: bq, then a pair of blocks' regrouped weights */
+	q->dm = KH == 1 && KW == 1 && p[NPU_CV_SH] == 1 && SW == 1 && p[NPU_CV_PT] == 0 && p[NPU_CV_PL] == 0 &&
+		OH == p[NPU_CV_H] && OW == p[NPU_CV_W] && C % 4 == 0 && (int64_t)p[NPU_CV_N] * OH * OW >= 16 &&
+		q->bq + (size_t)32 * C <= cap;
 	q->im = C % 4 != 0;
 	if (q->im && KW * C > CN_AMX_ROW)
 		return 0;
@@ -7545,9 +7554,9 @@ static size_t cn_amx_geo(const int32_t *p, cn_ageo *q)
 	int E = (KH - 1) * DH / SH;	/* the band's rows in a slot: nb + E */
 	size_t row = (size_t)q->NS * q->Ce * q->SWe * q->Wq;	/* the staged bytes of one row of every slot */
 	size_t slack = ((size_t)(16 + (q->KWe - 1) * q->DWe / q->SWe) * 4 + 63) & ~(size_t)63;	/* B's reads past the last plane */
-	q->bq = ((size_t)OC * 4 + 63) & ~(size_t)63;
 	q->wr = q->bq + (q->im ? ((size_t)OC * KH * q->Ce + 63) & ~(size_t)63 : 0);
-	size_t cap = p[NPU_CV_SMAX] > 0 && (size_t)p[NPU_CV_SMAX] < CN_AMX_CAP ? (size_t)p[NPU_CV_SMAX] : CN_AMX_CAP;
+	if (q->dm)
+		return q->need = q->bq + (size_t)32 * C;
 	if (q->wr + (size_t)(1 + E) * row + slack > cap)
 		return 0;
 	int64_t best = -1;
@@ -7657,6 +7666,101 @@ static void cn_amx_out(const int32_t *p, void *const *a, const int32_t *bq, int 
 	}
 }
 
+/* cn_amx's direct mode: C (16 pixels x 16 output channels, int32) += A
+ * (16 pixels x kc bytes: the input's channel rows as they are, row stride
+ * C; the N images' pixels one after the other, as a 1x1 stride-1
+ * convolution without padding maps input pixel i to output pixel i) times
+ * B (kc / 4 quads x 16 channels x 4 bytes: a pair of blocks' weights
+ * regrouped by a dword transpose, once per call), 2 pixel tiles x 2
+ * channel blocks per step. C's rows are pixels' channel-last outputs,
+ * requantized in lanes with no transpose while the next step's tiles
+ * compute. The last pixel tile ends at the last pixel (overlapping the
+ * one before it: the same values written twice), as the last channel
+ * block does. */
+/* a step's C tiles (cb: pixel tile t % 2 from pixel pt[t % 2], (size_t)
+ * -1: none; channel block po[t / 2], -1: none) requantized into y */
+static void cn_amx_1x1_out(const int32_t *p, void *const *a, const int32_t *bq, int32_t (*cb)[256], const size_t pt[2],
+			   const int po[2])
+{
+	const int32_t *mult = a[3], *shift = a[4];
+	int8_t *y = a[6];
+	int OC = p[NPU_CV_OC];
+	for (int t = 0; t < 4; t++) {
+		int o = po[t / 2];
+		if (o < 0 || pt[t % 2] == (size_t)-1)
+			continue;
+		__m512i bv = _mm512_loadu_si512((const void *)(bq + o));
+		cn_rq r;
+		cn_rq_set(&r, _mm512_loadu_si512((const void *)(mult + o)), _mm512_loadu_si512((const void *)(shift + o)), p);
+		for (int i = 0; i < 16; i++)
+			_mm_storeu_si128((__m128i *)(void *)(y + (pt[t % 2] + i) * OC + o),
+					 cn_rq_v16(&r, _mm512_add_epi32(_mm512_load_si512((const void *)(cb[t] + 16 * i)), bv)));
+	}
+}
+
+static void cn_amx_1x1(const int32_t *p, void *const *a, int kc, int32_t *bq, int8_t *wt)
+{
+	const int8_t *x = a[0], *w = a[1];
+	int C = p[NPU_CV_C], OC = p[NPU_CV_OC];
+	size_t P = (size_t)p[NPU_CV_N] * p[NPU_CV_OH] * p[NPU_CV_OW], bs = (size_t)16 * C;	/* a block's regrouped bytes */
+	int32_t cb[4][256] __attribute__((aligned(64)));
+	size_t pt[2] = {0, 0};	/* the step whose tiles are in cb: its pixel tiles and channel blocks */
+	int po[2] = {-1, -1}, pend = 0;
+	for (int o0 = 0; o0 < OC; o0 += 32) {
+		int ob[2] = {o0 + 16 <= OC ? o0 : OC - 16, o0 + 16 < OC ? (o0 + 32 <= OC ? o0 + 16 : OC - 16) : -1};
+		for (int o = o0; o < o0 + 32 && o < OC; o++)
+			bq[o] = (int32_t)(uint32_t)(cq_bias(p, a[2], o) - (int64_t)p[NPU_CV_ZX] * cn_wsum(w + (size_t)o * C, (size_t)C));
+		for (int b = 0; b < 2 && ob[b] >= 0; b++)	/* rows of a quad of the 16 channels */
+			for (int c0 = 0; c0 < C; c0 += 64) {
+				int nr = (C - c0 < 64 ? C - c0 : 64) / 4;
+				__mmask16 m = (__mmask16)(nr == 16 ? 0xffff : (1u << nr) - 1);
+				__m512i v[16];
+				for (int j = 0; j < 16; j++)
+					v[j] = _mm512_maskz_loadu_epi32(m, w + (size_t)(ob[b] + j) * C + c0);
+				cn_tr16d(v);
+				for (int r = 0; r < nr; r++)
+					_mm512_storeu_si512((void *)(wt + (size_t)b * bs + (size_t)(c0 / 4 + r) * 64), v[r]);
+			}
+		/* the first step fetches the next pair's weights into L2 */
+		int npf = o0 + 32 >= OC ? 0 : OC - o0 - 32 < 32 ? OC - o0 - 32 : 32;
+		const int8_t *pf = npf ? w + (size_t)(o0 + 32) * C : w;
+		for (size_t p0 = 0; p0 < P; p0 += 32, npf = 0) {
+			size_t t0 = p0 + 16 <= P ? p0 : P - 16, t1 = p0 + 32 <= P ? p0 + 16 : P - 16;
+			int two = p0 + 16 < P;
+			_tile_zero(0);
+			_tile_zero(1);
+			_tile_zero(2);
+			_tile_zero(3);
+			for (int c0 = 0; c0 < C; c0 += kc) {
+				_tile_loadd(4, x + t0 * C + c0, C);
+				_tile_loadd(6, wt + (size_t)c0 / 4 * 64, 64);
+				_tile_dpbssd(0, 4, 6);
+				if (two) {
+					_tile_loadd(5, x + t1 * C + c0, C);
+					_tile_dpbssd(1, 5, 6);
+				}
+				if (ob[1] >= 0) {
+					_tile_loadd(7, wt + bs + (size_t)c0 / 4 * 64, 64);
+					_tile_dpbssd(2, 4, 7);
+					if (two)
+						_tile_dpbssd(3, 5, 7);
+				}
+				for (int r = 0; r < npf; r++)
+					_mm_prefetch((const char *)(pf + (size_t)r * C + c0), _MM_HINT_T1);
+			}
+			if (pend)	/* the step before */
+				cn_amx_1x1_out(p, a, bq, cb, pt, po);
+			_tile_stored(0, cb[0], 64);
+			_tile_stored(1, cb[1], 64);
+			_tile_stored(2, cb[2], 64);
+			_tile_stored(3, cb[3], 64);
+			pt[0] = t0, pt[1] = two ? t1 : (size_t)-1, po[0] = ob[0], po[1] = ob[1], pend = 1;
+		}
+	}
+	if (pend)
+		cn_amx_1x1_out(p, a, bq, cb, pt, po);
+}
+
 static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 {
 	cn_ageo q;
@@ -7690,6 +7794,11 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 		cfg[48 + t] = (uint8_t)(t >= 6 ? kc / 4 : 16);
 	}
 	__asm__ volatile("ldtilecfg %0" : : "m"(*(const uint8_t(*)[64])cfg));
+	if (q.dm) {
+		cn_amx_1x1(p, a, kc, bq, wr);
+		_tile_release();
+		return 1;
+	}
 	int32_t cb[4][256] __attribute__((aligned(64)));
 	cn_astep pd = {-1, 0, 0, 0, {0, 0}};	/* the step whose tiles are in cb (n < 0: none) */
 	for (int n = 0; n < N; n++)
@@ -7783,7 +7892,7 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 					 * weights into L2 beside its products: their sums and
 					 * tiles then find them there */
 					int npf = q0 > 0 || o0 + 32 >= OC ? 0 : OC - o0 - 32 < 32 ? OC - o0 - 32 : 32;
-					const int8_t *pf = w + (size_t)(o0 + 32) * Ke;
+					const int8_t *pf = npf ? w + (size_t)(o0 + 32) * Ke : w;
 					_tile_zero(0);
 					_tile_zero(1);
 					_tile_zero(2);
