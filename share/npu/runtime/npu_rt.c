@@ -7666,17 +7666,6 @@ static void cn_amx_out(const int32_t *p, void *const *a, const int32_t *bq, int 
 	}
 }
 
-/* cn_amx's direct mode: C (16 pixels x 16 output channels, int32) += A
- * (16 pixels x kc bytes: the input's channel rows as they are, row stride
- * C; the N images' pixels one after the other, as a 1x1 stride-1
- * convolution without padding maps input pixel i to output pixel i) times
- * B (kc / 4 quads x 16 channels x 4 bytes: a pair of blocks' weights
- * regrouped by a dword transpose, once per call), 2 pixel tiles x 2
- * channel blocks per step. C's rows are pixels' channel-last outputs,
- * requantized in lanes with no transpose while the next step's tiles
- * compute. The last pixel tile ends at the last pixel (overlapping the
- * one before it: the same values written twice), as the last channel
- * block does. */
 /* a step's C tiles (cb: pixel tile t % 2 from pixel pt[t % 2], (size_t)
  * -1: none; channel block po[t / 2], -1: none) requantized into y */
 static void cn_amx_1x1_out(const int32_t *p, void *const *a, const int32_t *bq, int32_t (*cb)[256], const size_t pt[2],
@@ -7698,6 +7687,17 @@ static void cn_amx_1x1_out(const int32_t *p, void *const *a, const int32_t *bq, 
 	}
 }
 
+/* cn_amx's direct mode: C (16 pixels x 16 output channels, int32) += A
+ * (16 pixels x kc bytes: the input's channel rows as they are, row stride
+ * C; the N images' pixels one after the other, as a 1x1 stride-1
+ * convolution without padding maps input pixel i to output pixel i) times
+ * B (kc / 4 quads x 16 channels x 4 bytes: a pair of blocks' weights
+ * regrouped by a dword transpose, once per call), 2 pixel tiles x 2
+ * channel blocks per step. C's rows are pixels' channel-last outputs,
+ * requantized in lanes with no transpose while the next step's tiles
+ * compute. The last pixel tile ends at the last pixel (overlapping the
+ * one before it: the same values written twice), as the last channel
+ * block does. */
 static void cn_amx_1x1(const int32_t *p, void *const *a, int kc, int32_t *bq, int8_t *wt)
 {
 	const int8_t *x = a[0], *w = a[1];
