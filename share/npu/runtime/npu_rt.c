@@ -7629,6 +7629,22 @@ static int32_t cn_wsum(const int8_t *w, size_t K)
 	return (int32_t)s;
 }
 
+/* bq for the block of 32 output channels from o0: bias - ZX sum w, kept
+ * mod 2^32 (the sums are within int32); the weights' rows K bytes apart */
+static void cn_amx_bq(const int32_t *p, void *const *a, int32_t *bq, int o0, size_t K)
+{
+	for (int o = o0; o < o0 + 32 && o < p[NPU_CV_OC]; o++)
+		bq[o] = (int32_t)(uint32_t)(cq_bias(p, a[2], o) -
+					    (int64_t)p[NPU_CV_ZX] * cn_wsum((const int8_t *)a[1] + (size_t)o * K, K));
+}
+
+/* the channels of the block after the one from o0 (0: none), whose weights
+ * a block's first step prefetches */
+static inline int cn_amx_next(int o0, int OC)
+{
+	return o0 + 32 >= OC ? 0 : OC - o0 - 32 < 32 ? OC - o0 - 32 : 32;
+}
+
 /* a cn_amx step: its pixels (q0 of the band's nq, from output row oh0 of
  * image n) and channel blocks (ob[1] < 0: one) */
 typedef struct {
@@ -7708,8 +7724,7 @@ static void cn_amx_1x1(const int32_t *p, void *const *a, int kc, int32_t *bq, in
 	int po[2] = {-1, -1}, pend = 0;
 	for (int o0 = 0; o0 < OC; o0 += 32) {
 		int ob[2] = {o0 + 16 <= OC ? o0 : OC - 16, o0 + 16 < OC ? (o0 + 32 <= OC ? o0 + 16 : OC - 16) : -1};
-		for (int o = o0; o < o0 + 32 && o < OC; o++)
-			bq[o] = (int32_t)(uint32_t)(cq_bias(p, a[2], o) - (int64_t)p[NPU_CV_ZX] * cn_wsum(w + (size_t)o * C, (size_t)C));
+		cn_amx_bq(p, a, bq, o0, (size_t)C);
 		for (int b = 0; b < 2 && ob[b] >= 0; b++)	/* rows of a quad of the 16 channels */
 			for (int c0 = 0; c0 < C; c0 += 64) {
 				int nr = (C - c0 < 64 ? C - c0 : 64) / 4;
@@ -7722,7 +7737,7 @@ static void cn_amx_1x1(const int32_t *p, void *const *a, int kc, int32_t *bq, in
 					_mm512_storeu_si512((void *)(wt + (size_t)b * bs + (size_t)(c0 / 4 + r) * 64), v[r]);
 			}
 		/* the first step fetches the next pair's weights into L2 */
-		int npf = o0 + 32 >= OC ? 0 : OC - o0 - 32 < 32 ? OC - o0 - 32 : 32;
+		int npf = cn_amx_next(o0, OC);
 		const int8_t *pf = npf ? w + (size_t)(o0 + 32) * C : w;
 		for (size_t p0 = 0; p0 < P; p0 += 32, npf = 0) {
 			size_t t0 = p0 + 16 <= P ? p0 : P - 16, t1 = p0 + 32 <= P ? p0 + 16 : P - 16;
@@ -7766,7 +7781,7 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 	cn_ageo q;
 	if (!scratch || !cn_amx_use(p, a, &q))
 		return 0;
-	const int8_t *x = a[0], *w = a[1], *a1w = a[1];
+	const int8_t *x = a[0], *w = a[1];
 	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W], OC = p[NPU_CV_OC];
 	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
 	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
@@ -7880,18 +7895,17 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 				}
 			for (int o0 = 0; o0 < OC; o0 += 32) {
 				int ob[2] = {o0 + 16 <= OC ? o0 : OC - 16, o0 + 16 < OC ? (o0 + 32 <= OC ? o0 + 16 : OC - 16) : -1};
-				/* bias - ZX sum w, kept mod 2^32 (the sums are within int32),
-				 * on the first band: the block's weights then stay in the
+				/* on the first band: the block's weights then stay in the
 				 * cache for its tiles */
-				for (int o = o0; n == 0 && oh0 == 0 && o < o0 + 32 && o < OC; o++)
-					bq[o] = (int32_t)(uint32_t)(cq_bias(p, a[2], o) - (int64_t)ZX * cn_wsum(a1w + (size_t)o * K, K));
+				if (n == 0 && oh0 == 0)
+					cn_amx_bq(p, a, bq, o0, K);
 				for (int q0 = 0; q0 < nq; q0 += 32) {
 					int two = q0 + 16 < nq;
 					const int8_t *a0 = w + (size_t)ob[0] * Ke, *a1 = w + (size_t)(ob[1] < 0 ? 0 : ob[1]) * Ke;
 					/* the first step of a block fetches the next block's
 					 * weights into L2 beside its products: their sums and
 					 * tiles then find them there */
-					int npf = q0 > 0 || o0 + 32 >= OC ? 0 : OC - o0 - 32 < 32 ? OC - o0 - 32 : 32;
+					int npf = q0 > 0 ? 0 : cn_amx_next(o0, OC);
 					const int8_t *pf = npf ? w + (size_t)(o0 + 32) * Ke : w;
 					_tile_zero(0);
 					_tile_zero(1);
