@@ -10,7 +10,7 @@
  *   cc -O2 [-mavx2|-march=native] -Ishare/npu/runtime bench/conv_q.c -o conv_q -lm && ./conv_q [REPEAT]
  * (bench/conv_q.sh builds the portable and the native variants and runs both).
  * -DCONV_NHWC times the channel-last convolution instead (CONV_NHWC_Q,
- * k_conv_nhwc_q: x [N,H,W,C], OHWI weights) on the regular shapes (its
+ * k_conv_nhwc_q: x [N,H,W,C], OHWI weights) on the regular and depthwise shapes (its
  * AMX path cn_amx with -march=native on an AMX CPU, tdpbssd's 1024 MACs
  * a cycle; NHWC=1 bench/conv_q.sh). */
 #define _POSIX_C_SOURCE 200809L
@@ -80,10 +80,10 @@ static const layer L[] = {
 #if defined(CONV_NHWC)
 	{"1x1 s2 256->512 14x14 (rn18)", 256, 14, 14, 512, 1, 2, 1},
 	{"3x3 g4 64->64 28x28 (grouped)", 64, 28, 28, 64, 3, 1, 4},
-#else
+#endif
 	{"dw 3x3 144 56x56 (mbv2)", 144, 56, 56, 144, 3, 1, 144},
 	{"dw 3x3 s2 96 112x112 (mbv2)", 96, 112, 112, 96, 3, 2, 96},
-#endif
+	{"dw 3x3 960 7x7 (mbv2)", 960, 7, 7, 960, 3, 1, 960},
 };
 #define NL (int)(sizeof L / sizeof L[0])
 

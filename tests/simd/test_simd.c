@@ -23,6 +23,7 @@ static int chunked;	/* ... and summed K in chunks (a smaller one) */
 static int kchunks;	/* panel-path calls that summed K in chunks */
 static int q_left_out;	/* int8 cases too large for a board's RAM (TEST_SIMD_SCRATCH) */
 static int nhwc_runs;	/* depthwise ones also run channel-last on its fast path */
+static int nhwc_quads;	/* ... of them by 4 taps a dot product (cn_dw_dot, cn_dw_vnni) */
 #if defined(CQ_AMX)
 static int amx_runs;	/* amx: panel-path calls on AMX tiles (cq_amx_use) */
 static int amx_chunks;	/* ... of them in K chunks */
@@ -210,6 +211,13 @@ static int one(const shape *s, int *path)
 		uint32_t st = npu_scratch_size(NPU_K_CONV_NHWC_Q, p);
 		uint8_t *sc = malloc(st + 16);
 		nhwc_runs += st > 0;
+#if defined(CN_DW_QUADS)
+		int q = st > 0 && cn_dw_quads_fit(p, w, s->wz ? wzp : NULL);
+#if defined(CN_RQ_LANES)
+		q &= cn_dw_lanes_ok(p, bias);
+#endif
+		nhwc_quads += q;
+#endif
 		for (int n = 0; n < s->N; n++)
 			for (int c = 0; c < s->C; c++)
 				for (int i = 0; i < s->H * s->W; i++)
@@ -1721,8 +1729,12 @@ int main(void)
 	fails += !direct_cases(paths);
 	int nhwc16 = 0;
 	fails += !armdot_cases(paths, &nhwc16);
-	printf("# armdot: %d channel-last depthwise runs with >= 16 channels and >= 6 taps\n", nhwc16);
+	printf("# armdot: %d channel-last depthwise runs with >= 16 channels and >= 6 taps, %d by 4 taps a dot product\n",
+	       nhwc16, nhwc_quads);
 	CHECK(nhwc16 > 50);
+#if defined(CN_DW_QUADS)
+	CHECK(nhwc_quads > 30);
+#endif
 	fails += !amx_cases(paths);
 	int nhf = 0, nht = 0;
 	CHECK_MSG(nhwc_cases(&nhf, &nht), "channel-last regular convolutions differ from the definition");

@@ -7069,14 +7069,56 @@ static void cn_dw_add(int32_t *restrict acc, const int8_t *restrict x, const int
 		acc[c] += (x[c] - ZX) * w[c];
 }
 
-#if !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)
-/* aarch64 with sdot: 16 channels' sums in 4 registers through all taps,
- * the taps by 4: each tap's 16 channels (ZX for a tap in the padding, whose
- * x - ZX is 0) interleaved by zips into per-channel quads against the
- * weights w - z as quads per channel ([taps / 4][C][4] in the scratch's
- * int16 weight area, which also holds ZX sum w per channel: it fits when
- * 2 (taps / 4 + 1) <= taps), sum (x - ZX) w = sum x w - ZX sum w. C < 16,
- * fewer taps or weights beyond int8 (w - z): 0, the caller's path. */
+#if !defined(NPU_NO_SIMD) && ((defined(__ARM_NEON) && defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)) || \
+				(defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
+				 defined(__AVX512VNNI__) && defined(__AVX512VBMI__)))
+#define CN_DW_QUADS 1
+/* The depthwise by dot products of 4 taps (cn_dw_dot: aarch64's sdot;
+ * cn_dw_vnni: AVX-512's vpdpbusd): 16 channels' sums in registers through
+ * all taps, the taps by 4, each quad's 16-channel rows of x turned into
+ * per-channel quads against the weights w - z as int8 quads per channel
+ * ([taps / 4][C][4] in the scratch's int16 weight area, which also holds zc
+ * sum w per channel, corr: it fits when 2 (taps / 4 + 1) <= taps). C < 16,
+ * fewer taps or some w - z beyond int8: the other paths. */
+static int cn_dw_quads_fit(const int32_t *p, const int8_t *w, const int32_t *wzp)
+{
+	int C = p[NPU_CV_C], taps = p[NPU_CV_KH] * p[NPU_CV_KW], tq = (taps + 3) / 4;
+	if (C < 16 || 2 * (tq + 1) > taps)
+		return 0;
+	for (int c = 0; c < C; c++)
+		for (int t = 0; t < taps; t++) {
+			int32_t v = w[(size_t)c * taps + t] - (wzp ? wzp[c] : 0);
+			if (v < -128 || v > 127)
+				return 0;
+		}
+	return 1;
+}
+
+/* the quads of w - z at the scratch's start, zc sum w per channel after them (corr) */
+static int32_t *cn_dw_pack(const int32_t *p, const int8_t *w, const int32_t *wzp, int32_t zc, void *scratch)
+{
+	int C = p[NPU_CV_C], taps = p[NPU_CV_KH] * p[NPU_CV_KW], tq = (taps + 3) / 4;
+	int8_t *wi = scratch;
+	int32_t *corr = (int32_t *)(void *)(wi + (size_t)tq * C * 4);
+	memset(wi, 0, (size_t)tq * C * 4);
+	for (int c = 0; c < C; c++) {
+		int32_t z = wzp ? wzp[c] : 0, sw = 0;
+		for (int t = 0; t < taps; t++) {
+			int32_t v = w[(size_t)c * taps + t] - z;
+			wi[((size_t)(t / 4) * C + c) * 4 + t % 4] = (int8_t)v;
+			sw += v;
+		}
+		corr[c] = zc * sw;
+	}
+	return corr;
+}
+#endif
+
+#if defined(CN_DW_QUADS) && defined(__ARM_NEON)
+/* aarch64 with sdot: each tap's 16 channels (ZX for a tap in the padding,
+ * whose x - ZX is 0) interleaved by zips into per-channel quads, sum (x -
+ * ZX) w = sum x w - ZX sum w, then requantized from int32 sums in the
+ * scratch. */
 static int cn_dw_dot(const int32_t *p, void *const *a, void *scratch)
 {
 	const int8_t *x = a[0], *w = a[1];
@@ -7088,27 +7130,11 @@ static int cn_dw_dot(const int32_t *p, void *const *a, void *scratch)
 	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
 	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], taps = KH * KW, tq = (taps + 3) / 4;
 	int32_t YT = p[NPU_CV_YT], ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
-	if (C < 16 || 2 * (tq + 1) > taps)
+	if (!cn_dw_quads_fit(p, w, wzp))
 		return 0;
-	for (int c = 0; c < C; c++)
-		for (int t = 0; t < taps; t++) {
-			int32_t v = w[(size_t)c * taps + t] - (wzp ? wzp[c] : 0);
-			if (v < -128 || v > 127)
-				return 0;
-		}
-	int8_t *wi = scratch;
-	int32_t *corr = (int32_t *)(void *)(wi + (size_t)tq * C * 4);
+	const int8_t *wi = scratch;
+	const int32_t *corr = cn_dw_pack(p, w, wzp, ZX, scratch);
 	int32_t *acc = (int32_t *)(void *)((uint8_t *)scratch + (((size_t)taps * C * 2 + 15) & ~(size_t)15));
-	memset(wi, 0, (size_t)tq * C * 4);
-	for (int c = 0; c < C; c++) {
-		int32_t z = wzp ? wzp[c] : 0, sw = 0;
-		for (int t = 0; t < taps; t++) {
-			int32_t v = w[(size_t)c * taps + t] - z;
-			wi[((size_t)(t / 4) * C + c) * 4 + t % 4] = (int8_t)v;
-			sw += v;
-		}
-		corr[c] = ZX * sw;
-	}
 	const int8x16_t vzx = vdupq_n_s8((int8_t)ZX);
 	const int8_t *tp[CN_DW_TAPS + 3];
 	for (int n = 0; n < N; n++)
@@ -7152,11 +7178,13 @@ static int cn_dw_dot(const int32_t *p, void *const *a, void *scratch)
 #if !defined(NPU_NO_SIMD) && defined(__AVX512F__) && \
 	((defined(__AVX512BW__) && defined(__AVX512VL__)) || defined(RT_AMX))	/* cn_dw_lanes, cn_amx */
 /* 16 sums v (|.| < 2^31) with their own mult and shift (clamped to [0,
- * 62]) to int8: rt_mulshift's first case in int64 lanes, then rt_clamp in
- * int32 ones, as clamp(t, lo - zy, hi - zy) + zy equals clamp(t + zy, lo,
- * hi) and t's saturation to int32 changes neither while lo - zy and hi -
- * zy are inside int32 (cn_rq_fits). The per-lane constants (cn_rq_set)
- * once per block of channels, for all the pixels it requantizes. */
+ * 62]) to int8: rt_mulshift's first case and rt_clamp in int64 lanes, the
+ * even lanes' and the odd ones' apart (vpmuldq takes the low half of each
+ * 64-bit lane: no widening shuffles), clamped to [lo - zy, hi - zy]
+ * before zy is added, which equals clamp(t + zy, lo, hi) while lo - zy and
+ * hi - zy are inside int32 (cn_rq_fits: the clamped t's low half is t).
+ * The per-lane constants (cn_rq_set) once per block of channels, for all
+ * the pixels it requantizes. */
 typedef struct {
 	__m512i m[2], s[2], r[2], lz, hz, z;
 } cn_rq;
@@ -7167,34 +7195,29 @@ static inline int cn_rq_fits(const int32_t *p)
 	return lo >= INT32_MIN && lo <= INT32_MAX && hi >= INT32_MIN && hi <= INT32_MAX;
 }
 
-static inline __m256i cn_half(__m512i v, int hf)
-{
-	return hf ? _mm512_extracti64x4_epi64(v, 1) : _mm512_castsi512_si256(v);
-}
-
 static inline void cn_rq_set(cn_rq *k, __m512i m, __m512i sh, const int32_t *p)
 {
 	const __m512i one = _mm512_set1_epi64(1);
 	sh = _mm512_min_epi32(_mm512_max_epi32(sh, _mm512_setzero_si512()), _mm512_set1_epi32(62));
-	for (int hf = 0; hf < 2; hf++) {
-		k->m[hf] = _mm512_cvtepi32_epi64(cn_half(m, hf)), k->s[hf] = _mm512_cvtepi32_epi64(cn_half(sh, hf));
-		/* 2^(s-1), 0 for s = 0 (a shift count beyond 63 gives 0) */
-		k->r[hf] = _mm512_sllv_epi64(one, _mm512_sub_epi64(k->s[hf], one));
-	}
-	k->lz = _mm512_set1_epi32((int32_t)((int64_t)p[NPU_CV_LO] - p[NPU_CV_ZY]));
-	k->hz = _mm512_set1_epi32((int32_t)((int64_t)p[NPU_CV_HI] - p[NPU_CV_ZY]));
+	k->m[0] = m, k->m[1] = _mm512_srli_epi64(m, 32);
+	k->s[0] = _mm512_and_si512(sh, _mm512_set1_epi64(0xffffffff)), k->s[1] = _mm512_srli_epi64(sh, 32);
+	for (int h = 0; h < 2; h++)	/* 2^(s-1), 0 for s = 0 (a shift count beyond 63 gives 0) */
+		k->r[h] = _mm512_sllv_epi64(one, _mm512_sub_epi64(k->s[h], one));
+	k->lz = _mm512_set1_epi64((int64_t)p[NPU_CV_LO] - p[NPU_CV_ZY]);
+	k->hz = _mm512_set1_epi64((int64_t)p[NPU_CV_HI] - p[NPU_CV_ZY]);
 	k->z = _mm512_set1_epi32(p[NPU_CV_ZY]);
 }
 
 static inline __m128i cn_rq_v16(const cn_rq *k, __m512i v)
 {
-	__m256i t[2];
-	for (int hf = 0; hf < 2; hf++) {
-		__m512i a = _mm512_mul_epi32(_mm512_cvtepi32_epi64(cn_half(v, hf)), k->m[hf]);
-		t[hf] = _mm512_cvtsepi64_epi32(_mm512_srav_epi64(_mm512_add_epi64(a, k->r[hf]), k->s[hf]));
+	__m512i t[2];
+	for (int h = 0; h < 2; h++) {
+		__m512i a = _mm512_mul_epi32(h ? _mm512_srli_epi64(v, 32) : v, k->m[h]);
+		a = _mm512_srav_epi64(_mm512_add_epi64(a, k->r[h]), k->s[h]);
+		t[h] = _mm512_min_epi64(_mm512_max_epi64(a, k->lz), k->hz);
 	}
-	__m512i u = _mm512_inserti64x4(_mm512_castsi256_si512(t[0]), t[1], 1);
-	return _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(u, k->lz), k->hz), k->z));
+	__m512i u = _mm512_mask_blend_epi32((__mmask16)0xaaaa, t[0], _mm512_slli_epi64(t[1], 32));
+	return _mm512_cvtepi32_epi8(_mm512_add_epi32(u, k->z));
 }
 #endif
 
@@ -7235,9 +7258,106 @@ static void cn_dw_lanes(const int32_t *p, const void *bias, const int32_t *mult,
 #undef CN_DPW
 #endif
 
+#if defined(CN_RQ_LANES)
+/* cn_dw_lanes and cn_dw_vnni requantize in lanes: int8 out, int32 biases
+ * with room for the sums (|.| <= 255 255 taps) */
+static int cn_dw_lanes_ok(const int32_t *p, const void *bias)
+{
+	int taps = p[NPU_CV_KH] * p[NPU_CV_KW];
+	int ok = p[NPU_CV_YT] == NPU_T_I8 && p[NPU_CV_ACT] != NPU_T_I64 && cn_rq_fits(p);
+	for (int c = 0; ok && bias && c < p[NPU_CV_C]; c++)
+		ok = ((const int32_t *)bias)[c] <= INT32_MAX - 65025 * taps &&
+		     ((const int32_t *)bias)[c] >= -INT32_MAX + 65025 * taps;
+	return ok;
+}
+#endif
+
+#if defined(CN_DW_QUADS) && defined(CN_RQ_LANES)
+#define CN_DW_PX 16	/* output pixels whose taps' addresses cn_dw_vnni finds at once */
+/* AVX-512 VNNI + VBMI: a quad's four 16-channel rows of x side by side in
+ * a register, turned by vpermb into per-channel quads and made unsigned
+ * (x ^ 0x80 = x + 128), against the quads of w - z by vpdpbusd: sum (x -
+ * ZX) w = sum (x + 128) w - (ZX + 128) sum w, a tap in the padding reading
+ * a row of ZX (in the scratch's sum area), a quad's missing taps not read
+ * (their weights are 0). Per row of output pixels: the taps' addresses of
+ * CN_DW_PX pixels at once, then per block of 16 channels (the last one
+ * overlapping) the requantization's constants once for those pixels. The
+ * sums wrap in int32, exact as their end (cn_dw_lanes_ok) fits. */
+static int cn_dw_vnni(const int32_t *p, void *const *a, void *scratch)
+{
+	const int8_t *x = a[0], *w = a[1];
+	const int32_t *bias = a[2], *mult = a[3], *shift = a[4], *wzp = a[5];
+	int8_t *y = a[6];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W];
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], taps = KH * KW, tf = taps / 4, tr = taps % 4;
+	int32_t ZX = p[NPU_CV_ZX];
+	if (!cn_dw_quads_fit(p, w, wzp))
+		return 0;
+	const int8_t *wi = scratch;
+	const int32_t *corr = cn_dw_pack(p, w, wzp, ZX + 128, scratch);
+	int8_t *zr = (int8_t *)scratch + (((size_t)taps * C * 2 + 15) & ~(size_t)15);
+	memset(zr, ZX, (size_t)C);
+	/* byte 4 c + k of a quad: channel c of its row k (byte 16 k + c) */
+	int8_t ix[64];
+	for (int i = 0; i < 64; i++)
+		ix[i] = (int8_t)(i / 4 + 16 * (i % 4));
+	const __m512i perm = _mm512_loadu_si512((const void *)ix), sg = _mm512_set1_epi8((char)0x80);
+	const int8_t *tp[CN_DW_PX * CN_DW_TAPS];
+	for (int n = 0; n < N; n++)
+		for (int oh = 0; oh < OH; oh++)
+			for (int o0 = 0; o0 < OW; o0 += CN_DW_PX) {
+				int nj = OW - o0 < CN_DW_PX ? OW - o0 : CN_DW_PX;
+				const int8_t **t = tp;
+				for (int j = 0; j < nj; j++)
+					for (int kh = 0; kh < KH; kh++) {
+						int ih = oh * SH - PT + kh * DH, in = ih >= 0 && ih < H;
+						for (int kw = 0, iw = (o0 + j) * SW - PL; kw < KW; kw++, iw += DW)
+							*t++ = in && iw >= 0 && iw < W ? x + (((size_t)n * H + ih) * W + iw) * C : zr;
+					}
+				int8_t *yr = y + (((size_t)n * OH + oh) * OW + o0) * C;
+				for (int c0 = 0; c0 < C; c0 += 16) {
+					int c = c0 + 16 <= C ? c0 : C - 16;	/* the last block overlaps */
+					cn_rq r;
+					cn_rq_set(&r, _mm512_loadu_si512((const void *)(mult + c)),
+						  _mm512_loadu_si512((const void *)(shift + c)), p);
+					__m512i a0 = _mm512_sub_epi32(bias ? _mm512_loadu_si512((const void *)(bias + c))
+									   : _mm512_setzero_si512(),
+								      _mm512_loadu_si512((const void *)(corr + c)));
+					const int8_t *wc = wi + (size_t)c * 4;
+					for (int j = 0; j < nj; j++) {
+						const int8_t *const *q = tp + j * taps;
+						__m512i acc = a0, v;
+						int g = 0;
+						for (; g < tf; g++, q += 4) {
+							v = _mm512_zextsi128_si512(_mm_loadu_si128((const __m128i *)(const void *)(q[0] + c)));
+							v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(const void *)(q[1] + c)), 1);
+							v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(const void *)(q[2] + c)), 2);
+							v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(const void *)(q[3] + c)), 3);
+							v = _mm512_xor_si512(_mm512_permutexvar_epi8(perm, v), sg);
+							acc = _mm512_dpbusd_epi32(acc, v, _mm512_loadu_si512((const void *)(wc + (size_t)g * C * 4)));
+						}
+						if (tr) {	/* the last quad's taps */
+							v = _mm512_zextsi128_si512(_mm_loadu_si128((const __m128i *)(const void *)(q[0] + c)));
+							if (tr > 1)
+								v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(const void *)(q[1] + c)), 1);
+							if (tr > 2)
+								v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(const void *)(q[2] + c)), 2);
+							v = _mm512_xor_si512(_mm512_permutexvar_epi8(perm, v), sg);
+							acc = _mm512_dpbusd_epi32(acc, v, _mm512_loadu_si512((const void *)(wc + (size_t)g * C * 4)));
+						}
+						_mm_storeu_si128((__m128i *)(void *)(yr + (size_t)j * C + c), cn_rq_v16(&r, acc));
+					}
+				}
+			}
+	return 1;
+}
+#endif
+
 static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 {
-#if !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)
+#if defined(CN_DW_QUADS) && defined(__ARM_NEON)
 	if (cn_dw_dot(p, a, scratch))
 		return;
 #endif
@@ -7250,6 +7370,13 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
 	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], taps = KH * KW;
 	int32_t YT = p[NPU_CV_YT], ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+#if defined(CN_RQ_LANES)
+	int lanes = cn_dw_lanes_ok(p, bias);
+#if defined(CN_DW_QUADS)
+	if (lanes && cn_dw_vnni(p, a, scratch))
+		return;
+#endif
+#endif
 	int16_t *wt = scratch;
 	int32_t *acc = (int32_t *)(void *)((uint8_t *)scratch + (((size_t)taps * C * 2 + 15) & ~(size_t)15));
 	for (int c = 0; c < C; c++) {
@@ -7257,13 +7384,6 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 		for (int t = 0; t < taps; t++)
 			wt[(size_t)t * C + c] = (int16_t)(w[(size_t)c * taps + t] - z);
 	}
-#if defined(CN_RQ_LANES)
-	/* int8 out, int32 biases with room for the sums (|.| <= 255 255 taps) */
-	int lanes = YT == NPU_T_I8 && p[NPU_CV_ACT] != NPU_T_I64 && cn_rq_fits(p);
-	for (int c = 0; lanes && bias && c < C; c++)
-		lanes = ((const int32_t *)bias)[c] <= INT32_MAX - 65025 * taps &&
-			((const int32_t *)bias)[c] >= -INT32_MAX + 65025 * taps;
-#endif
 #if defined(CN_RQ_LANES)
 	if (lanes) {
 		const int8_t *tp[CN_DW_TAPS];
