@@ -6995,7 +6995,8 @@ static void k_conv3_f(const int32_t *p, void *const *a, void *scratch)
 /* @npu-kernel CONV_NHWC_Q */
 /* Channel-last integer convolution: per output pixel and channel, every
  * kernel tap is a dot product over the group's contiguous input channels
- * (x and OHWI weights alike). Depthwise: cn_depthwise; other int8
+ * (x and OHWI weights alike). Depthwise: cn_depthwise; int8 ones of one
+ * group on AMX tiles or AVX-512 VNNI: cn_amx; other int8
  * convolutions: cn_regular (4 output channels per load of x, a window
  * row's taps inside the image as one run, cn_dot4 per ISA); the rest: the
  * loop in k_conv_nhwc_q. int8 x int8 taps of at most CQ_NHWC_MAX_K
@@ -7598,7 +7599,9 @@ static int cn_regular(const int32_t *p, void *const *a)
 }
 
 /* Channel-last int8 convolution on AMX tiles (cn_amx; x86-64 Linux with
- * RT_AMX, the tile state granted), the transposed product as for the
+ * RT_AMX, the tile state granted; without tiles, on AVX-512 VNNI, the
+ * same steps with their products by vpdpbusd: cn_vnni_band, cn_vnni_1x1),
+ * the transposed product as for the
  * panel path but with nothing rearranged in the weights: C (16 output
  * channels x 16 pixels, int32) += A (16 channels x kc bytes of one tap:
  * OHWI rows as they are, row stride K) times B (kc / 4 quads of input
@@ -7691,10 +7694,20 @@ static size_t cn_amx_geo(const int32_t *p, cn_ageo *q)
 	return q->need;
 }
 
+#if !defined(NPU_NO_SIMD) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
+	defined(__AVX512VNNI__)
+#define CN_VNNI 1	/* cn_amx's products by vpdpbusd where the tiles are not there */
+#endif
+#if defined(RT_AMX) || defined(CN_VNNI)
+#define CN_TILES 1
 #if defined(RT_AMX)
-/* whether cn_amx runs (besides its geometry): tiles granted, no weight
- * zero points, int32 biases with room for the sums, clamp bounds that
- * cn_rq_v16 takes */
+#define CN_ON_TILES() cq_amx_ready()
+#else
+#define CN_ON_TILES() 0
+#endif
+/* whether cn_amx runs (besides its geometry): tiles granted or VNNI, no
+ * weight zero points, int32 biases with room for the sums, clamp bounds
+ * that cn_rq_v16 takes */
 static int cn_amx_use(const int32_t *p, void *const *a, cn_ageo *q)
 {
 	const int32_t *wzp = a[5];
@@ -7707,7 +7720,11 @@ static int cn_amx_use(const int32_t *p, void *const *a, cn_ageo *q)
 		if ((wzp && wzp[o]) || b > room || b < -room)
 			return 0;
 	}
+#if defined(CN_VNNI)
+	return 1;
+#else
 	return cq_amx_ready();
+#endif
 }
 
 /* 16 rows of 16 dwords transposed (32- and 64-bit unpacks within the
@@ -7749,13 +7766,13 @@ static int32_t cn_wsum(const int8_t *w, size_t K)
 	return (int32_t)s;
 }
 
-/* bq for the block of 32 output channels from o0: bias - ZX sum w, kept
- * mod 2^32 (the sums are within int32); the weights' rows K bytes apart */
-static void cn_amx_bq(const int32_t *p, void *const *a, int32_t *bq, int o0, size_t K)
+/* bq for the block of 32 output channels from o0: bias - zc sum w (zc:
+ * ZX, or ZX + 128 for x staged as x + 128), kept mod 2^32 (the sums are
+ * within int32); the weights' rows K bytes apart */
+static void cn_amx_bq(const int32_t *p, void *const *a, int32_t *bq, int o0, size_t K, int32_t zc)
 {
 	for (int o = o0; o < o0 + 32 && o < p[NPU_CV_OC]; o++)
-		bq[o] = (int32_t)(uint32_t)(cq_bias(p, a[2], o) -
-					    (int64_t)p[NPU_CV_ZX] * cn_wsum((const int8_t *)a[1] + (size_t)o * K, K));
+		bq[o] = (int32_t)(uint32_t)(cq_bias(p, a[2], o) - (int64_t)zc * cn_wsum((const int8_t *)a[1] + (size_t)o * K, K));
 }
 
 /* the channels of the block after the one from o0 (0: none), whose weights
@@ -7823,6 +7840,7 @@ static void cn_amx_1x1_out(const int32_t *p, void *const *a, const int32_t *bq, 
 	}
 }
 
+#if defined(RT_AMX)
 /* cn_amx's direct mode: C (16 pixels x 16 output channels, int32) += A
  * (16 pixels x kc bytes: the input's channel rows as they are, row stride
  * C; the N images' pixels one after the other, as a 1x1 stride-1
@@ -7844,7 +7862,7 @@ static void cn_amx_1x1(const int32_t *p, void *const *a, int kc, int32_t *bq, in
 	int po[2] = {-1, -1}, pend = 0;
 	for (int o0 = 0; o0 < OC; o0 += 32) {
 		int ob[2] = {o0 + 16 <= OC ? o0 : OC - 16, o0 + 16 < OC ? (o0 + 32 <= OC ? o0 + 16 : OC - 16) : -1};
-		cn_amx_bq(p, a, bq, o0, (size_t)C);
+		cn_amx_bq(p, a, bq, o0, (size_t)C, p[NPU_CV_ZX]);
 		for (int b = 0; b < 2 && ob[b] >= 0; b++)	/* rows of a quad of the 16 channels */
 			for (int c0 = 0; c0 < C; c0 += 64) {
 				int nr = (C - c0 < 64 ? C - c0 : 64) / 4;
@@ -7895,6 +7913,162 @@ static void cn_amx_1x1(const int32_t *p, void *const *a, int kc, int32_t *bq, in
 	if (pend)
 		cn_amx_1x1_out(p, a, bq, cb, pt, po);
 }
+#endif
+
+#if defined(RT_AMX)
+/* the banded mode's step on tiles: C 0-3 = (ob[0] | ob[1]) x (pixel tile
+ * q0 | q0 + 16), A the weights' rows (Ke apart), B the band's staged
+ * quads (qs apart) */
+static void cn_amx_band(const int32_t *p, const cn_ageo *q, const int8_t *w, const uint8_t *st, const int ob[2],
+			int o0, int q0, int two)
+{
+	int KH = p[NPU_CV_KH], SH = p[NPU_CV_SH], DH = p[NPU_CV_DH], OC = p[NPU_CV_OC], kc = q->kc, Ce = q->Ce;
+	int KWe = q->KWe, SWe = q->SWe, DWe = q->DWe, M = q->M, NS = q->NS, L = q->L, Wq = q->Wq;
+	size_t Ke = (size_t)KH * KWe * Ce, qs = (size_t)SWe * NS * L * 4;	/* A's and B's row strides */
+	const int8_t *a0 = w + (size_t)ob[0] * Ke, *a1 = w + (size_t)(ob[1] < 0 ? 0 : ob[1]) * Ke;
+	/* the first step of a block fetches the next block's weights into L2
+	 * beside its products: their sums and tiles then find them there */
+	int npf = q0 > 0 ? 0 : cn_amx_next(o0, OC);
+	const int8_t *pf = npf ? w + (size_t)(o0 + 32) * Ke : w;
+	_tile_zero(0);
+	_tile_zero(1);
+	_tile_zero(2);
+	_tile_zero(3);
+	for (int kh = 0; kh < KH; kh++)
+		for (int kw = 0; kw < KWe; kw++) {
+			int ph = kw * DWe % SWe, kwo = kw * DWe / SWe;
+			size_t ao = (size_t)(kh * KWe + kw) * Ce;
+			const uint8_t *b0 = st + (((size_t)ph * NS + kh % M) * L + (size_t)(kh * DH / SH) * Wq + q0 + kwo) * 4;
+			for (int c0 = 0; c0 < Ce; c0 += kc, ao += kc, b0 += (size_t)kc / 4 * qs) {
+				_tile_loadd(4, a0 + ao, Ke);
+				_tile_loadd(6, b0, qs);
+				_tile_dpbssd(0, 4, 6);
+				if (two) {
+					_tile_loadd(7, b0 + 64, qs);
+					_tile_dpbssd(1, 4, 7);
+				}
+				if (ob[1] >= 0) {
+					_tile_loadd(5, a1 + ao, Ke);
+					_tile_dpbssd(2, 5, 6);
+					if (two)
+						_tile_dpbssd(3, 5, 7);
+				}
+				for (int r = 0; r < npf; r++)
+					_mm_prefetch((const char *)(pf + (size_t)r * Ke + ao), _MM_HINT_T1);
+			}
+		}
+}
+#endif
+
+#if defined(CN_VNNI)
+/* Where there are no tiles (a CPU without AMX, or Linux refusing the tile
+ * state), cn_amx runs its products by vpdpbusd (unsigned by signed bytes)
+ * on the same operands: the banded mode's staged quads of x flipped to x
+ * ^ 0x80 = x + 128 (so bq takes (ZX + 128) sum w), the direct mode's
+ * regrouped weights flipped to w + 128 (so each pixel's C row loses 128
+ * sum x). One product: 8 output channels (or pixels) as 8 accumulators of
+ * 16 lanes for each of up to 2 pixel tiles (channel blocks), a quad's 4
+ * bytes broadcast from the other operand; C as the tiles would store it
+ * (cb), for cn_amx_out and cn_amx_1x1_out. */
+static inline void cn_vnni8(__m512i *c0, __m512i *c1, const uint8_t *b0, const uint8_t *b1, size_t bs,
+			    const int8_t *const *ar, int nq, int two)
+{
+	for (int q = 0; q < nq; q++) {
+		__m512i v0 = _mm512_loadu_si512((const void *)(b0 + (size_t)q * bs));
+		__m512i v1 = two ? _mm512_loadu_si512((const void *)(b1 + (size_t)q * bs)) : v0;
+		for (int o = 0; o < 8; o++) {
+			int32_t d;
+			memcpy(&d, ar[o] + 4 * q, 4);
+			__m512i bc = _mm512_set1_epi32(d);
+			c0[o] = _mm512_dpbusd_epi32(c0[o], v0, bc);
+			if (two)
+				c1[o] = _mm512_dpbusd_epi32(c1[o], v1, bc);
+		}
+	}
+}
+
+/* the banded mode's step: C tiles (ob[0] | ob[1]) x (pixel tile q0 | q0
+ * + 16) from the weights' rows (Ke apart) and the band's staged quads */
+static void cn_vnni_band(const int32_t *p, const cn_ageo *g, const int8_t *w, const uint8_t *st, const int ob[2],
+			 int q0, int two, int32_t (*cb)[256])
+{
+	int KH = p[NPU_CV_KH], SH = p[NPU_CV_SH], DH = p[NPU_CV_DH], Ce = g->Ce, KWe = g->KWe, SWe = g->SWe, DWe = g->DWe;
+	size_t Ke = (size_t)KH * KWe * Ce, qs = (size_t)SWe * g->NS * g->L * 4;
+	for (int t = 0; t < 2 && ob[t] >= 0; t++)
+		for (int h = 0; h < 16; h += 8) {
+			__m512i c0[8], c1[8];
+			for (int o = 0; o < 8; o++)
+				c0[o] = c1[o] = _mm512_setzero_si512();
+			for (int kh = 0; kh < KH; kh++)
+				for (int kw = 0; kw < KWe; kw++) {
+					int ph = kw * DWe % SWe, kwo = kw * DWe / SWe;
+					const uint8_t *b0 = st + (((size_t)ph * g->NS + kh % g->M) * g->L + (size_t)(kh * DH / SH) * g->Wq +
+								  q0 + kwo) * 4;
+					const int8_t *ar[8];
+					for (int o = 0; o < 8; o++)
+						ar[o] = w + (size_t)(ob[t] + h + o) * Ke + (size_t)(kh * KWe + kw) * Ce;
+					if (two)
+						cn_vnni8(c0, c1, b0, b0 + 64, qs, ar, g->Cq, 1);
+					else
+						cn_vnni8(c0, c1, b0, b0, qs, ar, g->Cq, 0);
+				}
+			for (int o = 0; o < 8; o++) {
+				_mm512_store_si512((void *)(cb[2 * t] + 16 * (h + o)), c0[o]);
+				_mm512_store_si512((void *)(cb[2 * t + 1] + 16 * (h + o)), c1[o]);
+			}
+		}
+}
+
+/* the direct mode (as cn_amx_1x1, one pixel tile a step) */
+static void cn_vnni_1x1(const int32_t *p, void *const *a, int32_t *bq, int8_t *wt)
+{
+	const int8_t *x = a[0], *w = a[1];
+	int C = p[NPU_CV_C], OC = p[NPU_CV_OC];
+	size_t P = (size_t)p[NPU_CV_N] * p[NPU_CV_OH] * p[NPU_CV_OW], bs = (size_t)16 * C;
+	const __m512i f = _mm512_set1_epi8((char)0x80), one = _mm512_set1_epi8(1);
+	int32_t cb[4][256] __attribute__((aligned(64)));
+	for (int o0 = 0; o0 < OC; o0 += 32) {
+		int ob[2] = {o0 + 16 <= OC ? o0 : OC - 16, o0 + 16 < OC ? (o0 + 32 <= OC ? o0 + 16 : OC - 16) : -1};
+		cn_amx_bq(p, a, bq, o0, (size_t)C, p[NPU_CV_ZX]);
+		for (int b = 0; b < 2 && ob[b] >= 0; b++)	/* quads of the 16 channels, as w + 128 */
+			for (int c0 = 0; c0 < C; c0 += 64) {
+				int nr = (C - c0 < 64 ? C - c0 : 64) / 4;
+				__mmask16 m = (__mmask16)(nr == 16 ? 0xffff : (1u << nr) - 1);
+				__m512i v[16];
+				for (int j = 0; j < 16; j++)
+					v[j] = _mm512_maskz_loadu_epi32(m, w + (size_t)(ob[b] + j) * C + c0);
+				cn_tr16d(v);
+				for (int r = 0; r < nr; r++)
+					_mm512_storeu_si512((void *)(wt + (size_t)b * bs + (size_t)(c0 / 4 + r) * 64),
+							    _mm512_xor_si512(v[r], f));
+			}
+		for (size_t p0 = 0; p0 < P; p0 += 16) {
+			size_t t0 = p0 + 16 <= P ? p0 : P - 16;
+			const int8_t *xr = x + t0 * C;
+			for (int h = 0; h < 16; h += 8) {
+				__m512i c0[8], c1[8];
+				const int8_t *ar[8];
+				for (int i = 0; i < 8; i++) {	/* c = -128 sum x: the flip's share */
+					__m512i s = _mm512_setzero_si512();
+					ar[i] = xr + (size_t)(h + i) * C;
+					for (int k = 0; k < C; k += 64) {
+						__mmask64 km = C - k >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << (C - k)) - 1;
+						s = _mm512_dpbusd_epi32(s, one, _mm512_maskz_loadu_epi8(km, ar[i] + k));
+					}
+					c0[i] = c1[i] = _mm512_set1_epi32((int32_t)((uint32_t)_mm512_reduce_add_epi32(s) * 0xffffff80u));
+				}
+				cn_vnni8(c0, c1, (const uint8_t *)wt, (const uint8_t *)wt + bs, 64, ar, C / 4, ob[1] >= 0);
+				for (int i = 0; i < 8; i++) {
+					_mm512_store_si512((void *)(cb[0] + 16 * (h + i)), c0[i]);
+					_mm512_store_si512((void *)(cb[2] + 16 * (h + i)), c1[i]);
+				}
+			}
+			const size_t pt[2] = {t0, (size_t)-1};
+			cn_amx_1x1_out(p, a, bq, cb, pt, ob);
+		}
+	}
+}
+#endif
 
 static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 {
@@ -7905,11 +8079,11 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W], OC = p[NPU_CV_OC];
 	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
 	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
-	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], kc = q.kc, Cq = q.Cq, Wq = q.Wq, L = q.L;
-	int Ce = q.Ce, KWe = q.KWe, SWe = q.SWe, DWe = q.DWe;
+	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], Cq = q.Cq, Wq = q.Wq, L = q.L;
+	int Ce = q.Ce, SWe = q.SWe;
 	int32_t ZX = p[NPU_CV_ZX];
 	int M = q.M, NS = q.NS;
-	size_t K = (size_t)KH * KW * C, Ke = (size_t)KH * KWe * Ce, qs = (size_t)SWe * NS * L * 4;	/* A's and B's row strides */
+	size_t K = (size_t)KH * KW * C, qs = (size_t)SWe * NS * L * 4;	/* B's row stride */
 	int32_t *bq = scratch;
 	int8_t *wr = (int8_t *)scratch + q.bq;
 	uint8_t *st = (uint8_t *)scratch + q.wr;
@@ -7920,20 +8094,34 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 		}
 		w = wr;
 	}
-	/* palette 1; C 0-3: 16 x 64 bytes; A 4-5: 16 x kc; B 6-7: kc / 4 x 64 */
-	uint8_t cfg[64] __attribute__((aligned(64))) = {0};
-	cfg[0] = 1;
-	for (int t = 0; t < 8; t++) {
-		int cb = t == 4 || t == 5 ? kc : 64;
-		cfg[16 + 2 * t] = (uint8_t)cb, cfg[17 + 2 * t] = (uint8_t)(cb >> 8);
-		cfg[48 + t] = (uint8_t)(t >= 6 ? kc / 4 : 16);
+	int tl = CN_ON_TILES();	/* else CN_VNNI's products */
+#if defined(RT_AMX)
+	if (tl) {	/* palette 1; C 0-3: 16 x 64 bytes; A 4-5: 16 x kc; B 6-7: kc / 4 x 64 */
+		int kc = q.kc;
+		uint8_t cfg[64] __attribute__((aligned(64))) = {0};
+		cfg[0] = 1;
+		for (int t = 0; t < 8; t++) {
+			int cb = t == 4 || t == 5 ? kc : 64;
+			cfg[16 + 2 * t] = (uint8_t)cb, cfg[17 + 2 * t] = (uint8_t)(cb >> 8);
+			cfg[48 + t] = (uint8_t)(t >= 6 ? kc / 4 : 16);
+		}
+		__asm__ volatile("ldtilecfg %0" : : "m"(*(const uint8_t(*)[64])cfg));
+		if (q.dm) {
+			cn_amx_1x1(p, a, kc, bq, wr);
+			_tile_release();
+			return 1;
+		}
 	}
-	__asm__ volatile("ldtilecfg %0" : : "m"(*(const uint8_t(*)[64])cfg));
-	if (q.dm) {
-		cn_amx_1x1(p, a, kc, bq, wr);
-		_tile_release();
+#endif
+#if defined(CN_VNNI)
+	if (!tl && q.dm) {
+		cn_vnni_1x1(p, a, bq, wr);
 		return 1;
 	}
+	const __m512i flip = _mm512_set1_epi8((char)(tl ? 0 : 0x80));	/* staged x + 128 for vpdpbusd */
+#else
+	const __m512i flip = _mm512_setzero_si512();
+#endif
 	int32_t cb[4][256] __attribute__((aligned(64)));
 	cn_astep pd = {-1, 0, 0, 0, {0, 0}};	/* the step whose tiles are in cb (n < 0: none) */
 	for (int n = 0; n < N; n++)
@@ -7981,7 +8169,8 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 											: _mm512_maskz_loadu_epi32(rm, row[i] + r);
 								cn_tr16d(v);
 								for (int k = 0; k < nr; k++)
-									_mm512_mask_storeu_epi32((void *)(d + (size_t)(r + k) * qs), pm, v[k]);
+									_mm512_mask_storeu_epi32((void *)(d + (size_t)(r + k) * qs), pm,
+												 _mm512_xor_si512(v[k], flip));
 							}
 						}
 						continue;
@@ -8009,7 +8198,8 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 											: _mm512_set1_epi8((char)ZX);
 								cn_tr16d(v);
 								for (int k = 0; k < nr; k++)
-									_mm512_mask_storeu_epi32((void *)(d + (size_t)(r + k) * qs), pm, v[k]);
+									_mm512_mask_storeu_epi32((void *)(d + (size_t)(r + k) * qs), pm,
+												 _mm512_xor_si512(v[k], flip));
 							}
 						}
 				}
@@ -8018,59 +8208,40 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 				/* on the first band: the block's weights then stay in the
 				 * cache for its tiles */
 				if (n == 0 && oh0 == 0)
-					cn_amx_bq(p, a, bq, o0, K);
+					cn_amx_bq(p, a, bq, o0, K, tl ? ZX : ZX + 128);
 				for (int q0 = 0; q0 < nq; q0 += 32) {
 					int two = q0 + 16 < nq;
-					const int8_t *a0 = w + (size_t)ob[0] * Ke, *a1 = w + (size_t)(ob[1] < 0 ? 0 : ob[1]) * Ke;
-					/* the first step of a block fetches the next block's
-					 * weights into L2 beside its products: their sums and
-					 * tiles then find them there */
-					int npf = q0 > 0 ? 0 : cn_amx_next(o0, OC);
-					const int8_t *pf = npf ? w + (size_t)(o0 + 32) * Ke : w;
-					_tile_zero(0);
-					_tile_zero(1);
-					_tile_zero(2);
-					_tile_zero(3);
-					for (int kh = 0; kh < KH; kh++)
-						for (int kw = 0; kw < KWe; kw++) {
-							int ph = kw * DWe % SWe, kwo = kw * DWe / SWe;
-							size_t ao = (size_t)(kh * KWe + kw) * Ce;
-							const uint8_t *b0 =
-								st + (((size_t)ph * NS + kh % M) * L + (size_t)(kh * DH / SH) * Wq + q0 + kwo) * 4;
-							for (int c0 = 0; c0 < Ce; c0 += kc, ao += kc, b0 += (size_t)kc / 4 * qs) {
-								_tile_loadd(4, a0 + ao, Ke);
-								_tile_loadd(6, b0, qs);
-								_tile_dpbssd(0, 4, 6);
-								if (two) {
-									_tile_loadd(7, b0 + 64, qs);
-									_tile_dpbssd(1, 4, 7);
-								}
-								if (ob[1] >= 0) {
-									_tile_loadd(5, a1 + ao, Ke);
-									_tile_dpbssd(2, 5, 6);
-									if (two)
-										_tile_dpbssd(3, 5, 7);
-								}
-								for (int r = 0; r < npf; r++)
-									_mm_prefetch((const char *)(pf + (size_t)r * Ke + ao), _MM_HINT_T1);
-							}
-						}
+#if defined(RT_AMX)
+					if (tl)
+						cn_amx_band(p, &q, w, st, ob, o0, q0, two);
+#endif
 					/* the step before is requantized while these tiles
 					 * compute: the vector units then work beside the tile
 					 * unit instead of after it */
 					if (pd.n >= 0)
 						cn_amx_out(p, a, bq, Wq, cb, &pd);
-					_tile_stored(0, cb[0], 64);
-					_tile_stored(1, cb[1], 64);
-					_tile_stored(2, cb[2], 64);
-					_tile_stored(3, cb[3], 64);
+#if defined(RT_AMX)
+					if (tl) {
+						_tile_stored(0, cb[0], 64);
+						_tile_stored(1, cb[1], 64);
+						_tile_stored(2, cb[2], 64);
+						_tile_stored(3, cb[3], 64);
+					}
+#endif
+#if defined(CN_VNNI)
+					if (!tl)
+						cn_vnni_band(p, &q, w, st, ob, q0, two, cb);
+#endif
 					pd = (cn_astep){n, oh0, nq, q0, {ob[0], ob[1]}};
 				}
 			}
 		}
 	if (pd.n >= 0)
 		cn_amx_out(p, a, bq, Wq, cb, &pd);
-	_tile_release();
+#if defined(RT_AMX)
+	if (tl)
+		_tile_release();
+#endif
 	return 1;
 }
 #endif
@@ -8099,7 +8270,7 @@ static void k_conv_nhwc_q(const int32_t *p, void *const *a, void *scratch)
 			return;
 		}
 	}
-#if defined(RT_AMX)
+#if defined(CN_TILES)
 	if (cn_amx(p, a, scratch))
 		return;
 #endif
