@@ -669,7 +669,8 @@ static int nhwc_cases(int *nfast, int *ntotal)
 	return ok;
 }
 
-/* ---- nhwcamx: the channel-last convolution on AMX tiles (cn_amx):
+/* ---- nhwcamx: the channel-last convolution on AMX tiles, or without
+ * them on AVX-512 VNNI (cn_amx):
  * resnet18's layers shrunk (3x3 and 1x1, strides 1 and 2, 7x7 maps in
  * bands of rows), input channels that chunk by 4 .. 64 (kc), output
  * channels around the 16-channel blocks (overlapping last block), rows

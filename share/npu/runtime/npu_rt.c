@@ -7973,18 +7973,33 @@ static void cn_amx_band(const int32_t *p, const cn_ageo *q, const int8_t *w, con
 static inline void cn_vnni8(__m512i *c0, __m512i *c1, const uint8_t *b0, const uint8_t *b1, size_t bs,
 			    const int8_t *const *ar, int nq, int two)
 {
+	/* the 16 accumulators named, so that they stay in registers */
+	__m512i a0 = c0[0], a1 = c0[1], a2 = c0[2], a3 = c0[3], a4 = c0[4], a5 = c0[5], a6 = c0[6], a7 = c0[7];
+	__m512i e0 = c1[0], e1 = c1[1], e2 = c1[2], e3 = c1[3], e4 = c1[4], e5 = c1[5], e6 = c1[6], e7 = c1[7];
 	for (int q = 0; q < nq; q++) {
 		__m512i v0 = _mm512_loadu_si512((const void *)(b0 + (size_t)q * bs));
 		__m512i v1 = two ? _mm512_loadu_si512((const void *)(b1 + (size_t)q * bs)) : v0;
-		for (int o = 0; o < 8; o++) {
-			int32_t d;
-			memcpy(&d, ar[o] + 4 * q, 4);
-			__m512i bc = _mm512_set1_epi32(d);
-			c0[o] = _mm512_dpbusd_epi32(c0[o], v0, bc);
-			if (two)
-				c1[o] = _mm512_dpbusd_epi32(c1[o], v1, bc);
-		}
+#define CN_V8(o, a, e) \
+	do { \
+		int32_t d; \
+		memcpy(&d, ar[o] + 4 * q, 4); \
+		__m512i bc = _mm512_set1_epi32(d); \
+		a = _mm512_dpbusd_epi32(a, v0, bc); \
+		if (two) \
+			e = _mm512_dpbusd_epi32(e, v1, bc); \
+	} while (0)
+		CN_V8(0, a0, e0);
+		CN_V8(1, a1, e1);
+		CN_V8(2, a2, e2);
+		CN_V8(3, a3, e3);
+		CN_V8(4, a4, e4);
+		CN_V8(5, a5, e5);
+		CN_V8(6, a6, e6);
+		CN_V8(7, a7, e7);
+#undef CN_V8
 	}
+	c0[0] = a0, c0[1] = a1, c0[2] = a2, c0[3] = a3, c0[4] = a4, c0[5] = a5, c0[6] = a6, c0[7] = a7;
+	c1[0] = e0, c1[1] = e1, c1[2] = e2, c1[3] = e3, c1[4] = e4, c1[5] = e5, c1[6] = e6, c1[7] = e7;
 }
 
 /* the banded mode's step: C tiles (ob[0] | ob[1]) x (pixel tile q0 | q0
@@ -8057,7 +8072,10 @@ static void cn_vnni_1x1(const int32_t *p, void *const *a, int32_t *bq, int8_t *w
 					}
 					c0[i] = c1[i] = _mm512_set1_epi32((int32_t)((uint32_t)_mm512_reduce_add_epi32(s) * 0xffffff80u));
 				}
-				cn_vnni8(c0, c1, (const uint8_t *)wt, (const uint8_t *)wt + bs, 64, ar, C / 4, ob[1] >= 0);
+				if (ob[1] >= 0)	/* (constant arguments: cn_vnni8's branches go) */
+					cn_vnni8(c0, c1, (const uint8_t *)wt, (const uint8_t *)wt + bs, 64, ar, C / 4, 1);
+				else
+					cn_vnni8(c0, c1, (const uint8_t *)wt, (const uint8_t *)wt, 64, ar, C / 4, 0);
 				for (int i = 0; i < 8; i++) {
 					_mm512_store_si512((void *)(cb[0] + 16 * (h + i)), c0[i]);
 					_mm512_store_si512((void *)(cb[2] + 16 * (h + i)), c1[i]);
