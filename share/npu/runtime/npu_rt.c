@@ -7840,6 +7840,25 @@ static void cn_amx_1x1_out(const int32_t *p, void *const *a, const int32_t *bq, 
 	}
 }
 
+/* the direct mode's B: the weights of the channel blocks ob[0] and ob[1]
+ * (-1: none) regrouped into quads of input channels x 16 channels x 4
+ * bytes, a block's 16 C bytes apart, each byte xor flip (0x80: w + 128) */
+static void cn_amx_regroup(const int8_t *w, int C, const int ob[2], int8_t *wt, __m512i flip)
+{
+	for (int b = 0; b < 2 && ob[b] >= 0; b++)
+		for (int c0 = 0; c0 < C; c0 += 64) {
+			int nr = (C - c0 < 64 ? C - c0 : 64) / 4;
+			__mmask16 m = (__mmask16)(nr == 16 ? 0xffff : (1u << nr) - 1);
+			__m512i v[16];
+			for (int j = 0; j < 16; j++)
+				v[j] = _mm512_maskz_loadu_epi32(m, w + (size_t)(ob[b] + j) * C + c0);
+			cn_tr16d(v);
+			for (int r = 0; r < nr; r++)
+				_mm512_storeu_si512((void *)(wt + (size_t)b * 16 * C + (size_t)(c0 / 4 + r) * 64),
+						    _mm512_xor_si512(v[r], flip));
+		}
+}
+
 #if defined(RT_AMX)
 /* cn_amx's direct mode: C (16 pixels x 16 output channels, int32) += A
  * (16 pixels x kc bytes: the input's channel rows as they are, row stride
@@ -7863,17 +7882,7 @@ static void cn_amx_1x1(const int32_t *p, void *const *a, int kc, int32_t *bq, in
 	for (int o0 = 0; o0 < OC; o0 += 32) {
 		int ob[2] = {o0 + 16 <= OC ? o0 : OC - 16, o0 + 16 < OC ? (o0 + 32 <= OC ? o0 + 16 : OC - 16) : -1};
 		cn_amx_bq(p, a, bq, o0, (size_t)C, p[NPU_CV_ZX]);
-		for (int b = 0; b < 2 && ob[b] >= 0; b++)	/* rows of a quad of the 16 channels */
-			for (int c0 = 0; c0 < C; c0 += 64) {
-				int nr = (C - c0 < 64 ? C - c0 : 64) / 4;
-				__mmask16 m = (__mmask16)(nr == 16 ? 0xffff : (1u << nr) - 1);
-				__m512i v[16];
-				for (int j = 0; j < 16; j++)
-					v[j] = _mm512_maskz_loadu_epi32(m, w + (size_t)(ob[b] + j) * C + c0);
-				cn_tr16d(v);
-				for (int r = 0; r < nr; r++)
-					_mm512_storeu_si512((void *)(wt + (size_t)b * bs + (size_t)(c0 / 4 + r) * 64), v[r]);
-			}
+		cn_amx_regroup(w, C, ob, wt, _mm512_setzero_si512());
 		/* the first step fetches the next pair's weights into L2 */
 		int npf = cn_amx_next(o0, OC);
 		const int8_t *pf = npf ? w + (size_t)(o0 + 32) * C : w;
@@ -8040,23 +8049,12 @@ static void cn_vnni_1x1(const int32_t *p, void *const *a, int32_t *bq, int8_t *w
 	const int8_t *x = a[0], *w = a[1];
 	int C = p[NPU_CV_C], OC = p[NPU_CV_OC];
 	size_t P = (size_t)p[NPU_CV_N] * p[NPU_CV_OH] * p[NPU_CV_OW], bs = (size_t)16 * C;
-	const __m512i f = _mm512_set1_epi8((char)0x80), one = _mm512_set1_epi8(1);
+	const __m512i one = _mm512_set1_epi8(1);
 	int32_t cb[4][256] __attribute__((aligned(64)));
 	for (int o0 = 0; o0 < OC; o0 += 32) {
 		int ob[2] = {o0 + 16 <= OC ? o0 : OC - 16, o0 + 16 < OC ? (o0 + 32 <= OC ? o0 + 16 : OC - 16) : -1};
 		cn_amx_bq(p, a, bq, o0, (size_t)C, p[NPU_CV_ZX]);
-		for (int b = 0; b < 2 && ob[b] >= 0; b++)	/* quads of the 16 channels, as w + 128 */
-			for (int c0 = 0; c0 < C; c0 += 64) {
-				int nr = (C - c0 < 64 ? C - c0 : 64) / 4;
-				__mmask16 m = (__mmask16)(nr == 16 ? 0xffff : (1u << nr) - 1);
-				__m512i v[16];
-				for (int j = 0; j < 16; j++)
-					v[j] = _mm512_maskz_loadu_epi32(m, w + (size_t)(ob[b] + j) * C + c0);
-				cn_tr16d(v);
-				for (int r = 0; r < nr; r++)
-					_mm512_storeu_si512((void *)(wt + (size_t)b * bs + (size_t)(c0 / 4 + r) * 64),
-							    _mm512_xor_si512(v[r], f));
-			}
+		cn_amx_regroup(w, C, ob, wt, _mm512_set1_epi8((char)0x80));	/* w + 128 */
 		for (size_t p0 = 0; p0 < P; p0 += 16) {
 			size_t t0 = p0 + 16 <= P ? p0 : P - 16;
 			const int8_t *xr = x + t0 * C;
