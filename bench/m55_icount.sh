@@ -9,7 +9,9 @@
 # scalar one); the count is deterministic, so one run per build. The
 # models: tests/data/families (default: the int8 ones with convolutions),
 # through the pipeline of tests/cross/check.sh; both builds must give
-# npu-run's bytes. Needs make (bin/), arm-none-eabi-gcc with newlib, qemu.
+# npu-run's bytes. NPU_LAYOUT=nhwc (or nchw) runs npu-layout --to it after
+# fusion (the interface stays the model's). Needs make (bin/),
+# arm-none-eabi-gcc with newlib, qemu.
 set -e
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${NPU_BIN:-$TOP/bin}
@@ -34,7 +36,12 @@ for n in $FAMILIES; do
 	rm -rf "$T/in" && mkdir "$T/in" && unzip -o -q "$dir/in.npz" -d "$T/in"
 	# shellcheck disable=SC2046
 	$imp "$dir/$m" $(cat "$dir/args") -o "$T/m.ir" 2>/dev/null
-	npu-fuse --all "$T/m.ir" | npu-quant --target int8 --calib "$dir/calib.npz" -o "$T/q.ir" 2>/dev/null
+	npu-fuse --all "$T/m.ir" -o "$T/f.ir" 2>/dev/null
+	if [ -n "${NPU_LAYOUT:-}" ]; then
+		npu-layout "$T/f.ir" --to "$NPU_LAYOUT" -o "$T/l.ir" 2>/dev/null
+		mv "$T/l.ir" "$T/f.ir"
+	fi
+	npu-quant "$T/f.ir" --target int8 --calib "$dir/calib.npz" -o "$T/q.ir" 2>/dev/null
 	npu-emit "$T/q.ir" --name m -o "$T/npu_m.h" 2>/dev/null
 	ins=$(npu-dump "$T/m.ir" | sed -n '/^inputs:/,/^outputs:/p' | sed '1d;$d' | awk -v d="$T/in" '{ print d "/" $1 ".npy" }')
 	row="$n"

@@ -7020,6 +7020,34 @@ static size_t cn_dw_scratch(const int32_t *p)
 	return p[NPU_CV_SMAX] > 0 && n > (size_t)p[NPU_CV_SMAX] ? 0 : n;
 }
 
+#if !defined(NPU_NO_SIMD) && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#define CN_MVE 1
+/* Helium: 4 channels' int32 sums v to clamp(ZY + rshift_round(v mult,
+ * s), LO, HI) in lanes, exactly for s from 33 to 62 (cn_mve_ok): the
+ * product's high word (vmulh, floor(v mult / 2^32)) shifted right by s -
+ * 32 with rounding (vrshl by 32 - s); the low word cannot change the
+ * result, as the rounding bit 2^(s - 1) lies above it. ns: 32 - s. */
+static inline int32x4_t cn_rq4(int32x4_t v, int32x4_t m, int32x4_t ns, const int32_t *p)
+{
+	int32x4_t t = vaddq_n_s32(vrshlq_s32(vmulhq_s32(v, m), ns), p[NPU_CV_ZY]);
+	return vminq_s32(vmaxq_s32(t, vdupq_n_s32(p[NPU_CV_LO])), vdupq_n_s32(p[NPU_CV_HI]));
+}
+
+/* whether cn_rq4 takes the layer's outputs: int8 within int8 bounds,
+ * int32 biases under 2^30 (with sums under 2^30: within int32), every
+ * shift 33 to 62 */
+static int cn_mve_ok(const int32_t *p, const void *bias, const int32_t *shift)
+{
+	if (p[NPU_CV_YT] != NPU_T_I8 || p[NPU_CV_ACT] == NPU_T_I64 || p[NPU_CV_LO] < -128 || p[NPU_CV_HI] > 127)
+		return 0;
+	for (int o = 0; o < p[NPU_CV_OC]; o++)
+		if (shift[o] < 33 || shift[o] > 62 ||
+		    (bias && (((const int32_t *)bias)[o] <= -(1 << 30) || ((const int32_t *)bias)[o] >= 1 << 30)))
+			return 0;
+	return 1;
+}
+#endif
+
 /* acc[c] += (x[c] - ZX) w[c] for c < C */
 static void cn_dw_add(int32_t *restrict acc, const int8_t *restrict x, const int16_t *restrict w, int C, int32_t ZX)
 {
@@ -7385,6 +7413,37 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 		for (int t = 0; t < taps; t++)
 			wt[(size_t)t * C + c] = (int16_t)(w[(size_t)c * taps + t] - z);
 	}
+#if defined(CN_MVE)
+	/* Helium: 4 channels' sums in a register through the taps inside the
+	 * input, requantized in lanes (cn_rq4) */
+	if (cn_mve_ok(p, bias, shift)) {
+		const int8_t *tp[CN_DW_TAPS];
+		const int16_t *wp[CN_DW_TAPS];
+		for (int n = 0; n < N; n++)
+			for (int oh = 0; oh < OH; oh++)
+				for (int ow = 0; ow < OW; ow++) {
+					int nt = 0;
+					for (int kh = 0; kh < KH; kh++)
+						for (int kw = 0; kw < KW; kw++) {
+							int ih = oh * SH - PT + kh * DH, iw = ow * SW - PL + kw * DW;
+							if (ih >= 0 && ih < H && iw >= 0 && iw < W)
+								tp[nt] = x + (((size_t)n * H + ih) * W + iw) * C,
+								wp[nt++] = wt + (size_t)(kh * KW + kw) * C;
+						}
+					int8_t *yp = (int8_t *)y + (((size_t)n * OH + oh) * OW + ow) * C;
+					for (int c = 0; c < C; c += 4) {
+						mve_pred16_t pr = vctp32q((uint32_t)(C - c));
+						int32x4_t s4 = bias ? vldrwq_z_s32((const int32_t *)bias + c, pr) : vdupq_n_s32(0);
+						for (int t = 0; t < nt; t++)
+							s4 = vaddq_s32(s4, vmulq_s32(vsubq_n_s32(vldrbq_z_s32(tp[t] + c, pr), ZX),
+										     vldrhq_z_s32(wp[t] + c, pr)));
+						int32x4_t ns = vsubq_s32(vdupq_n_s32(32), vldrwq_z_s32(shift + c, pr));
+						vstrbq_p_s32(yp + c, cn_rq4(s4, vldrwq_z_s32(mult + c, pr), ns, p), pr);
+					}
+				}
+		return;
+	}
+#endif
 #if defined(CN_RQ_LANES)
 	if (lanes) {
 		const int8_t *tp[CN_DW_TAPS];
@@ -7553,6 +7612,9 @@ static int cn_regular(const int32_t *p, void *const *a)
 		if (wzp[o] < -128 || wzp[o] > 127)
 			return 0;
 	size_t wk = (size_t)cg * KH * KW;	/* one output channel's weights */
+#if defined(CN_MVE)
+	int vq = cn_mve_ok(p, bias, shift);
+#endif
 	for (int n = 0; n < N; n++)
 		for (int oh = 0; oh < OH; oh++)
 			for (int ow = 0; ow < OW; ow++) {
@@ -7587,6 +7649,19 @@ static int cn_regular(const int32_t *p, void *const *a)
 									wt[j] += cg;
 							}
 						}
+#if defined(CN_MVE)
+						if (vq) {	/* |sum (x - ZX)(w - z)| < 2^30 (see above), |bias| < 2^30 */
+							mve_pred16_t pr = vctp32q((uint32_t)(og - ob));
+							int32x4_t v = vldrwq_z_s32(s, pr);
+							if (bias)
+								v = vaddq_s32(v, vldrwq_z_s32((const int32_t *)bias + oc, pr));
+							if (wzp)
+								v = vsubq_s32(v, vmulq_n_s32(vldrwq_z_s32(wzp + oc, pr), s[4]));
+							int32x4_t ns = vsubq_s32(vdupq_n_s32(32), vldrwq_z_s32(shift + oc, pr));
+							vstrbq_p_s32((int8_t *)y + yo + oc, cn_rq4(v, vldrwq_z_s32(mult + oc, pr), ns, p), pr);
+							continue;
+						}
+#endif
 						for (int j = 0; j < 4 && ob + j < og; j++) {
 							int o = oc + j;
 							int64_t acc = cq_bias(p, bias, o) + s[j] - (int64_t)(wzp ? wzp[o] : 0) * s[4];
@@ -8568,13 +8643,25 @@ static void k_resize_nhwc(const int32_t *p, void *const *a, void *scratch)
 			for (int32_t ow = 0; ow < OW; ow++) {
 				const int32_t *rw = tw + (size_t)ow * 2 * (size_t)K;
 				size_t yo = (((size_t)n * OH + oh) * OW + ow) * (size_t)C;
-				for (int32_t c = 0; c < C; c++) {
 #define RSC_X(ih, iw) ((((size_t)n * H + (size_t)(ih)) * W + (size_t)(iw)) * (size_t)C + (size_t)c)
-					if (!flt && K == 1) {	/* nearest: one element */
-						memcpy((uint8_t *)y + (yo + c) * (size_t)E, (const uint8_t *)x + RSC_X(rh[0], rw[0]) * (size_t)E,
-						       (size_t)E);
-						continue;
-					}
+				if (!flt && K == 1) {	/* nearest: one pixel, all its channels */
+					size_t c = 0;
+					memcpy((uint8_t *)y + yo * (size_t)E, (const uint8_t *)x + RSC_X(rh[0], rw[0]) * (size_t)E,
+					       (size_t)C * (size_t)E);
+					continue;
+				}
+				if (!flt && XT == NPU_T_I8 && K == 2) {	/* linear int8: the 4 source pixels found once */
+					const int8_t *x00 = (const int8_t *)x + ((((size_t)n * H + (size_t)rh[0]) * W + (size_t)rw[0]) * (size_t)C);
+					const int8_t *x10 = (const int8_t *)x + ((((size_t)n * H + (size_t)rh[1]) * W + (size_t)rw[0]) * (size_t)C);
+					const int8_t *x01 = (const int8_t *)x + ((((size_t)n * H + (size_t)rh[0]) * W + (size_t)rw[1]) * (size_t)C);
+					const int8_t *x11 = (const int8_t *)x + ((((size_t)n * H + (size_t)rh[1]) * W + (size_t)rw[1]) * (size_t)C);
+					int64_t h0 = rh[2], h1 = rh[3], w0 = rw[2], w1 = rw[3];
+					for (int32_t c = 0; c < C; c++)
+						rt_sti(y, YT, yo + c,
+						       (int32_t)rt_rsr(w0 * (h0 * x00[c] + h1 * x10[c]) + w1 * (h0 * x01[c] + h1 * x11[c]), 30));
+					continue;
+				}
+				for (int32_t c = 0; c < C; c++) {
 					if (!flt) {	/* linear: Q15 weights summing to 2^15 per axis */
 						int64_t acc = 0;
 						for (int32_t b = 0; b < K; b++) {
@@ -8597,14 +8684,15 @@ static void k_resize_nhwc(const int32_t *p, void *const *a, void *scratch)
 						acc += prod;
 					}
 					rt_stf(y, YT, yo + c, acc);
-#undef RSC_X
 				}
+#undef RSC_X
 			}
 		}
 }
 /* @npu-end */
 
 /* @npu-kernel CONV_T_NHWC_Q */
+#define CT_NHWC_TAPS 64	/* the taps of an output pixel found once for all its channels (more: per channel) */
 static void k_conv_t_nhwc_q(const int32_t *p, void *const *a, void *scratch)
 {
 	const void *x = a[0], *w = a[1], *bias = a[2];
@@ -8616,10 +8704,40 @@ static void k_conv_t_nhwc_q(const int32_t *p, void *const *a, void *scratch)
 	(void)scratch;
 	if (ct_geometry(p, &g))
 		return;
+	/* int8 x and w: each output pixel's taps (the kernel tap, the input
+	 * pixel it reads) found once, then per channel a run of the input
+	 * pixel's channels against the weights (og KH KW apart) */
+	int i8 = XT == NPU_T_I8 && WT == NPU_T_I8 && g.KH * g.KW <= CT_NHWC_TAPS;
+	size_t ws = (size_t)g.og * g.KH * g.KW;	/* from one input channel's weights to the next's */
 	for (int n = 0; n < g.N; n++)
 		for (int oh = 0; oh < g.OH; oh++)
 			for (int ow = 0; ow < g.OW; ow++) {
 				size_t yo = (((size_t)n * g.OH + oh) * g.OW + ow) * g.OC;
+				if (i8) {
+					int tk[CT_NHWC_TAPS], nt = 0;
+					size_t tx[CT_NHWC_TAPS];
+					for (int kh = 0; kh < g.KH; kh++) {
+						int ih = ct_src(oh, kh, g.PT, g.DH, g.SH, g.H);
+						for (int kw = 0; kw < g.KW && ih >= 0; kw++) {
+							int iw = ct_src(ow, kw, g.PL, g.DW, g.SW, g.W);
+							if (iw >= 0)
+								tk[nt] = kh * g.KW + kw, tx[nt++] = (((size_t)n * g.H + ih) * g.W + iw) * g.C;
+						}
+					}
+					for (int oc = 0; oc < g.OC; oc++) {
+						int gr = oc / g.og, o = oc % g.og;
+						int32_t z = wzp ? wzp[oc] : 0;
+						int64_t acc = cq_bias(p, bias, oc);
+						for (int t = 0; t < nt; t++) {
+							const int8_t *xp = (const int8_t *)x + tx[t] + (size_t)gr * g.cg;
+							const int8_t *wp = (const int8_t *)w + ((size_t)gr * g.cg * g.og + (size_t)o) * g.KH * g.KW + tk[t];
+							for (int ic = 0; ic < g.cg; ic++)
+								acc += (int64_t)(xp[ic] - ZX) * (wp[(size_t)ic * ws] - z);
+						}
+						rt_sti(y, YT, yo + oc, rt_clamp(ZY + rt_mulshift(acc, mult[oc], rt_shift(shift[oc])), LO, HI));
+					}
+					continue;
+				}
 				for (int oc = 0; oc < g.OC; oc++) {
 					int gr = oc / g.og, o = oc % g.og;
 					int64_t z = wzp ? wzp[oc] : 0, acc = cq_bias(p, bias, oc);
