@@ -7572,16 +7572,21 @@ static void cn_dot4(const int8_t *restrict x, const int8_t *const w[4], int K, i
 		s0 = vaddvq_s32(a0), s1 = vaddvq_s32(a1), s2 = vaddvq_s32(a2), s3 = vaddvq_s32(a3), sx = vaddvq_s32(ax);
 	}
 #elif !defined(NPU_NO_SIMD) && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
-	/* 8 channels a vector (widening loads), the last one predicated */
-	for (; i < K; i += 8) {
-		mve_pred16_t pr = vctp16q((uint32_t)(K - i));
-		int16x8_t v = vsubq_x_n_s16(vldrbq_z_s16(x + i, pr), (int16_t)ZX, pr);
-		sx = vaddvaq_p_s16(sx, v, pr);
-		s0 = vmladavaq_p_s16(s0, v, vldrbq_z_s16(w0 + i, pr), pr);
-		s1 = vmladavaq_p_s16(s1, v, vldrbq_z_s16(w1 + i, pr), pr);
-		s2 = vmladavaq_p_s16(s2, v, vldrbq_z_s16(w2 + i, pr), pr);
-		s3 = vmladavaq_p_s16(s3, v, vldrbq_z_s16(w3 + i, pr), pr);
+	/* 16 int8 products a vmladava on x and w as they are (the last
+	 * vector predicated), with the sums of x and of each w: sum (x - ZX)
+	 * w = sum x w - ZX sum w, sum (x - ZX) = sum x - ZX K */
+	int32_t t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+	for (; i < K; i += 16) {
+		mve_pred16_t pr = vctp8q((uint32_t)(K - i));
+		int8x16_t v = vldrbq_z_s8(x + i, pr), b0 = vldrbq_z_s8(w0 + i, pr), b1 = vldrbq_z_s8(w1 + i, pr);
+		int8x16_t b2 = vldrbq_z_s8(w2 + i, pr), b3 = vldrbq_z_s8(w3 + i, pr);
+		sx = vaddvaq_s8(sx, v);
+		s0 = vmladavaq_s8(s0, v, b0), t0 = vaddvaq_s8(t0, b0);
+		s1 = vmladavaq_s8(s1, v, b1), t1 = vaddvaq_s8(t1, b1);
+		s2 = vmladavaq_s8(s2, v, b2), t2 = vaddvaq_s8(t2, b2);
+		s3 = vmladavaq_s8(s3, v, b3), t3 = vaddvaq_s8(t3, b3);
 	}
+	s0 -= ZX * t0, s1 -= ZX * t1, s2 -= ZX * t2, s3 -= ZX * t3, sx -= ZX * K;
 #endif
 	for (; i < K; i++) {
 		int32_t v = x[i] - ZX;
