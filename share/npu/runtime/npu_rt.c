@@ -7384,6 +7384,24 @@ static int cn_dw_vnni(const int32_t *p, void *const *a, void *scratch)
 }
 #endif
 
+#if defined(CN_MVE) || defined(CN_RQ_LANES)
+/* the taps of output pixel (n, oh, ow) inside the input: their x (tp)
+ * and their weights in wt ([tap][C], wp); how many */
+static int cn_dw_taps(const int32_t *p, const int8_t *x, const int16_t *wt, int n, int oh, int ow, const int8_t **tp,
+		      const int16_t **wp)
+{
+	int C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW], nt = 0;
+	for (int kh = 0; kh < KH; kh++)
+		for (int kw = 0; kw < KW; kw++) {
+			int ih = oh * p[NPU_CV_SH] - p[NPU_CV_PT] + kh * p[NPU_CV_DH];
+			int iw = ow * p[NPU_CV_SW] - p[NPU_CV_PL] + kw * p[NPU_CV_DW];
+			if (ih >= 0 && ih < H && iw >= 0 && iw < W)
+				tp[nt] = x + (((size_t)n * H + ih) * W + iw) * C, wp[nt++] = wt + (size_t)(kh * KW + kw) * C;
+		}
+	return nt;
+}
+#endif
+
 static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 {
 #if defined(CN_DW_QUADS) && defined(__ARM_NEON)
@@ -7422,14 +7440,7 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 		for (int n = 0; n < N; n++)
 			for (int oh = 0; oh < OH; oh++)
 				for (int ow = 0; ow < OW; ow++) {
-					int nt = 0;
-					for (int kh = 0; kh < KH; kh++)
-						for (int kw = 0; kw < KW; kw++) {
-							int ih = oh * SH - PT + kh * DH, iw = ow * SW - PL + kw * DW;
-							if (ih >= 0 && ih < H && iw >= 0 && iw < W)
-								tp[nt] = x + (((size_t)n * H + ih) * W + iw) * C,
-								wp[nt++] = wt + (size_t)(kh * KW + kw) * C;
-						}
+					int nt = cn_dw_taps(p, x, wt, n, oh, ow, tp, wp);
 					int8_t *yp = (int8_t *)y + (((size_t)n * OH + oh) * OW + ow) * C;
 					for (int c = 0; c < C; c += 4) {
 						mve_pred16_t pr = vctp32q((uint32_t)(C - c));
@@ -7451,14 +7462,7 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 		for (int n = 0; n < N; n++)
 			for (int oh = 0; oh < OH; oh++)
 				for (int ow = 0; ow < OW; ow++) {
-					int nt = 0;
-					for (int kh = 0; kh < KH; kh++)
-						for (int kw = 0; kw < KW; kw++) {
-							int ih = oh * SH - PT + kh * DH, iw = ow * SW - PL + kw * DW;
-							if (ih >= 0 && ih < H && iw >= 0 && iw < W)
-								tp[nt] = x + (((size_t)n * H + ih) * W + iw) * C,
-								wp[nt++] = wt + (size_t)(kh * KW + kw) * C;
-						}
+					int nt = cn_dw_taps(p, x, wt, n, oh, ow, tp, wp);
 					/* two pixels when both windows lie inside the row: the same taps */
 					int two = ow + 1 < OW && ow * SW - PL >= 0 && (ow + 1) * SW - PL + (KW - 1) * DW < W;
 					cn_dw_lanes(p, bias, mult, shift, tp, wp, nt, two, (size_t)SW * C,
