@@ -601,7 +601,7 @@ static void cq_geometry(const int32_t *p, cq_geo *g)
 
 /* @npu-end */
 
-/* @npu-kernel CONV_Q CONV_T_Q */
+/* @npu-kernel CONV_Q CONV_T_Q CONV_NHWC_Q */
 /* y = clamp(ZY + rshift_round(acc * mult, shift)) for one output */
 static inline int32_t cq_out(int64_t acc, int32_t mult, int s, int32_t zy, int32_t lo, int32_t hi)
 {
@@ -674,7 +674,7 @@ static void cq_range(int off, int s, int n, int no, int *lo, int *hi)
 
 /* @npu-end */
 
-/* @npu-kernel CONV_Q CONV_T_Q */
+/* @npu-kernel CONV_Q CONV_T_Q CONV_NHWC_Q */
 /* cq_requant's unsigned path on whole vectors: y[at + i] for i below the
  * count returned (the scalar loop does the rest), lane by lane the same
  * arithmetic: a = acc - z cs + b (mod 2^32), the 32 x 32 -> 64-bit product
@@ -7425,7 +7425,6 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 #endif
 #endif
 	int16_t *wt = scratch;
-	int32_t *acc = (int32_t *)(void *)((uint8_t *)scratch + (((size_t)taps * C * 2 + 15) & ~(size_t)15));
 	for (int c = 0; c < C; c++) {
 		int32_t z = wzp ? wzp[c] : 0;
 		for (int t = 0; t < taps; t++)
@@ -7472,29 +7471,96 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 		return;
 	}
 #endif
-	for (int n = 0; n < N; n++)
-		for (int oh = 0; oh < OH; oh++)
-			for (int ow = 0; ow < OW; ow++) {
-				for (int c = 0; c < C; c++)
-					acc[c] = 0;
-				for (int kh = 0; kh < KH; kh++) {
-					int ih = oh * SH - PT + kh * DH;
-					if (ih < 0 || ih >= H)
-						continue;
-					for (int kw = 0; kw < KW; kw++) {
-						int iw = ow * SW - PL + kw * DW;
-						if (iw >= 0 && iw < W)
-							cn_dw_add(acc, x + (((size_t)n * H + ih) * W + iw) * C,
-								  wt + (size_t)(kh * KW + kw) * C, C, ZX);
+	/* 16 channels at a time through every pixel, their requantization's
+	 * constants set once (cq_uq_row's unsigned arithmetic where
+	 * cq_requant would take it, |acc| < 2^22 here; else rt_mulshift) */
+	for (int c0 = 0; c0 < C; c0 += 16) {
+		int nc = C - c0 < 16 ? C - c0 : 16, uq[16], sh[16];
+		rt_uq q[16];
+		uint32_t bu[16];
+		for (int j = 0; j < nc; j++) {
+			int64_t b = cq_bias(p, bias, c0 + j);
+			sh[j] = rt_shift(shift[c0 + j]);
+			uq[j] = YT == NPU_T_I8 && b > -(1 << 30) && b < (1 << 30) && mult[c0 + j] >= 0 &&
+				rt_uq_init(&q[j], sh[j], 62, (uint64_t)mult[c0 + j] << 31, ZY, LO, HI) == 0;
+			bu[j] = (uint32_t)b + 0x80000000u;
+		}
+#if !defined(NPU_NO_SIMD) && defined(__AVX2__)
+		/* AVX2: 8 channels' lanes requantized at once (cq_uq_simd's
+		 * arithmetic with each lane's own constants) where all 8 take it */
+		int lane[2] = {0, 0};
+		__m256i vb[2], vm[2], vd[2][2], vs[2][2], vl[2], vh[2], vz[2];
+		for (int h = 0; h < 2; h++) {
+			int ok = nc >= 8 * (h + 1);
+			for (int j = 8 * h; ok && j < 8 * h + 8; j++)
+				ok = uq[j] && sh[j] >= 32;
+			if (!ok)
+				continue;
+			uint64_t d[8], e[8];
+			int32_t m8[8], lu[8], hu[8], zb[8], b8[8];
+			for (int j = 0; j < 8; j++) {
+				const rt_uq *r = &q[8 * h + j];
+				d[j] = r->D, e[j] = (uint64_t)sh[8 * h + j], m8[j] = mult[c0 + 8 * h + j];
+				lu[j] = (int32_t)r->lu, hu[j] = (int32_t)r->hu, zb[j] = r->base, b8[j] = (int32_t)bu[8 * h + j];
+			}
+			lane[h] = 1;
+			vb[h] = _mm256_loadu_si256((const __m256i *)(const void *)b8);
+			vm[h] = _mm256_loadu_si256((const __m256i *)(const void *)m8);
+			vl[h] = _mm256_loadu_si256((const __m256i *)(const void *)lu);
+			vh[h] = _mm256_loadu_si256((const __m256i *)(const void *)hu);
+			vz[h] = _mm256_loadu_si256((const __m256i *)(const void *)zb);
+			vd[h][0] = _mm256_set_epi64x((int64_t)d[6], (int64_t)d[4], (int64_t)d[2], (int64_t)d[0]);
+			vd[h][1] = _mm256_set_epi64x((int64_t)d[7], (int64_t)d[5], (int64_t)d[3], (int64_t)d[1]);
+			vs[h][0] = _mm256_set_epi64x((int64_t)e[6], (int64_t)e[4], (int64_t)e[2], (int64_t)e[0]);
+			vs[h][1] = _mm256_set_epi64x((int64_t)e[7], (int64_t)e[5], (int64_t)e[3], (int64_t)e[1]);
+		}
+#endif
+		for (int n = 0; n < N; n++)
+			for (int oh = 0; oh < OH; oh++)
+				for (int ow = 0; ow < OW; ow++) {
+					int32_t s16[16] = {0};
+					for (int kh = 0; kh < KH; kh++) {
+						int ih = oh * SH - PT + kh * DH;
+						if (ih < 0 || ih >= H)
+							continue;
+						for (int kw = 0; kw < KW; kw++) {
+							int iw = ow * SW - PL + kw * DW;
+							if (iw >= 0 && iw < W)
+								cn_dw_add(s16, x + (((size_t)n * H + ih) * W + iw) * C + c0,
+									  wt + (size_t)(kh * KW + kw) * C + c0, nc, ZX);
+						}
+					}
+					size_t yo = (((size_t)n * OH + oh) * OW + ow) * C + c0;
+					int j = 0;
+#if !defined(NPU_NO_SIMD) && defined(__AVX2__)
+					for (int h = 0; h < 2 && lane[h]; h++, j += 8) {
+						__m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(s16 + j)), vb[h]);
+						__m256i e = _mm256_srlv_epi64(_mm256_add_epi64(_mm256_mul_epu32(a, vm[h]), vd[h][0]), vs[h][0]);
+						__m256i o = _mm256_srlv_epi64(
+							_mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(vm[h], 32)),
+									 vd[h][1]),
+							vs[h][1]);
+						__m256i v = _mm256_blend_epi32(e, _mm256_slli_epi64(o, 32), 0xaa);
+						v = _mm256_min_epu32(_mm256_max_epu32(v, vl[h]), vh[h]);
+						v = _mm256_add_epi32(vz[h], _mm256_sub_epi32(v, vl[h]));	/* in [LO, HI]: the packs only narrow */
+						__m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+						_mm_storel_epi64((__m128i *)(void *)((int8_t *)y + yo + j), _mm_packs_epi16(w16, w16));
+					}
+#endif
+					for (; j < nc; j++) {
+						if (uq[j]) {
+							uint32_t u = (uint32_t)(((uint64_t)((uint32_t)s16[j] + bu[j]) * (uint32_t)mult[c0 + j] +
+										 q[j].D) >> sh[j]);
+							u = u < q[j].lu ? q[j].lu : u > q[j].hu ? q[j].hu : u;
+							((int8_t *)y)[yo + j] = (int8_t)(q[j].base + (int32_t)(u - q[j].lu));
+							continue;
+						}
+						rt_sti(y, YT, yo + j,
+						       rt_clamp(ZY + rt_mulshift(cq_bias(p, bias, c0 + j) + s16[j], mult[c0 + j], sh[j]), LO,
+								HI));
 					}
 				}
-				size_t yo = (((size_t)n * OH + oh) * OW + ow) * C;
-
-				for (int c = 0; c < C; c++)
-					rt_sti(y, YT, yo + c,
-					       rt_clamp(ZY + rt_mulshift(cq_bias(p, bias, c) + acc[c], mult[c], rt_shift(shift[c])),
-							LO, HI));
-			}
+	}
 }
 
 /* Channel-last regular int8 convolution (cn_regular): 4 output channels of
@@ -7684,7 +7750,8 @@ static int cn_regular(const int32_t *p, void *const *a)
 
 /* Channel-last int8 convolution on AMX tiles (cn_amx; x86-64 Linux with
  * RT_AMX, the tile state granted; without tiles, on AVX-512 VNNI, the
- * same steps with their products by vpdpbusd: cn_vnni_band, cn_vnni_1x1),
+ * same steps with their products by vpdpbusd: cn_vnni_band, cn_vnni_1x1;
+ * on x86 without AVX-512 VNNI, by pmaddwd: cn_gen_band, cn_gen_1x1),
  * the transposed product as for the
  * panel path but with nothing rearranged in the weights: C (16 output
  * channels x 16 pixels, int32) += A (16 channels x kc bytes of one tap:
@@ -7782,7 +7849,13 @@ static size_t cn_amx_geo(const int32_t *p, cn_ageo *q)
 	defined(__AVX512VNNI__)
 #define CN_VNNI 1	/* cn_amx's products by vpdpbusd where the tiles are not there */
 #endif
-#if defined(RT_AMX) || defined(CN_VNNI)
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__) && !defined(RT_AMX) && !defined(CN_VNNI)
+#define CN_GEN 1	/* cn_amx's steps by pmaddwd (SSE2, AVX2) */
+#define CN_GEN_ON 1
+#else
+#define CN_GEN_ON 0
+#endif
+#if defined(RT_AMX) || defined(CN_VNNI) || defined(CN_GEN)
 #define CN_TILES 1
 #if defined(RT_AMX)
 #define CN_ON_TILES() cq_amx_ready()
@@ -7797,19 +7870,25 @@ static int cn_amx_use(const int32_t *p, void *const *a, cn_ageo *q)
 	const int32_t *wzp = a[5];
 	int OC = p[NPU_CV_OC];
 	int64_t room = INT32_MAX - (int64_t)32640 * p[NPU_CV_C] * p[NPU_CV_KH] * p[NPU_CV_KW];
-	if (!cn_amx_geo(p, q) || p[NPU_CV_ZX] < -128 || p[NPU_CV_ZX] > 127 || !cn_rq_fits(p))
+	if (!cn_amx_geo(p, q) || p[NPU_CV_ZX] < -128 || p[NPU_CV_ZX] > 127)
 		return 0;
+#if !defined(CN_GEN)	/* (cn_gen_out requantizes by cq_requant) */
+	if (!cn_rq_fits(p))
+		return 0;
+#endif
 	for (int o = 0; o < OC; o++) {
 		int64_t b = cq_bias(p, a[2], o);
 		if ((wzp && wzp[o]) || b > room || b < -room)
 			return 0;
 	}
-#if defined(CN_VNNI)
+#if defined(CN_VNNI) || defined(CN_GEN)
 	return 1;
 #else
 	return cq_amx_ready();
 #endif
 }
+
+#if !defined(CN_GEN)
 
 /* 16 rows of 16 dwords transposed (32- and 64-bit unpacks within the
  * 128-bit lanes, then the lanes) */
@@ -7831,6 +7910,7 @@ static inline void cn_tr16d(__m512i *r)
 		r[8 + j] = _mm512_shuffle_i32x4(v2, v3, 0x88), r[12 + j] = _mm512_shuffle_i32x4(v2, v3, 0xdd);
 	}
 }
+#endif
 
 /* the sum of K int8 weights (|.| <= 128 K < 2^31) */
 static int32_t cn_wsum(const int8_t *w, size_t K)
@@ -7872,6 +7952,7 @@ typedef struct {
 	int n, oh0, nq, q0, ob[2];
 } cn_astep;
 
+#if !defined(CN_GEN)
 /* step s's C tiles, stored in cb, requantized into y: each tile
  * transposed so that a pixel's 16 channels are lanes, with their own
  * bias (bq), mult and shift */
@@ -7942,6 +8023,7 @@ static void cn_amx_regroup(const int8_t *w, int C, const int ob[2], int8_t *wt, 
 						    _mm512_xor_si512(v[r], flip));
 		}
 }
+#endif
 
 #if defined(RT_AMX)
 /* cn_amx's direct mode: C (16 pixels x 16 output channels, int32) += A
@@ -8170,6 +8252,209 @@ static void cn_vnni_1x1(const int32_t *p, void *const *a, int32_t *bq, int8_t *w
 }
 #endif
 
+#if defined(CN_GEN)
+/* x86 without AVX-512 VNNI (SSE2, AVX2: what cc -O2 targets there):
+ * cn_amx's bands staged as they are (quads of x, not flipped: bq takes ZX
+ * sum w) by plain dword moves (cn_stage), their products by pmaddwd
+ * on the quads sign-extended to int16 against a weight quad widened and
+ * broadcast (cn_gen_dots: 2 output channels x 16 pixels a pass, each
+ * pixel's two pair sums kept apart in lanes until the taps are done), and
+ * each C tile requantized channel by channel (cq_requant's vector rows)
+ * and transposed into the pixels' channel-last rows (cn_gen_out). The
+ * direct mode stages a tile of 16 pixels' channels as quads (the 32 C
+ * bytes after bq hold it) and runs every channel block on it. */
+static void cn_stage(const uint8_t *const src[16], int np, int Cq, int kb, int32_t ZX, uint8_t *d, size_t qs, int flip)
+{
+	(void)kb, (void)flip;	/* (the callers' bytes past kb are ZX or weigh 0; no flip here) */
+	uint32_t zq = 0x01010101u * (uint8_t)ZX;
+	for (int r = 0; r < Cq; r++, d += qs)
+		for (int i = 0; i < np; i++) {
+			uint32_t v = zq;
+			if (src[i])
+				memcpy(&v, src[i] + 4 * r, 4);
+			memcpy(d + 4 * i, &v, 4);
+		}
+}
+
+/* c[16 j + i] (+= unless first) sum over taps t < nt and quads q < nq of
+ * x's quad at bt[t] + q bs + 4 i by w's at w + j Ke + t Ce + 4 q: 16
+ * channels j of 16 pixels i */
+static void cn_gen_dots(const uint8_t *const *bt, int nt, int nq, size_t bs, const int8_t *w, size_t Ke, int Ce,
+			int first, int32_t *c)
+{
+	for (int j = 0; j < 16; j += 2) {
+		const int8_t *w0 = w + (size_t)j * Ke, *w1 = w0 + Ke;
+		int32_t *c0 = c + 16 * j, *c1 = c0 + 16;
+#if defined(__AVX2__)
+		/* lanes: pixel 4 k + l's pair sums at 2 l, 2 l + 1 of register k
+		 * (cvtepi8_epi16 keeps a pixel's quad in one 128-bit half) */
+		__m256i s00 = _mm256_setzero_si256(), s01 = s00, s02 = s00, s03 = s00;
+		__m256i s10 = s00, s11 = s00, s12 = s00, s13 = s00;
+		for (int t = 0; t < nt; t++) {
+			const uint8_t *b = bt[t];
+			const int8_t *u0 = w0 + (size_t)t * Ce, *u1 = w1 + (size_t)t * Ce;
+			for (int q = 0; q < nq; q++, b += bs) {
+				int32_t d0, d1;
+				memcpy(&d0, u0 + 4 * q, 4), memcpy(&d1, u1 + 4 * q, 4);
+				__m256i v0 = _mm256_broadcastq_epi64(_mm_cvtepi8_epi16(_mm_cvtsi32_si128(d0)));
+				__m256i v1 = _mm256_broadcastq_epi64(_mm_cvtepi8_epi16(_mm_cvtsi32_si128(d1)));
+#define CN_GX(k, o0, o1) \
+	do { \
+		__m256i xk = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(b + 16 * (k)))); \
+		o0 = _mm256_add_epi32(o0, _mm256_madd_epi16(xk, v0)); \
+		o1 = _mm256_add_epi32(o1, _mm256_madd_epi16(xk, v1)); \
+	} while (0)
+				CN_GX(0, s00, s10);
+				CN_GX(1, s01, s11);
+				CN_GX(2, s02, s12);
+				CN_GX(3, s03, s13);
+#undef CN_GX
+			}
+		}
+		/* hadd: pixels 0 1 4 5 | 2 3 6 7; the 64-bit lanes put in order */
+		__m256i r[4] = {_mm256_permute4x64_epi64(_mm256_hadd_epi32(s00, s01), 0xd8),
+				_mm256_permute4x64_epi64(_mm256_hadd_epi32(s02, s03), 0xd8),
+				_mm256_permute4x64_epi64(_mm256_hadd_epi32(s10, s11), 0xd8),
+				_mm256_permute4x64_epi64(_mm256_hadd_epi32(s12, s13), 0xd8)};
+		for (int k = 0; k < 4; k++) {
+			int32_t *o = (k < 2 ? c0 : c1) + 8 * (k & 1);
+			if (!first)
+				r[k] = _mm256_add_epi32(r[k], _mm256_loadu_si256((const __m256i *)(const void *)o));
+			_mm256_storeu_si256((__m256i *)(void *)o, r[k]);
+		}
+#else
+		/* 8 pixels a pass: pixel 2 k + l's pair sums at 2 l, 2 l + 1 */
+		for (int h = 0; h < 16; h += 8) {
+			__m128i s00 = _mm_setzero_si128(), s01 = s00, s02 = s00, s03 = s00;
+			__m128i s10 = s00, s11 = s00, s12 = s00, s13 = s00;
+			for (int t = 0; t < nt; t++) {
+				const uint8_t *b = bt[t] + 4 * h;
+				const int8_t *u0 = w0 + (size_t)t * Ce, *u1 = w1 + (size_t)t * Ce;
+				for (int q = 0; q < nq; q++, b += bs) {
+					int32_t d0, d1;
+					memcpy(&d0, u0 + 4 * q, 4), memcpy(&d1, u1 + 4 * q, 4);
+					__m128i v0 = _mm_cvtsi32_si128(d0), v1 = _mm_cvtsi32_si128(d1);
+					v0 = _mm_srai_epi16(_mm_unpacklo_epi8(v0, v0), 8), v1 = _mm_srai_epi16(_mm_unpacklo_epi8(v1, v1), 8);
+					v0 = _mm_unpacklo_epi64(v0, v0), v1 = _mm_unpacklo_epi64(v1, v1);
+					__m128i xa = _mm_loadu_si128((const __m128i *)(const void *)b);
+					__m128i xb = _mm_loadu_si128((const __m128i *)(const void *)(b + 16));
+					__m128i x0 = _mm_srai_epi16(_mm_unpacklo_epi8(xa, xa), 8), x1 = _mm_srai_epi16(_mm_unpackhi_epi8(xa, xa), 8);
+					__m128i x2 = _mm_srai_epi16(_mm_unpacklo_epi8(xb, xb), 8), x3 = _mm_srai_epi16(_mm_unpackhi_epi8(xb, xb), 8);
+					s00 = _mm_add_epi32(s00, _mm_madd_epi16(x0, v0)), s10 = _mm_add_epi32(s10, _mm_madd_epi16(x0, v1));
+					s01 = _mm_add_epi32(s01, _mm_madd_epi16(x1, v0)), s11 = _mm_add_epi32(s11, _mm_madd_epi16(x1, v1));
+					s02 = _mm_add_epi32(s02, _mm_madd_epi16(x2, v0)), s12 = _mm_add_epi32(s12, _mm_madd_epi16(x2, v1));
+					s03 = _mm_add_epi32(s03, _mm_madd_epi16(x3, v0)), s13 = _mm_add_epi32(s13, _mm_madd_epi16(x3, v1));
+				}
+			}
+#define CN_GP(a, b) \
+	_mm_add_epi32(_mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(a), _mm_castsi128_ps(b), 0x88)), \
+		      _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(a), _mm_castsi128_ps(b), 0xdd)))
+			__m128i r[4] = {CN_GP(s00, s01), CN_GP(s02, s03), CN_GP(s10, s11), CN_GP(s12, s13)};
+#undef CN_GP
+			for (int k = 0; k < 4; k++) {
+				int32_t *o = (k < 2 ? c0 : c1) + h + 4 * (k & 1);
+				if (!first)
+					r[k] = _mm_add_epi32(r[k], _mm_loadu_si128((const __m128i *)(const void *)o));
+				_mm_storeu_si128((__m128i *)(void *)o, r[k]);
+			}
+		}
+#endif
+	}
+}
+
+/* a C tile (c: 16 channels' rows of 16 pixels; bq: their bias - ZX sum
+ * w from channel o) requantized into the pixels' rows yp[i] (NULL: a
+ * pixel not written) */
+static void cn_gen_out(const int32_t *p, void *const *a, const int32_t *bq, int o, const int32_t *c, int8_t *const yp[16])
+{
+	const int32_t *mult = a[3], *shift = a[4];
+	int8_t t[16][16];
+	for (int j = 0; j < 16; j++)
+		cq_requant(t[j], NPU_T_I8, 0, c + 16 * j, NULL, 0, 16, 1, 0, bq[o + j], mult[o + j], shift[o + j],
+			   p[NPU_CV_ZY], p[NPU_CV_LO], p[NPU_CV_HI]);
+	for (int i = 0; i < 16; i++)
+		if (yp[i])
+			for (int j = 0; j < 16; j++)
+				yp[i][o + j] = t[j][i];
+}
+
+/* cn_amx's direct mode: a tile of 16 pixels (the last one ending at the
+ * last pixel) staged as quads in st, then every channel block on it */
+static void cn_gen_1x1(const int32_t *p, void *const *a, int32_t *bq, uint8_t *st)
+{
+	const int8_t *x = a[0], *w = a[1];
+	int8_t *y = a[6];
+	int C = p[NPU_CV_C], OC = p[NPU_CV_OC];
+	size_t P = (size_t)p[NPU_CV_N] * p[NPU_CV_OH] * p[NPU_CV_OW];
+	int32_t cb[256];
+	for (int o0 = 0; o0 < OC; o0 += 32)
+		cn_amx_bq(p, a, bq, o0, (size_t)C, p[NPU_CV_ZX]);
+	for (size_t p0 = 0; p0 < P; p0 += 16) {
+		size_t t0 = p0 + 16 <= P ? p0 : P - 16;
+		const uint8_t *src[16];
+		int8_t *yp[16];
+		for (int i = 0; i < 16; i++)
+			src[i] = (const uint8_t *)x + (t0 + i) * C, yp[i] = y + (t0 + i) * OC;
+		cn_stage(src, 16, C / 4, C, 0, st, 64, 0);
+		const uint8_t *bt[1] = {st};
+		for (int o = 0; o < OC; o += 16) {
+			int ob = o + 16 <= OC ? o : OC - 16;
+			cn_gen_dots(bt, 1, C / 4, 64, w + (size_t)ob * C, (size_t)C, C, 1, cb);
+			cn_gen_out(p, a, bq, ob, cb, yp);
+		}
+	}
+}
+
+/* the band's pixel tile from q0 (of nq) for channel block ob: its taps'
+ * quads in the staged planes, in chunks of CN_GEN_TAPS */
+#define CN_GEN_TAPS 64
+static void cn_gen_band(const int32_t *p, const cn_ageo *g, void *const *a, const int8_t *w, const uint8_t *st,
+			const int32_t *bq, int ob, int n, int oh0, int nq, int q0)
+{
+	int KH = p[NPU_CV_KH], SH = p[NPU_CV_SH], DH = p[NPU_CV_DH], OH = p[NPU_CV_OH], OW = p[NPU_CV_OW];
+	int OC = p[NPU_CV_OC], KWe = g->KWe, SWe = g->SWe, DWe = g->DWe, Wq = g->Wq, nt = KH * KWe, t = 0;
+	size_t Ke = (size_t)nt * g->Ce, qs = (size_t)SWe * g->NS * g->L * 4;
+	int32_t cb[256];
+	const uint8_t *bt[CN_GEN_TAPS];
+	for (int t0 = 0; t0 < nt; t0 += CN_GEN_TAPS) {
+		int m = nt - t0 < CN_GEN_TAPS ? nt - t0 : CN_GEN_TAPS;
+		for (int i = 0; i < m; i++, t++) {
+			int kh = t / KWe, kw = t % KWe, ph = kw * DWe % SWe, kwo = kw * DWe / SWe;
+			bt[i] = st + (((size_t)ph * g->NS + kh % g->M) * g->L + (size_t)(kh * DH / SH) * Wq + q0 + kwo) * 4;
+		}
+		cn_gen_dots(bt, m, g->Cq, qs, w + (size_t)ob * Ke + (size_t)t0 * g->Ce, Ke, g->Ce, t0 == 0, cb);
+	}
+	int8_t *yp[16];
+	for (int i = 0, ol = q0 / Wq, ow = q0 % Wq; i < 16; i++) {
+		yp[i] = q0 + i < nq && ow < OW ? (int8_t *)a[6] + (((size_t)n * OH + oh0 + ol) * OW + ow) * OC : NULL;
+		if (++ow == Wq)
+			ow = 0, ol++;
+	}
+	cn_gen_out(p, a, bq, ob, cb, yp);
+}
+#endif
+
+#if !defined(CN_GEN)
+/* np (<= 16) pixels' Cq quads (src[i]: the pixel's bytes, the first kb of
+ * them, ZX past them; NULL: all ZX) to d + 4 i + r qs, each byte xor
+ * flip: a transpose of dwords by 16 quads, masked at the ends */
+static void cn_stage(const uint8_t *const src[16], int np, int Cq, int kb, int32_t ZX, uint8_t *d, size_t qs, int flip)
+{
+	const __m512i f = _mm512_set1_epi8((char)flip), zx = _mm512_set1_epi8((char)ZX);
+	__mmask16 pm = (__mmask16)((1u << np) - 1);
+	for (int r = 0; r < Cq; r += 16) {
+		int nr = Cq - r < 16 ? Cq - r : 16, kr = kb - 4 * r;
+		__mmask64 bm = kr >= 64 ? ~(__mmask64)0 : kr <= 0 ? 0 : ((__mmask64)1 << kr) - 1;
+		__m512i v[16];
+		for (int i = 0; i < 16; i++)
+			v[i] = i >= np ? _mm512_setzero_si512() : src[i] ? _mm512_mask_loadu_epi8(zx, bm, src[i] + 4 * r) : zx;
+		cn_tr16d(v);
+		for (int k = 0; k < nr; k++)
+			_mm512_mask_storeu_epi32((void *)(d + (size_t)(r + k) * qs), pm, _mm512_xor_si512(v[k], f));
+	}
+}
+#endif
+
 static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 {
 	cn_ageo q;
@@ -8194,7 +8479,8 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 		}
 		w = wr;
 	}
-	int tl = CN_ON_TILES();	/* else CN_VNNI's products */
+	int tl = CN_ON_TILES();	/* else CN_VNNI's products (or CN_GEN's) */
+	(void)tl;
 #if defined(RT_AMX)
 	if (tl) {	/* palette 1; C 0-3: 16 x 64 bytes; A 4-5: 16 x kc; B 6-7: kc / 4 x 64 */
 		int kc = q.kc;
@@ -8218,12 +8504,21 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 		cn_vnni_1x1(p, a, bq, wr);
 		return 1;
 	}
-	const __m512i flip = _mm512_set1_epi8((char)(tl ? 0 : 0x80));	/* staged x + 128 for vpdpbusd */
+	const int flip = tl ? 0 : 0x80;	/* staged x + 128 for vpdpbusd */
 #else
-	const __m512i flip = _mm512_setzero_si512();
+#if defined(CN_GEN)
+	if (q.dm) {
+		cn_gen_1x1(p, a, bq, st);
+		return 1;
+	}
 #endif
+	const int flip = 0;
+#endif
+	const int32_t zc = flip ? ZX + 128 : ZX;
+#if !defined(CN_GEN)
 	int32_t cb[4][256] __attribute__((aligned(64)));
 	cn_astep pd = {-1, 0, 0, 0, {0, 0}};	/* the step whose tiles are in cb (n < 0: none) */
+#endif
 	for (int n = 0; n < N; n++)
 		for (int oh0 = 0; oh0 < OH; oh0 += q.nb) {
 			int nbr = OH - oh0 < q.nb ? OH - oh0 : q.nb, nq = nbr * Wq;
@@ -8244,7 +8539,8 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 								uint8_t *rb = (uint8_t *)row[i];
 								int iw0 = (ow0 + i) * SW - PL;
 								src[i] = NULL;
-								if (ih >= 0 && ih < H && iw0 >= 0 && iw0 + (KW - 1) * DW < W && DW == 1) {
+								if (ih >= 0 && ih < H && iw0 >= 0 && iw0 + (KW - 1) * DW < W && DW == 1 &&
+								    (!CN_GEN_ON || Ce == KW * C)) {	/* (cn_stage reads Ce bytes) */
 									src[i] = x + (((size_t)n * H + ih) * W + iw0) * C;
 									continue;
 								}
@@ -8255,23 +8551,10 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 										memcpy(rb + kw * C, x + (((size_t)n * H + ih) * W + iw) * C, (size_t)C);
 								}
 							}
-							uint8_t *d = st + ((size_t)sl * L + (size_t)lr * Wq + ow0) * 4;
-							__mmask16 pm = (__mmask16)((1u << np) - 1);
-							for (int r = 0; r < Cq; r += 16) {
-								int nr = Cq - r < 16 ? Cq - r : 16;
-								__mmask16 rm = (__mmask16)((1u << nr) - 1);
-								__m512i v[16];
-								int kb = KW * C - 4 * r;
-								__mmask64 bm = kb >= 64 ? ~(__mmask64)0 : kb <= 0 ? 0 : ((__mmask64)1 << kb) - 1;
-								for (int i = 0; i < 16; i++)
-									v[i] = i >= np	  ? _mm512_setzero_si512()
-									       : src[i] ? _mm512_mask_loadu_epi8(_mm512_set1_epi8((char)ZX), bm, src[i] + 4 * r)
-											: _mm512_maskz_loadu_epi32(rm, row[i] + r);
-								cn_tr16d(v);
-								for (int k = 0; k < nr; k++)
-									_mm512_mask_storeu_epi32((void *)(d + (size_t)(r + k) * qs), pm,
-												 _mm512_xor_si512(v[k], flip));
-							}
+							const uint8_t *s8[16];
+							for (int i = 0; i < np; i++)
+								s8[i] = src[i] ? (const uint8_t *)src[i] : (const uint8_t *)row[i];
+							cn_stage(s8, np, Cq, KW * C, ZX, st + ((size_t)sl * L + (size_t)lr * Wq + ow0) * 4, qs, flip);
 						}
 						continue;
 					}
@@ -8285,22 +8568,7 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 										 ? (const uint8_t *)x + (((size_t)n * H + ih) * W + iw) * C
 										 : NULL;
 							}
-							/* up to 16 columns by 16 quads: a transpose of dwords, masked at the ends */
-							int np = Wq - j0 < 16 ? Wq - j0 : 16;
-							__mmask16 pm = (__mmask16)((1u << np) - 1);
-							for (int r = 0; r < Cq; r += 16) {
-								int nr = Cq - r < 16 ? Cq - r : 16;
-								__mmask16 rm = (__mmask16)((1u << nr) - 1);
-								__m512i v[16];
-								for (int i = 0; i < 16; i++)
-									v[i] = i >= np	  ? _mm512_setzero_si512()
-									       : src[i] ? _mm512_maskz_loadu_epi32(rm, src[i] + 4 * r)
-											: _mm512_set1_epi8((char)ZX);
-								cn_tr16d(v);
-								for (int k = 0; k < nr; k++)
-									_mm512_mask_storeu_epi32((void *)(d + (size_t)(r + k) * qs), pm,
-												 _mm512_xor_si512(v[k], flip));
-							}
+							cn_stage(src, Wq - j0 < 16 ? Wq - j0 : 16, Cq, 4 * Cq, ZX, d, qs, flip);
 						}
 				}
 			for (int o0 = 0; o0 < OC; o0 += 32) {
@@ -8308,7 +8576,12 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 				/* on the first band: the block's weights then stay in the
 				 * cache for its tiles */
 				if (n == 0 && oh0 == 0)
-					cn_amx_bq(p, a, bq, o0, K, tl ? ZX : ZX + 128);
+					cn_amx_bq(p, a, bq, o0, K, zc);
+#if defined(CN_GEN)
+				for (int q0 = 0; q0 < nq; q0 += 16)
+					for (int t = 0; t < 2 && ob[t] >= 0; t++)
+						cn_gen_band(p, &q, a, w, st, bq, ob[t], n, oh0, nq, q0);
+#else
 				for (int q0 = 0; q0 < nq; q0 += 32) {
 					int two = q0 + 16 < nq;
 #if defined(RT_AMX)
@@ -8334,10 +8607,13 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 #endif
 					pd = (cn_astep){n, oh0, nq, q0, {ob[0], ob[1]}};
 				}
+#endif
 			}
 		}
+#if !defined(CN_GEN)
 	if (pd.n >= 0)
 		cn_amx_out(p, a, bq, Wq, cb, &pd);
+#endif
 #if defined(RT_AMX)
 	if (tl)
 		_tile_release();
