@@ -16,7 +16,7 @@ A64_CC=${A64_CC:-aarch64-linux-gnu-gcc}
 DUMP=${DUMP:-aarch64-linux-gnu-objdump}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-FUNCS="cq_dmicro cq_dw3 cq_dw3x8 cn_dw_dot cn_dw_add cn_depthwise k_conv_nhwc_q"
+FUNCS="cq_dmicro cq_dw3 cq_dw3x8 cn_dw_dot cn_dw_add cn_depthwise k_conv_nhwc_q cn_dot4 cn_gen_dots"
 
 # loops OBJ: one line per loop (or loop-less function) with MACs
 loops() {

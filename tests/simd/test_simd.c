@@ -1755,9 +1755,9 @@ int main(void)
 #if defined(CN_TILES)
 	/* on tiles, or where there are none (no AMX, or Linux refused the
 	 * tile state) their products by vpdpbusd (CN_VNNI), or on x86 without
-	 * AVX-512 VNNI by pmaddwd (CN_GEN) */
+	 * AVX-512 VNNI by pmaddwd, on aarch64 by sdot (CN_GEN) */
 	printf("# nhwcamx: %s; %d of %d AMX-shaped channel-last convolutions on cn_amx (%d of all)\n",
-	       CN_ON_TILES() ? "on tiles" : CN_GEN_ON ? "by pmaddwd (SSE2, AVX2)" : "on VNNI, no tiles", nhwc_amx - aall,
+	       CN_ON_TILES() ? "on tiles" : CN_GEN_ON ? "by pmaddwd or sdot (CN_GEN)" : "on VNNI, no tiles", nhwc_amx - aall,
 	       nat, nhwc_amx);
 	CHECK(nhwc_amx - aall > nat * 3 / 4);
 	printf("# nhwcamx: %d in direct mode (1x1, stride 1)\n", nhwc_amx1 - a1);

@@ -196,7 +196,7 @@ static inline ptrdiff_t rt_walk_off(const int32_t *idx, const int32_t *s)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT CONV_T_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT CONV_T_Q CONV_NHWC_Q */
 /* The int8 fast paths requantize an accumulator v (|v| <= 2^E) computed
  * as an unsigned sum of products of non-negative 32-bit values, u = v + neg
  * (e.g. (x - ZX + 256) MULT = v + 256 MULT): SSE2 and every SIMD ISA
@@ -886,7 +886,10 @@ static void cq_uq_row(void *y, int32_t YT, size_t at, const int32_t *restrict ac
  * or NULL). a = acc[i] - z cs[i] is the exact sum of (x - ZX)(w - z),
  * below 2^30 in magnitude, so with |bias| < 2^30, a + bias fits an int32
  * and the usual case (s >= 32, mult >= 0) runs on unsigned products
- * (rt_uq). */
+ * (rt_uq). Channel-last headers call it under CN_GEN only. */
+#if defined(__GNUC__)
+__attribute__((unused))
+#endif
 static void cq_requant(void *y, int32_t YT, size_t at, const int32_t *restrict acc, const int32_t *restrict cs,
 		       int32_t z, int n, int rows, size_t astride, int32_t bias, int32_t mult, int32_t shift, int32_t zy,
 		       int32_t lo, int32_t hi)
@@ -7402,6 +7405,60 @@ static int cn_dw_taps(const int32_t *p, const int8_t *x, const int16_t *wt, int 
 }
 #endif
 
+#if !defined(NPU_NO_SIMD) && defined(__AVX2__)
+#define CN_LQ 1
+/* 8 channels' int32 sums requantized in lanes, each with its own
+ * constants (cn_lq_set, once per block of channels): cq_uq_simd's
+ * arithmetic, a = v + b + 2^31 (mod 2^32), (a m + D) >> s by vpmuludq on
+ * the even and the odd lanes and vpsrlvq, the unsigned clamp to [lu, hu]
+ * and the rebase; exact where every v + b fits an int32 (the callers'
+ * bound) and cq_requant would take the unsigned path with s >= 32 (else
+ * cn_lq_set returns 0). The results lie in [LO, HI]. */
+typedef struct {
+	__m256i b, m, d[2], s[2], l, h, z;
+} cn_lq;
+
+static int cn_lq_set(cn_lq *k, const int32_t *b, const int32_t *mult, const int32_t *shift, const int32_t *p)
+{
+	int64_t d[8], e[8];
+	int32_t lu[8], hu[8], zb[8], bu[8];
+	for (int j = 0; j < 8; j++) {
+		rt_uq q;
+		int s = rt_shift(shift[j]);
+		if (mult[j] < 0 || s < 32 ||
+		    rt_uq_init(&q, s, 62, (uint64_t)mult[j] << 31, p[NPU_CV_ZY], p[NPU_CV_LO], p[NPU_CV_HI]))
+			return 0;
+		d[j] = (int64_t)q.D, e[j] = s, lu[j] = (int32_t)q.lu, hu[j] = (int32_t)q.hu, zb[j] = q.base;
+		bu[j] = (int32_t)((uint32_t)b[j] + 0x80000000u);
+	}
+#define CN_LD8(v) _mm256_loadu_si256((const __m256i *)(const void *)(v))
+	k->b = CN_LD8(bu), k->m = CN_LD8(mult), k->l = CN_LD8(lu), k->h = CN_LD8(hu), k->z = CN_LD8(zb);
+#undef CN_LD8
+	k->d[0] = _mm256_set_epi64x(d[6], d[4], d[2], d[0]), k->d[1] = _mm256_set_epi64x(d[7], d[5], d[3], d[1]);
+	k->s[0] = _mm256_set_epi64x(e[6], e[4], e[2], e[0]), k->s[1] = _mm256_set_epi64x(e[7], e[5], e[3], e[1]);
+	return 1;
+}
+
+static inline __m256i cn_lq8(const cn_lq *k, __m256i v)
+{
+	__m256i a = _mm256_add_epi32(v, k->b);
+	__m256i e = _mm256_srlv_epi64(_mm256_add_epi64(_mm256_mul_epu32(a, k->m), k->d[0]), k->s[0]);
+	__m256i o = _mm256_srlv_epi64(
+		_mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(k->m, 32)), k->d[1]), k->s[1]);
+	__m256i r = _mm256_blend_epi32(e, _mm256_slli_epi64(o, 32), 0xaa);
+	r = _mm256_min_epu32(_mm256_max_epu32(r, k->l), k->h);
+	return _mm256_add_epi32(k->z, _mm256_sub_epi32(r, k->l));
+}
+
+/* 16 int32 in [-128, 127] (two registers) to 16 int8 at y */
+static inline void cn_st16(int8_t *y, __m256i lo, __m256i hi)
+{
+	__m256i w = _mm256_packs_epi32(lo, hi);	/* per 128-bit half: lo 0-3, hi 0-3, lo 4-7, hi 4-7 */
+	__m128i b = _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+	_mm_storeu_si128((__m128i *)(void *)y, _mm_shuffle_epi32(b, 0xd8));
+}
+#endif
+
 static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 {
 #if defined(CN_DW_QUADS) && defined(__ARM_NEON)
@@ -7485,34 +7542,16 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 				rt_uq_init(&q[j], sh[j], 62, (uint64_t)mult[c0 + j] << 31, ZY, LO, HI) == 0;
 			bu[j] = (uint32_t)b + 0x80000000u;
 		}
-#if !defined(NPU_NO_SIMD) && defined(__AVX2__)
-		/* AVX2: 8 channels' lanes requantized at once (cq_uq_simd's
-		 * arithmetic with each lane's own constants) where all 8 take it */
+#if defined(CN_LQ)
+		/* AVX2: 8 channels' lanes requantized at once where all 8 take it */
 		int lane[2] = {0, 0};
-		__m256i vb[2], vm[2], vd[2][2], vs[2][2], vl[2], vh[2], vz[2];
+		cn_lq lq[2];
 		for (int h = 0; h < 2; h++) {
-			int ok = nc >= 8 * (h + 1);
-			for (int j = 8 * h; ok && j < 8 * h + 8; j++)
-				ok = uq[j] && sh[j] >= 32;
-			if (!ok)
-				continue;
-			uint64_t d[8], e[8];
-			int32_t m8[8], lu[8], hu[8], zb[8], b8[8];
-			for (int j = 0; j < 8; j++) {
-				const rt_uq *r = &q[8 * h + j];
-				d[j] = r->D, e[j] = (uint64_t)sh[8 * h + j], m8[j] = mult[c0 + 8 * h + j];
-				lu[j] = (int32_t)r->lu, hu[j] = (int32_t)r->hu, zb[j] = r->base, b8[j] = (int32_t)bu[8 * h + j];
-			}
-			lane[h] = 1;
-			vb[h] = _mm256_loadu_si256((const __m256i *)(const void *)b8);
-			vm[h] = _mm256_loadu_si256((const __m256i *)(const void *)m8);
-			vl[h] = _mm256_loadu_si256((const __m256i *)(const void *)lu);
-			vh[h] = _mm256_loadu_si256((const __m256i *)(const void *)hu);
-			vz[h] = _mm256_loadu_si256((const __m256i *)(const void *)zb);
-			vd[h][0] = _mm256_set_epi64x((int64_t)d[6], (int64_t)d[4], (int64_t)d[2], (int64_t)d[0]);
-			vd[h][1] = _mm256_set_epi64x((int64_t)d[7], (int64_t)d[5], (int64_t)d[3], (int64_t)d[1]);
-			vs[h][0] = _mm256_set_epi64x((int64_t)e[6], (int64_t)e[4], (int64_t)e[2], (int64_t)e[0]);
-			vs[h][1] = _mm256_set_epi64x((int64_t)e[7], (int64_t)e[5], (int64_t)e[3], (int64_t)e[1]);
+			int32_t b8[8];
+			lane[h] = nc >= 8 * (h + 1);
+			for (int j = 0; lane[h] && j < 8; j++)
+				lane[h] = uq[8 * h + j], b8[j] = (int32_t)(bu[8 * h + j] - 0x80000000u);
+			lane[h] = lane[h] && cn_lq_set(&lq[h], b8, mult + c0 + 8 * h, shift + c0 + 8 * h, p);
 		}
 #endif
 		for (int n = 0; n < N; n++)
@@ -7532,17 +7571,9 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 					}
 					size_t yo = (((size_t)n * OH + oh) * OW + ow) * C + c0;
 					int j = 0;
-#if !defined(NPU_NO_SIMD) && defined(__AVX2__)
+#if defined(CN_LQ)
 					for (int h = 0; h < 2 && lane[h]; h++, j += 8) {
-						__m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(s16 + j)), vb[h]);
-						__m256i e = _mm256_srlv_epi64(_mm256_add_epi64(_mm256_mul_epu32(a, vm[h]), vd[h][0]), vs[h][0]);
-						__m256i o = _mm256_srlv_epi64(
-							_mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(vm[h], 32)),
-									 vd[h][1]),
-							vs[h][1]);
-						__m256i v = _mm256_blend_epi32(e, _mm256_slli_epi64(o, 32), 0xaa);
-						v = _mm256_min_epu32(_mm256_max_epu32(v, vl[h]), vh[h]);
-						v = _mm256_add_epi32(vz[h], _mm256_sub_epi32(v, vl[h]));	/* in [LO, HI]: the packs only narrow */
+						__m256i v = cn_lq8(&lq[h], _mm256_loadu_si256((const __m256i *)(const void *)(s16 + j)));
 						__m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
 						_mm_storel_epi64((__m128i *)(void *)((int8_t *)y + yo + j), _mm_packs_epi16(w16, w16));
 					}
@@ -7849,8 +7880,9 @@ static size_t cn_amx_geo(const int32_t *p, cn_ageo *q)
 	defined(__AVX512VNNI__)
 #define CN_VNNI 1	/* cn_amx's products by vpdpbusd where the tiles are not there */
 #endif
-#if !defined(NPU_NO_SIMD) && defined(__SSE2__) && !defined(RT_AMX) && !defined(CN_VNNI)
-#define CN_GEN 1	/* cn_amx's steps by pmaddwd (SSE2, AVX2) */
+#if !defined(NPU_NO_SIMD) && !defined(RT_AMX) && !defined(CN_VNNI) && \
+	(defined(__SSE2__) || (defined(__ARM_NEON) && defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)))
+#define CN_GEN 1	/* cn_amx's steps by pmaddwd (SSE2, AVX2) or sdot */
 #define CN_GEN_ON 1
 #else
 #define CN_GEN_ON 0
@@ -7924,6 +7956,18 @@ static int32_t cn_wsum(const int8_t *w, size_t K)
 		acc = _mm512_add_epi64(acc, _mm512_sad_epu8(_mm512_xor_si512(_mm512_loadu_si512((const void *)(w + k)), f),
 							  _mm512_setzero_si512()));
 	s = _mm512_reduce_add_epi64(acc) - 128 * (int64_t)k;
+#elif !defined(NPU_NO_SIMD) && defined(__SSE2__)
+	const __m128i f = _mm_set1_epi8((char)0x80);
+	__m128i acc = _mm_setzero_si128();
+	for (; k + 16 <= K; k += 16)
+		acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(w + k)), f),
+						      _mm_setzero_si128()));
+	int64_t h[2];
+	_mm_storeu_si128((__m128i *)(void *)h, acc);
+	s = h[0] + h[1] - 128 * (int64_t)k;
+#elif !defined(NPU_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
+	for (; k + 16 <= K; k += 16)
+		s += vaddlvq_s8(vld1q_s8(w + k));
 #endif
 	for (; k < K; k++)
 		s += w[k];
@@ -8253,12 +8297,13 @@ static void cn_vnni_1x1(const int32_t *p, void *const *a, int32_t *bq, int8_t *w
 #endif
 
 #if defined(CN_GEN)
-/* x86 without AVX-512 VNNI (SSE2, AVX2: what cc -O2 targets there):
- * cn_amx's bands staged as they are (quads of x, not flipped: bq takes ZX
+/* x86 without AVX-512 VNNI (SSE2, AVX2: what cc -O2 targets there) and
+ * aarch64 with the dot-product extension: cn_amx's bands staged as they are (quads of x, not flipped: bq takes ZX
  * sum w) by plain dword moves (cn_stage), their products by pmaddwd
  * on the quads sign-extended to int16 against a weight quad widened and
  * broadcast (cn_gen_dots: 2 output channels x 16 pixels a pass, each
- * pixel's two pair sums kept apart in lanes until the taps are done), and
+ * pixel's two pair sums kept apart in lanes until the taps are done; on
+ * aarch64 sdot on the quads as they are, 4 channels a pass), and
  * each C tile requantized channel by channel (cq_requant's vector rows)
  * and transposed into the pixels' channel-last rows (cn_gen_out). The
  * direct mode stages a tile of 16 pixels' channels as quads (the 32 C
@@ -8282,6 +8327,47 @@ static void cn_stage(const uint8_t *const src[16], int np, int Cq, int kb, int32
 static void cn_gen_dots(const uint8_t *const *bt, int nt, int nq, size_t bs, const int8_t *w, size_t Ke, int Ce,
 			int first, int32_t *c)
 {
+#if defined(__ARM_NEON)
+	/* sdot: 4 channels x 16 pixels in 16 named registers, x's quads as
+	 * they are against a channel's weight quad in every lane */
+	for (int j = 0; j < 16; j += 4) {
+#define CN_NA(k) int32x4_t a##k##0 = vdupq_n_s32(0), a##k##1 = a##k##0, a##k##2 = a##k##0, a##k##3 = a##k##0
+		CN_NA(0);
+		CN_NA(1);
+		CN_NA(2);
+		CN_NA(3);
+#undef CN_NA
+		for (int t = 0; t < nt; t++) {
+			const uint8_t *b = bt[t];
+			const int8_t *u = w + (size_t)j * Ke + (size_t)t * Ce;
+			for (int q = 0; q < nq; q++, b += bs) {
+				int8x16_t x0 = vld1q_s8((const int8_t *)b), x1 = vld1q_s8((const int8_t *)b + 16);
+				int8x16_t x2 = vld1q_s8((const int8_t *)b + 32), x3 = vld1q_s8((const int8_t *)b + 48);
+#define CN_ND(k) \
+	do { \
+		int32_t d; \
+		memcpy(&d, u + (size_t)(k) * Ke + 4 * q, 4); \
+		int8x16_t v = vreinterpretq_s8_s32(vdupq_n_s32(d)); \
+		a##k##0 = vdotq_s32(a##k##0, x0, v), a##k##1 = vdotq_s32(a##k##1, x1, v); \
+		a##k##2 = vdotq_s32(a##k##2, x2, v), a##k##3 = vdotq_s32(a##k##3, x3, v); \
+	} while (0)
+				CN_ND(0);
+				CN_ND(1);
+				CN_ND(2);
+				CN_ND(3);
+#undef CN_ND
+			}
+		}
+#define CN_NS(k, i) vst1q_s32(c + 16 * (j + k) + 4 * i, first ? a##k##i : vaddq_s32(a##k##i, vld1q_s32(c + 16 * (j + k) + 4 * i)))
+#define CN_NS4(k) CN_NS(k, 0); CN_NS(k, 1); CN_NS(k, 2); CN_NS(k, 3)
+		CN_NS4(0);
+		CN_NS4(1);
+		CN_NS4(2);
+		CN_NS4(3);
+#undef CN_NS4
+#undef CN_NS
+	}
+#else
 	for (int j = 0; j < 16; j += 2) {
 		const int8_t *w0 = w + (size_t)j * Ke, *w1 = w0 + Ke;
 		int32_t *c0 = c + 16 * j, *c1 = c0 + 16;
@@ -8360,14 +8446,57 @@ static void cn_gen_dots(const uint8_t *const *bt, int nt, int nq, size_t bs, con
 		}
 #endif
 	}
+#endif
 }
 
 /* a C tile (c: 16 channels' rows of 16 pixels; bq: their bias - ZX sum
  * w from channel o) requantized into the pixels' rows yp[i] (NULL: a
- * pixel not written) */
-static void cn_gen_out(const int32_t *p, void *const *a, const int32_t *bq, int o, const int32_t *c, int8_t *const yp[16])
+ * pixel not written): with lq (the block's cn_lq, AVX2) 8 x 8 transposes
+ * put each pixel's channels in lanes for cn_lq8; else channel by channel
+ * through cq_requant, then transposed byte by byte */
+#if defined(CN_LQ)
+static inline void cn_tr8(__m256i *r)
+{
+	__m256i t[8], u[8];
+	for (int i = 0; i < 4; i++)
+		t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]), t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+	for (int g = 0; g < 2; g++) {	/* u[4 g + k]: rows 4 g .. 4 g + 3 of columns k | k + 4 */
+		u[4 * g] = _mm256_unpacklo_epi64(t[4 * g], t[4 * g + 2]);
+		u[4 * g + 1] = _mm256_unpackhi_epi64(t[4 * g], t[4 * g + 2]);
+		u[4 * g + 2] = _mm256_unpacklo_epi64(t[4 * g + 1], t[4 * g + 3]);
+		u[4 * g + 3] = _mm256_unpackhi_epi64(t[4 * g + 1], t[4 * g + 3]);
+	}
+	for (int k = 0; k < 4; k++)
+		r[k] = _mm256_permute2x128_si256(u[k], u[4 + k], 0x20), r[k + 4] = _mm256_permute2x128_si256(u[k], u[4 + k], 0x31);
+}
+#else
+typedef struct {
+	int none;
+} cn_lq;	/* (no lanes) */
+#endif
+
+static void cn_gen_out(const int32_t *p, void *const *a, const int32_t *bq, int o, const int32_t *c, int8_t *const yp[16],
+		       const cn_lq *lq)
 {
 	const int32_t *mult = a[3], *shift = a[4];
+#if defined(CN_LQ)
+	if (lq) {
+		for (int g = 0; g < 16; g += 8) {	/* pixels g .. g + 7 */
+			__m256i r[2][8];
+			for (int h = 0; h < 2; h++) {
+				for (int j = 0; j < 8; j++)
+					r[h][j] = _mm256_loadu_si256((const __m256i *)(const void *)(c + 16 * (8 * h + j) + g));
+				cn_tr8(r[h]);
+			}
+			for (int i = 0; i < 8; i++)
+				if (yp[g + i])
+					cn_st16(yp[g + i] + o, cn_lq8(&lq[0], r[0][i]), cn_lq8(&lq[1], r[1][i]));
+		}
+		return;
+	}
+#else
+	(void)lq;
+#endif
 	int8_t t[16][16];
 	for (int j = 0; j < 16; j++)
 		cq_requant(t[j], NPU_T_I8, 0, c + 16 * j, NULL, 0, 16, 1, 0, bq[o + j], mult[o + j], shift[o + j],
@@ -8378,17 +8507,29 @@ static void cn_gen_out(const int32_t *p, void *const *a, const int32_t *bq, int 
 				yp[i][o + j] = t[j][i];
 }
 
-/* cn_amx's direct mode: a tile of 16 pixels (the last one ending at the
- * last pixel) staged as quads in st, then every channel block on it */
-static void cn_gen_1x1(const int32_t *p, void *const *a, int32_t *bq, uint8_t *st)
+/* the block from channel o's lanes for cn_gen_out (NULL: none, the rows) */
+static const cn_lq *cn_gen_lq(const int32_t *p, void *const *a, const int32_t *bq, int o, cn_lq *lq)
+{
+#if defined(CN_LQ)
+	const int32_t *mult = a[3], *shift = a[4];
+	if (cn_lq_set(&lq[0], bq + o, mult + o, shift + o, p) && cn_lq_set(&lq[1], bq + o + 8, mult + o + 8, shift + o + 8, p))
+		return lq;
+#else
+	(void)p, (void)a, (void)bq, (void)o, (void)lq;
+#endif
+	return NULL;
+}
+
+/* cn_amx's direct mode on the tiles of 16 pixels (the last one ending at
+ * the last pixel), each staged as quads in st once, for the blocks of 16
+ * output channels from o0 below o1: products by cn_gen_dots, cn_gen_out */
+static void cn_gen_tiles(const int32_t *p, void *const *a, const int32_t *bq, uint8_t *st, int o0, int o1)
 {
 	const int8_t *x = a[0], *w = a[1];
 	int8_t *y = a[6];
 	int C = p[NPU_CV_C], OC = p[NPU_CV_OC];
 	size_t P = (size_t)p[NPU_CV_N] * p[NPU_CV_OH] * p[NPU_CV_OW];
 	int32_t cb[256];
-	for (int o0 = 0; o0 < OC; o0 += 32)
-		cn_amx_bq(p, a, bq, o0, (size_t)C, p[NPU_CV_ZX]);
 	for (size_t p0 = 0; p0 < P; p0 += 16) {
 		size_t t0 = p0 + 16 <= P ? p0 : P - 16;
 		const uint8_t *src[16];
@@ -8397,19 +8538,80 @@ static void cn_gen_1x1(const int32_t *p, void *const *a, int32_t *bq, uint8_t *s
 			src[i] = (const uint8_t *)x + (t0 + i) * C, yp[i] = y + (t0 + i) * OC;
 		cn_stage(src, 16, C / 4, C, 0, st, 64, 0);
 		const uint8_t *bt[1] = {st};
-		for (int o = 0; o < OC; o += 16) {
+		for (int o = o0; o < o1; o += 16) {
 			int ob = o + 16 <= OC ? o : OC - 16;
 			cn_gen_dots(bt, 1, C / 4, 64, w + (size_t)ob * C, (size_t)C, C, 1, cb);
-			cn_gen_out(p, a, bq, ob, cb, yp);
+			cn_gen_out(p, a, bq, ob, cb, yp, NULL);
 		}
 	}
+}
+
+/* cn_amx's direct mode. With AVX2 (CN_LQ) a block of 16 output channels
+ * at a time, the product turned around: the block's weights widened to
+ * int16 once ([C / 4][16 channels][4] in the 32 C bytes after bq), each
+ * pixel's quad widened and broadcast against them, 2 pixels x 16
+ * channels in registers, the channels' pair sums added (hadd) into lanes
+ * and requantized there (cn_lq8): each pixel's 16 bytes stored whole.
+ * Otherwise (or where cn_lq_set refuses the block) cn_gen_tiles. */
+static void cn_gen_1x1(const int32_t *p, void *const *a, int32_t *bq, uint8_t *st)
+{
+	int C = p[NPU_CV_C], OC = p[NPU_CV_OC];
+	for (int o0 = 0; o0 < OC; o0 += 32)
+		cn_amx_bq(p, a, bq, o0, (size_t)C, p[NPU_CV_ZX]);
+#if defined(CN_LQ)
+	const int8_t *x = a[0], *w = a[1];
+	int8_t *y = a[6];
+	size_t P = (size_t)p[NPU_CV_N] * p[NPU_CV_OH] * p[NPU_CV_OW];
+	for (int o = 0; o < OC; o += 16) {
+		int ob = o + 16 <= OC ? o : OC - 16;
+		cn_lq lq[2];
+		if (!cn_gen_lq(p, a, bq, ob, lq)) {
+			cn_gen_tiles(p, a, bq, st, o, o + 16);
+			continue;
+		}
+		int16_t *wt = (int16_t *)(void *)st;
+		for (int j = 0; j < 16; j++)
+			for (int k = 0; k < C; k++)
+				wt[k / 4 * 64 + j * 4 + k % 4] = w[(size_t)(ob + j) * C + k];
+		for (size_t p0 = 0; p0 < P; p0 += 2) {
+			size_t t0 = p0 + 2 <= P ? p0 : P - 2;
+			const int8_t *x0 = x + t0 * C, *x1 = x0 + C;
+			const int16_t *wq = wt;
+			__m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, e0 = a0, e1 = a0, e2 = a0, e3 = a0;
+			for (int k = 0; k < C; k += 4, wq += 64) {
+				int32_t d0, d1;
+				memcpy(&d0, x0 + k, 4), memcpy(&d1, x1 + k, 4);
+				__m256i v0 = _mm256_broadcastq_epi64(_mm_cvtepi8_epi16(_mm_cvtsi32_si128(d0)));
+				__m256i v1 = _mm256_broadcastq_epi64(_mm_cvtepi8_epi16(_mm_cvtsi32_si128(d1)));
+#define CN_GW(r, ra, re) \
+	do { \
+		__m256i wr = _mm256_loadu_si256((const __m256i *)(const void *)(wq + 16 * (r))); \
+		ra = _mm256_add_epi32(ra, _mm256_madd_epi16(wr, v0)); \
+		re = _mm256_add_epi32(re, _mm256_madd_epi16(wr, v1)); \
+	} while (0)
+				CN_GW(0, a0, e0);
+				CN_GW(1, a1, e1);
+				CN_GW(2, a2, e2);
+				CN_GW(3, a3, e3);
+#undef CN_GW
+			}
+			/* hadd: channels 0 1 4 5 | 2 3 6 7; the 64-bit lanes put in order */
+#define CN_GH(u, v) _mm256_permute4x64_epi64(_mm256_hadd_epi32(u, v), 0xd8)
+			cn_st16(y + t0 * OC + ob, cn_lq8(&lq[0], CN_GH(a0, a1)), cn_lq8(&lq[1], CN_GH(a2, a3)));
+			cn_st16(y + (t0 + 1) * OC + ob, cn_lq8(&lq[0], CN_GH(e0, e1)), cn_lq8(&lq[1], CN_GH(e2, e3)));
+#undef CN_GH
+		}
+	}
+#else
+	cn_gen_tiles(p, a, bq, st, 0, OC);
+#endif
 }
 
 /* the band's pixel tile from q0 (of nq) for channel block ob: its taps'
  * quads in the staged planes, in chunks of CN_GEN_TAPS */
 #define CN_GEN_TAPS 64
 static void cn_gen_band(const int32_t *p, const cn_ageo *g, void *const *a, const int8_t *w, const uint8_t *st,
-			const int32_t *bq, int ob, int n, int oh0, int nq, int q0)
+			const int32_t *bq, int ob, const cn_lq *lq, int n, int oh0, int nq, int q0)
 {
 	int KH = p[NPU_CV_KH], SH = p[NPU_CV_SH], DH = p[NPU_CV_DH], OH = p[NPU_CV_OH], OW = p[NPU_CV_OW];
 	int OC = p[NPU_CV_OC], KWe = g->KWe, SWe = g->SWe, DWe = g->DWe, Wq = g->Wq, nt = KH * KWe, t = 0;
@@ -8430,7 +8632,7 @@ static void cn_gen_band(const int32_t *p, const cn_ageo *g, void *const *a, cons
 		if (++ow == Wq)
 			ow = 0, ol++;
 	}
-	cn_gen_out(p, a, bq, ob, cb, yp);
+	cn_gen_out(p, a, bq, ob, cb, yp, lq);
 }
 #endif
 
@@ -8578,9 +8780,11 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 				if (n == 0 && oh0 == 0)
 					cn_amx_bq(p, a, bq, o0, K, zc);
 #if defined(CN_GEN)
+				cn_lq lq[2][2];	/* each block's lanes, once per band */
+				const cn_lq *lb[2] = {cn_gen_lq(p, a, bq, ob[0], lq[0]), ob[1] >= 0 ? cn_gen_lq(p, a, bq, ob[1], lq[1]) : NULL};
 				for (int q0 = 0; q0 < nq; q0 += 16)
 					for (int t = 0; t < 2 && ob[t] >= 0; t++)
-						cn_gen_band(p, &q, a, w, st, bq, ob[t], n, oh0, nq, q0);
+						cn_gen_band(p, &q, a, w, st, bq, ob[t], lb[t], n, oh0, nq, q0);
 #else
 				for (int q0 = 0; q0 < nq; q0 += 32) {
 					int two = q0 + 16 < nq;
