@@ -7405,24 +7405,36 @@ static int cn_dw_taps(const int32_t *p, const int8_t *x, const int16_t *wt, int 
 }
 #endif
 
-#if !defined(NPU_NO_SIMD) && defined(__AVX2__)
-#define CN_LQ 1
-/* 8 channels' int32 sums requantized in lanes, each with its own
- * constants (cn_lq_set, once per block of channels): cq_uq_simd's
- * arithmetic, a = v + b + 2^31 (mod 2^32), (a m + D) >> s by vpmuludq on
- * the even and the odd lanes and vpsrlvq, the unsigned clamp to [lu, hu]
- * and the rebase; exact where every v + b fits an int32 (the callers'
- * bound) and cq_requant would take the unsigned path with s >= 32 (else
- * cn_lq_set returns 0). The results lie in [LO, HI]. */
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+/* Channels' int32 sums requantized in lanes (AVX2: 8 a cn_lq, SSE2: 4),
+ * each with its own constants (cn_lq_set, once per block of channels):
+ * cq_uq_simd's arithmetic, a = v + b + 2^31 (mod 2^32), (a m + D) >> s
+ * by pmuludq on the even and the odd lanes and a shift per lane (AVX2:
+ * vpsrlvq; SSE2: psrlq by each lane's count, the two of a register merged
+ * by movsd), the unsigned clamp to [lu, hu] (SSE2: signed compares on
+ * values ^ 2^31) and the rebase; exact where every v + b fits an int32
+ * (the callers' bound) and cq_requant would take the unsigned path with s
+ * >= 32 (else cn_lq_set returns 0). The results lie in [LO, HI]. */
+#if defined(__AVX2__)
+#define CN_LQ 8
+typedef __m256i cn_v;
 typedef struct {
 	__m256i b, m, d[2], s[2], l, h, z;
 } cn_lq;
+#else
+#define CN_LQ 4
+typedef __m128i cn_v;
+typedef struct {
+	__m128i b, m, d[2], s[4], l, h, z;	/* l, h: lu, hu ^ 2^31 */
+} cn_lq;
+#endif
+#define CN_LQB (16 / CN_LQ)	/* cn_lq a block of 16 channels */
 
 static int cn_lq_set(cn_lq *k, const int32_t *b, const int32_t *mult, const int32_t *shift, const int32_t *p)
 {
-	int64_t d[8], e[8];
-	int32_t lu[8], hu[8], zb[8], bu[8];
-	for (int j = 0; j < 8; j++) {
+	int64_t d[CN_LQ], e[CN_LQ];
+	int32_t lu[CN_LQ], hu[CN_LQ], zb[CN_LQ], bu[CN_LQ];
+	for (int j = 0; j < CN_LQ; j++) {
 		rt_uq q;
 		int s = rt_shift(shift[j]);
 		if (mult[j] < 0 || s < 32 ||
@@ -7431,16 +7443,27 @@ static int cn_lq_set(cn_lq *k, const int32_t *b, const int32_t *mult, const int3
 		d[j] = (int64_t)q.D, e[j] = s, lu[j] = (int32_t)q.lu, hu[j] = (int32_t)q.hu, zb[j] = q.base;
 		bu[j] = (int32_t)((uint32_t)b[j] + 0x80000000u);
 	}
-#define CN_LD8(v) _mm256_loadu_si256((const __m256i *)(const void *)(v))
-	k->b = CN_LD8(bu), k->m = CN_LD8(mult), k->l = CN_LD8(lu), k->h = CN_LD8(hu), k->z = CN_LD8(zb);
-#undef CN_LD8
+#if defined(__AVX2__)
+#define CN_LDV(v) _mm256_loadu_si256((const __m256i *)(const void *)(v))
+	k->l = CN_LDV(lu), k->h = CN_LDV(hu);
 	k->d[0] = _mm256_set_epi64x(d[6], d[4], d[2], d[0]), k->d[1] = _mm256_set_epi64x(d[7], d[5], d[3], d[1]);
 	k->s[0] = _mm256_set_epi64x(e[6], e[4], e[2], e[0]), k->s[1] = _mm256_set_epi64x(e[7], e[5], e[3], e[1]);
+#else
+#define CN_LDV(v) _mm_loadu_si128((const __m128i *)(const void *)(v))
+	const __m128i f = _mm_set1_epi32((int32_t)0x80000000u);
+	k->l = _mm_xor_si128(CN_LDV(lu), f), k->h = _mm_xor_si128(CN_LDV(hu), f);
+	k->d[0] = _mm_set_epi64x(d[2], d[0]), k->d[1] = _mm_set_epi64x(d[3], d[1]);
+	for (int j = 0; j < 4; j++)
+		k->s[j] = _mm_cvtsi32_si128((int)e[j]);
+#endif
+	k->b = CN_LDV(bu), k->m = CN_LDV(mult), k->z = CN_LDV(zb);
+#undef CN_LDV
 	return 1;
 }
 
-static inline __m256i cn_lq8(const cn_lq *k, __m256i v)
+static inline cn_v cn_lqv(const cn_lq *k, cn_v v)
 {
+#if defined(__AVX2__)
 	__m256i a = _mm256_add_epi32(v, k->b);
 	__m256i e = _mm256_srlv_epi64(_mm256_add_epi64(_mm256_mul_epu32(a, k->m), k->d[0]), k->s[0]);
 	__m256i o = _mm256_srlv_epi64(
@@ -7448,14 +7471,103 @@ static inline __m256i cn_lq8(const cn_lq *k, __m256i v)
 	__m256i r = _mm256_blend_epi32(e, _mm256_slli_epi64(o, 32), 0xaa);
 	r = _mm256_min_epu32(_mm256_max_epu32(r, k->l), k->h);
 	return _mm256_add_epi32(k->z, _mm256_sub_epi32(r, k->l));
+#else
+	const __m128i f = _mm_set1_epi32((int32_t)0x80000000u), lo = _mm_set_epi32(0, -1, 0, -1);
+	__m128i a = _mm_add_epi32(v, k->b);
+	__m128i e = _mm_add_epi64(_mm_mul_epu32(a, k->m), k->d[0]);	/* lanes 0 and 2 */
+	__m128i o = _mm_add_epi64(_mm_mul_epu32(_mm_srli_epi64(a, 32), _mm_srli_epi64(k->m, 32)), k->d[1]);
+#define CN_SRL2(x, s0, s1) \
+	_mm_castpd_si128(_mm_move_sd(_mm_castsi128_pd(_mm_srl_epi64(x, s1)), _mm_castsi128_pd(_mm_srl_epi64(x, s0))))
+	e = CN_SRL2(e, k->s[0], k->s[2]), o = CN_SRL2(o, k->s[1], k->s[3]);
+#undef CN_SRL2
+	__m128i r = _mm_xor_si128(_mm_or_si128(_mm_and_si128(e, lo), _mm_slli_epi64(o, 32)), f);
+	__m128i t = _mm_cmpgt_epi32(k->l, r);
+	r = _mm_or_si128(_mm_and_si128(t, k->l), _mm_andnot_si128(t, r));
+	t = _mm_cmpgt_epi32(r, k->h);
+	r = _mm_or_si128(_mm_and_si128(t, k->h), _mm_andnot_si128(t, r));
+	return _mm_add_epi32(k->z, _mm_sub_epi32(r, k->l));	/* (r ^ 2^31) - (lu ^ 2^31) = r - lu */
+#endif
 }
 
-/* 16 int32 in [-128, 127] (two registers) to 16 int8 at y */
-static inline void cn_st16(int8_t *y, __m256i lo, __m256i hi)
+/* a block's 16 sums, r[i] the ones of cn_lq i, requantized to y[0 .. 15] */
+static inline void cn_lq16(const cn_lq *k, const cn_v *r, int8_t *y)
 {
-	__m256i w = _mm256_packs_epi32(lo, hi);	/* per 128-bit half: lo 0-3, hi 0-3, lo 4-7, hi 4-7 */
+#if defined(__AVX2__)
+	__m256i w = _mm256_packs_epi32(cn_lqv(&k[0], r[0]), cn_lqv(&k[1], r[1]));	/* per half: 0-3, 8-11, 4-7, 12-15 */
 	__m128i b = _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
 	_mm_storeu_si128((__m128i *)(void *)y, _mm_shuffle_epi32(b, 0xd8));
+#else
+	__m128i w0 = _mm_packs_epi32(cn_lqv(&k[0], r[0]), cn_lqv(&k[1], r[1]));
+	__m128i w1 = _mm_packs_epi32(cn_lqv(&k[2], r[2]), cn_lqv(&k[3], r[3]));
+	_mm_storeu_si128((__m128i *)(void *)y, _mm_packs_epi16(w0, w1));
+#endif
+}
+
+/* the same from 16 sums at s */
+static inline void cn_lq16s(const cn_lq *k, const int32_t *s, int8_t *y)
+{
+	cn_v r[CN_LQB];
+	for (int h = 0; h < CN_LQB; h++)
+		memcpy(&r[h], s + CN_LQ * h, sizeof r[h]);
+	cn_lq16(k, r, y);
+}
+
+/* the lanes of the block of 16 channels from b, mult, shift (0: not all
+ * of them take it) */
+static int cn_lq16_set(cn_lq *k, const int32_t *b, const int32_t *mult, const int32_t *shift, const int32_t *p)
+{
+	for (int h = 0; h < CN_LQB; h++)
+		if (!cn_lq_set(&k[h], b + CN_LQ * h, mult + CN_LQ * h, shift + CN_LQ * h, p))
+			return 0;
+	return 1;
+}
+#endif
+
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+/* s = a pixel's 16 channels' sums over a window inside the input: x's
+ * rows at x + off[t], the int16 weights at w + t C, two taps a pmaddwd
+ * (each channel's v and w of taps t and t + 1 side by side), the sums in
+ * registers */
+static void cn_dw_px16(const int8_t *x, const ptrdiff_t *off, const int16_t *w, size_t C, int taps, int32_t ZX, int32_t *s)
+{
+	int t = 0;
+#if defined(__AVX2__)
+	const __m256i zx = _mm256_set1_epi16((int16_t)ZX), z = _mm256_setzero_si256();
+	__m256i a0 = z, a1 = z;	/* channels 0-3 | 8-11, 4-7 | 12-15 */
+#define CN_XV(t) _mm256_sub_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(x + off[t]))), zx)
+#define CN_WV(t) _mm256_loadu_si256((const __m256i *)(const void *)(w + (size_t)(t) * C))
+	for (; t < taps; t += 2) {
+		__m256i v0 = CN_XV(t), w0 = CN_WV(t), v1 = v0, w1 = z;	/* an odd last tap: against 0 */
+		if (t + 1 < taps)
+			v1 = CN_XV(t + 1), w1 = CN_WV(t + 1);
+		a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_unpacklo_epi16(v0, v1), _mm256_unpacklo_epi16(w0, w1)));
+		a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(_mm256_unpackhi_epi16(v0, v1), _mm256_unpackhi_epi16(w0, w1)));
+	}
+#undef CN_WV
+#undef CN_XV
+	_mm256_storeu_si256((__m256i *)(void *)s, _mm256_permute2x128_si256(a0, a1, 0x20));
+	_mm256_storeu_si256((__m256i *)(void *)(s + 8), _mm256_permute2x128_si256(a0, a1, 0x31));
+#else
+	/* x - ZX = (x ^ 0x80) - (ZX + 128), x ^ 0x80 zero-extended */
+	const __m128i zx = _mm_set1_epi16((int16_t)(ZX + 128)), f = _mm_set1_epi8((char)0x80), z = _mm_setzero_si128();
+	__m128i a[4] = {z, z, z, z};
+	for (; t < taps; t += 2) {
+		__m128i b0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(x + off[t])), f), b1 = b0;
+		const int16_t *w0 = w + (size_t)t * C, *w1 = NULL;
+		if (t + 1 < taps)
+			b1 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(x + off[t + 1])), f), w1 = w0 + C;
+		for (int h = 0; h < 2; h++) {	/* channels 8 h .. 8 h + 7 */
+			__m128i v0 = _mm_sub_epi16(h ? _mm_unpackhi_epi8(b0, z) : _mm_unpacklo_epi8(b0, z), zx);
+			__m128i v1 = _mm_sub_epi16(h ? _mm_unpackhi_epi8(b1, z) : _mm_unpacklo_epi8(b1, z), zx);
+			__m128i u0 = _mm_loadu_si128((const __m128i *)(const void *)(w0 + 8 * h));
+			__m128i u1 = w1 ? _mm_loadu_si128((const __m128i *)(const void *)(w1 + 8 * h)) : z;
+			a[2 * h] = _mm_add_epi32(a[2 * h], _mm_madd_epi16(_mm_unpacklo_epi16(v0, v1), _mm_unpacklo_epi16(u0, u1)));
+			a[2 * h + 1] = _mm_add_epi32(a[2 * h + 1], _mm_madd_epi16(_mm_unpackhi_epi16(v0, v1), _mm_unpackhi_epi16(u0, u1)));
+		}
+	}
+	for (int k = 0; k < 4; k++)
+		_mm_storeu_si128((__m128i *)(void *)(s + 4 * k), a[k]);
+#endif
 }
 #endif
 
@@ -7531,6 +7643,11 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 	/* 16 channels at a time through every pixel, their requantization's
 	 * constants set once (cq_uq_row's unsigned arithmetic where
 	 * cq_requant would take it, |acc| < 2^22 here; else rt_mulshift) */
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+	ptrdiff_t off[CN_DW_TAPS];	/* the taps' x from a window's top left */
+	for (int t = 0; t < taps; t++)
+		off[t] = ((ptrdiff_t)(t / KW) * DH * W + (ptrdiff_t)(t % KW) * DW) * C;
+#endif
 	for (int c0 = 0; c0 < C; c0 += 16) {
 		int nc = C - c0 < 16 ? C - c0 : 16, uq[16], sh[16];
 		rt_uq q[16];
@@ -7543,21 +7660,24 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 			bu[j] = (uint32_t)b + 0x80000000u;
 		}
 #if defined(CN_LQ)
-		/* AVX2: 8 channels' lanes requantized at once where all 8 take it */
-		int lane[2] = {0, 0};
-		cn_lq lq[2];
-		for (int h = 0; h < 2; h++) {
-			int32_t b8[8];
-			lane[h] = nc >= 8 * (h + 1);
-			for (int j = 0; lane[h] && j < 8; j++)
-				lane[h] = uq[8 * h + j], b8[j] = (int32_t)(bu[8 * h + j] - 0x80000000u);
-			lane[h] = lane[h] && cn_lq_set(&lq[h], b8, mult + c0 + 8 * h, shift + c0 + 8 * h, p);
-		}
+		/* the block requantized in lanes where all 16 channels take it */
+		int lane = nc == 16;
+		int32_t b16[16];
+		cn_lq lq[CN_LQB];
+		for (int j = 0; lane && j < 16; j++)
+			lane = uq[j], b16[j] = (int32_t)(bu[j] - 0x80000000u);
+		lane = lane && cn_lq16_set(lq, b16, mult + c0, shift + c0, p);
 #endif
 		for (int n = 0; n < N; n++)
 			for (int oh = 0; oh < OH; oh++)
 				for (int ow = 0; ow < OW; ow++) {
 					int32_t s16[16] = {0};
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+					int ih0 = oh * SH - PT, iw0 = ow * SW - PL;
+					if (nc == 16 && ih0 >= 0 && ih0 + (KH - 1) * DH < H && iw0 >= 0 && iw0 + (KW - 1) * DW < W) {
+						cn_dw_px16(x + (((size_t)n * H + ih0) * W + iw0) * C + c0, off, wt + c0, (size_t)C, taps, ZX, s16);
+					} else	/* a window reaching into the padding: tap by tap */
+#endif
 					for (int kh = 0; kh < KH; kh++) {
 						int ih = oh * SH - PT + kh * DH;
 						if (ih < 0 || ih >= H)
@@ -7570,15 +7690,13 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 						}
 					}
 					size_t yo = (((size_t)n * OH + oh) * OW + ow) * C + c0;
-					int j = 0;
 #if defined(CN_LQ)
-					for (int h = 0; h < 2 && lane[h]; h++, j += 8) {
-						__m256i v = cn_lq8(&lq[h], _mm256_loadu_si256((const __m256i *)(const void *)(s16 + j)));
-						__m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-						_mm_storel_epi64((__m128i *)(void *)((int8_t *)y + yo + j), _mm_packs_epi16(w16, w16));
+					if (lane) {
+						cn_lq16s(lq, s16, (int8_t *)y + yo);
+						continue;
 					}
 #endif
-					for (; j < nc; j++) {
+					for (int j = 0; j < nc; j++) {
 						if (uq[j]) {
 							uint32_t u = (uint32_t)(((uint64_t)((uint32_t)s16[j] + bu[j]) * (uint32_t)mult[c0 + j] +
 										 q[j].D) >> sh[j]);
@@ -8321,6 +8439,31 @@ static void cn_stage(const uint8_t *const src[16], int np, int Cq, int kb, int32
 		}
 }
 
+#if defined(__AVX2__)
+/* the int8 quad at q widened to int16 in every 64-bit lane */
+static inline __m256i cn_bquad(const void *q)
+{
+	int32_t d;
+	memcpy(&d, q, 4);
+	return _mm256_broadcastq_epi64(_mm_cvtepi8_epi16(_mm_cvtsi32_si128(d)));
+}
+
+/* u's and v's pair sums added: [u0 + u1, u2 + u3, v0 + v1, v2 + v3, u4 +
+ * u5, ...] in order (hadd works within the 128-bit halves) */
+static inline __m256i cn_hadd(__m256i u, __m256i v)
+{
+	return _mm256_permute4x64_epi64(_mm256_hadd_epi32(u, v), 0xd8);
+}
+
+/* o0 += m * v0, o1 += m * v1 by pmaddwd */
+#define CN_MADD2(m, v0, v1, o0, o1) \
+	do { \
+		__m256i m_ = (m); \
+		o0 = _mm256_add_epi32(o0, _mm256_madd_epi16(m_, v0)); \
+		o1 = _mm256_add_epi32(o1, _mm256_madd_epi16(m_, v1)); \
+	} while (0)
+#endif
+
 /* c[16 j + i] (+= unless first) sum over taps t < nt and quads q < nq of
  * x's quad at bt[t] + q bs + 4 i by w's at w + j Ke + t Ce + 4 q: 16
  * channels j of 16 pixels i */
@@ -8380,28 +8523,16 @@ static void cn_gen_dots(const uint8_t *const *bt, int nt, int nq, size_t bs, con
 			const uint8_t *b = bt[t];
 			const int8_t *u0 = w0 + (size_t)t * Ce, *u1 = w1 + (size_t)t * Ce;
 			for (int q = 0; q < nq; q++, b += bs) {
-				int32_t d0, d1;
-				memcpy(&d0, u0 + 4 * q, 4), memcpy(&d1, u1 + 4 * q, 4);
-				__m256i v0 = _mm256_broadcastq_epi64(_mm_cvtepi8_epi16(_mm_cvtsi32_si128(d0)));
-				__m256i v1 = _mm256_broadcastq_epi64(_mm_cvtepi8_epi16(_mm_cvtsi32_si128(d1)));
-#define CN_GX(k, o0, o1) \
-	do { \
-		__m256i xk = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(b + 16 * (k)))); \
-		o0 = _mm256_add_epi32(o0, _mm256_madd_epi16(xk, v0)); \
-		o1 = _mm256_add_epi32(o1, _mm256_madd_epi16(xk, v1)); \
-	} while (0)
-				CN_GX(0, s00, s10);
-				CN_GX(1, s01, s11);
-				CN_GX(2, s02, s12);
-				CN_GX(3, s03, s13);
+				__m256i v0 = cn_bquad(u0 + 4 * q), v1 = cn_bquad(u1 + 4 * q);
+#define CN_GX(k) _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(b + 16 * (k))))
+				CN_MADD2(CN_GX(0), v0, v1, s00, s10);
+				CN_MADD2(CN_GX(1), v0, v1, s01, s11);
+				CN_MADD2(CN_GX(2), v0, v1, s02, s12);
+				CN_MADD2(CN_GX(3), v0, v1, s03, s13);
 #undef CN_GX
 			}
 		}
-		/* hadd: pixels 0 1 4 5 | 2 3 6 7; the 64-bit lanes put in order */
-		__m256i r[4] = {_mm256_permute4x64_epi64(_mm256_hadd_epi32(s00, s01), 0xd8),
-				_mm256_permute4x64_epi64(_mm256_hadd_epi32(s02, s03), 0xd8),
-				_mm256_permute4x64_epi64(_mm256_hadd_epi32(s10, s11), 0xd8),
-				_mm256_permute4x64_epi64(_mm256_hadd_epi32(s12, s13), 0xd8)};
+		__m256i r[4] = {cn_hadd(s00, s01), cn_hadd(s02, s03), cn_hadd(s10, s11), cn_hadd(s12, s13)};
 		for (int k = 0; k < 4; k++) {
 			int32_t *o = (k < 2 ? c0 : c1) + 8 * (k & 1);
 			if (!first)
@@ -8451,12 +8582,13 @@ static void cn_gen_dots(const uint8_t *const *bt, int nt, int nq, size_t bs, con
 
 /* a C tile (c: 16 channels' rows of 16 pixels; bq: their bias - ZX sum
  * w from channel o) requantized into the pixels' rows yp[i] (NULL: a
- * pixel not written): with lq (the block's cn_lq, AVX2) 8 x 8 transposes
- * put each pixel's channels in lanes for cn_lq8; else channel by channel
- * through cq_requant, then transposed byte by byte */
+ * pixel not written): with lq (the block's lanes) transposes (AVX2: 8 x
+ * 8, SSE2: 4 x 4) put each pixel's channels in lanes for cn_lq16; else
+ * channel by channel through cq_requant, then transposed byte by byte */
 #if defined(CN_LQ)
-static inline void cn_tr8(__m256i *r)
+static inline void cn_tr(cn_v *r)
 {
+#if defined(__AVX2__)
 	__m256i t[8], u[8];
 	for (int i = 0; i < 4; i++)
 		t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]), t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
@@ -8468,8 +8600,15 @@ static inline void cn_tr8(__m256i *r)
 	}
 	for (int k = 0; k < 4; k++)
 		r[k] = _mm256_permute2x128_si256(u[k], u[4 + k], 0x20), r[k + 4] = _mm256_permute2x128_si256(u[k], u[4 + k], 0x31);
+#else
+	__m128i t0 = _mm_unpacklo_epi32(r[0], r[1]), t1 = _mm_unpackhi_epi32(r[0], r[1]);
+	__m128i t2 = _mm_unpacklo_epi32(r[2], r[3]), t3 = _mm_unpackhi_epi32(r[2], r[3]);
+	r[0] = _mm_unpacklo_epi64(t0, t2), r[1] = _mm_unpackhi_epi64(t0, t2);
+	r[2] = _mm_unpacklo_epi64(t1, t3), r[3] = _mm_unpackhi_epi64(t1, t3);
+#endif
 }
 #else
+#define CN_LQB 1
 typedef struct {
 	int none;
 } cn_lq;	/* (no lanes) */
@@ -8481,16 +8620,20 @@ static void cn_gen_out(const int32_t *p, void *const *a, const int32_t *bq, int 
 	const int32_t *mult = a[3], *shift = a[4];
 #if defined(CN_LQ)
 	if (lq) {
-		for (int g = 0; g < 16; g += 8) {	/* pixels g .. g + 7 */
-			__m256i r[2][8];
-			for (int h = 0; h < 2; h++) {
-				for (int j = 0; j < 8; j++)
-					r[h][j] = _mm256_loadu_si256((const __m256i *)(const void *)(c + 16 * (8 * h + j) + g));
-				cn_tr8(r[h]);
+		for (int g = 0; g < 16; g += CN_LQ) {	/* pixels g .. g + CN_LQ - 1 */
+			cn_v r[CN_LQB][CN_LQ];	/* r[h][i]: pixel g + i's channels CN_LQ h .. */
+			for (int h = 0; h < CN_LQB; h++) {
+				for (int j = 0; j < CN_LQ; j++)
+					memcpy(&r[h][j], c + 16 * (CN_LQ * h + j) + g, sizeof r[h][j]);
+				cn_tr(r[h]);
 			}
-			for (int i = 0; i < 8; i++)
-				if (yp[g + i])
-					cn_st16(yp[g + i] + o, cn_lq8(&lq[0], r[0][i]), cn_lq8(&lq[1], r[1][i]));
+			for (int i = 0; i < CN_LQ; i++)
+				if (yp[g + i]) {
+					cn_v v[CN_LQB];
+					for (int h = 0; h < CN_LQB; h++)
+						v[h] = r[h][i];
+					cn_lq16(lq, v, yp[g + i] + o);
+				}
 		}
 		return;
 	}
@@ -8512,7 +8655,7 @@ static const cn_lq *cn_gen_lq(const int32_t *p, void *const *a, const int32_t *b
 {
 #if defined(CN_LQ)
 	const int32_t *mult = a[3], *shift = a[4];
-	if (cn_lq_set(&lq[0], bq + o, mult + o, shift + o, p) && cn_lq_set(&lq[1], bq + o + 8, mult + o + 8, shift + o + 8, p))
+	if (cn_lq16_set(lq, bq + o, mult + o, shift + o, p))
 		return lq;
 #else
 	(void)p, (void)a, (void)bq, (void)o, (void)lq;
@@ -8546,25 +8689,25 @@ static void cn_gen_tiles(const int32_t *p, void *const *a, const int32_t *bq, ui
 	}
 }
 
-/* cn_amx's direct mode. With AVX2 (CN_LQ) a block of 16 output channels
+/* cn_amx's direct mode. With AVX2 a block of 16 output channels
  * at a time, the product turned around: the block's weights widened to
  * int16 once ([C / 4][16 channels][4] in the 32 C bytes after bq), each
  * pixel's quad widened and broadcast against them, 2 pixels x 16
  * channels in registers, the channels' pair sums added (hadd) into lanes
- * and requantized there (cn_lq8): each pixel's 16 bytes stored whole.
+ * and requantized there (cn_lq16): each pixel's 16 bytes stored whole.
  * Otherwise (or where cn_lq_set refuses the block) cn_gen_tiles. */
 static void cn_gen_1x1(const int32_t *p, void *const *a, int32_t *bq, uint8_t *st)
 {
 	int C = p[NPU_CV_C], OC = p[NPU_CV_OC];
 	for (int o0 = 0; o0 < OC; o0 += 32)
 		cn_amx_bq(p, a, bq, o0, (size_t)C, p[NPU_CV_ZX]);
-#if defined(CN_LQ)
+#if defined(CN_LQ) && defined(__AVX2__)
 	const int8_t *x = a[0], *w = a[1];
 	int8_t *y = a[6];
 	size_t P = (size_t)p[NPU_CV_N] * p[NPU_CV_OH] * p[NPU_CV_OW];
 	for (int o = 0; o < OC; o += 16) {
 		int ob = o + 16 <= OC ? o : OC - 16;
-		cn_lq lq[2];
+		cn_lq lq[CN_LQB];
 		if (!cn_gen_lq(p, a, bq, ob, lq)) {
 			cn_gen_tiles(p, a, bq, st, o, o + 16);
 			continue;
@@ -8579,27 +8722,17 @@ static void cn_gen_1x1(const int32_t *p, void *const *a, int32_t *bq, uint8_t *s
 			const int16_t *wq = wt;
 			__m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, e0 = a0, e1 = a0, e2 = a0, e3 = a0;
 			for (int k = 0; k < C; k += 4, wq += 64) {
-				int32_t d0, d1;
-				memcpy(&d0, x0 + k, 4), memcpy(&d1, x1 + k, 4);
-				__m256i v0 = _mm256_broadcastq_epi64(_mm_cvtepi8_epi16(_mm_cvtsi32_si128(d0)));
-				__m256i v1 = _mm256_broadcastq_epi64(_mm_cvtepi8_epi16(_mm_cvtsi32_si128(d1)));
-#define CN_GW(r, ra, re) \
-	do { \
-		__m256i wr = _mm256_loadu_si256((const __m256i *)(const void *)(wq + 16 * (r))); \
-		ra = _mm256_add_epi32(ra, _mm256_madd_epi16(wr, v0)); \
-		re = _mm256_add_epi32(re, _mm256_madd_epi16(wr, v1)); \
-	} while (0)
-				CN_GW(0, a0, e0);
-				CN_GW(1, a1, e1);
-				CN_GW(2, a2, e2);
-				CN_GW(3, a3, e3);
+				__m256i v0 = cn_bquad(x0 + k), v1 = cn_bquad(x1 + k);
+#define CN_GW(r) _mm256_loadu_si256((const __m256i *)(const void *)(wq + 16 * (r)))
+				CN_MADD2(CN_GW(0), v0, v1, a0, e0);
+				CN_MADD2(CN_GW(1), v0, v1, a1, e1);
+				CN_MADD2(CN_GW(2), v0, v1, a2, e2);
+				CN_MADD2(CN_GW(3), v0, v1, a3, e3);
 #undef CN_GW
 			}
-			/* hadd: channels 0 1 4 5 | 2 3 6 7; the 64-bit lanes put in order */
-#define CN_GH(u, v) _mm256_permute4x64_epi64(_mm256_hadd_epi32(u, v), 0xd8)
-			cn_st16(y + t0 * OC + ob, cn_lq8(&lq[0], CN_GH(a0, a1)), cn_lq8(&lq[1], CN_GH(a2, a3)));
-			cn_st16(y + (t0 + 1) * OC + ob, cn_lq8(&lq[0], CN_GH(e0, e1)), cn_lq8(&lq[1], CN_GH(e2, e3)));
-#undef CN_GH
+			cn_v r0[2] = {cn_hadd(a0, a1), cn_hadd(a2, a3)}, r1[2] = {cn_hadd(e0, e1), cn_hadd(e2, e3)};
+			cn_lq16(lq, r0, y + t0 * OC + ob);
+			cn_lq16(lq, r1, y + (t0 + 1) * OC + ob);
 		}
 	}
 #else
@@ -8780,7 +8913,7 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 				if (n == 0 && oh0 == 0)
 					cn_amx_bq(p, a, bq, o0, K, zc);
 #if defined(CN_GEN)
-				cn_lq lq[2][2];	/* each block's lanes, once per band */
+				cn_lq lq[2][CN_LQB];	/* each block's lanes, once per band */
 				const cn_lq *lb[2] = {cn_gen_lq(p, a, bq, ob[0], lq[0]), ob[1] >= 0 ? cn_gen_lq(p, a, bq, ob[1], lq[1]) : NULL};
 				for (int q0 = 0; q0 < nq; q0 += 16)
 					for (int t = 0; t < 2 && ob[t] >= 0; t++)
