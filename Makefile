@@ -181,7 +181,7 @@ SIMD_BINS += $(if $(shell command -v $(A64_CC) 2>/dev/null),$(O)/tests/test_simd
 # cases within the board's RAM (TEST_SIMD_SCRATCH); int32_t is long there
 M55_CC ?= arm-none-eabi-gcc
 M55_OK := $(shell $(M55_CC) -print-file-name=rdimon.specs 2>/dev/null | grep -q / && echo y)
-SIMD_BINS += $(if $(M55_OK),$(O)/tests/test_simd_m55)
+SIMD_BINS += $(if $(M55_OK),$(O)/tests/test_simd_m55 $(O)/tests/test_simd_m4)
 
 $(O)/tests/test_simd: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 	@mkdir -p $(dir $@)
@@ -213,6 +213,12 @@ $(O)/tests/test_simd_m55: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h tests/cross/
 	$(M55_CC) $(WFLAGS) -Wno-format -O2 -mthumb -mcpu=cortex-m55 -mfloat-abi=hard -ffunction-sections -fdata-sections \
 	  -DTEST_SIMD_SCRATCH=65536 tests/cross/startup.c $< -nostartfiles --specs=rdimon.specs -Ltests/cross \
 	  -Ttests/cross/mps3-an547.ld -Wl,--gc-sections -o $@ -lm
+# Cortex-M4F's DSP instructions (SMLAD, SXTB16) under -M mps2-an386, alike
+$(O)/tests/test_simd_m4: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h tests/cross/startup.c tests/cross/mps2-an386.ld
+	@mkdir -p $(dir $@)
+	$(M55_CC) $(WFLAGS) -Wno-format -O2 -mthumb -mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard -ffunction-sections \
+	  -fdata-sections -DTEST_SIMD_SCRATCH=65536 tests/cross/startup.c $< -nostartfiles --specs=rdimon.specs -Ltests/cross \
+	  -Ttests/cross/mps2-an386.ld -Wl,--gc-sections -o $@ -lm
 $(O)/tests/test_simd_avx512: $(SIMD_TEST) $(RT_SRC) tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WFLAGS) $(CFLAGS) $(SANFLAGS) -mavx512f -o $@ $< -lm

@@ -8,7 +8,8 @@
  * the deepest word touched is reported after ("stack: N bytes"); with
  * NPU_HOST_TICKS also the SysTick ticks of the core clock npu_run took
  * ("systick: N ticks"; under qemu -icount a count of instructions, as
- * bench/m55_icount.sh uses it). */
+ * bench/mcu_icount.sh uses it), and with NPU_HOST_OPS each op's ("op I: N
+ * ticks", after npu_run's line). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -112,6 +113,28 @@ __attribute__((naked)) void Reset_Handler(void)
 #define SYST_RVR (*(volatile uint32_t *)0xe000e014u)
 #define SYST_CVR (*(volatile uint32_t *)0xe000e018u)
 static uintptr_t run_sp;
+#if defined(NPU_HOST_TICKS)
+/* ticks since npu_host_before_run: from 0xffffff down to 0 (its
+ * interrupt), 2^24 a wrap */
+static uint64_t ticks(void)
+{
+	uint32_t w, left;
+	do
+		w = tick_wraps, left = SYST_CVR;
+	while (w != tick_wraps);
+	return (uint64_t)w * 0x1000000u + (0xffffffu - left);
+}
+#endif
+#if defined(NPU_HOST_TICKS) && defined(NPU_HOST_OPS)
+static uint64_t op_at[1024];
+static unsigned op_n;
+void npu_host_after_op(unsigned i);
+void npu_host_after_op(unsigned i)
+{
+	if (i < sizeof op_at / sizeof op_at[0])
+		op_at[i] = ticks(), op_n = i + 1;
+}
+#endif
 
 void npu_host_before_run(void)
 {
@@ -123,6 +146,9 @@ void npu_host_before_run(void)
 	SYST_RVR = 0xffffff;
 	SYST_CVR = 0;	/* reloads on the first tick */
 	tick_wraps = 0;
+#if defined(NPU_HOST_OPS)
+	op_n = 0;
+#endif
 	SYST_CSR = 7;	/* the core clock, its interrupt, on */
 #endif
 }
@@ -130,10 +156,13 @@ void npu_host_before_run(void)
 void npu_host_after_run(void)
 {
 #if defined(NPU_HOST_TICKS)
-	uint32_t left = SYST_CVR, wraps = tick_wraps;
+	uint64_t t = ticks();
 	SYST_CSR = 0;
-	/* from 0xffffff down to 0 (its interrupt), 2^24 ticks a wrap */
-	fprintf(stderr, "systick: %llu ticks\n", (unsigned long long)wraps * 0x1000000u + (0xffffffu - left));
+	fprintf(stderr, "systick: %llu ticks\n", (unsigned long long)t);
+#if defined(NPU_HOST_OPS)
+	for (unsigned i = 0; i < op_n; i++)
+		fprintf(stderr, "op %u: %llu ticks\n", i, (unsigned long long)(op_at[i] - (i ? op_at[i - 1] : 0)));
+#endif
 #endif
 	uint32_t *p = __stack_limit;
 	while ((uintptr_t)p < run_sp && *p == PAINT)

@@ -7,7 +7,8 @@
 # qemu-x86_64 when this CPU lacks them), AVX-512, AVX-512 VNNI + VBMI, AMX-INT8 (natively,
 # when /proc/cpuinfo has amx_int8), aarch64 NEON, without and with the
 # dot-product extension (-march=armv8.2-a+dotprod), under qemu-aarch64,
-# and Cortex-M55 Helium (MVE) under qemu-system-arm -M mps3-an547; and the
+# Cortex-M55 Helium (MVE) under qemu-system-arm -M mps3-an547 and the
+# Cortex-M4F's DSP instructions under -M mps2-an386; and the
 # float paths with -DNPU_F32_FMA (fused sums: the portable C's fmaf,
 # AVX2+FMA, AVX-512, NEON) against the same reference.
 # Then whole models:
@@ -66,7 +67,9 @@ else for b in neon neondot fma_neon; do _n=$((_n + 1)); echo "ok $_n # SKIP qemu
 if command -v qemu-system-arm >/dev/null; then
 	run_simd test_simd_m55 timeout 600 qemu-system-arm -M mps3-an547 -display none -serial null -monitor none \
 		-semihosting-config enable=on,target=native -kernel
-else _n=$((_n + 1)); echo "ok $_n # SKIP qemu-system-arm not installed"; fi
+	run_simd test_simd_m4 timeout 600 qemu-system-arm -M mps2-an386 -display none -serial null -monitor none \
+		-semihosting-config enable=on,target=native -kernel
+else for b in m55 m4; do _n=$((_n + 1)); echo "ok $_n # SKIP qemu-system-arm not installed ($b)"; done; fi
 
 # whole models through the header: every ISA, every scratch bound, npu-run's bytes
 EX=$TOP/share/npu/examples

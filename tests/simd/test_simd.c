@@ -392,6 +392,48 @@ static int64_t rsr_def(int64_t v, int s)
 	return q + (r >= ((int64_t)1 << (s - 1)));
 }
 
+/* REQUANT of whole tensors as channel-last concatenations write them:
+ * rows of C into rows of a wider output at an offset, 1024 elements or
+ * more (without vector lanes: a table of the 256 results); the gaps stay */
+static int requant_rows_cases(void)
+{
+	int bad = 0;
+	for (int it = 0; it < 60 && bad < 5; it++) {
+		int C = ri(1, 40), R = 1024 / C + ri(0, 300), D = C + ri(0, 9), off = D - C ? ri(0, D - C) : 0;
+		int32_t p[NPU_RQ_COUNT] = {0};
+		int32_t za = ri(-128, 127), zy = ri(-128, 127), ma = ri(1 << 20, 0x7fffffff), shift = ri(0, 9) ? ri(36, 50) : ri(11, 62);
+		int32_t lo = ri(0, 2) ? -128 : ri(-128, 127), hi = ri(0, 2) ? 127 : ri(lo, 127);
+		int8_t *x = malloc((size_t)R * C), *y = malloc((size_t)R * D);
+		for (int i = 0; i < R * C; i++)
+			x[i] = (int8_t)ri(-128, 127);
+		memset(y, 0x5a, (size_t)R * D);
+		for (int d = 0; d < NPU_WALK_DIMS; d++)
+			p[NPU_RQ_COUNTS + d] = 1;
+		p[NPU_RQ_COUNTS + 4] = R, p[NPU_RQ_COUNTS + 5] = C;
+		p[NPU_RQ_SS + 4] = C, p[NPU_RQ_SS + 5] = 1, p[NPU_RQ_DS + 4] = D, p[NPU_RQ_DS + 5] = 1, p[NPU_RQ_DOFF] = off;
+		p[NPU_RQ_XT] = p[NPU_RQ_YT] = NPU_T_I8, p[NPU_RQ_ZX] = za, p[NPU_RQ_ZY] = zy;
+		p[NPU_RQ_MULT] = ma, p[NPU_RQ_SHIFT] = shift, p[NPU_RQ_LO] = lo, p[NPU_RQ_HI] = hi;
+		void *a[2] = {x, y};
+		k_requant(p, a, NULL);
+		for (int r = 0; r < R && bad < 5; r++)
+			for (int j = 0; j < D && bad < 5; j++) {
+				int8_t got = y[(size_t)r * D + j];
+				int64_t want = 0x5a;
+				if (j >= off && j < off + C) {
+					want = zy + rsr_def(((int64_t)x[(size_t)r * C + j - off] - za) * ma, rt_shift(shift));
+					want = want < lo ? lo : want > hi ? hi : want;
+				}
+				if (got != want) {
+					printf("# requant rows: C %d R %d D %d off %d, y[%d][%d] = %d, want %d\n", C, R, D, off, r, j,
+					       got, (int)want);
+					bad++;
+				}
+			}
+		free(x), free(y);
+	}
+	return bad == 0;
+}
+
 static int uq_row_cases(void)
 {
 	int bad = 0;
@@ -538,14 +580,17 @@ static int armdot_cases(int *paths, int *nhwc16)
 
 /* ---- nhwcq: channel-last regular int8 convolution (CONV_NHWC_Q's
  * cn_regular: 4 output channels by runs of KW' C bytes, padding taps
- * skipped) against the definition written out channel-last here: random
- * shapes with odd and single channels, padding (also wider than the
- * window), strides, dilation, groups (channel multiplier above 1 too),
+ * skipped; without tiles or vector lanes cn_win where there are no weight
+ * zero points, G 1 and DW 1) against the definition written out
+ * channel-last here: random shapes with odd and single channels, padding
+ * (also wider than the window), strides, dilation, groups (channel
+ * multiplier above 1 too),
  * int16 outputs, weight zero points (beyond int8: the scalar loop), K at
  * CQ_NHWC_MAX_K and beyond it; the scratch is 0 (none written) ---- */
 #if defined(CN_TILES)
 static int nhwc_amx, nhwc_amx1;	/* channel-last convolutions on cn_amx (cn_amx_use: tiles or VNNI); in direct mode */
 #endif
+static int nhwc_win;	/* ... on cn_win (builds with neither tiles nor vector lanes: int8 x of one group, DW 1, no weight zero points) */
 static int nhwc_one(const shape *s, int *fast)
 {
 	int32_t p[NPU_CV_COUNT] = {0};
@@ -594,6 +639,7 @@ static int nhwc_one(const shape *s, int *fast)
 						(int16_t)(v < p[NPU_CV_LO] ? p[NPU_CV_LO] : v > p[NPU_CV_HI] ? p[NPU_CV_HI] : v);
 				}
 	*fast = K <= CQ_NHWC_MAX_K && s->wz != 3 && !(s->G == s->C && s->OC == s->C && ss > 0);
+	nhwc_win += *fast && !s->wz && s->G == 1 && s->DW == 1;
 	memset(scratch, 0xa5, ss + 16);
 	memset(y, 0x5a, 2 * ny);
 	void *a[NPU_MAX_ARGS] = {x, w, bias, mult, shift, s->wz ? wzp : NULL, y};
@@ -631,6 +677,9 @@ static int nhwc_cases(int *nfast, int *ntotal)
 		{1, 1, 9, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 0},	/* 1 input channel */
 		{1, 5, 9, 9, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, NPU_T_I8, 1},	/* 1 output channel */
 		{1, 1, 6, 6, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, NPU_T_I8, 0},	/* one of everything */
+		{1, 8, 5, 6, 12, 1, 1, 1, 1, 0, 0, 1, 2, 1, 1, 1, NPU_T_I8, 0},	/* 1x1 padded below and right */
+		{2, 6, 7, 7, 5, 1, 1, 2, 1, 1, 0, 0, 1, 1, 1, 1, NPU_T_I8, 0},	/* 1x1 at stride 2, padded */
+		{1, 5, 3, 4, 6, 1, 1, 2, 1, 1, 0, 2, 0, 1, 1, 1, NPU_T_I8, 0},	/* ... as tall as its input */
 		{1, 12, 9, 9, 18, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 3, NPU_T_I16, 2},	/* grouped, dilated */
 		{1, 6, 10, 10, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6, NPU_T_I8, 2},	/* multiplier 2 */
 		{1, 7, 5, 17, 9, 3, 3, 1, 1, 3, 4, 4, 3, 1, 1, 1, NPU_T_I8, 2},	/* pads beyond the kernel */
@@ -658,6 +707,8 @@ static int nhwc_cases(int *nfast, int *ntotal)
 				s.C = ri(1, 300);
 			} else if (kind == 1) {	/* grouped */
 				s.G = ri(2, 4), s.C = s.G * ri(1, 20), s.OC = s.G * ri(1, 11);
+			} else if (kind == 3) {	/* cn_win's: no weight zero points, DW 1 */
+				s.wz = 0, s.DW = 1;
 			}
 		}
 		s.smax = 0;
@@ -795,6 +846,58 @@ static int nhwcpool_cases(int *nrows)
 	*nrows = rows;
 	return ok;
 }
+/* ---- preluq: int8 PReLU (PRELU_Q's rt_uq path, and the int64 one it
+ * leaves to: shifts too small or too large, multipliers below 0) against
+ * its definition: channel-last and channel-first slopes per channel,
+ * zero points, clamps, extremes ---- */
+static int prelu_cases(int *nfast)
+{
+	int ok = 1, fast = 0;
+	for (int i = 0; i < 300 && ok; i++) {
+		int C = ri(1, 24), P = ri(1, 40), last = ri(0, 1);	/* pixels x channels, channels innermost or not */
+		int32_t p[NPU_PR_COUNT] = {0}, n = C * P;
+		int32_t *cnt = p + NPU_PR_COUNTS, *sa = p + NPU_PR_SA, *sb = p + NPU_PR_SB;
+		for (int d = 0; d < NPU_WALK_DIMS; d++)
+			cnt[d] = 1;
+		if (last)	/* [P][C], slope c */
+			cnt[4] = P, cnt[5] = C, sa[4] = C, sa[5] = 1, sb[5] = 1;
+		else	/* [C][P], slope c */
+			cnt[4] = C, cnt[5] = P, sa[4] = P, sa[5] = 1, sb[4] = 1;
+		p[NPU_PR_AT] = p[NPU_PR_BT] = p[NPU_PR_YT] = NPU_T_I8;
+		p[NPU_PR_ZA] = ri(0, 5) ? ri(-128, 127) : ri(0, 1) ? -128 : 127, p[NPU_PR_ZB] = ri(-128, 127);
+		p[NPU_PR_ZY] = ri(-100, 100), p[NPU_PR_LO] = ri(0, 3) ? -128 : ri(-128, 0), p[NPU_PR_HI] = ri(0, 3) ? 127 : ri(1, 127);
+		p[NPU_PR_MP] = ri(0, 9) ? ri(1 << 29, 0x7fffffff) : ri(0, 1) ? 0 : -ri(1, 1 << 30);
+		p[NPU_PR_MN] = ri(0, 9) ? ri(1 << 29, 0x7fffffff) : ri(0, 1) ? 0 : -ri(1, 1 << 30);
+		p[NPU_PR_SP] = ri(0, 9) ? ri(28, 40) : ri(0, 1) ? ri(0, 8) : ri(41, 62);
+		p[NPU_PR_SN] = ri(0, 9) ? ri(33, 48) : ri(0, 1) ? ri(0, 16) : ri(49, 62);
+		fast += p[NPU_PR_MP] >= 0 && p[NPU_PR_MN] >= 0 && p[NPU_PR_SP] >= 9 && p[NPU_PR_SN] >= 17;
+		int8_t *x = malloc((size_t)n), *al = malloc((size_t)C), *y = malloc((size_t)n);
+		for (int j = 0; j < n; j++)
+			x[j] = (int8_t)(ri(0, 7) ? ri(-128, 127) : ri(0, 1) ? -128 : 127);
+		for (int c = 0; c < C; c++)
+			al[c] = (int8_t)ri(-128, 127);
+		void *a[NPU_MAX_ARGS] = {x, al, y};
+		k_prelu_q(p, a, NULL);
+		for (int j = 0; j < n && ok; j++) {
+			int c = last ? j % C : j / P;
+			int64_t da = x[j] - p[NPU_PR_ZA], db = al[c] - p[NPU_PR_ZB];
+			int64_t v = da >= 0 ? npu_rshift_round(da * p[NPU_PR_MP], p[NPU_PR_SP])
+					    : npu_rshift_round(da * db * p[NPU_PR_MN], p[NPU_PR_SN]);
+			v += p[NPU_PR_ZY];
+			v = v < p[NPU_PR_LO] ? p[NPU_PR_LO] : v > p[NPU_PR_HI] ? p[NPU_PR_HI] : v;
+			if (y[j] != v) {
+				printf("# prelu y[%d] = %d, want %d (x %d, slope %d; ZA %d ZB %d ZY %d, MP %d >> %d, MN %d >> %d)\n", j,
+				       y[j], (int)v, x[j], al[c], p[NPU_PR_ZA], p[NPU_PR_ZB], p[NPU_PR_ZY], p[NPU_PR_MP], p[NPU_PR_SP],
+				       p[NPU_PR_MN], p[NPU_PR_SN]);
+				ok = 0;
+			}
+		}
+		free(x), free(al), free(y);
+	}
+	*nfast = fast;
+	return ok;
+}
+
 /* ---- nhwcamx end ---- */
 
 /* ---- amx: wide rows for the AMX staging (16 interior pixels of a row
@@ -1739,7 +1842,7 @@ int main(void)
 	fails += !amx_cases(paths);
 	int nhf = 0, nht = 0;
 	CHECK_MSG(nhwc_cases(&nhf, &nht), "channel-last regular convolutions differ from the definition");
-	printf("# nhwc regular: %d of %d channel-last convolutions on cn_regular\n", nhf, nht);
+	printf("# nhwc regular: %d of %d channel-last convolutions on cn_regular or cn_win\n", nhf, nht);
 	CHECK(nhf > 200);
 	/* nhwcamx: the channel-last convolutions on AMX tiles (and as if Linux
 	 * had refused the tile state: cn_regular, the same results) */
@@ -1748,8 +1851,16 @@ int main(void)
 	int aall = nhwc_amx, a1 = nhwc_amx1;
 #endif
 	CHECK_MSG(nhwcamx_cases(&nat), "channel-last convolutions (AMX shapes) differ from the definition");
+	printf("# nhwc: %d of the regular and AMX-shaped ones have cn_win's shapes\n", nhwc_win);
+#if defined(CN_WIN)
+	CHECK(nhwc_win > 100);
+#endif
 	int npr = 0;
 	CHECK_MSG(nhwcpool_cases(&npr), "channel-last int8 pooling differs from the definition");
+	int npf = 0;
+	CHECK_MSG(prelu_cases(&npf), "int8 PReLU differs from the definition");
+	printf("# prelu: %d of 300 int8 PReLUs with shifts and multipliers rt_uq takes\n", npf);
+	CHECK(npf > 150);
 	printf("# nhwc pool: %d int8 poolings (max and average) on whole channel rows\n", npr);
 	CHECK(npr > 200);
 #if defined(CN_TILES)
@@ -1782,6 +1893,7 @@ int main(void)
 	CHECK(requant_tails());
 	CHECK(quantize_cases());
 	CHECK(uq_row_cases());
+	CHECK(requant_rows_cases());
 	CHECK(dw512_cases());
 	CHECK(pool_q_cases());
 	CHECK(pool_avg_cases());

@@ -27,7 +27,8 @@
  * tests/cross): run does not create OUTDIR and bench times with clock().
  * With -DNPU_HOST_HOOKS, run calls npu_host_before_run() and
  * npu_host_after_run() (the board's) around npu_run, e.g. to measure the
- * stack. */
+ * stack; with -DNPU_HOST_OPS also npu_host_after_op(i) after each op (run
+ * calls npu_exec_op op by op), e.g. to count each op's instructions. */
 #define _POSIX_C_SOURCE 200112L
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,9 @@ void npu_host_after_run(void);
 #else
 #define npu_host_before_run() ((void)0)
 #define npu_host_after_run() ((void)0)
+#endif
+#ifdef NPU_HOST_OPS
+void npu_host_after_op(unsigned i);
 #endif
 
 #ifdef NPU_HEADER
@@ -327,7 +331,14 @@ int main(int argc, char **argv)
 			in[i] = b;
 		}
 		npu_host_before_run();
+#ifdef NPU_HOST_OPS
+		for (i = 0; i < (int)M.n_ops; i++) {
+			npu_exec_op(&M, (uint32_t)i, in, out, arena);
+			npu_host_after_op((unsigned)i);
+		}
+#else
 		npu_run(&M, in, out, arena);
+#endif
 		npu_host_after_run();
 		make_dir(argv[2]);
 		for (i = 0; i < M.n_outputs; i++) {

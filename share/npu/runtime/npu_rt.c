@@ -196,7 +196,7 @@ static inline ptrdiff_t rt_walk_off(const int32_t *idx, const int32_t *s)
 }
 /* @npu-end */
 
-/* @npu-kernel CONV_Q ELTWISE_Q REQUANT CONV_T_Q CONV_NHWC_Q */
+/* @npu-kernel CONV_Q ELTWISE_Q REQUANT CONV_T_Q CONV_NHWC_Q PRELU_Q */
 /* The int8 fast paths requantize an accumulator v (|v| <= 2^E) computed
  * as an unsigned sum of products of non-negative 32-bit values, u = v + neg
  * (e.g. (x - ZX + 256) MULT = v + 256 MULT): SSE2 and every SIMD ISA
@@ -5084,6 +5084,23 @@ static void k_requant(const int32_t *p, void *const *a, void *scratch)
 	    rt_uq_init(&q, s, s > 41 ? s : 41, 256 * (uint64_t)MULT, ZY, LO, HI) == 0) {
 		/* (x - ZX + 256) MULT = acc + 256 MULT */
 		uint32_t k = (uint32_t)(256 - ZX), t[RT_CHUNK];
+#if defined(NPU_NO_SIMD) || !(defined(__SSE2__) || (defined(__ARM_NEON) && defined(__aarch64__)))
+		if (rows * (size_t)n5 >= 1024) {	/* without vector lanes: a table of the 256 results */
+			int8_t lut[256];	/* (rt_uq_row's arithmetic, x = v - 128) */
+			for (int v = 0; v < 256; v++) {
+				uint32_t u = (uint32_t)(((uint64_t)(v - 128 + k) * (uint32_t)MULT + q.D) >> s);
+				u = u < q.lu ? q.lu : u > q.hu ? q.hu : u;
+				lut[v] = (int8_t)(q.base + (int32_t)(u - q.lu));
+			}
+			for (size_t r = 0; r < rows; r++, rt_walk_next(idx, cnt)) {
+				const int8_t *px = (const int8_t *)x + p[NPU_RQ_SOFF] + rt_walk_off(idx, ss);
+				int8_t *py = (int8_t *)y + p[NPU_RQ_DOFF] + rt_walk_off(idx, ds);
+				for (int32_t i = 0; i < n5; i++)
+					py[i] = lut[px[i] + 128];
+			}
+			return;
+		}
+#endif
 		for (size_t r = 0; r < rows; r++, rt_walk_next(idx, cnt)) {
 			const int8_t *px = (const int8_t *)x + p[NPU_RQ_SOFF] + rt_walk_off(idx, ss);
 			int8_t *py = (int8_t *)y + p[NPU_RQ_DOFF] + rt_walk_off(idx, ds);
@@ -6799,7 +6816,34 @@ static void k_prelu_q(const int32_t *p, void *const *a, void *scratch)
 	int32_t idx[NPU_WALK_DIMS] = {0};
 	size_t rows = rt_walk_rows(cnt), yi = 0;
 	int32_t n5 = cnt[NPU_WALK_DIMS - 1], a5 = sa[NPU_WALK_DIMS - 1], b5 = sb[NPU_WALK_DIMS - 1];
+	rt_uq qp, qn;
 	(void)scratch;
+	/* int8 x, alpha and y: rt_uq's unsigned arithmetic, (x - ZA + 256) MP
+	 * above zero (|v| <= 2^39), ((x - ZA)(a - ZB) + 2^16) MN below it
+	 * (|v| <= 2^47); E raised to the shift where it is larger */
+	if (AT == NPU_T_I8 && BT == NPU_T_I8 && YT == NPU_T_I8 && ZA >= -128 && ZA <= 127 && ZB >= -128 && ZB <= 127 &&
+	    MP >= 0 && MN >= 0 && rt_uq_init(&qp, sp, sp > 39 ? sp : 39, (uint64_t)MP << 8, ZY, LO, HI) == 0 &&
+	    rt_uq_init(&qn, sn, sn > 47 ? sn : 47, (uint64_t)MN << 16, ZY, LO, HI) == 0) {
+		const int8_t *xa = x0, *xb = x1;
+		for (size_t r = 0; r < rows; r++, rt_walk_next(idx, cnt)) {
+			const int8_t *pa = xa + rt_walk_off(idx, sa), *pb = xb + rt_walk_off(idx, sb);
+			int8_t *py = (int8_t *)y + yi;
+			for (int32_t i = 0; i < n5; i++) {
+				int32_t da = pa[(ptrdiff_t)i * a5] - (int32_t)ZA;
+				const rt_uq *q = &qn;
+				uint32_t u;
+				if (da >= 0)
+					q = &qp, u = (uint32_t)(((uint64_t)(uint32_t)(da + 256) * (uint32_t)MP + qp.D) >> sp);
+				else
+					u = (uint32_t)(((uint64_t)(uint32_t)(da * (pb[(ptrdiff_t)i * b5] - (int32_t)ZB) + 65536) *
+							(uint32_t)MN + qn.D) >> sn);
+				u = u < q->lu ? q->lu : u > q->hu ? q->hu : u;
+				py[i] = (int8_t)(q->base + (int32_t)(u - q->lu));
+			}
+			yi += (size_t)n5;
+		}
+		return;
+	}
 	for (size_t r = 0; r < rows; r++, rt_walk_next(idx, cnt)) {
 		ptrdiff_t oa = rt_walk_off(idx, sa), ob = rt_walk_off(idx, sb);
 		for (int32_t i = 0; i < n5; i++, yi++) {
@@ -6999,7 +7043,9 @@ static void k_conv3_f(const int32_t *p, void *const *a, void *scratch)
 /* Channel-last integer convolution: per output pixel and channel, every
  * kernel tap is a dot product over the group's contiguous input channels
  * (x and OHWI weights alike). Depthwise: cn_depthwise; int8 ones of one
- * group on AMX tiles or AVX-512 VNNI: cn_amx; other int8
+ * group on AMX tiles or AVX-512 VNNI: cn_amx; without tiles or vector
+ * lanes (portable C, Cortex-M DSP) int8 ones of one group without weight
+ * zero points: cn_win (2 pixels x 2 channels, windows as runs); other int8
  * convolutions: cn_regular (4 output channels per load of x, a window
  * row's taps inside the image as one run, cn_dot4 per ISA); the rest: the
  * loop in k_conv_nhwc_q. int8 x int8 taps of at most CQ_NHWC_MAX_K
@@ -7021,6 +7067,45 @@ static size_t cn_dw_scratch(const int32_t *p)
 		return 0;
 	size_t n = (((size_t)KH * KW * C * 2 + 15) & ~(size_t)15) + (size_t)C * 4;
 	return p[NPU_CV_SMAX] > 0 && n > (size_t)p[NPU_CV_SMAX] ? 0 : n;
+}
+
+/* One channel's int8 requantization by rt_uq's unsigned arithmetic:
+ * with |v + b| < 2^31, u = v + b + 2^31 is a uint32 and u mult = (v + b)
+ * mult + 2^31 mult (rt_uq's neg, E = 62), one 32 x 32 -> 64 multiply and a
+ * shift. cn_uq_set says whether it takes the channel (int8 out, |b| <
+ * room, shift 32 to 62); the callers bound |v| by 2^31 - room. */
+typedef struct {
+	rt_uq q;
+	uint32_t bu, m;
+	int s;
+} cn_uq;
+
+static int cn_uq_set(cn_uq *c, const int32_t *p, int64_t b, int32_t mult, int32_t shift, int64_t room)
+{
+	c->s = rt_shift(shift), c->m = (uint32_t)mult, c->bu = (uint32_t)b + 0x80000000u;
+	return p[NPU_CV_YT] == NPU_T_I8 && b > -room && b < room && mult >= 0 &&
+	       rt_uq_init(&c->q, c->s, 62, (uint64_t)mult << 31, p[NPU_CV_ZY], p[NPU_CV_LO], p[NPU_CV_HI]) == 0;
+}
+
+static inline int8_t cn_uq_do(const cn_uq *c, int32_t v)
+{
+	/* s >= 32 (rt_uq_init: E - s <= 30): the high word shifted by s - 32
+	 * (a 32-bit core: UMLAL and a shift) */
+	uint32_t u = (uint32_t)((((uint64_t)((uint32_t)v + c->bu) * c->m + c->q.D) >> 32) >> (c->s - 32));
+	u = u < c->q.lu ? c->q.lu : u > c->q.hu ? c->q.hu : u;
+	return (int8_t)(c->q.base + (int32_t)(u - c->q.lu));
+}
+
+/* output at of channel o from its sum v (bias not added): by cn_uq where
+ * it takes the channel (uq), else rt_mulshift */
+static inline void cn_put(const int32_t *p, const void *bias, const int32_t *mult, void *y, size_t at, int o,
+			  const cn_uq *c, int uq, int32_t v)
+{
+	if (uq)
+		((int8_t *)y)[at] = cn_uq_do(c, v);
+	else
+		rt_sti(y, p[NPU_CV_YT], at,
+		       rt_clamp(p[NPU_CV_ZY] + rt_mulshift(cq_bias(p, bias, o) + v, mult[o], c->s), p[NPU_CV_LO], p[NPU_CV_HI]));
 }
 
 #if !defined(NPU_NO_SIMD) && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
@@ -7571,6 +7656,45 @@ static void cn_dw_px16(const int8_t *x, const ptrdiff_t *off, const int16_t *w, 
 }
 #endif
 
+#if defined(NPU_NO_SIMD) || !(defined(__SSE2__) || (defined(__ARM_NEON) && defined(__aarch64__)))
+#define CN_DW_REG 1
+/* s = a pixel's nc (<= 16) channels' sums over a window inside the input
+ * (x's rows at x + off[t], the int16 weights at w + t C), 4 channels' sums
+ * in registers through the taps, as sum x w - ZX sum w (ws: each
+ * channel's sum of w over the taps): |sum x w| < 2^15 CN_DW_TAPS. Cortex-M
+ * DSP: a word of x as (x0, x2), (x1, x3) by SXTB16, a product of one int16
+ * half each by SMLAxy. */
+static void cn_dw_px(const int8_t *x, const ptrdiff_t *off, const int16_t *w, size_t C, int taps, int32_t ZX,
+		     const int32_t *ws, int nc, int32_t *s)
+{
+	int c = 0;
+	for (; c + 4 <= nc; c += 4) {
+		int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+		const int16_t *wt = w + c;
+		for (int t = 0; t < taps; t++, wt += C) {
+			const int8_t *xt = x + off[t] + c;
+#if !defined(NPU_NO_SIMD) && defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
+			uint32_t xw, w01, w23;
+			memcpy(&xw, xt, 4), memcpy(&w01, wt, 4), memcpy(&w23, wt + 2, 4);
+			int32_t xe = __sxtb16(xw), xo = __sxtb16((xw >> 8) | (xw << 24));
+			a0 = __smlabb(xe, w01, a0), a1 = __smlabt(xo, w01, a1);
+			a2 = __smlatb(xe, w23, a2), a3 = __smlatt(xo, w23, a3);
+#else
+			a0 += xt[0] * wt[0], a1 += xt[1] * wt[1], a2 += xt[2] * wt[2], a3 += xt[3] * wt[3];
+#endif
+		}
+		s[c] = a0 - ZX * ws[c], s[c + 1] = a1 - ZX * ws[c + 1];
+		s[c + 2] = a2 - ZX * ws[c + 2], s[c + 3] = a3 - ZX * ws[c + 3];
+	}
+	for (; c < nc; c++) {
+		int32_t a = 0;
+		for (int t = 0; t < taps; t++)
+			a += x[off[t] + c] * w[(size_t)t * C + c];
+		s[c] = a - ZX * ws[c];
+	}
+}
+#endif
+
 static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 {
 #if defined(CN_DW_QUADS) && defined(__ARM_NEON)
@@ -7585,7 +7709,7 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
 	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
 	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], taps = KH * KW;
-	int32_t YT = p[NPU_CV_YT], ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	int32_t ZX = p[NPU_CV_ZX];
 #if defined(CN_RQ_LANES)
 	int lanes = cn_dw_lanes_ok(p, bias);
 #if defined(CN_DW_QUADS)
@@ -7643,50 +7767,65 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 	/* 16 channels at a time through every pixel, their requantization's
 	 * constants set once (cq_uq_row's unsigned arithmetic where
 	 * cq_requant would take it, |acc| < 2^22 here; else rt_mulshift) */
-#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+#if (!defined(NPU_NO_SIMD) && defined(__SSE2__)) || defined(CN_DW_REG)
 	ptrdiff_t off[CN_DW_TAPS];	/* the taps' x from a window's top left */
 	for (int t = 0; t < taps; t++)
 		off[t] = ((ptrdiff_t)(t / KW) * DH * W + (ptrdiff_t)(t % KW) * DW) * C;
 #endif
 	for (int c0 = 0; c0 < C; c0 += 16) {
-		int nc = C - c0 < 16 ? C - c0 : 16, uq[16], sh[16];
-		rt_uq q[16];
-		uint32_t bu[16];
+		int nc = C - c0 < 16 ? C - c0 : 16, uq[16], all = 1;
+		cn_uq q[16];
+		for (int j = 0; j < nc; j++)
+			all &= uq[j] = cn_uq_set(&q[j], p, cq_bias(p, bias, c0 + j), mult[c0 + j], shift[c0 + j], 1 << 30);
+#if defined(CN_DW_REG)
+		int32_t ws[16];
 		for (int j = 0; j < nc; j++) {
-			int64_t b = cq_bias(p, bias, c0 + j);
-			sh[j] = rt_shift(shift[c0 + j]);
-			uq[j] = YT == NPU_T_I8 && b > -(1 << 30) && b < (1 << 30) && mult[c0 + j] >= 0 &&
-				rt_uq_init(&q[j], sh[j], 62, (uint64_t)mult[c0 + j] << 31, ZY, LO, HI) == 0;
-			bu[j] = (uint32_t)b + 0x80000000u;
+			ws[j] = 0;
+			for (int t = 0; t < taps; t++)
+				ws[j] += wt[(size_t)t * C + c0 + j];
 		}
+#endif
 #if defined(CN_LQ)
 		/* the block requantized in lanes where all 16 channels take it */
 		int lane = nc == 16;
 		int32_t b16[16];
 		cn_lq lq[CN_LQB];
 		for (int j = 0; lane && j < 16; j++)
-			lane = uq[j], b16[j] = (int32_t)(bu[j] - 0x80000000u);
+			lane = uq[j], b16[j] = (int32_t)(q[j].bu - 0x80000000u);
 		lane = lane && cn_lq16_set(lq, b16, mult + c0, shift + c0, p);
 #endif
 		for (int n = 0; n < N; n++)
 			for (int oh = 0; oh < OH; oh++)
 				for (int ow = 0; ow < OW; ow++) {
-					int32_t s16[16] = {0};
-#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+					int32_t s16[16];
+#if (!defined(NPU_NO_SIMD) && defined(__SSE2__)) || defined(CN_DW_REG)
+					/* a window inside the input: all taps from its top left */
 					int ih0 = oh * SH - PT, iw0 = ow * SW - PL;
-					if (nc == 16 && ih0 >= 0 && ih0 + (KH - 1) * DH < H && iw0 >= 0 && iw0 + (KW - 1) * DW < W) {
-						cn_dw_px16(x + (((size_t)n * H + ih0) * W + iw0) * C + c0, off, wt + c0, (size_t)C, taps, ZX, s16);
-					} else	/* a window reaching into the padding: tap by tap */
+					int in = ih0 >= 0 && ih0 + (KH - 1) * DH < H && iw0 >= 0 && iw0 + (KW - 1) * DW < W;
 #endif
-					for (int kh = 0; kh < KH; kh++) {
-						int ih = oh * SH - PT + kh * DH;
-						if (ih < 0 || ih >= H)
-							continue;
-						for (int kw = 0; kw < KW; kw++) {
-							int iw = ow * SW - PL + kw * DW;
-							if (iw >= 0 && iw < W)
-								cn_dw_add(s16, x + (((size_t)n * H + ih) * W + iw) * C + c0,
-									  wt + (size_t)(kh * KW + kw) * C + c0, nc, ZX);
+#if !defined(NPU_NO_SIMD) && defined(__SSE2__)
+					if (in && nc == 16) {
+						cn_dw_px16(x + (((size_t)n * H + ih0) * W + iw0) * C + c0, off, wt + c0, (size_t)C, taps,
+							   ZX, s16);
+					} else	/* a window reaching into the padding: tap by tap */
+#elif defined(CN_DW_REG)
+					if (in) {
+						cn_dw_px(x + (((size_t)n * H + ih0) * W + iw0) * C + c0, off, wt + c0, (size_t)C, taps,
+							 ZX, ws, nc, s16);
+					} else
+#endif
+					{
+						memset(s16, 0, sizeof s16);
+						for (int kh = 0; kh < KH; kh++) {
+							int ih = oh * SH - PT + kh * DH;
+							if (ih < 0 || ih >= H)
+								continue;
+							for (int kw = 0; kw < KW; kw++) {
+								int iw = ow * SW - PL + kw * DW;
+								if (iw >= 0 && iw < W)
+									cn_dw_add(s16, x + (((size_t)n * H + ih) * W + iw) * C + c0,
+										  wt + (size_t)(kh * KW + kw) * C + c0, nc, ZX);
+							}
 						}
 					}
 					size_t yo = (((size_t)n * OH + oh) * OW + ow) * C + c0;
@@ -7696,18 +7835,13 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 						continue;
 					}
 #endif
-					for (int j = 0; j < nc; j++) {
-						if (uq[j]) {
-							uint32_t u = (uint32_t)(((uint64_t)((uint32_t)s16[j] + bu[j]) * (uint32_t)mult[c0 + j] +
-										 q[j].D) >> sh[j]);
-							u = u < q[j].lu ? q[j].lu : u > q[j].hu ? q[j].hu : u;
-							((int8_t *)y)[yo + j] = (int8_t)(q[j].base + (int32_t)(u - q[j].lu));
-							continue;
-						}
-						rt_sti(y, YT, yo + j,
-						       rt_clamp(ZY + rt_mulshift(cq_bias(p, bias, c0 + j) + s16[j], mult[c0 + j], sh[j]), LO,
-								HI));
+					if (all) {
+						for (int j = 0; j < nc; j++)
+							((int8_t *)y)[yo + j] = cn_uq_do(&q[j], s16[j]);
+						continue;
 					}
+					for (int j = 0; j < nc; j++)
+						cn_put(p, bias, mult, y, yo + j, c0 + j, &q[j], uq[j], s16[j]);
 				}
 	}
 }
@@ -7806,6 +7940,23 @@ static void cn_dot4(const int8_t *restrict x, const int8_t *const w[4], int K, i
 		s3 = vmladavaq_s8(s3, v, b3), t3 = vaddvaq_s8(t3, b3);
 	}
 	s0 -= ZX * t0, s1 -= ZX * t1, s2 -= ZX * t2, s3 -= ZX * t3, sx -= ZX * K;
+#elif !defined(NPU_NO_SIMD) && defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
+	/* Cortex-M DSP: a word of x or w as two int16 pairs (SXTB16: bytes 0
+	 * and 2; rotated by 8, bytes 1 and 3), x - ZX by SSUB16 (in [-255,
+	 * 255]), SMLAD adds a pair's two products */
+	const uint32_t zz = (uint32_t)(uint16_t)ZX * 0x10001u, one = 0x10001u;
+	for (; i + 4 <= K; i += 4) {
+		uint32_t xw, t;
+		memcpy(&xw, x + i, 4);
+		uint32_t ve = __ssub16(__sxtb16(xw), zz), vo = __ssub16(__sxtb16((xw >> 8) | (xw << 24)), zz);
+		sx = __smlad(vo, one, __smlad(ve, one, sx));
+#define CN_D(j) memcpy(&t, w##j + i, 4), s##j = __smlad(vo, __sxtb16((t >> 8) | (t << 24)), __smlad(ve, __sxtb16(t), s##j))
+		CN_D(0);
+		CN_D(1);
+		CN_D(2);
+		CN_D(3);
+#undef CN_D
+	}
 #endif
 	for (; i < K; i++) {
 		int32_t v = x[i] - ZX;
@@ -7817,6 +7968,7 @@ static void cn_dot4(const int8_t *restrict x, const int8_t *const w[4], int K, i
 /* int8 x, int8 weights with int8 zero points, ZX in int8, K <= CQ_NHWC_MAX_K:
  * 4 output channels a time (the last block of a group overlaps the one
  * before it, or repeats its last channel when the group has fewer) */
+#define CN_RB 16
 static int cn_regular(const int32_t *p, void *const *a)
 {
 	const int8_t *x = a[0], *w = a[1];
@@ -7827,7 +7979,7 @@ static int cn_regular(const int32_t *p, void *const *a)
 	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
 	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL];
 	int DH = p[NPU_CV_DH], DW = p[NPU_CV_DW], G = p[NPU_CV_G] > 0 ? p[NPU_CV_G] : 1;
-	int32_t YT = p[NPU_CV_YT], ZX = p[NPU_CV_ZX], ZY = p[NPU_CV_ZY], LO = p[NPU_CV_LO], HI = p[NPU_CV_HI];
+	int32_t ZX = p[NPU_CV_ZX];
 	int cg = C / G, og = OC / G;
 	if (p[NPU_CV_XT] != NPU_T_I8 || p[NPU_CV_WT] != NPU_T_I8 || ZX < -128 || ZX > 127 || KH < 1 || KW < 1 ||
 	    (int64_t)cg * KH * KW > CQ_NHWC_MAX_K)
@@ -7838,62 +7990,74 @@ static int cn_regular(const int32_t *p, void *const *a)
 	size_t wk = (size_t)cg * KH * KW;	/* one output channel's weights */
 #if defined(CN_MVE)
 	int vq = cn_mve_ok(p, bias, shift);
+#else
+	const int vq = 0;
 #endif
-	for (int n = 0; n < N; n++)
-		for (int oh = 0; oh < OH; oh++)
-			for (int ow = 0; ow < OW; ow++) {
-				size_t yo = (((size_t)n * OH + oh) * OW + ow) * OC;
-				int iw0 = ow * SW - PL, kw0 = 0, kw1 = KW;	/* the taps inside the row */
-				while (kw0 < KW && iw0 + kw0 * DW < 0)
-					kw0++;
-				while (kw1 > kw0 && iw0 + (kw1 - 1) * DW >= W)
-					kw1--;
-				for (int gr = 0; gr < G; gr++)
-					for (int o0 = 0; o0 < og; o0 += 4) {
-						int ob = o0 + 4 <= og ? o0 : og >= 4 ? og - 4 : 0;
-						int oc = gr * og + ob;
-						const int8_t *wr[4];
-						for (int j = 0; j < 4; j++)
-							wr[j] = w + (size_t)(oc + (ob + j < og ? j : og - 1 - ob)) * wk;
-						int32_t s[5] = {0, 0, 0, 0, 0};
-						for (int kh = 0; kh < KH && kw0 < kw1; kh++) {
-							int ih = oh * SH - PT + kh * DH;
-							if (ih < 0 || ih >= H)
-								continue;
-							const int8_t *xr = x + (((size_t)n * H + ih) * W + (iw0 + kw0 * DW)) * C + (size_t)gr * cg;
-							size_t wo = ((size_t)kh * KW + kw0) * cg;
-							const int8_t *wt[4] = {wr[0] + wo, wr[1] + wo, wr[2] + wo, wr[3] + wo};
-							if (G == 1 && DW == 1) {	/* one run of the row's taps */
-								cn_dot4(xr, wt, (kw1 - kw0) * cg, ZX, s);
-								continue;
+	/* blocks of CN_RB channels of a group through all pixels, their
+	 * requantization set once (cn_uq: |sum (x - ZX)(w - z)| <= 255^2 K) */
+	int rb = vq ? og : CN_RB, uq[CN_RB];
+	cn_uq q[CN_RB];
+	for (int gr = 0; gr < G; gr++)
+		for (int c0 = 0; c0 < og; c0 += rb) {
+			int c1 = og - c0 < rb ? og : c0 + rb;
+			for (int o = c0; !vq && o < c1; o++)
+				uq[o - c0] = cn_uq_set(&q[o - c0], p, cq_bias(p, bias, gr * og + o), mult[gr * og + o],
+						       shift[gr * og + o], 0x7fffffff - (int64_t)65025 * (int64_t)wk);
+			for (int n = 0; n < N; n++)
+				for (int oh = 0; oh < OH; oh++)
+					for (int ow = 0; ow < OW; ow++) {
+						size_t yo = (((size_t)n * OH + oh) * OW + ow) * OC;
+						int iw0 = ow * SW - PL, kw0 = 0, kw1 = KW;	/* the taps inside the row */
+						while (kw0 < KW && iw0 + kw0 * DW < 0)
+							kw0++;
+						while (kw1 > kw0 && iw0 + (kw1 - 1) * DW >= W)
+							kw1--;
+						for (int o0 = c0; o0 < c1; o0 += 4) {
+							int ob = o0 + 4 <= og ? o0 : og >= 4 ? og - 4 : 0;
+							int oc = gr * og + ob;
+							const int8_t *wr[4];
+							for (int j = 0; j < 4; j++)
+								wr[j] = w + (size_t)(oc + (ob + j < og ? j : og - 1 - ob)) * wk;
+							int32_t s[5] = {0, 0, 0, 0, 0};
+							for (int kh = 0; kh < KH && kw0 < kw1; kh++) {
+								int ih = oh * SH - PT + kh * DH;
+								if (ih < 0 || ih >= H)
+									continue;
+								const int8_t *xr = x + (((size_t)n * H + ih) * W + (iw0 + kw0 * DW)) * C +
+										   (size_t)gr * cg;
+								size_t wo = ((size_t)kh * KW + kw0) * cg;
+								const int8_t *wt[4] = {wr[0] + wo, wr[1] + wo, wr[2] + wo, wr[3] + wo};
+								if (G == 1 && DW == 1) {	/* one run of the row's taps */
+									cn_dot4(xr, wt, (kw1 - kw0) * cg, ZX, s);
+									continue;
+								}
+								for (int kw = kw0; kw < kw1; kw++, xr += (size_t)DW * C) {
+									cn_dot4(xr, wt, cg, ZX, s);
+									for (int j = 0; j < 4; j++)
+										wt[j] += cg;
+								}
 							}
-							for (int kw = kw0; kw < kw1; kw++, xr += (size_t)DW * C) {
-								cn_dot4(xr, wt, cg, ZX, s);
-								for (int j = 0; j < 4; j++)
-									wt[j] += cg;
-							}
-						}
 #if defined(CN_MVE)
-						if (vq) {	/* |sum (x - ZX)(w - z)| < 2^30 (see above), |bias| < 2^30 */
-							mve_pred16_t pr = vctp32q((uint32_t)(og - ob));
-							int32x4_t v = vldrwq_z_s32(s, pr);
-							if (bias)
-								v = vaddq_s32(v, vldrwq_z_s32((const int32_t *)bias + oc, pr));
-							if (wzp)
-								v = vsubq_s32(v, vmulq_n_s32(vldrwq_z_s32(wzp + oc, pr), s[4]));
-							int32x4_t ns = vsubq_s32(vdupq_n_s32(32), vldrwq_z_s32(shift + oc, pr));
-							vstrbq_p_s32((int8_t *)y + yo + oc, cn_rq4(v, vldrwq_z_s32(mult + oc, pr), ns, p), pr);
-							continue;
-						}
+							if (vq) {	/* |sum (x - ZX)(w - z)| < 2^30 (see above), |bias| < 2^30 */
+								mve_pred16_t pr = vctp32q((uint32_t)(og - ob));
+								int32x4_t v = vldrwq_z_s32(s, pr);
+								if (bias)
+									v = vaddq_s32(v, vldrwq_z_s32((const int32_t *)bias + oc, pr));
+								if (wzp)
+									v = vsubq_s32(v, vmulq_n_s32(vldrwq_z_s32(wzp + oc, pr), s[4]));
+								int32x4_t ns = vsubq_s32(vdupq_n_s32(32), vldrwq_z_s32(shift + oc, pr));
+								vstrbq_p_s32((int8_t *)y + yo + oc, cn_rq4(v, vldrwq_z_s32(mult + oc, pr), ns, p),
+									     pr);
+								continue;
+							}
 #endif
-						for (int j = 0; j < 4 && ob + j < og; j++) {
-							int o = oc + j;
-							int64_t acc = cq_bias(p, bias, o) + s[j] - (int64_t)(wzp ? wzp[o] : 0) * s[4];
-							rt_sti(y, YT, yo + o,
-							       rt_clamp(ZY + rt_mulshift(acc, mult[o], rt_shift(shift[o])), LO, HI));
+							/* the block's channels in this chunk (one before it overlaps) */
+							for (int j = ob < c0 ? c0 - ob : 0; j < 4 && ob + j < og; j++)
+								cn_put(p, bias, mult, y, yo + oc + j, oc + j, &q[ob + j - c0], uq[ob + j - c0],
+								       s[j] - (wzp ? wzp[oc + j] : 0) * s[4]);
 						}
 					}
-			}
+		}
 	return 1;
 }
 
@@ -8959,6 +9123,135 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 }
 #endif
 
+#if !defined(CN_TILES) && !defined(CN_MVE) && (defined(NPU_NO_SIMD) || !(defined(__ARM_NEON) && defined(__aarch64__)))
+#define CN_WIN 1
+/* r = (add: r +) 2 pixels' x runs (x0, x1) against 2 output channels'
+ * weight runs (w0, w1) of K bytes, as they are: r[2 h + j] = pixel h,
+ * channel j.
+ * Cortex-M DSP: each word of x and w as two int16 pairs (SXTB16; rotated
+ * by 8), SMLAD adds a pair's products: 16 products from 4 loads. */
+static inline void cn_win22(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1, int K, int32_t *r,
+			    int add)
+{
+	int32_t a00 = add ? r[0] : 0, a01 = add ? r[1] : 0, a10 = add ? r[2] : 0, a11 = add ? r[3] : 0;
+	int k = 0;
+#if !defined(NPU_NO_SIMD) && defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
+	for (; k + 4 <= K; k += 4) {
+		uint32_t u0, u1, v;
+		memcpy(&u0, x0 + k, 4), memcpy(&u1, x1 + k, 4);
+		int32_t x0e = __sxtb16(u0), x0o = __sxtb16((u0 >> 8) | (u0 << 24));
+		int32_t x1e = __sxtb16(u1), x1o = __sxtb16((u1 >> 8) | (u1 << 24));
+		memcpy(&v, w0 + k, 4);
+		int32_t we = __sxtb16(v), wo = __sxtb16((v >> 8) | (v << 24));
+		a00 = __smlad(x0o, wo, __smlad(x0e, we, a00)), a10 = __smlad(x1o, wo, __smlad(x1e, we, a10));
+		memcpy(&v, w1 + k, 4);
+		we = __sxtb16(v), wo = __sxtb16((v >> 8) | (v << 24));
+		a01 = __smlad(x0o, wo, __smlad(x0e, we, a01)), a11 = __smlad(x1o, wo, __smlad(x1e, we, a11));
+	}
+#endif
+	for (; k < K; k++)
+		a00 += x0[k] * w0[k], a01 += x0[k] * w1[k], a10 += x1[k] * w0[k], a11 += x1[k] * w1[k];
+	r[0] = a00, r[1] = a01, r[2] = a10, r[3] = a11;
+}
+
+/* Channel-last int8 convolution of one group, DW 1, no weight zero points,
+ * where neither tiles nor vector lanes run it (portable C, Cortex-M DSP):
+ * per block of CN_RB output channels, 2 output pixels x 2 channels a step.
+ * A window inside the input is KH runs of KW C bytes of x (one per kernel
+ * row) against the same runs of the OHWI weights, x as it is: sum (x - ZX)
+ * w = sum x w - ZX sum w, the weight sums folded into cn_uq's bias once per
+ * block (|sum x w| <= 2^14 K). A window reaching into the padding sums
+ * (x - ZX) w over its taps inside (cn_dot4) and adds ZX sum w back. */
+static int cn_win(const int32_t *p, void *const *a)
+{
+	const int8_t *x = a[0], *w = a[1];
+	const void *bias = a[2];
+	const int32_t *mult = a[3], *shift = a[4];
+	void *y = a[6];
+	int N = p[NPU_CV_N], C = p[NPU_CV_C], H = p[NPU_CV_H], W = p[NPU_CV_W], OC = p[NPU_CV_OC];
+	int OH = p[NPU_CV_OH], OW = p[NPU_CV_OW], KH = p[NPU_CV_KH], KW = p[NPU_CV_KW];
+	int SH = p[NPU_CV_SH], SW = p[NPU_CV_SW], PT = p[NPU_CV_PT], PL = p[NPU_CV_PL], DH = p[NPU_CV_DH];
+	int32_t ZX = p[NPU_CV_ZX];
+	int64_t K = (int64_t)C * KH * KW;
+	if (p[NPU_CV_XT] != NPU_T_I8 || p[NPU_CV_WT] != NPU_T_I8 || a[5] || p[NPU_CV_G] > 1 || p[NPU_CV_DW] != 1 ||
+	    KH < 1 || KW < 1 || ZX < -128 || ZX > 127 || K > CQ_NHWC_MAX_K)
+		return 0;
+	if (K == C && SH == 1 && SW == 1 && OH == H && OW == W)	/* 1x1, no padding: the pixels as one row */
+		OW = W = N * H * W, N = OH = H = 1;
+	int run = KW * C, uq[CN_RB];
+	cn_uq q[CN_RB];
+	int32_t ws[CN_RB], r[2][CN_RB + 3];
+	for (int c0 = 0; c0 < OC; c0 += CN_RB) {
+		int c1 = OC - c0 < CN_RB ? OC : c0 + CN_RB, nc = c1 - c0, all = 1;
+		for (int k = 0; k < nc; k++) {	/* - ZX sum w folded into cn_uq's bias */
+			ws[k] = 0;
+			for (int64_t i = 0; i < K; i++)
+				ws[k] += w[(size_t)(c0 + k) * (size_t)K + (size_t)i];
+			uq[k] = cn_uq_set(&q[k], p, cq_bias(p, bias, c0 + k) - (int64_t)ZX * ws[k], mult[c0 + k], shift[c0 + k],
+					  0x7fffffff - (int64_t)65025 * K);
+			all &= uq[k];
+		}
+		for (int n = 0; n < N; n++)
+			for (int oh = 0; oh < OH; oh++) {
+				int ih0 = oh * SH - PT, rows = ih0 >= 0 && ih0 + (KH - 1) * DH < H;
+				for (int ow = 0; ow < OW; ow++) {
+					int iw0 = ow * SW - PL, ni = 1;
+					const int8_t *xr = x + (((size_t)n * H + ih0) * W + iw0) * C;
+					if (rows && iw0 >= 0 && iw0 + KW - 1 < W) {	/* inside: with the next pixel if it is */
+						ni = ow + 1 < OW && iw0 + SW + KW - 1 < W ? 2 : 1;
+						const int8_t *x1 = xr + (ni - 1) * (ptrdiff_t)SW * C;
+						for (int o = c0; o < c1; o += 2) {
+							int32_t t[4];	/* a last odd channel against itself */
+							const int8_t *w0 = w + (size_t)o * (size_t)K, *w1 = w0 + (c1 - o > 1 ? K : 0);
+							cn_win22(xr, x1, w0, w1, run, t, 0);
+							for (int kh = 1; kh < KH; kh++) {
+								size_t xk = (size_t)kh * DH * W * C, wk = (size_t)kh * run;
+								cn_win22(xr + xk, x1 + xk, w0 + wk, w1 + wk, run, t, 1);
+							}
+							r[0][o - c0] = t[0], r[0][o - c0 + 1] = t[1], r[1][o - c0] = t[2], r[1][o - c0 + 1] = t[3];
+						}
+					} else {	/* taps in the padding: 4 channels a cn_dot4 */
+						int kw0 = 0, kw1 = KW;
+						while (kw0 < KW && iw0 + kw0 < 0)
+							kw0++;
+						while (kw1 > kw0 && iw0 + kw1 - 1 >= W)
+							kw1--;
+						for (int o = c0; o < c1; o += 4) {
+							const int8_t *wt[4];
+							int32_t s4[5] = {0, 0, 0, 0, 0};
+							for (int kh = 0; kh < KH && kw0 < kw1; kh++) {
+								int ih = ih0 + kh * DH;
+								if (ih < 0 || ih >= H)
+									continue;
+								for (int j = 0; j < 4; j++)	/* past the block: its last channel */
+									wt[j] = w + (size_t)(o + j < c1 ? o + j : c1 - 1) * (size_t)K +
+										(size_t)kh * run + (size_t)kw0 * C;
+								cn_dot4(xr + ((ptrdiff_t)kh * DH * W + kw0) * C, wt, (kw1 - kw0) * C, ZX, s4);
+							}
+							for (int j = 0; j < 4 && o + j < c1; j++)
+								r[0][o - c0 + j] = s4[j] + ZX * ws[o - c0 + j];
+						}
+					}
+					for (int h = 0; h < ni; h++) {
+						size_t at = (((size_t)n * OH + oh) * OW + ow + h) * OC + c0;
+						if (all) {
+							int8_t *yr = (int8_t *)y + at;
+							for (int k = 0; k < nc; k++)
+								yr[k] = cn_uq_do(&q[k], r[h][k]);
+							continue;
+						}
+						for (int k = 0; k < nc; k++)
+							cn_put(p, bias, mult, y, at + k, c0 + k, &q[k], uq[k],
+							       r[h][k] - (uq[k] ? 0 : ZX * ws[k]));
+					}
+					ow += ni - 1;
+				}
+			}
+	}
+	return 1;
+}
+#endif
+
 static void k_conv_nhwc_q(const int32_t *p, void *const *a, void *scratch)
 {
 	const void *x = a[0], *w = a[1], *bias = a[2];
@@ -8985,6 +9278,10 @@ static void k_conv_nhwc_q(const int32_t *p, void *const *a, void *scratch)
 	}
 #if defined(CN_TILES)
 	if (cn_amx(p, a, scratch))
+		return;
+#endif
+#if defined(CN_WIN)
+	if (cn_win(p, a))
 		return;
 #endif
 	if (cn_regular(p, a))
