@@ -9196,8 +9196,8 @@ static int cn_win(const int32_t *p, void *const *a)
 				int ih0 = oh * SH - PT, rows = ih0 >= 0 && ih0 + (KH - 1) * DH < H;
 				for (int ow = 0; ow < OW; ow++) {
 					int iw0 = ow * SW - PL, ni = 1;
-					const int8_t *xr = x + (((size_t)n * H + ih0) * W + iw0) * C;
 					if (rows && iw0 >= 0 && iw0 + KW - 1 < W) {	/* inside: with the next pixel if it is */
+						const int8_t *xr = x + (((size_t)n * H + ih0) * W + iw0) * C;
 						ni = ow + 1 < OW && iw0 + SW + KW - 1 < W ? 2 : 1;
 						const int8_t *x1 = xr + (ni - 1) * (ptrdiff_t)SW * C;
 						for (int o = c0; o < c1; o += 2) {
@@ -9226,7 +9226,7 @@ static int cn_win(const int32_t *p, void *const *a)
 								for (int j = 0; j < 4; j++)	/* past the block: its last channel */
 									wt[j] = w + (size_t)(o + j < c1 ? o + j : c1 - 1) * (size_t)K +
 										(size_t)kh * run + (size_t)kw0 * C;
-								cn_dot4(xr + ((ptrdiff_t)kh * DH * W + kw0) * C, wt, (kw1 - kw0) * C, ZX, s4);
+								cn_dot4(x + (((size_t)n * H + ih) * W + iw0 + kw0) * C, wt, (kw1 - kw0) * C, ZX, s4);
 							}
 							for (int j = 0; j < 4 && o + j < c1; j++)
 								r[0][o - c0 + j] = s4[j] + ZX * ws[o - c0 + j];
