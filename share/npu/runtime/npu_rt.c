@@ -7043,9 +7043,10 @@ static void k_conv3_f(const int32_t *p, void *const *a, void *scratch)
 /* Channel-last integer convolution: per output pixel and channel, every
  * kernel tap is a dot product over the group's contiguous input channels
  * (x and OHWI weights alike). Depthwise: cn_depthwise; int8 ones of one
- * group on AMX tiles or AVX-512 VNNI: cn_amx; without tiles or vector
- * lanes (portable C, Cortex-M DSP) int8 ones of one group without weight
- * zero points: cn_win (2 pixels x 2 channels, windows as runs); other int8
+ * group on AMX tiles or AVX-512 VNNI: cn_amx; without tiles or wide
+ * vector lanes (portable C, Cortex-M DSP and Helium) int8 ones of one group
+ * without weight zero points: cn_win (2 pixels x 2 channels, windows as
+ * runs); other int8
  * convolutions: cn_regular (4 output channels per load of x, a window
  * row's taps inside the image as one run, cn_dot4 per ISA); the rest: the
  * loop in k_conv_nhwc_q. int8 x int8 taps of at most CQ_NHWC_MAX_K
@@ -9123,11 +9124,11 @@ static int cn_amx(const int32_t *p, void *const *a, void *scratch)
 }
 #endif
 
-#if !defined(CN_TILES) && !defined(CN_MVE) && (defined(NPU_NO_SIMD) || !(defined(__ARM_NEON) && defined(__aarch64__)))
+#if !defined(CN_TILES) && (defined(NPU_NO_SIMD) || !(defined(__ARM_NEON) && defined(__aarch64__)))
 #define CN_WIN 1
 /* r = (add: r +) 2 pixels' x runs (x0, x1) against 2 output channels'
  * weight runs (w0, w1) of K bytes, as they are: r[2 h + j] = pixel h,
- * channel j.
+ * channel j. Helium: 16 products a vmladava, 4 of them from 4 loads.
  * Cortex-M DSP: each word of x and w as two int16 pairs (SXTB16; rotated
  * by 8), SMLAD adds a pair's products: 16 products from 4 loads. */
 static inline void cn_win22(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1, int K, int32_t *r,
@@ -9135,7 +9136,15 @@ static inline void cn_win22(const int8_t *x0, const int8_t *x1, const int8_t *w0
 {
 	int32_t a00 = add ? r[0] : 0, a01 = add ? r[1] : 0, a10 = add ? r[2] : 0, a11 = add ? r[3] : 0;
 	int k = 0;
-#if !defined(NPU_NO_SIMD) && defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
+#if defined(CN_MVE)
+	for (; k < K; k += 16) {	/* 16 products a vmladava, the last vector predicated */
+		mve_pred16_t pr = vctp8q((uint32_t)(K - k));
+		int8x16_t u0 = vldrbq_z_s8(x0 + k, pr), u1 = vldrbq_z_s8(x1 + k, pr);
+		int8x16_t v0 = vldrbq_z_s8(w0 + k, pr), v1 = vldrbq_z_s8(w1 + k, pr);
+		a00 = vmladavaq_s8(a00, u0, v0), a01 = vmladavaq_s8(a01, u0, v1);
+		a10 = vmladavaq_s8(a10, u1, v0), a11 = vmladavaq_s8(a11, u1, v1);
+	}
+#elif !defined(NPU_NO_SIMD) && defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
 	for (; k + 4 <= K; k += 4) {
 		uint32_t u0, u1, v;
 		memcpy(&u0, x0 + k, 4), memcpy(&u1, x1 + k, 4);
@@ -9155,7 +9164,8 @@ static inline void cn_win22(const int8_t *x0, const int8_t *x1, const int8_t *w0
 }
 
 /* Channel-last int8 convolution of one group, DW 1, no weight zero points,
- * where neither tiles nor vector lanes run it (portable C, Cortex-M DSP):
+ * where neither tiles nor wide vector lanes run it (portable C, Cortex-M
+ * DSP and Helium):
  * per block of CN_RB output channels, 2 output pixels x 2 channels a step.
  * A window inside the input is KH runs of KW C bytes of x (one per kernel
  * row) against the same runs of the OHWI weights, x as it is: sum (x - ZX)
