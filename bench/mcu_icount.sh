@@ -56,7 +56,6 @@ for n in $FAMILIES; do
 	npu-quant "$T/f.ir" --target int8 --calib "$dir/calib.npz" -o "$T/q.ir" 2>/dev/null
 	npu-emit "$T/q.ir" --name m -o "$T/npu_m.h" 2>/dev/null
 	ins=$(npu-dump "$T/m.ir" | sed -n '/^inputs:/,/^outputs:/p' | sed '1d;$d' | awk -v d="$T/in" '{ print d "/" $1 ".npy" }')
-	row="$n"
 	for v in portable simd; do
 		d=""; [ $v = portable ] && d="-DNPU_NO_SIMD"
 		arm-none-eabi-gcc $CF $d -DNPU_HEADER='"npu_m.h"' -DNPU_MODEL=npu_m_model -I"$T" -c "$EX/npu_host.c" -o "$T/h.o"

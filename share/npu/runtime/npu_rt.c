@@ -7493,14 +7493,14 @@ static int cn_dw_taps(const int32_t *p, const int8_t *x, const int16_t *wt, int 
 
 #if !defined(NPU_NO_SIMD) && defined(__SSE2__)
 /* Channels' int32 sums requantized in lanes (AVX2: 8 a cn_lq, SSE2: 4),
- * each with its own constants (cn_lq_set, once per block of channels):
- * cq_uq_simd's arithmetic, a = v + b + 2^31 (mod 2^32), (a m + D) >> s
+ * each with its own constants (cn_lq_set, once per block of channels,
+ * from channels that cn_uq takes): cn_uq_do's arithmetic in lanes, a = v
+ * + b + 2^31 (mod 2^32), (a m + D) >> s
  * by pmuludq on the even and the odd lanes and a shift per lane (AVX2:
  * vpsrlvq; SSE2: psrlq by each lane's count, the two of a register merged
  * by movsd), the unsigned clamp to [lu, hu] (SSE2: signed compares on
  * values ^ 2^31) and the rebase; exact where every v + b fits an int32
- * (the callers' bound) and cq_requant would take the unsigned path with s
- * >= 32 (else cn_lq_set returns 0). The results lie in [LO, HI]. */
+ * (the callers' bound). The results lie in [LO, HI]. */
 #if defined(__AVX2__)
 #define CN_LQ 8
 typedef __m256i cn_v;
@@ -7516,18 +7516,13 @@ typedef struct {
 #endif
 #define CN_LQB (16 / CN_LQ)	/* cn_lq a block of 16 channels */
 
-static int cn_lq_set(cn_lq *k, const int32_t *b, const int32_t *mult, const int32_t *shift, const int32_t *p)
+static void cn_lq_set(cn_lq *k, const cn_uq *c)
 {
 	int64_t d[CN_LQ], e[CN_LQ];
-	int32_t lu[CN_LQ], hu[CN_LQ], zb[CN_LQ], bu[CN_LQ];
+	int32_t lu[CN_LQ], hu[CN_LQ], zb[CN_LQ], bu[CN_LQ], m[CN_LQ];
 	for (int j = 0; j < CN_LQ; j++) {
-		rt_uq q;
-		int s = rt_shift(shift[j]);
-		if (mult[j] < 0 || s < 32 ||
-		    rt_uq_init(&q, s, 62, (uint64_t)mult[j] << 31, p[NPU_CV_ZY], p[NPU_CV_LO], p[NPU_CV_HI]))
-			return 0;
-		d[j] = (int64_t)q.D, e[j] = s, lu[j] = (int32_t)q.lu, hu[j] = (int32_t)q.hu, zb[j] = q.base;
-		bu[j] = (int32_t)((uint32_t)b[j] + 0x80000000u);
+		d[j] = (int64_t)c[j].q.D, e[j] = c[j].s, lu[j] = (int32_t)c[j].q.lu, hu[j] = (int32_t)c[j].q.hu;
+		zb[j] = c[j].q.base, bu[j] = (int32_t)c[j].bu, m[j] = (int32_t)c[j].m;
 	}
 #if defined(__AVX2__)
 #define CN_LDV(v) _mm256_loadu_si256((const __m256i *)(const void *)(v))
@@ -7542,9 +7537,8 @@ static int cn_lq_set(cn_lq *k, const int32_t *b, const int32_t *mult, const int3
 	for (int j = 0; j < 4; j++)
 		k->s[j] = _mm_cvtsi32_si128((int)e[j]);
 #endif
-	k->b = CN_LDV(bu), k->m = CN_LDV(mult), k->z = CN_LDV(zb);
+	k->b = CN_LDV(bu), k->m = CN_LDV(m), k->z = CN_LDV(zb);
 #undef CN_LDV
-	return 1;
 }
 
 static inline cn_v cn_lqv(const cn_lq *k, cn_v v)
@@ -7598,14 +7592,12 @@ static inline void cn_lq16s(const cn_lq *k, const int32_t *s, int8_t *y)
 	cn_lq16(k, r, y);
 }
 
-/* the lanes of the block of 16 channels from b, mult, shift (0: not all
- * of them take it) */
-static int cn_lq16_set(cn_lq *k, const int32_t *b, const int32_t *mult, const int32_t *shift, const int32_t *p)
+/* the lanes of a block of 16 channels from their cn_uq (each taking its
+ * channel) */
+static void cn_lq16_set(cn_lq *k, const cn_uq *c)
 {
 	for (int h = 0; h < CN_LQB; h++)
-		if (!cn_lq_set(&k[h], b + CN_LQ * h, mult + CN_LQ * h, shift + CN_LQ * h, p))
-			return 0;
-	return 1;
+		cn_lq_set(&k[h], c + CN_LQ * h);
 }
 #endif
 
@@ -7788,12 +7780,10 @@ static void cn_depthwise(const int32_t *p, void *const *a, void *scratch)
 #endif
 #if defined(CN_LQ)
 		/* the block requantized in lanes where all 16 channels take it */
-		int lane = nc == 16;
-		int32_t b16[16];
+		int lane = nc == 16 && all;
 		cn_lq lq[CN_LQB];
-		for (int j = 0; lane && j < 16; j++)
-			lane = uq[j], b16[j] = (int32_t)(q[j].bu - 0x80000000u);
-		lane = lane && cn_lq16_set(lq, b16, mult + c0, shift + c0, p);
+		if (lane)
+			cn_lq16_set(lq, q);
 #endif
 		for (int n = 0; n < N; n++)
 			for (int oh = 0; oh < OH; oh++)
@@ -8820,8 +8810,12 @@ static const cn_lq *cn_gen_lq(const int32_t *p, void *const *a, const int32_t *b
 {
 #if defined(CN_LQ)
 	const int32_t *mult = a[3], *shift = a[4];
-	if (cn_lq16_set(lq, bq + o, mult + o, shift + o, p))
-		return lq;
+	cn_uq c[16];
+	for (int j = 0; j < 16; j++)	/* (bq: int32; its bound is cn_amx_use's) */
+		if (!cn_uq_set(&c[j], p, bq[o + j], mult[o + j], shift[o + j], (int64_t)1 << 32))
+			return NULL;
+	cn_lq16_set(lq, c);
+	return lq;
 #else
 	(void)p, (void)a, (void)bq, (void)o, (void)lq;
 #endif
@@ -9190,7 +9184,7 @@ static int cn_win(const int32_t *p, void *const *a)
 		OW = W = N * H * W, N = OH = H = 1;
 	int run = KW * C, uq[CN_RB];
 	cn_uq q[CN_RB];
-	int32_t ws[CN_RB], r[2][CN_RB + 3];
+	int32_t ws[CN_RB], r[2][CN_RB + 1];	/* (+ 1: a last odd channel's pair) */
 	for (int c0 = 0; c0 < OC; c0 += CN_RB) {
 		int c1 = OC - c0 < CN_RB ? OC : c0 + CN_RB, nc = c1 - c0, all = 1;
 		for (int k = 0; k < nc; k++) {	/* - ZX sum w folded into cn_uq's bias */
